@@ -1,0 +1,69 @@
+"""A small hashable, read-only mapping so frozen values stay hashable all the way down."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class FrozenDict(Mapping[K, V], Generic[K, V]):
+    """An immutable mapping. Equal to any mapping with the same items; hashable if values are."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, data: Mapping[K, V] | None = None) -> None:
+        self._data: dict[K, V] = dict(data or {})
+        self._hash: int | None = None
+
+    def __getitem__(self, key: K) -> V:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset((k, _hashable(v)) for k, v in self._data.items()))
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({self._data!r})"
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, dict):
+        return frozenset((k, _hashable(v)) for k, v in value.items())
+    return value
+
+
+def freeze(value: Any) -> Any:
+    """Deep-convert lists to tuples and dicts to FrozenDicts."""
+    if isinstance(value, Mapping):
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def to_frozen(value: Mapping[Any, Any] | None) -> FrozenDict[Any, Any]:
+    """attrs converter: any mapping to a deep-frozen FrozenDict."""
+    if isinstance(value, FrozenDict):
+        return value
+    return freeze(value or {})  # type: ignore[no-any-return]
+
+
+def thaw(value: Any) -> Any:
+    """Inverse of :func:`freeze` for JSON output."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value

@@ -1,0 +1,345 @@
+"""The ``skillcore`` command line: list, validate, show, render, new, demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from skillcore.diagnostics import Severity
+from skillcore.library import SkillLibrary
+from skillcore.parsing import ValidationMode, check_name
+from skillcore.policy import PolicyMode, ToolPolicy
+from skillcore.render import CatalogFormat
+from skillcore.session import Limits
+from skillcore.tools import SkillToolkit
+
+
+def default_examples() -> str:
+    """``./examples/skills`` when run from a checkout, else the copy shipped in the wheel."""
+    local = Path("examples/skills")
+    if local.is_dir():
+        return str(local)
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "_examples" / "skills", here.parents[1] / "examples" / "skills"):
+        if candidate.is_dir():
+            return str(candidate)
+    return str(local)
+
+
+class _Progress:
+    """A one-line progress indicator on stderr for long discoveries (TTY only)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.enabled and total >= 500:
+            self.stream.write(f"\rdiscovering skills: {done}/{total}")
+            self.stream.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+
+
+def _library(args: argparse.Namespace) -> SkillLibrary:
+    sources = args.sources or [default_examples()]
+    progress = _Progress(sys.stderr)
+    lib = SkillLibrary(sources, mode=args.mode, progress=progress)
+    lib.discover()
+    progress.close()
+    return lib
+
+
+def _print_diagnostics(lib: SkillLibrary, out: TextIO, min_severity: Severity) -> None:
+    order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
+    for diag in lib.catalog.diagnostics:
+        if order.index(diag.severity) >= order.index(min_severity):
+            out.write(diag.format() + "\n")
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    cat = lib.catalog
+    if args.json:
+        data = [
+            {
+                "name": s.name,
+                "description": s.description,
+                "source": s.location.source,
+                "location": s.location.url,
+                "allowed_tools": None if s.allowed_tools is None else list(s.allowed_tools),
+                "version": s.version,
+            }
+            for s in cat
+        ]
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if not cat.skills:
+        print("no skills found")
+    width = max((len(s.name) for s in cat), default=4)
+    for s in cat:
+        desc = s.description if len(s.description) <= 80 else s.description[:77] + "..."
+        print(f"{s.name:<{width}}  {desc}")
+    print(f"\n{len(cat)} skills from {len(lib.sources)} source(s)", file=sys.stderr)
+    _print_diagnostics(lib, sys.stderr, Severity.WARNING)
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    cat = lib.catalog
+    if args.json:
+        json.dump(
+            {
+                "skills": list(cat.names),
+                "diagnostics": [d.to_dict() for d in cat.diagnostics],
+            },
+            sys.stdout,
+            indent=2,
+        )
+        sys.stdout.write("\n")
+    else:
+        _print_diagnostics(lib, sys.stdout, Severity.INFO)
+        errors = len(cat.errors)
+        warnings = sum(1 for d in cat.diagnostics if d.severity is Severity.WARNING)
+        print(f"{len(cat)} valid skills, {errors} errors, {warnings} warnings ({args.mode} mode)")
+    return 1 if cat.errors else 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    meta = lib.catalog.get(args.name)
+    if meta is None:
+        print(f"no skill named {args.name!r}; see 'skillcore list'", file=sys.stderr)
+        return 2
+    doc = lib.read_document(meta)
+    fields: list[tuple[str, Any]] = [
+        ("name", meta.name),
+        ("description", meta.description),
+        ("location", meta.location.url),
+        ("source", meta.location.source),
+        ("license", meta.license),
+        ("compatibility", meta.compatibility),
+        ("version", meta.version),
+        ("allowed-tools", None if meta.allowed_tools is None else " ".join(meta.allowed_tools)),
+        ("triggers", ", ".join(meta.triggers) or None),
+        ("file-patterns", ", ".join(meta.file_patterns) or None),
+        ("dependencies", ", ".join(meta.dependencies) or None),
+        ("metadata", dict(meta.metadata) or None),
+    ]
+    for key, value in fields:
+        if value is not None:
+            print(f"{key + ':':<15}{value}")
+    print(f"{'resources:':<15}{len(doc.resources)}")
+    for r in doc.resources:
+        print(f"  {r.path} ({r.kind.value}, {r.size} bytes)")
+    if args.body:
+        print()
+        print(doc.body)
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    session = lib.session(Limits(catalog_budget=args.budget))
+    toolkit = SkillToolkit(lib, catalog_format=args.format)
+    for name in args.loaded or ():
+        result = toolkit.call(session, toolkit.names.load, {"skill_name": name})
+        if not result.ok:
+            print(result.text, file=sys.stderr)
+            return 2
+        session = result.session
+    sys.stdout.write(toolkit.instructions(session))
+    return 0
+
+
+SKELETON = """---
+name: {name}
+description: {description}
+---
+
+# {title}
+
+## When to use this skill
+
+Describe the tasks and requests this skill is for.
+
+## Instructions
+
+1. First step.
+2. Second step.
+
+## Resources
+
+- `scripts/` holds executable helpers.
+- `references/` holds documents to read when needed.
+- `assets/` holds templates and static files.
+"""
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    usable, problem = check_name(args.name, ValidationMode.STRICT)
+    if not usable or problem:
+        print(f"invalid skill name: {problem}", file=sys.stderr)
+        return 2
+    target = Path(args.dir) / args.name
+    if target.exists():
+        print(f"{target} already exists", file=sys.stderr)
+        return 2
+    for sub in ("scripts", "references", "assets"):
+        (target / sub).mkdir(parents=True)
+        (target / sub / ".gitkeep").write_text("")
+    description = args.description or f"TODO: say what {args.name} does and when to use it."
+    title = args.name.replace("-", " ").capitalize()
+    (target / "SKILL.md").write_text(
+        SKELETON.format(name=args.name, description=json.dumps(description), title=title)
+    )
+    print(f"created {target}/SKILL.md (+ scripts/, references/, assets/)")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """A scripted walk through discover -> load -> policy -> unload. No network, no key."""
+    lib = _library(args)
+    cat = lib.catalog
+    say = print
+    say(f"== 1. discover: {len(cat)} skills from {', '.join(s.url for s in lib.sources)}")
+    for s in cat:
+        say(f"   - {s.name}")
+    policy = ToolPolicy(PolicyMode.RESTRICT, always_allowed={"think"})
+    session = lib.session(Limits(max_loaded=2, catalog_budget=args.budget), policy)
+    toolkit = SkillToolkit(lib)
+    say(f"\n== 2. the catalog the model sees (budget {args.budget} characters):\n")
+    say(toolkit.instructions(session))
+    restricted = next((s for s in cat if s.allowed_tools), None)
+    other = next((s for s in cat if s.allowed_tools is None), None)
+    if restricted is None:
+        say("(no skill declares allowed-tools; skipping the policy part)")
+        return 0
+    say(f"== 3. the model calls load_skill({restricted.name!r})")
+    result = toolkit.call(session, "load_skill", {"skill_name": restricted.name})
+    session = result.session
+    say("   " + result.text.splitlines()[0] + " ... (" + str(len(result.text)) + " characters)")
+    say(f"   loaded: {', '.join(session.loaded_names)}")
+    say("\n== 4. a second load of the same skill is refused, and the session is unchanged")
+    again = toolkit.call(session, "load_skill", {"skill_name": restricted.name})
+    say(f"   {again.code.value}: {again.text}")
+    say("\n== 5. RESTRICT policy: tool calls are checked against allowed-tools")
+    probe = (
+        [*restricted.allowed_tools[:1], "Write", "think"] if restricted.allowed_tools else ["Write"]
+    )
+    from skillcore.policy import ToolPattern
+
+    for tool in probe:
+        name = ToolPattern.parse(tool).tool
+        decision = toolkit.check_tool(session, name)
+        say(f"   {name:<8} -> {'allowed' if decision.allowed else 'BLOCKED'}: {decision.reason}")
+    if other is not None:
+        say(f"\n== 6. loading {other.name!r} (no allowed-tools) lifts the restriction")
+        session = toolkit.call(session, "load_skill", {"skill_name": other.name}).session
+        say(f"   Write -> {'allowed' if toolkit.check_tool(session, 'Write') else 'BLOCKED'}")
+        say("\n== 7. the session is full (max_loaded=2): a third load is refused")
+        third = next((s for s in cat if s.name not in session.loaded_names), None)
+        if third is not None:
+            res = toolkit.call(session, "load_skill", {"skill_name": third.name})
+            say(f"   {res.code.value}: {res.text}")
+    say("\n== 8. unload frees a slot; the state a checkpoint stores is small and JSON-native")
+    res = toolkit.call(session, "unload_skill", {"skill_name": restricted.name})
+    session = res.session
+    say(f"   {res.text}")
+    state = json.dumps(session.to_state())
+    say(f"   state ({len(state)} bytes): {state[:160]}{'...' if len(state) > 160 else ''}")
+    say("\n== 9. search finds skills the budget left out of the prompt")
+    say("   " + toolkit.search_text(session, "csv data quality", None).replace("\n", "\n   "))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="skillcore", description="Discover, validate and render Agent Skills."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name: str, help: str, sources: bool = True) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        if sources:
+            p.add_argument(
+                "sources",
+                nargs="*",
+                help="skill sources: paths or URLs (s3://, git://, zip://, memory://); "
+                "later ones override earlier ones (default: the bundled examples/skills)",
+            )
+            p.add_argument(
+                "--mode",
+                choices=[m.value for m in ValidationMode],
+                default=ValidationMode.LENIENT.value,
+                help="validation mode (default: lenient)",
+            )
+        return p
+
+    p = add("list", "list the discovered skills")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_list)
+
+    p = add("validate", "validate skills and print every diagnostic (exit 1 on errors)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_validate)
+
+    p = add("show", "show one skill's metadata and resources")
+    p.add_argument("name", help="skill name")
+    p.add_argument("--body", action="store_true", help="also print the instructions")
+    p.set_defaults(func=_show_args)
+
+    p = add("render", "print the catalog exactly as the model sees it")
+    p.add_argument("--budget", type=int, default=16_000, help="catalog character budget")
+    p.add_argument(
+        "--format", choices=[f.value for f in CatalogFormat], default=CatalogFormat.MARKDOWN.value
+    )
+    p.add_argument("--loaded", action="append", help="mark this skill as loaded (repeatable)")
+    p.set_defaults(func=cmd_render)
+
+    p = add("new", "create a new skill with the standard folders", sources=False)
+    p.add_argument("name", help="skill name (lowercase, digits, hyphens)")
+    p.add_argument("--dir", default=".", help="parent directory (default: .)")
+    p.add_argument("--description", help="the skill's description")
+    p.set_defaults(func=cmd_new)
+
+    p = add("demo", "a scripted walk through discover, load, tool policy and unload")
+    p.add_argument("--budget", type=int, default=16_000, help="catalog character budget")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def _show_args(args: argparse.Namespace) -> int:
+    # ``show NAME [SOURCES...]``: argparse gives positionals in order (sources first).
+    if args.sources and not args.name:
+        args.name = args.sources.pop()
+    return cmd_show(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except BrokenPipeError:  # pragma: no cover - e.g. piping into head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:  # pragma: no cover
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

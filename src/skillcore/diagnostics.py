@@ -1,0 +1,72 @@
+"""Structured diagnostics: discovery never raises for a bad skill, it records one of these."""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+
+class Severity(str, enum.Enum):
+    """How bad a diagnostic is. ``ERROR`` means the skill was skipped."""
+
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+class Code(str, enum.Enum):
+    """Stable diagnostic codes (their values never change between releases)."""
+
+    SOURCE_UNREACHABLE = "SOURCE_UNREACHABLE"
+    SOURCE_STALE = "SOURCE_STALE"
+    SOURCE_LIMIT = "SOURCE_LIMIT"
+    READ_FAILED = "READ_FAILED"
+    TOO_LARGE = "TOO_LARGE"
+    BINARY_FILE = "BINARY_FILE"
+    DECODE_ERROR = "DECODE_ERROR"
+    EMPTY_FILE = "EMPTY_FILE"
+    NO_FRONTMATTER = "NO_FRONTMATTER"
+    UNTERMINATED_FRONTMATTER = "UNTERMINATED_FRONTMATTER"
+    YAML_ERROR = "YAML_ERROR"
+    YAML_FALLBACK = "YAML_FALLBACK"
+    YAML_TOO_COMPLEX = "YAML_TOO_COMPLEX"
+    NOT_A_MAPPING = "NOT_A_MAPPING"
+    MISSING_FIELD = "MISSING_FIELD"
+    INVALID_TYPE = "INVALID_TYPE"
+    INVALID_NAME = "INVALID_NAME"
+    NAME_MISMATCH = "NAME_MISMATCH"
+    FIELD_TOO_LONG = "FIELD_TOO_LONG"
+    UNKNOWN_FIELD = "UNKNOWN_FIELD"
+    SYMLINK_ESCAPE = "SYMLINK_ESCAPE"
+    SHADOWED = "SHADOWED"
+    DUPLICATE_NAME = "DUPLICATE_NAME"
+
+
+@attrs.frozen
+class Diagnostic:
+    """One finding about a source, a skill file or a field, with a stable ``code``."""
+
+    severity: Severity
+    code: Code
+    message: str
+    source: str = ""
+    path: str = ""
+    field: str | None = None
+
+    def format(self) -> str:
+        """One line: ``severity CODE path [field]: message``."""
+        where = self.path or self.source or "-"
+        field = f" [{self.field}]" if self.field else ""
+        return f"{self.severity.value:<7} {self.code.value} {where}{field}: {self.message}"
+
+    def to_dict(self) -> dict[str, str | None]:
+        """A JSON-native view (used by ``skillcore validate --json``)."""
+        return {
+            "severity": self.severity.value,
+            "code": self.code.value,
+            "message": self.message,
+            "source": self.source,
+            "path": self.path,
+            "field": self.field,
+        }

@@ -1,0 +1,34 @@
+"""Exceptions: for caller misuse only.
+
+Bad skills become diagnostics and refused transitions become outcomes.
+"""
+
+from __future__ import annotations
+
+
+class SkillcoreError(Exception):
+    """Base class of every exception raised by skillcore."""
+
+
+class SourceError(SkillcoreError):
+    """A source URL or object could not be turned into a readable source."""
+
+
+class StateError(SkillcoreError, ValueError):
+    """A serialized session state is malformed or has an unsupported schema version."""
+
+
+class MissingDependencyError(SkillcoreError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+
+def require(module: str, extra: str, purpose: str) -> object:
+    """Import ``module`` or raise an ImportError naming the exact ``pip install`` to run."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise MissingDependencyError(
+            f'{purpose} needs the optional dependency {module!r}: pip install "skillcore[{extra}]"'
+        ) from exc

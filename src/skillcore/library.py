@@ -1,0 +1,425 @@
+"""``SkillLibrary``: the I/O shell around the pure core (discovery, reading, refresh)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.model import Catalog, SkillDocument, SkillLocation, SkillMetadata
+from skillcore.names import ToolNames
+from skillcore.parsing import (
+    MAX_FRONTMATTER_BYTES,
+    ParseResult,
+    ValidationMode,
+    body_of,
+    decode_text,
+    parse_skill_file,
+)
+from skillcore.policy import ToolPolicy
+from skillcore.session import Limits, OutcomeCode, SkillSession
+from skillcore.sources import (
+    SKILL_FILE,
+    ReadError,
+    Scan,
+    ScanEntry,
+    SkillSource,
+    SourceReader,
+    SourceUnavailable,
+    open_reader,
+)
+
+#: Bytes read from the top of each SKILL.md during discovery (frontmatter sits at the top).
+DEFAULT_HEAD_BYTES = 16 * 1024
+
+ProgressCallback = Callable[[int, int], None]
+
+
+@attrs.frozen
+class ResourceContent:
+    """A resource file read from a skill: its text, or a description when it is binary."""
+
+    skill: str
+    path: str
+    size: int
+    text: str | None
+    binary: bool = False
+
+
+@attrs.define
+class _SourceState:
+    """What the last good scan of one source produced (for cheap refresh)."""
+
+    stamps: dict[str, str] = attrs.field(factory=dict)
+    parsed: dict[str, ParseResult] = attrs.field(factory=dict)
+    ok: bool = False
+
+
+class SkillLibrary:
+    """Skills from one or more sources: discovery, documents, resources and sessions.
+
+    ``SkillLibrary(["./skills", "s3://bucket/skills"])``. Later sources override earlier ones.
+    The catalog is discovered on first use; :meth:`refresh` re-lists and re-reads only what
+    changed, returns the *same* catalog object when nothing did, and keeps the last good
+    skills of a source that fails (with a diagnostic).
+    """
+
+    def __init__(
+        self,
+        sources: Iterable[SkillSource | str | os.PathLike[str]] | SkillSource | str,
+        *,
+        mode: ValidationMode | str = ValidationMode.LENIENT,
+        head_bytes: int = DEFAULT_HEAD_BYTES,
+        max_file_bytes: int = 10 * 1024 * 1024,
+        max_resources: int = 200,
+        progress: ProgressCallback | None = None,
+    ) -> None:
+        if isinstance(sources, (str, os.PathLike, SkillSource)):
+            sources = [sources]
+        self.sources: tuple[SkillSource, ...] = tuple(SkillSource.coerce(s) for s in sources)
+        labels = [s.label for s in self.sources]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"source labels must be unique, got {labels}")
+        self.mode = ValidationMode(mode)
+        self.head_bytes = head_bytes
+        self.max_file_bytes = max_file_bytes
+        self.max_resources = max_resources
+        self.progress = progress
+        self._readers: dict[str, SourceReader] = {}
+        self._states: dict[str, _SourceState] = {s.label: _SourceState() for s in self.sources}
+        self._catalog: Catalog | None = None
+        self._lock = threading.RLock()
+
+    # -- readers ---------------------------------------------------------------------------
+
+    def reader(self, source: SkillSource | str) -> SourceReader:
+        """The (cached) reader of a source, by value or label."""
+        label = source.label if isinstance(source, SkillSource) else source
+        reader = self._readers.get(label)
+        if reader is None:
+            src = next(s for s in self.sources if s.label == label)
+            reader = open_reader(src)
+            self._readers[label] = reader
+        return reader
+
+    # -- discovery -------------------------------------------------------------------------
+
+    @property
+    def catalog(self) -> Catalog:
+        """The current catalog (discovered on first access)."""
+        if self._catalog is None:
+            return self.discover()
+        return self._catalog
+
+    def discover(self) -> Catalog:
+        """Discover (or re-discover) every source. Same as :meth:`refresh`."""
+        return self.refresh()
+
+    def refresh(self) -> Catalog:
+        """Re-scan all sources; only changed SKILL.md files are read and parsed again."""
+        with self._lock:
+            scans = [self._scan_one(src) for src in self.sources]
+            return self._merge(scans)
+
+    async def adiscover(self) -> Catalog:
+        """Async :meth:`discover`: sources are scanned concurrently."""
+        return await self.arefresh()
+
+    async def arefresh(self) -> Catalog:
+        """Async :meth:`refresh`; each source scans in one worker-thread hop (or natively)."""
+        import anyio
+
+        results: list[Scan | BaseException | None] = [None] * len(self.sources)
+
+        async def one(i: int, src: SkillSource) -> None:
+            try:
+                reader = self.reader(src)
+                results[i] = await reader.ascan(self.head_bytes, self._states[src.label].stamps)
+            except Exception as exc:
+                results[i] = exc
+
+        async with anyio.create_task_group() as tg:
+            for i, src in enumerate(self.sources):
+                tg.start_soon(one, i, src)
+        with self._lock:
+            scans = [
+                self._finish_scan(src, res)  # type: ignore[arg-type]
+                for src, res in zip(self.sources, results)
+            ]
+            return self._merge(scans)
+
+    def _scan_one(self, src: SkillSource) -> tuple[SkillSource, list[Diagnostic]]:
+        try:
+            reader = self.reader(src)
+            scan: Scan | BaseException = reader.scan(
+                self.head_bytes, self._states[src.label].stamps
+            )
+        except Exception as exc:
+            scan = exc
+        return self._finish_scan(src, scan)
+
+    def _finish_scan(
+        self, src: SkillSource, scan: Scan | BaseException
+    ) -> tuple[SkillSource, list[Diagnostic]]:
+        state = self._states[src.label]
+        if isinstance(scan, BaseException):
+            msg = (
+                str(scan)
+                if isinstance(scan, SourceUnavailable)
+                else f"{type(scan).__name__}: {scan}"
+            )
+            if state.ok:
+                return src, [
+                    Diagnostic(
+                        Severity.WARNING,
+                        Code.SOURCE_STALE,
+                        f"source failed ({msg}); keeping its {len(state.parsed)} "
+                        "skill files from the last successful scan",
+                        src.label,
+                    )
+                ]
+            return src, [Diagnostic(Severity.ERROR, Code.SOURCE_UNREACHABLE, msg, src.label)]
+        reader = self.reader(src)
+        parsed: dict[str, ParseResult] = {}
+        stamps: dict[str, str] = {}
+        total = len(scan.entries)
+        for i, entry in enumerate(scan.entries):
+            if entry.head is None and entry.directory in state.parsed:
+                parsed[entry.directory] = state.parsed[entry.directory]
+            else:
+                parsed[entry.directory] = self._parse_entry(reader, entry)
+            stamps[entry.directory] = entry.stamp
+            if self.progress is not None and (i % 200 == 0 or i == total - 1):
+                self.progress(i + 1, total)
+        state.parsed = parsed
+        state.stamps = stamps
+        state.ok = True
+        return src, list(scan.diagnostics)
+
+    def _parse_entry(self, reader: SourceReader, entry: ScanEntry) -> ParseResult:
+        location = SkillLocation(
+            reader.source.label, entry.directory, reader.url_for(entry.directory)
+        )
+        path = f"{entry.directory}/{SKILL_FILE}" if entry.directory else SKILL_FILE
+        head = entry.head
+        if head is None:  # known stamp but no cached parse (should not happen); read again
+            try:
+                head = reader.read_file(entry.directory, SKILL_FILE, self.head_bytes)
+            except ReadError as exc:
+                return ParseResult(None, (_read_diag(reader, path, exc),))
+        result = parse_skill_file(
+            head,
+            directory_name=entry.dir_name,
+            location=location,
+            path=path,
+            mode=self.mode,
+            complete=entry.complete,
+            stamp=entry.stamp,
+        )
+        if result.need_more:
+            # Frontmatter longer than the head: read up to the frontmatter cap once.
+            try:
+                more = reader.read_file(entry.directory, SKILL_FILE, MAX_FRONTMATTER_BYTES + 8)
+                complete = True
+            except ReadError as exc:
+                if exc.code is not OutcomeCode.TOO_LARGE:
+                    return ParseResult(None, (_read_diag(reader, path, exc),))
+                more, complete = b"", False
+            if more:
+                result = parse_skill_file(
+                    more,
+                    directory_name=entry.dir_name,
+                    location=location,
+                    path=path,
+                    mode=self.mode,
+                    complete=complete,
+                    stamp=entry.stamp,
+                )
+            if not more or result.need_more:
+                result = ParseResult(
+                    None,
+                    (
+                        Diagnostic(
+                            Severity.ERROR,
+                            Code.YAML_TOO_COMPLEX,
+                            f"skipped: frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes",
+                            reader.source.label,
+                            path,
+                        ),
+                    ),
+                )
+        return result
+
+    def _merge(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
+        diagnostics: list[Diagnostic] = []
+        chosen: dict[str, SkillMetadata] = {}
+        for src, scan_diags in scans:  # lowest precedence first
+            diagnostics.extend(scan_diags)
+            state = self._states[src.label]
+            in_source: dict[str, SkillMetadata] = {}
+            for _directory, result in sorted(state.parsed.items()):
+                diagnostics.extend(result.diagnostics)
+                meta = result.metadata
+                if meta is None:
+                    continue
+                if meta.name in in_source:
+                    diagnostics.append(
+                        Diagnostic(
+                            Severity.WARNING,
+                            Code.DUPLICATE_NAME,
+                            f"skill {meta.name!r} is defined twice in this source; keeping "
+                            f"{in_source[meta.name].location.directory!r}",
+                            src.label,
+                            meta.location.directory,
+                            "name",
+                        )
+                    )
+                    continue
+                in_source[meta.name] = meta
+                previous = chosen.get(meta.name)
+                if previous is not None:
+                    diagnostics.append(
+                        Diagnostic(
+                            Severity.WARNING,
+                            Code.SHADOWED,
+                            f"skill {meta.name!r} from {src.label!r} overrides the one in "
+                            f"{previous.location.source!r} ({previous.location.url})",
+                            src.label,
+                            meta.location.directory,
+                            "name",
+                        )
+                    )
+                chosen[meta.name] = meta
+        # Precedence order: skills of the last (highest precedence) source first.
+        rank = {s.label: i for i, s in enumerate(self.sources)}
+        skills = sorted(chosen.values(), key=lambda m: (-rank[m.location.source], m.name))
+        catalog = Catalog(tuple(skills), tuple(diagnostics))
+        old = self._catalog
+        if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
+            return old
+        self._catalog = catalog
+        return catalog
+
+    # -- documents and resources -----------------------------------------------------------
+
+    def _meta(self, name: str | SkillMetadata) -> SkillMetadata:
+        if isinstance(name, SkillMetadata):
+            return name
+        meta = self.catalog.get(name)
+        if meta is None:
+            raise ReadError(OutcomeCode.SKILL_NOT_FOUND, f"no skill named {name!r}")
+        return meta
+
+    def _document_from(
+        self, meta: SkillMetadata, data: bytes, listing: tuple[Any, bool]
+    ) -> SkillDocument:
+        text, _err, msg = decode_text(data)
+        if text is None:
+            raise ReadError(OutcomeCode.DECODE_ERROR, f"SKILL.md {msg}")
+        resources, truncated = listing
+        return SkillDocument(meta, body_of(text), resources, truncated)
+
+    def read_document(self, name: str | SkillMetadata) -> SkillDocument:
+        """Read a skill's full SKILL.md and list its resources. Raises ReadError."""
+        meta = self._meta(name)
+        reader = self.reader(meta.location.source)
+        data = self._read_skill_file(reader, meta)
+        listing = reader.list_files(meta.location.directory, self.max_resources)
+        return self._document_from(meta, data, listing)
+
+    async def aread_document(self, name: str | SkillMetadata) -> SkillDocument:
+        """Async :meth:`read_document`."""
+        import anyio.to_thread
+
+        meta = self._meta(name)
+        reader = self.reader(meta.location.source)
+        if type(reader).aread_file is SourceReader.aread_file and type(reader).alist_files is (
+            SourceReader.alist_files
+        ):
+            # One thread hop for both reads instead of two.
+            return await anyio.to_thread.run_sync(self.read_document, meta)
+        data = await self._aread_skill_file(reader, meta)
+        listing = await reader.alist_files(meta.location.directory, self.max_resources)
+        return self._document_from(meta, data, listing)
+
+    def _read_skill_file(self, reader: SourceReader, meta: SkillMetadata) -> bytes:
+        try:
+            return reader.read_file(meta.location.directory, SKILL_FILE, self.max_file_bytes)
+        except ReadError as exc:
+            raise _doc_error(exc) from None
+
+    async def _aread_skill_file(self, reader: SourceReader, meta: SkillMetadata) -> bytes:
+        try:
+            return await reader.aread_file(meta.location.directory, SKILL_FILE, self.max_file_bytes)
+        except ReadError as exc:
+            raise _doc_error(exc) from None
+
+    def read_resource(
+        self, name: str | SkillMetadata, path: str, max_bytes: int = 256 * 1024
+    ) -> ResourceContent:
+        """Read one file of a skill, confined to its directory and capped. Raises ReadError."""
+        meta = self._meta(name)
+        reader = self.reader(meta.location.source)
+        data = reader.read_file(meta.location.directory, path, max_bytes)
+        return _content(meta.name, path, data)
+
+    async def aread_resource(
+        self, name: str | SkillMetadata, path: str, max_bytes: int = 256 * 1024
+    ) -> ResourceContent:
+        """Async :meth:`read_resource`."""
+        meta = self._meta(name)
+        reader = self.reader(meta.location.source)
+        data = await reader.aread_file(meta.location.directory, path, max_bytes)
+        return _content(meta.name, path, data)
+
+    # -- sessions --------------------------------------------------------------------------
+
+    def session(
+        self,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+        names: ToolNames | None = None,
+    ) -> SkillSession:
+        """A new, empty session over the current catalog."""
+        return SkillSession(
+            self.catalog, limits or Limits(), policy or ToolPolicy(), (), names or ToolNames()
+        )
+
+    def restore(
+        self,
+        state: Mapping[str, Any] | None,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+        names: ToolNames | None = None,
+    ) -> SkillSession:
+        """Rebuild a session from serialized state over the current catalog (lenient: skills
+        that disappeared are dropped)."""
+        return SkillSession.from_state(state, self.catalog, limits, policy, names, strict=False)
+
+
+def _doc_error(exc: ReadError) -> ReadError:
+    if exc.code is OutcomeCode.RESOURCE_NOT_FOUND:
+        return ReadError(
+            OutcomeCode.READ_FAILED,
+            "its SKILL.md is gone (deleted after discovery); the skill list may be out of date",
+        )
+    return exc
+
+
+def _read_diag(reader: SourceReader, path: str, exc: ReadError) -> Diagnostic:
+    return Diagnostic(
+        Severity.ERROR, Code.READ_FAILED, f"skipped: {exc.message}", reader.source.label, path
+    )
+
+
+def _content(skill: str, path: str, data: bytes) -> ResourceContent:
+    if b"\x00" in data[:8192]:
+        return ResourceContent(skill, path, len(data), None, True)
+    try:
+        return ResourceContent(skill, path, len(data), data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return ResourceContent(skill, path, len(data), None, True)

@@ -1,0 +1,169 @@
+"""Immutable values: skill metadata, resources, documents and the merged catalog."""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import attrs
+
+from skillcore._frozen import FrozenDict, to_frozen
+from skillcore.diagnostics import Diagnostic, Severity
+
+
+class ResourceKind(str, enum.Enum):
+    """What a file inside a skill directory is, by the folder it lives in."""
+
+    SCRIPT = "script"
+    REFERENCE = "reference"
+    ASSET = "asset"
+    OTHER = "other"
+
+    @classmethod
+    def for_path(cls, rel_path: str) -> ResourceKind:
+        """Classify by the first path segment (``scripts/``, ``references/``, ``assets/``)."""
+        head = rel_path.split("/", 1)[0]
+        return _KIND_BY_DIR.get(head, cls.OTHER)
+
+
+_KIND_BY_DIR = {
+    "scripts": ResourceKind.SCRIPT,
+    "references": ResourceKind.REFERENCE,
+    "assets": ResourceKind.ASSET,
+}
+
+
+@attrs.frozen
+class Resource:
+    """A file of a skill, by its path relative to the skill directory."""
+
+    path: str
+    kind: ResourceKind
+    size: int | None = None
+
+
+@attrs.frozen
+class SkillLocation:
+    """Where a skill lives: the source label, the skill directory inside it and a display URL."""
+
+    source: str
+    directory: str
+    url: str
+
+
+def _tuple_of_str(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value)
+
+
+@attrs.frozen(cache_hash=True)
+class SkillMetadata:
+    """Everything the frontmatter of one ``SKILL.md`` says, validated and typed."""
+
+    name: str
+    description: str
+    location: SkillLocation
+    license: str | None = None
+    compatibility: str | None = None
+    metadata: FrozenDict[str, str] = attrs.field(factory=FrozenDict, converter=to_frozen)
+    allowed_tools: tuple[str, ...] | None = attrs.field(
+        default=None, converter=attrs.converters.optional(_tuple_of_str)
+    )
+    version: str | None = None
+    triggers: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
+    file_patterns: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
+    priority: int = 0
+    dependencies: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
+    disable_model_invocation: bool = False
+    user_invocable: bool = True
+    argument_hint: str | None = None
+    extra: FrozenDict[str, Any] = attrs.field(factory=FrozenDict, converter=to_frozen)
+    #: A cheap change marker of the file (size/mtime/etag/blob id), used by refresh.
+    stamp: str = ""
+
+    @property
+    def declares_allowed_tools(self) -> bool:
+        """True when the skill restricts tools (an empty ``allowed-tools`` list counts)."""
+        return self.allowed_tools is not None
+
+
+@attrs.frozen
+class SkillDocument:
+    """A loaded skill: metadata, the Markdown body and the (capped) resource listing."""
+
+    metadata: SkillMetadata
+    body: str
+    resources: tuple[Resource, ...] = ()
+    resources_truncated: bool = False
+
+    @property
+    def name(self) -> str:
+        """The skill's name."""
+        return self.metadata.name
+
+
+def _fingerprint(skills: tuple[SkillMetadata, ...]) -> str:
+    digest = hashlib.blake2b(digest_size=12)
+    for skill in skills:
+        digest.update(
+            "\x1f".join((skill.name, skill.location.url, skill.stamp, skill.description)).encode()
+        )
+        digest.update(b"\x1e")
+    return digest.hexdigest()
+
+
+def _check_unique(instance: Catalog, attribute: attrs.Attribute[Any], value: Any) -> None:
+    names = [s.name for s in value]
+    if len(set(names)) != len(names):
+        raise ValueError("catalog skill names must be unique")
+
+
+@attrs.frozen(cache_hash=True)
+class Catalog:
+    """The merged, ordered set of skills of all sources, with diagnostics and a fingerprint.
+
+    Order is precedence order: skills of earlier sources first, each source's skills by name.
+    """
+
+    skills: tuple[SkillMetadata, ...] = attrs.field(
+        default=(), converter=tuple, validator=_check_unique
+    )
+    diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=tuple)
+    fingerprint: str = attrs.field()
+    _index: Mapping[str, SkillMetadata] = attrs.field(init=False, eq=False, repr=False, hash=False)
+
+    @fingerprint.default
+    def _default_fingerprint(self) -> str:
+        return _fingerprint(self.skills)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_index", {s.name: s for s in self.skills})
+
+    def get(self, name: str) -> SkillMetadata | None:
+        """The skill called ``name``, or None."""
+        return self._index.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __iter__(self) -> Iterator[SkillMetadata]:
+        return iter(self.skills)
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Skill names in precedence order."""
+        return tuple(s.name for s in self.skills)
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """Diagnostics of severity ERROR."""
+        return tuple(d for d in self.diagnostics if d.severity is Severity.ERROR)
+
+    @property
+    def model_visible(self) -> tuple[SkillMetadata, ...]:
+        """Skills the model may see and load (``disable-model-invocation`` ones excluded)."""
+        return tuple(s for s in self.skills if not s.disable_model_invocation)

@@ -1,0 +1,140 @@
+"""The allowed-tools policy: pure matching of tool names against skills' ``allowed-tools``."""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+
+import attrs
+
+
+class PolicyMode(str, enum.Enum):
+    """RECOMMEND shows ``allowed-tools`` to the model; RESTRICT also blocks other tools."""
+
+    RECOMMEND = "recommend"
+    RESTRICT = "restrict"
+
+
+def _to_frozenset(value: Iterable[str]) -> frozenset[str]:
+    return frozenset(normalize_tool_name(v) for v in value)
+
+
+@attrs.frozen
+class ToolPolicy:
+    """How tool calls are checked against the loaded skills' ``allowed-tools``."""
+
+    mode: PolicyMode = attrs.field(default=PolicyMode.RECOMMEND, converter=PolicyMode)
+    #: Tool names never blocked (the skill tools themselves are always added by the session).
+    always_allowed: frozenset[str] = attrs.field(factory=frozenset, converter=_to_frozenset)
+
+
+def normalize_tool_name(name: str) -> str:
+    """Unicode NFC only: case, whitespace and look-alike characters stay significant."""
+    return unicodedata.normalize("NFC", name)
+
+
+@attrs.frozen
+class ToolPattern:
+    """One ``allowed-tools`` entry: ``Read``, ``mcp__github__*`` or ``Bash(git:*)``."""
+
+    entry: str
+    tool: str
+    argument: str | None
+
+    @classmethod
+    def parse(cls, entry: str) -> ToolPattern:
+        """Split an entry into the tool part and the (verbatim) argument pattern."""
+        entry = normalize_tool_name(entry.strip())
+        paren = entry.find("(")
+        if paren > 0 and entry.endswith(")"):
+            return cls(entry, entry[:paren].strip(), entry[paren + 1 : -1])
+        return cls(entry, entry, None)
+
+    def matches(self, tool_name: str) -> bool:
+        """Exact match on the tool part; ``*`` is the only wildcard."""
+        if "*" not in self.tool:
+            return self.tool == tool_name
+        return _glob(self.tool).fullmatch(tool_name) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _glob(pattern: str) -> re.Pattern[str]:
+    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
+
+
+class DecisionCode(str, enum.Enum):
+    """Why a tool call was allowed or blocked."""
+
+    RECOMMEND_MODE = "RECOMMEND_MODE"
+    ALWAYS_ALLOWED = "ALWAYS_ALLOWED"
+    NO_SKILL_LOADED = "NO_SKILL_LOADED"
+    UNRESTRICTED_SKILL_LOADED = "UNRESTRICTED_SKILL_LOADED"
+    MATCHED = "MATCHED"
+    TOOL_BLOCKED = "TOOL_BLOCKED"
+
+
+@attrs.frozen
+class ToolDecision:
+    """The result of :meth:`SkillSession.check_tool`. ``reason`` is written for the model."""
+
+    allowed: bool
+    code: DecisionCode
+    reason: str
+    tool: str
+    matched: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+
+def decide(
+    tool_name: str,
+    policy: ToolPolicy,
+    loaded: Iterable[tuple[str, tuple[str, ...] | None]],
+    skill_tools: frozenset[str] = frozenset(),
+    unload_tool: str = "unload_skill",
+) -> ToolDecision:
+    """Decide one tool call. ``loaded`` is ``(skill name, allowed_tools or None)`` pairs.
+
+    RESTRICT blocks a tool iff it is not always allowed, at least one skill is loaded, every
+    loaded skill declares ``allowed-tools``, and the tool matches none of their entries.
+    """
+    name = normalize_tool_name(tool_name)
+    if policy.mode is PolicyMode.RECOMMEND:
+        return ToolDecision(True, DecisionCode.RECOMMEND_MODE, "recommend mode never blocks", name)
+    if name in policy.always_allowed or name in skill_tools:
+        return ToolDecision(True, DecisionCode.ALWAYS_ALLOWED, f"{name!r} is always allowed", name)
+    pairs = list(loaded)
+    if not pairs:
+        return ToolDecision(True, DecisionCode.NO_SKILL_LOADED, "no skill is loaded", name)
+    for skill, tools in pairs:
+        if tools is None:
+            return ToolDecision(
+                True,
+                DecisionCode.UNRESTRICTED_SKILL_LOADED,
+                f"loaded skill {skill!r} does not declare allowed-tools",
+                name,
+            )
+    entries: list[str] = []
+    for _skill, tools in pairs:
+        for entry in tools or ():
+            pattern = ToolPattern.parse(entry)
+            if pattern.matches(name):
+                return ToolDecision(
+                    True, DecisionCode.MATCHED, f"allowed by {pattern.entry!r}", name, pattern.entry
+                )
+            if pattern.entry not in entries:
+                entries.append(pattern.entry)
+    skills = ", ".join(s for s, _ in pairs)
+    allowed = ", ".join(entries) if entries else "(none)"
+    extra = sorted(policy.always_allowed | skill_tools)
+    always = f" Always allowed: {', '.join(extra)}." if extra else ""
+    reason = (
+        f"Tool {name!r} is not allowed while these skills are loaded: {skills}. "
+        f"Their allowed-tools are: {allowed}.{always} Use one of those tools, or call "
+        f"{unload_tool} for a skill you no longer need to lift its restriction."
+    )
+    return ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, name)

@@ -1,0 +1,209 @@
+"""Catalog rendering with a character budget, and the text of tool replies.
+
+Rendering is pure and memoised: the same session renders the same text, and a model call on an
+unchanged session costs a dictionary lookup.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+from xml.sax.saxutils import escape, quoteattr
+
+import attrs
+
+from skillcore.model import Catalog, Resource, SkillDocument, SkillMetadata
+from skillcore.names import ToolNames
+
+if TYPE_CHECKING:
+    from skillcore.session import LoadedSkill, SkillSession
+
+
+class CatalogFormat(str, enum.Enum):
+    """``markdown``: a bullet list (deepagents style); ``xml``: ``<available_skills>``."""
+
+    MARKDOWN = "markdown"
+    XML = "xml"
+
+
+@attrs.frozen
+class CatalogView:
+    """The structured catalog behind the text: what is shown and how much was left out."""
+
+    loaded: tuple[str, ...]
+    shown: tuple[str, ...]
+    omitted: int
+    #: Characters used by the unloaded entries that were shown.
+    unloaded_chars: int
+    text: str
+
+
+def resource_summary(resources: Sequence[Resource], truncated: bool = False) -> str:
+    """``2 scripts, 1 reference`` style summary."""
+    counts = Counter(r.kind.value for r in resources)
+    parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in sorted(counts.items())]
+    if truncated:
+        parts.append("more not listed")
+    return ", ".join(parts) if parts else "no resource files"
+
+
+def _md_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
+    if loaded is None:
+        return f"- **{meta.name}**: {meta.description}\n"
+    line = f"- **{meta.name}** [Loaded]: {meta.description}"
+    extras = [f"resources: {resource_summary(loaded.resources, loaded.resources_truncated)}"]
+    if loaded.allowed_tools is not None:
+        extras.append(f"allowed tools: {', '.join(loaded.allowed_tools) or 'none'}")
+    return f"{line} ({'; '.join(extras)})\n"
+
+
+def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
+    parts = [
+        "<skill>",
+        f"<name>{escape(meta.name)}</name>",
+        f"<description>{escape(meta.description)}</description>",
+        f"<location>{escape(meta.location.url)}</location>",
+    ]
+    if loaded is not None:
+        parts.append("<loaded>true</loaded>")
+        parts.append(
+            "<resources>"
+            + escape(resource_summary(loaded.resources, loaded.resources_truncated))
+            + "</resources>"
+        )
+        if loaded.allowed_tools is not None:
+            parts.append(f"<allowed_tools>{escape(' '.join(loaded.allowed_tools))}</allowed_tools>")
+    parts.append("</skill>")
+    return "\n".join(parts) + "\n"
+
+
+def render_catalog(session: SkillSession, fmt: CatalogFormat, budget: int) -> str:
+    """The catalog text for the prompt (see :func:`catalog_view`)."""
+    return catalog_view(session, fmt, budget).text
+
+
+def catalog_view(
+    session: SkillSession, fmt: CatalogFormat = CatalogFormat.MARKDOWN, budget: int | None = None
+) -> CatalogView:
+    """Build the budgeted catalog.
+
+    Loaded skills are always listed first. Unloaded, model-visible skills follow in precedence
+    order while their entries fit in what is left of ``budget`` characters; the rest are
+    counted in a closing line that points at the search tool. No skills -> empty text.
+    """
+    budget = session.limits.catalog_budget if budget is None else budget
+    return _view(session.catalog, session.loaded, session.names, fmt, budget)
+
+
+@functools.lru_cache(maxsize=256)
+def _view(
+    catalog: Catalog,
+    loaded: tuple[LoadedSkill, ...],
+    names: ToolNames,
+    fmt: CatalogFormat,
+    budget: int,
+) -> CatalogView:
+    visible = catalog.model_visible
+    if not visible:
+        return CatalogView((), (), 0, 0, "")
+    entry = _md_entry if fmt is CatalogFormat.MARKDOWN else _xml_entry
+    loaded_by_name = {s.name: s for s in loaded}
+    loaded_entries = [
+        entry(meta, loaded_by_name[meta.name])
+        for name in loaded_by_name
+        if (meta := catalog.get(name)) is not None
+    ]
+    remaining = budget - sum(len(e) for e in loaded_entries)
+    shown: list[str] = []
+    shown_entries: list[str] = []
+    used = 0
+    candidates = [m for m in visible if m.name not in loaded_by_name]
+    for meta in candidates:
+        text = entry(meta, None)
+        if used + len(text) > remaining:
+            break
+        used += len(text)
+        shown.append(meta.name)
+        shown_entries.append(text)
+    omitted = len(candidates) - len(shown)
+    body = "".join(loaded_entries) + "".join(shown_entries)
+    if fmt is CatalogFormat.MARKDOWN:
+        text = _md_wrap(body, omitted, names)
+    else:
+        text = _xml_wrap(body, omitted, names)
+    return CatalogView(tuple(loaded_by_name), tuple(shown), omitted, used, text)
+
+
+def _omitted_line(omitted: int, names: ToolNames) -> str:
+    if not omitted:
+        return ""
+    noun = "skill is" if omitted == 1 else "skills are"
+    search = names.search
+    return (
+        f"{omitted} more {noun} not shown here; call {search} with keywords or a file "
+        "path to find them.\n"
+    )
+
+
+def _md_wrap(body: str, omitted: int, names: ToolNames) -> str:
+    load, unload = names.load, names.unload
+    head = (
+        "## Skills\n\n"
+        "Skills are folders of expert instructions, scripts and reference files. When a task "
+        f"matches a skill's description, call {load} with its name and follow the "
+        "instructions it returns before acting. Load only what the task needs; "
+        f"{unload} frees a slot when a skill no longer applies.\n\n"
+    )
+    tail = _omitted_line(omitted, names)
+    return head + body + (f"\n{tail}" if tail else "")
+
+
+def _xml_wrap(body: str, omitted: int, names: ToolNames) -> str:
+    load = names.load
+    head = (
+        "The following skills provide specialized instructions for specific tasks. When a "
+        f"task matches a skill's description, call {load} with the skill's name to read its "
+        "instructions.\n\n"
+    )
+    tail = _omitted_line(omitted, names)
+    return head + "<available_skills>\n" + body + "</available_skills>\n" + tail
+
+
+def render_load_reply(
+    document: SkillDocument, resources_truncated: bool = False, resource_tool: str | None = None
+) -> str:
+    """The reply to a successful load: the body wrapped in ``<skill_content>`` so it can be
+    recognised later, the skill directory, its resources and dependencies."""
+    meta = document.metadata
+    parts = [
+        f"<skill_content name={quoteattr(meta.name)}>",
+        document.body.strip("\n"),
+        "</skill_content>",
+        "",
+        f"Skill directory: {meta.location.url}",
+    ]
+    if document.resources:
+        how = (
+            f" (read one with {resource_tool}, using the path relative to the skill directory)"
+            if resource_tool
+            else " (paths are relative to the skill directory)"
+        )
+        parts.append(f"Resources{how}:")
+        parts.extend(f"- {r.path} ({r.kind.value})" for r in document.resources)
+        if resources_truncated or document.resources_truncated:
+            parts.append("- ... more files not listed")
+    else:
+        parts.append("Resources: none")
+    if meta.dependencies:
+        parts.append(
+            "Declared dependencies (load them too if the task needs them): "
+            + ", ".join(meta.dependencies)
+        )
+    if meta.allowed_tools is not None:
+        parts.append(
+            "Allowed tools while this skill is loaded: " + (", ".join(meta.allowed_tools) or "none")
+        )
+    return "\n".join(parts)

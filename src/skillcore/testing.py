@@ -1,0 +1,272 @@
+"""The shared conformance suite every adapter runs (like ``langchain-tests``).
+
+An adapter's test module subclasses :class:`AdapterDriver` so that each ``turn`` runs one
+model turn through the *real* framework runtime (a scripted model emitting the given tool
+calls), then calls :func:`run_conformance`, or parametrizes over :data:`CHECKS`.
+
+The scenario uses a copy of a small skill library with ``max_loaded=2`` and the RESTRICT
+policy, and two ordinary tools the agent must expose: ``Read`` and ``Write`` (any behaviour).
+"""
+
+from __future__ import annotations
+
+import abc
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillcore.library import SkillLibrary
+from skillcore.names import ToolNames
+from skillcore.policy import PolicyMode, ToolPolicy
+from skillcore.session import Limits
+
+PLAIN_TOOLS = ("Read", "Write")
+
+
+@attrs.frozen
+class Call:
+    """A tool call the scripted model makes."""
+
+    tool: str
+    args: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen
+class Reply:
+    """What came back to the model for one call."""
+
+    tool: str
+    text: str
+    is_error: bool
+
+
+class AdapterDriver(abc.ABC):
+    """Runs model turns through one adapter and reports what the model would observe."""
+
+    names: ToolNames = ToolNames()
+
+    @abc.abstractmethod
+    def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
+        """Build the agent (fresh conversation) around ``library``."""
+
+    @abc.abstractmethod
+    def turn(self, calls: Sequence[Call]) -> list[Reply]:
+        """One model turn issuing ``calls`` (in parallel when more than one); replies in the
+        order of ``calls``."""
+
+    @abc.abstractmethod
+    def instructions(self) -> str:
+        """The system instructions the model received on its most recent call."""
+
+    @abc.abstractmethod
+    def loaded(self) -> list[str]:
+        """Loaded skill names according to the adapter's persisted state."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources."""
+
+
+SCENARIO_SKILLS = {
+    "alpha-tools": (
+        "Alpha restricts tools. Use for alpha tasks.",
+        "allowed-tools: Read\n",
+        "Alpha instructions: only read.",
+    ),
+    "beta-open": ("Beta does beta tasks; it restricts nothing.", "", "Beta instructions."),
+    "gamma-files": (
+        "Gamma has files. Use for gamma tasks.",
+        "allowed-tools: Read Bash(ls:*)\n",
+        "Gamma instructions: see references/notes.md.",
+    ),
+}
+
+
+def make_scenario_library(root: Path) -> Path:
+    """Write the conformance skill library under ``root`` and return its path."""
+    skills = root / "conformance-skills"
+    if skills.exists():
+        shutil.rmtree(skills)
+    for name, (desc, extra, body) in SCENARIO_SKILLS.items():
+        d = skills / name
+        d.mkdir(parents=True)
+        (d / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {desc}\n{extra}---\n\n{body}\n"
+        )
+    (skills / "gamma-files" / "references").mkdir()
+    (skills / "gamma-files" / "references" / "notes.md").write_text("Gamma notes: 42.\n")
+    (skills / "gamma-files" / "assets").mkdir()
+    (skills / "gamma-files" / "assets" / "logo.bin").write_bytes(b"\x89PNG\x00\x01\x02")
+    return skills
+
+
+Check = Callable[[AdapterDriver, Path], None]
+
+
+def _start(driver: AdapterDriver, root: Path) -> SkillLibrary:
+    lib = SkillLibrary([make_scenario_library(root)])
+    driver.start(lib, Limits(max_loaded=2), ToolPolicy(PolicyMode.RESTRICT))
+    return lib
+
+
+def _one(driver: AdapterDriver, call: Call) -> Reply:
+    replies = driver.turn([call])
+    assert len(replies) == 1, f"expected one reply, got {replies!r}"
+    return replies[0]
+
+
+def check_catalog_in_instructions(driver: AdapterDriver, root: Path) -> None:
+    """The catalog lists every skill before anything is loaded."""
+    _start(driver, root)
+    _one(driver, Call(driver.names.search, {"query": "alpha", "path": None}))
+    text = driver.instructions()
+    for name in SCENARIO_SKILLS:
+        assert name in text, f"skill {name!r} missing from instructions:\n{text}"
+    assert "[Loaded]" not in text
+
+
+def check_load_and_marks(driver: AdapterDriver, root: Path) -> None:
+    """A load returns the wrapped body; the next prompt marks the skill [Loaded]."""
+    _start(driver, root)
+    r = _one(driver, Call(driver.names.load, {"skill_name": "alpha-tools"}))
+    assert not r.is_error, r
+    assert '<skill_content name="alpha-tools">' in r.text and "only read" in r.text, r.text
+    assert driver.loaded() == ["alpha-tools"]
+    _one(driver, Call("Read", {}))
+    assert "**alpha-tools** [Loaded]" in driver.instructions() or (
+        "<name>alpha-tools</name>" in driver.instructions()
+        and "<loaded>true</loaded>" in driver.instructions()
+    ), driver.instructions()
+
+
+def check_refusals(driver: AdapterDriver, root: Path) -> None:
+    """Unknown, already loaded and not-loaded calls are errors that change nothing."""
+    _start(driver, root)
+    r = _one(driver, Call(driver.names.load, {"skill_name": "no-such-skill"}))
+    assert r.is_error and "No skill named 'no-such-skill'" in r.text, r
+    _one(driver, Call(driver.names.load, {"skill_name": "beta-open"}))
+    r = _one(driver, Call(driver.names.load, {"skill_name": "beta-open"}))
+    assert r.is_error and "already loaded" in r.text, r
+    r = _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"}))
+    assert r.is_error and "not loaded" in r.text, r
+    assert driver.loaded() == ["beta-open"]
+
+
+def check_limit_and_unload(driver: AdapterDriver, root: Path) -> None:
+    """The third load is refused with a way out; unload frees the slot."""
+    _start(driver, root)
+    _one(driver, Call(driver.names.load, {"skill_name": "alpha-tools"}))
+    _one(driver, Call(driver.names.load, {"skill_name": "beta-open"}))
+    r = _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"}))
+    assert r.is_error and driver.names.unload in r.text, r
+    r = _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"}))
+    assert not r.is_error, r
+    r = _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"}))
+    assert not r.is_error, r
+    assert sorted(driver.loaded()) == ["beta-open", "gamma-files"]
+
+
+def check_parallel_loads_one_slot(driver: AdapterDriver, root: Path) -> None:
+    """Two parallel loads with one slot left: exactly one succeeds and replies are truthful."""
+    _start(driver, root)
+    _one(driver, Call(driver.names.load, {"skill_name": "beta-open"}))
+    replies = driver.turn(
+        [
+            Call(driver.names.load, {"skill_name": "alpha-tools"}),
+            Call(driver.names.load, {"skill_name": "gamma-files"}),
+        ]
+    )
+    ok = [r for r in replies if not r.is_error]
+    assert len(ok) == 1, replies
+    winner = "alpha-tools" if "alpha-tools" in ok[0].text else "gamma-files"
+    assert sorted(driver.loaded()) == sorted(["beta-open", winner]), driver.loaded()
+
+
+def check_parallel_load_and_unload(driver: AdapterDriver, root: Path) -> None:
+    """A load and an unload in one turn both land."""
+    _start(driver, root)
+    _one(driver, Call(driver.names.load, {"skill_name": "beta-open"}))
+    replies = driver.turn(
+        [
+            Call(driver.names.load, {"skill_name": "alpha-tools"}),
+            Call(driver.names.unload, {"skill_name": "beta-open"}),
+        ]
+    )
+    assert not any(r.is_error for r in replies), replies
+    assert driver.loaded() == ["alpha-tools"]
+
+
+def check_restrict_policy(driver: AdapterDriver, root: Path) -> None:
+    """RESTRICT blocks unlisted tools (exact names), allows listed ones and skill tools."""
+    _start(driver, root)
+    r = _one(driver, Call("Write", {}))
+    assert not r.is_error, f"nothing loaded: Write must be allowed: {r}"
+    _one(driver, Call(driver.names.load, {"skill_name": "alpha-tools"}))
+    r = _one(driver, Call("Write", {}))
+    assert r.is_error and "not allowed" in r.text and driver.names.unload in r.text, r
+    r = _one(driver, Call("Read", {}))
+    assert not r.is_error, r
+    r = _one(driver, Call(driver.names.search, {"query": "beta", "path": None}))
+    assert not r.is_error, r
+    _one(driver, Call(driver.names.load, {"skill_name": "beta-open"}))
+    r = _one(driver, Call("Write", {}))
+    assert not r.is_error, f"a loaded skill without allowed-tools lifts the restriction: {r}"
+
+
+def check_resources(driver: AdapterDriver, root: Path) -> None:
+    """Resources are read confined; escapes, missing and binary files are clear errors."""
+    _start(driver, root)
+    if driver.names.resource is None:  # pragma: no cover - adapters always name it
+        return
+    r = _one(
+        driver,
+        Call(driver.names.resource, {"skill_name": "gamma-files", "path": "references/notes.md"}),
+    )
+    assert not r.is_error and "Gamma notes: 42." in r.text, r
+    r = _one(
+        driver,
+        Call(
+            driver.names.resource, {"skill_name": "gamma-files", "path": "../alpha-tools/SKILL.md"}
+        ),
+    )
+    assert r.is_error and "outside the skill directory" in r.text, r
+    r = _one(driver, Call(driver.names.resource, {"skill_name": "gamma-files", "path": "nope.md"}))
+    assert r.is_error and "no file" in r.text, r
+    r = _one(
+        driver,
+        Call(driver.names.resource, {"skill_name": "gamma-files", "path": "assets/logo.bin"}),
+    )
+    assert r.is_error and "binary" in r.text, r
+
+
+def check_search(driver: AdapterDriver, root: Path) -> None:
+    """Search ranks by name/description and works with null arguments."""
+    _start(driver, root)
+    r = _one(driver, Call(driver.names.search, {"query": "gamma", "path": None}))
+    assert not r.is_error and "gamma-files" in r.text, r
+    assert "beta-open" not in r.text, r
+
+
+CHECKS: tuple[Check, ...] = (
+    check_catalog_in_instructions,
+    check_load_and_marks,
+    check_refusals,
+    check_limit_and_unload,
+    check_parallel_loads_one_slot,
+    check_parallel_load_and_unload,
+    check_restrict_policy,
+    check_resources,
+    check_search,
+)
+
+
+def run_conformance(make_driver: Callable[[], AdapterDriver], root: Path) -> None:
+    """Run every check with a fresh driver each (raises AssertionError on the first failure)."""
+    for i, check in enumerate(CHECKS):
+        driver = make_driver()
+        try:
+            check(driver, root / f"c{i}")
+        finally:
+            driver.close()
