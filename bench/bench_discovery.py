@@ -57,11 +57,15 @@ def skillcore_discover() -> tuple[DiscoverFn, str] | None:
         library_cls: Any = skillcore.SkillLibrary
     except (ImportError, AttributeError):
         return None
+    except Exception as exc:  # a half-written core must not stop the peer benchmark
+        print(f"  skipped skillcore: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
 
     def run(root: Path) -> int:
         return _count(library_cls([root]).discover())
 
-    return run, getattr(skillcore, "__version__", "src")
+    version = getattr(skillcore, "__version__", None) or version_of("skillcore")
+    return run, version if version != "missing" else "src checkout"
 
 
 # --------------------------------------------------------------------------- benchmark
@@ -77,7 +81,8 @@ def _warm_page_cache(root: Path) -> None:
 
 
 def _systems() -> dict[str, tuple[DiscoverFn, str]]:
-    systems = {**BASELINES, **PEERS}
+    """Every system to time, as name -> (function, version string)."""
+    systems = {name: (fn, version_of(dist)) for name, (fn, dist) in {**BASELINES, **PEERS}.items()}
     hooked = skillcore_discover()
     if hooked is not None:
         systems["skillcore SkillLibrary.discover"] = hooked
@@ -92,7 +97,7 @@ def _warm_imports(systems: dict[str, tuple[DiscoverFn, str]], cache: Path) -> di
     """Run every system once on a 3-skill library; return the errors of those that fail."""
     tiny = make_library(cache / "tiny", 3)
     errors: dict[str, str] = {}
-    for name, (fn, _dist) in systems.items():
+    for name, (fn, _version) in systems.items():
         try:
             fn(tiny)
         except Exception as exc:  # a broken peer must not stop the others
@@ -111,12 +116,12 @@ def run_size(
     broken: dict[str, str],
     budget_s: float,
 ) -> list[dict[str, object]]:
-    """Measure every system on an ``n``-skill library; print and return the table rows."""
+    """Measure every system on an ``n``-skill library; print the table, return raw records."""
     root = make_library(cache / f"lib-{n}", n)
     _warm_page_cache(root)
     small = n <= SMALL_N
     results: dict[str, Measurement | str] = {}
-    for name, (fn, _dist) in systems.items():
+    for name, (fn, _version) in systems.items():
         if name in broken:
             results[name] = broken[name]
             continue
@@ -134,13 +139,26 @@ def run_size(
 
     plain = results.get(PLAIN)
     base = plain["median"] if isinstance(plain, dict) else None
+    records: list[dict[str, object]] = []
     rows: list[dict[str, object]] = []
-    for name, (_fn, dist) in systems.items():
+    for name, (_fn, version) in systems.items():
         res = results[name]
-        row: dict[str, object] = {"system": name, "version": version_of(dist), "found": ""}
+        record: dict[str, object] = {"system": name, "version": version, "n": n}
+        row: dict[str, object] = {"system": name, "version": version, "found": ""}
         if isinstance(res, str):
+            record["error"] = res
             row.update({"median ms": "error", "p10-p90 ms": res[:60], "runs": 0, "x plain": ""})
         else:
+            ratio = res["median"] / base if base else None
+            record.update(
+                found=res["result"],
+                median_s=res["median"],
+                p10_s=res["p10"],
+                p90_s=res["p90"],
+                min_s=res["min"],
+                times_s=res["times"],
+                ratio_vs_plain=ratio,
+            )
             row.update(
                 {
                     # A count other than n means the system rejected some skills.
@@ -148,14 +166,15 @@ def run_size(
                     "median ms": _ms(res["median"]),
                     "p10-p90 ms": f"{_ms(res['p10'])} - {_ms(res['p90'])}",
                     "runs": res["runs"],
-                    "x plain": f"{res['median'] / base:.1f}x" if base else "",
+                    "x plain": f"{ratio:.1f}x" if ratio is not None else "",
                 }
             )
+        records.append(record)
         rows.append(row)
     print(f"\n### Discovery of N = {n:,} skills\n")
     print_table(rows)
     print()
-    return rows
+    return records
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -166,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--budget", type=float, default=12.0, help="seconds per system at large sizes"
     )
-    parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--json", type=Path, help="also write raw results (seconds) here")
     args = parser.parse_args(argv)
 
     systems = _systems()
@@ -177,9 +196,11 @@ def main(argv: list[str] | None = None) -> None:
     broken = _warm_imports(systems, args.cache)
     for name, err in broken.items():
         print(f"  skipped {name}: {err}", file=sys.stderr)
-    out = {n: run_size(n, args.cache, systems, broken, args.budget) for n in args.sizes}
+    records = [r for n in args.sizes for r in run_size(n, args.cache, systems, broken, args.budget)]
     if args.json:
-        args.json.write_text(json.dumps(out, indent=2, default=str), encoding="utf-8")
+        meta = {"python": platform.python_version(), "cpus": os.cpu_count()}
+        payload = {"meta": meta, "results": records}
+        args.json.write_text(json.dumps(payload, indent=2, default=str), encoding="utf-8")
 
 
 if __name__ == "__main__":

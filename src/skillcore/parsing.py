@@ -138,6 +138,54 @@ def _nesting_depth(yaml_text: str) -> int:
     return max(max_flow, max_block)
 
 
+def _indicator_count(yaml_text: str) -> int:
+    """How many characters could each open a nesting level without a new indented line."""
+    return (
+        yaml_text.count("[")
+        + yaml_text.count("{")
+        + yaml_text.count("?")
+        + yaml_text.count("- ")
+        + yaml_text.count("-\t")
+        + yaml_text.count(": -")
+    )
+
+
+def _event_depth(yaml_text: str, limit: int) -> int:
+    """Exact nesting depth from the parser's event stream, stopping once past ``limit``.
+
+    libyaml's event parser keeps an explicit stack (no C recursion), so this is safe on input
+    that would crash the recursive composer behind ``yaml.load``.
+    """
+    depth = max_depth = 0
+    try:
+        for event in yaml.parse(yaml_text, Loader=_Loader):
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > max_depth:
+                    max_depth = depth
+                    if max_depth > limit:
+                        return max_depth
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except (yaml.YAMLError, RecursionError):
+        pass  # the real load reports the syntax error; the depth reached so far is exact
+    return max_depth
+
+
+def _too_deep(yaml_text: str) -> bool:
+    """True when the frontmatter nests deeper than MAX_NESTING.
+
+    The cheap scan proves the common case shallow. It can be fooled (``]`` inside quotes,
+    ``? `` chains), so anything it cannot prove shallow gets the exact event-stream check.
+    """
+    if (
+        _nesting_depth(yaml_text) <= MAX_NESTING
+        and _indicator_count(yaml_text) <= MAX_NESTING
+    ):
+        return False
+    return _event_depth(yaml_text, MAX_NESTING) > MAX_NESTING
+
+
 def _count_nodes(value: Any, limit: int) -> int:
     """Count values as a consumer would see them, expanding aliases; stops past ``limit``."""
     count = 0
@@ -214,13 +262,12 @@ def parse_skill_file(
         return _skip(
             ctx, Code.YAML_TOO_COMPLEX, f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes"
         )
-    depth = _nesting_depth(yaml_text)
-    if depth > MAX_NESTING:
-        return _skip(
-            ctx,
-            Code.YAML_TOO_COMPLEX,
-            f"frontmatter nests {depth} levels deep (limit {MAX_NESTING}); refused before parsing",
-        )
+    too_deep = (
+        f"frontmatter nests more than {MAX_NESTING} levels deep; refused before parsing "
+        "(flatten the YAML)"
+    )
+    if _too_deep(yaml_text):
+        return _skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
     diags: list[Diagnostic] = []
     try:
         raw = _load_yaml(yaml_text)
@@ -228,8 +275,12 @@ def parse_skill_file(
         first_error = _yaml_message(exc)
         if mode is ValidationMode.STRICT:
             return _skip(ctx, Code.YAML_ERROR, f"invalid YAML: {first_error}")
+        fixed = _quote_colon_values(yaml_text)
+        # Quoting can turn text that sat inside a string into structure: check depth again.
+        if _too_deep(fixed):
+            return _skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
         try:
-            raw = _load_yaml(_quote_colon_values(yaml_text))
+            raw = _load_yaml(fixed)
         except (yaml.YAMLError, RecursionError):
             return _skip(ctx, Code.YAML_ERROR, f"invalid YAML: {first_error}")
         diags.append(

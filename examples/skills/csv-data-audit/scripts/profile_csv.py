@@ -3,6 +3,7 @@
 
 Exit codes: 0 no issues found, 1 issues found, 2 usage error or unreadable file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,8 +53,9 @@ def column_type(counts: Counter) -> str:
     return "mixed(" + ",".join(sorted(kinds)) + ")"
 
 
-def profile(rows: list[list[str]], header: list[str], iqr_k: float,
-            lines: list[int] | None = None) -> dict:
+def profile(
+    rows: list[list[str]], header: list[str], iqr_k: float, lines: list[int] | None = None
+) -> dict:
     issues: list[str] = []
     width = len(header)
     dupes = [name for name, n in Counter(header).items() if n > 1]
@@ -64,7 +66,9 @@ def profile(rows: list[list[str]], header: list[str], iqr_k: float,
     lines = lines or list(range(2, len(rows) + 2))
     ragged = [ln for ln, r in zip(lines, rows) if len(r) != width]
     if ragged:
-        issues.append(f"{len(ragged)} row(s) with a field count other than {width}, e.g. lines {ragged[:5]}")
+        issues.append(
+            f"{len(ragged)} row(s) with a field count other than {width}, e.g. lines {ragged[:5]}"
+        )
     seen: Counter = Counter(tuple(r) for r in rows)
     dup_rows = sum(n - 1 for n in seen.values() if n > 1)
     if dup_rows:
@@ -80,7 +84,9 @@ def profile(rows: list[list[str]], header: list[str], iqr_k: float,
             "name": name,
             "type": ctype,
             "nulls": len(values) - len(present),
-            "null_pct": round(100 * (len(values) - len(present)) / len(values), 1) if values else 0.0,
+            "null_pct": round(100 * (len(values) - len(present)) / len(values), 1)
+            if values
+            else 0.0,
             "distinct": len(set(present)),
         }
         padded = sum(1 for v in present if v != v.strip())
@@ -101,7 +107,9 @@ def profile(rows: list[list[str]], header: list[str], iqr_k: float,
                 out = [n for n in nums if n < lo or n > hi]
                 col["outliers"] = len(out)
                 if out:
-                    issues.append(f"{name!r}: {len(out)} outlier(s) outside [{lo:g}, {hi:g}], e.g. {out[:3]}")
+                    issues.append(
+                        f"{name!r}: {len(out)} outlier(s) outside [{lo:g}, {hi:g}], e.g. {out[:3]}"
+                    )
         elif present:
             col.update(min=min(present), max=max(present))
             top = Counter(present).most_common(3)
@@ -121,13 +129,19 @@ def profile(rows: list[list[str]], header: list[str], iqr_k: float,
 
 
 def render(report: dict, path: str) -> str:
-    out = [f"file: {path}", f"rows: {report['rows']}  columns: {report['columns']}  "
-           f"duplicate rows: {report['duplicate_rows']}  ragged rows: {report['ragged_rows']}", ""]
+    out = [
+        f"file: {path}",
+        f"rows: {report['rows']}  columns: {report['columns']}  "
+        f"duplicate rows: {report['duplicate_rows']}  ragged rows: {report['ragged_rows']}",
+        "",
+    ]
     out.append(f"{'column':<20} {'type':<20} {'nulls':>7} {'null%':>6} {'distinct':>8}  range")
     for c in report["schema"]:
         rng = f"{c['min']!r} .. {c['max']!r}" if "min" in c else ""
-        out.append(f"{c['name'][:20]:<20} {c['type'][:20]:<20} {c['nulls']:>7} "
-                   f"{c['null_pct']:>6} {c['distinct']:>8}  {rng}")
+        out.append(
+            f"{c['name'][:20]:<20} {c['type'][:20]:<20} {c['nulls']:>7} "
+            f"{c['null_pct']:>6} {c['distinct']:>8}  {rng}"
+        )
     out.append("")
     out.append("issues:" if report["issues"] else "issues: none found")
     out.extend(f"  - {i}" for i in report["issues"])
@@ -135,13 +149,19 @@ def render(report: dict, path: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Profile a CSV/TSV file (schema, nulls, duplicates, outliers).",
-                                 epilog="Exit codes: 0 no issues, 1 issues found, 2 error.")
+    ap = argparse.ArgumentParser(
+        description="Profile a CSV/TSV file (schema, nulls, duplicates, outliers).",
+        epilog="Exit codes: 0 no issues, 1 issues found, 2 error.",
+    )
     ap.add_argument("path", help="CSV/TSV file ('-' for stdin)")
     ap.add_argument("-d", "--delimiter", help="field delimiter (default: sniffed; tab for .tsv)")
     ap.add_argument("--encoding", default="utf-8-sig", help="file encoding (default: %(default)s)")
-    ap.add_argument("--max-rows", type=int, default=0, help="profile only the first N rows (0 = all)")
-    ap.add_argument("--iqr", type=float, default=1.5, help="outlier fence multiplier (default: %(default)s)")
+    ap.add_argument(
+        "--max-rows", type=int, default=0, help="profile only the first N rows (0 = all)"
+    )
+    ap.add_argument(
+        "--iqr", type=float, default=1.5, help="outlier fence multiplier (default: %(default)s)"
+    )
     ap.add_argument("--json", action="store_true", help="emit a JSON report instead of text")
     args = ap.parse_args(argv)
 

@@ -3,6 +3,7 @@
 Copy this file into the test directory and delete what the project does not need.
 Requires Python 3.10+ and pytest. Nothing here needs a third-party plugin.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,7 @@ import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption(
-        "--run-slow", action="store_true", default=False, help="run tests marked slow"
-    )
+    parser.addoption("--run-slow", action="store_true", default=False, help="run tests marked slow")
 
 
 def pytest_configure(config: pytest.Config) -> None:

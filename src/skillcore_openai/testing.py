@@ -1,0 +1,281 @@
+"""A scripted OpenAI-compatible HTTP server on 127.0.0.1, for testing agent loops offline.
+
+Point the real ``openai`` client at :attr:`ScriptedServer.base_url`; each request to
+``/v1/chat/completions`` or ``/v1/responses`` takes the next scripted :class:`ModelTurn` and is
+answered in that endpoint's shape. Every request body is recorded, so tests can assert exactly
+what the SDK sent::
+
+    with ScriptedServer([tool_calls(("load_skill", {"skill_name": "x"})), text("done")]) as srv:
+        client = openai.OpenAI(base_url=srv.base_url, api_key="test", max_retries=0)
+        ...
+        srv.requests[0].body["tools"]
+
+Streaming is not supported (requests with ``"stream": true`` get a 400 error).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any
+
+import attrs
+
+__all__ = [
+    "ModelTurn",
+    "RecordedRequest",
+    "ScriptedCall",
+    "ScriptedServer",
+    "text",
+    "tool_calls",
+]
+
+
+@attrs.frozen
+class ScriptedCall:
+    """One tool call the scripted model makes; ``arguments`` is sent verbatim if a string."""
+
+    name: str
+    arguments: str | Mapping[str, Any] = attrs.field(factory=dict)
+    call_id: str | None = None
+
+    def arguments_json(self) -> str:
+        """The arguments as the JSON string the API carries."""
+        if isinstance(self.arguments, str):
+            return self.arguments
+        return json.dumps(dict(self.arguments), separators=(",", ":"))
+
+
+@attrs.frozen
+class ModelTurn:
+    """What the model answers on one request: text, tool calls, or both."""
+
+    text: str | None = None
+    calls: tuple[ScriptedCall, ...] = attrs.field(default=(), converter=tuple)
+
+
+def text(content: str) -> ModelTurn:
+    """A turn in which the model answers with ``content`` and calls no tool."""
+    return ModelTurn(text=content)
+
+
+def tool_calls(*calls: ScriptedCall | tuple[str, str | Mapping[str, Any]]) -> ModelTurn:
+    """A turn in which the model calls tools (in parallel when more than one)."""
+    return ModelTurn(
+        calls=tuple(c if isinstance(c, ScriptedCall) else ScriptedCall(c[0], c[1]) for c in calls)
+    )
+
+
+@attrs.frozen
+class RecordedRequest:
+    """A request the server received (``body`` is the parsed JSON)."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    body: Any
+
+
+#: A script entry: a fixed turn, or a function of the request that returns one.
+ScriptItem = ModelTurn | Callable[[RecordedRequest], ModelTurn]
+
+
+class ScriptedServer:
+    """An OpenAI-compatible server answering from a script (a context manager)."""
+
+    def __init__(self, script: Iterable[ScriptItem] = (), *, model: str = "scripted-model") -> None:
+        self.model = model
+        self.requests: list[RecordedRequest] = []
+        self._script: deque[ScriptItem] = deque(script)
+        self._lock = threading.Lock()
+        self._counter = 0
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> ScriptedServer:
+        """Listen on a free port of 127.0.0.1 (in a daemon thread)."""
+        if self._server is None:
+            server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+            server.daemon_threads = True
+            self._server = server
+            self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+            self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop listening."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def base_url(self) -> str:
+        """The ``base_url`` for ``openai.OpenAI`` (ends in ``/v1``)."""
+        if self._server is None:
+            raise RuntimeError("the scripted server is not started")
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    # -- script ----------------------------------------------------------------------------
+
+    def add(self, *turns: ScriptItem) -> None:
+        """Append turns to the script."""
+        with self._lock:
+            self._script.extend(turns)
+
+    @property
+    def remaining(self) -> int:
+        """Scripted turns not yet consumed."""
+        return len(self._script)
+
+    def _next_id(self) -> int:
+        with self._lock:
+            self._counter += 1
+            return self._counter
+
+    def _answer(self, request: RecordedRequest) -> tuple[int, dict[str, Any]]:
+        body = request.body
+        kind = {"/v1/chat/completions": "chat", "/v1/responses": "responses"}.get(
+            request.path.split("?")[0]
+        )
+        if request.method != "POST" or kind is None:
+            return 404, _error(f"no route {request.method} {request.path}", "not_found")
+        if not isinstance(body, dict):
+            return 400, _error("the request body must be a JSON object", "invalid_request")
+        if body.get("stream"):
+            return 400, _error("the scripted server does not stream", "invalid_request")
+        with self._lock:
+            self.requests.append(request)
+            item = self._script.popleft() if self._script else None
+        if item is None:
+            return 400, _error("the script has no more turns", "script_exhausted")
+        turn = item(request) if callable(item) else item
+        return 200, self._chat(turn) if kind == "chat" else self._responses(turn)
+
+    def _call_id(self, call: ScriptedCall) -> str:
+        return call.call_id or f"call_{self._next_id()}"
+
+    def _chat(self, turn: ModelTurn) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text, "refusal": None}
+        if turn.calls:
+            message["tool_calls"] = [
+                {
+                    "id": self._call_id(c),
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments_json()},
+                }
+                for c in turn.calls
+            ]
+        return {
+            "id": f"chatcmpl-{self._next_id()}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": self.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": "tool_calls" if turn.calls else "stop",
+                    "logprobs": None,
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+
+    def _responses(self, turn: ModelTurn) -> dict[str, Any]:
+        output: list[dict[str, Any]] = []
+        if turn.text is not None:
+            output.append(
+                {
+                    "type": "message",
+                    "id": f"msg_{self._next_id()}",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": turn.text, "annotations": []}],
+                }
+            )
+        for c in turn.calls:
+            output.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_{self._next_id()}",
+                    "call_id": self._call_id(c),
+                    "name": c.name,
+                    "arguments": c.arguments_json(),
+                    "status": "completed",
+                }
+            )
+        return {
+            "id": f"resp_{self._next_id()}",
+            "object": "response",
+            "created_at": 0,
+            "model": self.model,
+            "status": "completed",
+            "output": output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": {
+                "input_tokens": 1,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": 1,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": 2,
+            },
+        }
+
+
+def _error(message: str, code: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+
+
+def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _handle(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body: Any = json.loads(raw) if raw else None
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+            request = RecordedRequest(
+                self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body
+            )
+            try:
+                status, payload = server._answer(request)
+            except Exception as exc:  # a failing responder must not hang the client
+                status, payload = 500, _error(f"responder failed: {exc!r}", "responder_error")
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_POST = _handle
+        do_GET = _handle
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Silence the default stderr logging."""
+
+    return Handler
