@@ -53,11 +53,16 @@ def freeze(value: Any) -> Any:
     return value
 
 
+_EMPTY: FrozenDict[Any, Any] = FrozenDict()
+
+
 def to_frozen(value: Mapping[Any, Any] | None) -> FrozenDict[Any, Any]:
     """attrs converter: any mapping to a deep-frozen FrozenDict."""
     if isinstance(value, FrozenDict):
         return value
-    return freeze(value or {})  # type: ignore[no-any-return]
+    if not value:
+        return _EMPTY
+    return freeze(value)  # type: ignore[no-any-return]
 
 
 def thaw(value: Any) -> Any:

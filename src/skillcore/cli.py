@@ -10,12 +10,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from skillcore.diagnostics import Severity
+import attrs
+
+from skillcore.diagnostics import Diagnostic, Severity
+from skillcore.errors import SkillcoreError
 from skillcore.library import SkillLibrary
 from skillcore.parsing import ValidationMode, check_name
 from skillcore.policy import PolicyMode, ToolPolicy
 from skillcore.render import CatalogFormat
 from skillcore.session import Limits
+from skillcore.sources import ReadError
 from skillcore.tools import SkillToolkit
 
 
@@ -50,20 +54,34 @@ class _Progress:
             self.stream.write("\n")
 
 
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit code 2."""
+
+
 def _library(args: argparse.Namespace) -> SkillLibrary:
     sources = args.sources or [default_examples()]
     progress = _Progress(sys.stderr)
-    lib = SkillLibrary(sources, mode=args.mode, progress=progress)
+    try:
+        lib = SkillLibrary(sources, mode=args.mode, progress=progress)
+    except (SkillcoreError, ValueError) as exc:  # e.g. the same source given twice
+        raise UsageError(str(exc)) from exc
     lib.discover()
     progress.close()
     return lib
+
+
+def _where(diag: Diagnostic) -> Diagnostic:
+    """The diagnostic with a path a user can open: the source joined with the file."""
+    if diag.source and diag.path:
+        return attrs.evolve(diag, path=f"{diag.source.rstrip('/')}/{diag.path}")
+    return diag
 
 
 def _print_diagnostics(lib: SkillLibrary, out: TextIO, min_severity: Severity) -> None:
     order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
     for diag in lib.catalog.diagnostics:
         if order.index(diag.severity) >= order.index(min_severity):
-            out.write(diag.format() + "\n")
+            out.write(_where(diag).format() + "\n")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -122,7 +140,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     if meta is None:
         print(f"no skill named {args.name!r}; see 'skillcore list'", file=sys.stderr)
         return 2
-    doc = lib.read_document(meta)
+    try:
+        doc = lib.read_document(meta)
+    except ReadError as exc:
+        doc, error = None, exc
+    else:
+        error = None
     fields: list[tuple[str, Any]] = [
         ("name", meta.name),
         ("description", meta.description),
@@ -140,6 +163,10 @@ def cmd_show(args: argparse.Namespace) -> int:
     for key, value in fields:
         if value is not None:
             print(f"{key + ':':<15}{value}")
+    if doc is None:
+        assert error is not None
+        print(f"cannot read {meta.name}: {error.code.value}: {error.message}", file=sys.stderr)
+        return 1
     print(f"{'resources:':<15}{len(doc.resources)}")
     for r in doc.resources:
         print(f"  {r.path} ({r.kind.value}, {r.size} bytes)")
@@ -271,8 +298,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def add(name: str, help: str, sources: bool = True) -> argparse.ArgumentParser:
+    def add(
+        name: str, help: str, sources: bool = True, first: tuple[str, str] | None = None
+    ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
+        if first is not None:  # a positional that comes before the sources (``show NAME ...``)
+            p.add_argument(first[0], help=first[1])
         if sources:
             p.add_argument(
                 "sources",
@@ -296,13 +327,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_validate)
 
-    p = add("show", "show one skill's metadata and resources")
-    p.add_argument("name", help="skill name")
+    p = add("show", "show one skill's metadata and resources", first=("name", "skill name"))
     p.add_argument("--body", action="store_true", help="also print the instructions")
     p.set_defaults(func=_show_args)
 
     p = add("render", "print the catalog exactly as the model sees it")
-    p.add_argument("--budget", type=int, default=16_000, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
     p.add_argument(
         "--format", choices=[f.value for f in CatalogFormat], default=CatalogFormat.MARKDOWN.value
     )
@@ -316,16 +346,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_new)
 
     p = add("demo", "a scripted walk through discover, load, tool policy and unload")
-    p.add_argument("--budget", type=int, default=16_000, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
     p.set_defaults(func=cmd_demo)
     return parser
 
 
 def _show_args(args: argparse.Namespace) -> int:
-    # ``show NAME [SOURCES...]``: argparse gives positionals in order (sources first).
-    if args.sources and not args.name:
-        args.name = args.sources.pop()
+    # ``show NAME [SOURCES...]``: the name is the first positional.
     return cmd_show(args)
+
+
+def _budget(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -334,6 +372,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except UsageError as exc:
+        print(f"skillcore {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piping into head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -54,6 +54,8 @@ class SkillLocation:
 
 
 def _tuple_of_str(value: Any) -> tuple[str, ...]:
+    if type(value) is tuple and all(type(v) is str for v in value):
+        return value  # already the right shape: the common case during discovery
     return tuple(str(v) for v in value)
 
 

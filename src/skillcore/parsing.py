@@ -112,6 +112,14 @@ def split_frontmatter(text: str) -> tuple[str | None, int, bool]:
 
 def _nesting_depth(yaml_text: str) -> int:
     """A cheap upper bound on YAML nesting: flow brackets plus block indentation levels."""
+    if (
+        yaml_text.count("[") + yaml_text.count("{") <= MAX_NESTING
+        and "\n" + " " * 24 not in yaml_text
+        and "- - - -" not in yaml_text
+    ):
+        # Fewer brackets than the limit, indentation under 24 and no long "- - -" runs:
+        # the exact walk below cannot exceed the limit, so skip it (hot path of discovery).
+        return 0
     flow = 0
     max_flow = 0
     for ch in yaml_text:
@@ -178,10 +186,7 @@ def _too_deep(yaml_text: str) -> bool:
     The cheap scan proves the common case shallow. It can be fooled (``]`` inside quotes,
     ``? `` chains), so anything it cannot prove shallow gets the exact event-stream check.
     """
-    if (
-        _nesting_depth(yaml_text) <= MAX_NESTING
-        and _indicator_count(yaml_text) <= MAX_NESTING
-    ):
+    if _nesting_depth(yaml_text) <= MAX_NESTING and _indicator_count(yaml_text) <= MAX_NESTING:
         return False
     return _event_depth(yaml_text, MAX_NESTING) > MAX_NESTING
 
@@ -290,7 +295,8 @@ def parse_skill_file(
                 "YAML parsed only after quoting values that contain ': '; quote them in the file",
             )
         )
-    if _count_nodes(raw, MAX_NODES) > MAX_NODES:
+    # Without an anchor there can be no alias, so no expansion to bound.
+    if "&" in yaml_text and _count_nodes(raw, MAX_NODES) > MAX_NODES:
         return _skip(
             ctx,
             Code.YAML_TOO_COMPLEX,

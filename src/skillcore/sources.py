@@ -185,6 +185,10 @@ def _join(*parts: str) -> str:
     return "/".join(p.strip("/") for p in parts if p.strip("/"))
 
 
+#: Returned by LocalReader._entry for a directory without a SKILL.md file.
+_NOT_A_SKILL = object()
+
+
 class LocalReader(SourceReader):
     """Reads a local directory with ``os.scandir`` and plain ``open``; confines symlinks."""
 
@@ -215,7 +219,7 @@ class LocalReader(SourceReader):
             entry = self._entry(
                 "", os.path.basename(self.root), head_bytes, known, real_root, diags
             )
-            return Scan((entry,) if entry else (), tuple(diags))
+            return Scan((entry,) if isinstance(entry, ScanEntry) else (), tuple(diags))
         depth = self.source.max_depth if self.source.recursive else 1
         self._walk("", depth, head_bytes, known, real_root, entries, diags, budget)
         entries.sort(key=lambda e: e.directory)
@@ -277,11 +281,10 @@ class LocalReader(SourceReader):
                         )
                     )
                     continue
-            if os.path.isfile(os.path.join(child.path, SKILL_FILE)):
-                entry = self._entry(child_rel, name, head_bytes, known, real_root, diags)
-                if entry is not None:
-                    entries.append(entry)
-            elif depth > 1:
+            entry = self._entry(child_rel, name, head_bytes, known, real_root, diags)
+            if isinstance(entry, ScanEntry):
+                entries.append(entry)
+            elif entry is _NOT_A_SKILL and depth > 1:
                 self._walk(
                     child_rel, depth - 1, head_bytes, known, real_root, entries, diags, budget
                 )
@@ -294,36 +297,48 @@ class LocalReader(SourceReader):
         known: Mapping[str, str],
         real_root: str,
         diags: list[Diagnostic],
-    ) -> ScanEntry | None:
+    ) -> ScanEntry | object | None:
+        """The scan entry of a skill directory; None if skipped (with a diagnostic);
+        ``_NOT_A_SKILL`` when there is no SKILL.md file."""
         path = (
             os.path.join(self.root, rel, SKILL_FILE) if rel else os.path.join(self.root, SKILL_FILE)
         )
         file_rel = _join(rel, SKILL_FILE)
+        # One lstat tells "not a skill", "symlink" and the change stamp (hot path).
         try:
-            if os.path.islink(path) and not self._inside(os.path.realpath(path), real_root):
-                diags.append(
-                    _diag(
-                        Code.SYMLINK_ESCAPE,
-                        "skipped: SKILL.md is a symlink pointing outside the source",
-                        self,
-                        file_rel,
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return _NOT_A_SKILL
+        except OSError as exc:
+            diags.append(
+                _diag(Code.READ_FAILED, f"skipped: cannot stat SKILL.md: {exc}", self, file_rel)
+            )
+            return None
+        try:
+            if stat_mod.S_ISLNK(st.st_mode):
+                if not self._inside(os.path.realpath(path), real_root):
+                    diags.append(
+                        _diag(
+                            Code.SYMLINK_ESCAPE,
+                            "skipped: SKILL.md is a symlink pointing outside the source",
+                            self,
+                            file_rel,
+                        )
                     )
-                )
-                return None
-            if rel in known:
+                    return None
                 st = os.stat(path)
-                stamp = f"{st.st_size}:{st.st_mtime_ns}"
-                if known[rel] == stamp:
-                    return ScanEntry(rel, dir_name, stamp, None)
+            if not stat_mod.S_ISREG(st.st_mode):
+                return _NOT_A_SKILL
+            stamp = f"{st.st_size}:{st.st_mtime_ns}"
+            if known.get(rel) == stamp:
+                return ScanEntry(rel, dir_name, stamp, None)
             with open(path, "rb") as fh:
-                st = os.fstat(fh.fileno())
                 head = fh.read(head_bytes)
         except OSError as exc:
             diags.append(
                 _diag(Code.READ_FAILED, f"skipped: cannot read SKILL.md: {exc}", self, file_rel)
             )
             return None
-        stamp = f"{st.st_size}:{st.st_mtime_ns}"
         return ScanEntry(rel, dir_name, stamp, head, complete=st.st_size <= len(head))
 
     def _resolve(self, directory: str, rel_path: str) -> str:
@@ -343,7 +358,9 @@ class LocalReader(SourceReader):
         """Read at most ``max_bytes``; larger files raise ReadError(TOO_LARGE)."""
         real = self._resolve(directory, rel_path)
         try:
-            with open(real, "rb") as fh:
+            # O_NONBLOCK: opening a FIFO planted in a skill must not hang the agent.
+            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with open(fd, "rb") as fh:
                 st = os.fstat(fh.fileno())
                 if not stat_mod.S_ISREG(st.st_mode):
                     raise ReadError(
@@ -392,8 +409,8 @@ class LocalReader(SourceReader):
                     if child.is_dir():
                         subdirs.append(child_rel)
                         continue
-                    if child_rel == SKILL_FILE:
-                        continue
+                    if child_rel == SKILL_FILE or not child.is_file():
+                        continue  # FIFOs, sockets, devices are not resources
                     size = child.stat().st_size
                 except OSError:
                     continue
