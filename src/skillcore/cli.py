@@ -369,7 +369,13 @@ def _budget(text: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # argparse stops filling a positional at the first option, so in ``show NAME --body SRC``
+    # the trailing SRC comes back unrecognised: it is one more source.
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if any(e.startswith("-") for e in extra) or not hasattr(args, "sources"):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.sources = [*args.sources, *extra]
     try:
         return int(args.func(args))
     except UsageError as exc:

@@ -323,15 +323,20 @@ class SkillLibrary:
         resources, truncated = listing
         return SkillDocument(meta, body_of(text), resources, truncated)
 
-    def read_document(self, name: str | SkillMetadata) -> SkillDocument:
-        """Read a skill's full SKILL.md and list its resources. Raises ReadError."""
+    def read_document(
+        self, name: str | SkillMetadata, max_bytes: int | None = None
+    ) -> SkillDocument:
+        """Read a skill's full SKILL.md (at most ``max_bytes``, default the library's
+        ``max_file_bytes``) and list its resources. Raises ReadError."""
         meta = self._meta(name)
         reader = self.reader(meta.location.source)
-        data = self._read_skill_file(reader, meta)
+        data = self._read_skill_file(reader, meta, max_bytes)
         listing = reader.list_files(meta.location.directory, self.max_resources)
         return self._document_from(meta, data, listing)
 
-    async def aread_document(self, name: str | SkillMetadata) -> SkillDocument:
+    async def aread_document(
+        self, name: str | SkillMetadata, max_bytes: int | None = None
+    ) -> SkillDocument:
         """Async :meth:`read_document`."""
         import anyio.to_thread
 
@@ -341,20 +346,26 @@ class SkillLibrary:
             SourceReader.alist_files
         ):
             # One thread hop for both reads instead of two.
-            return await anyio.to_thread.run_sync(self.read_document, meta)
-        data = await self._aread_skill_file(reader, meta)
+            return await anyio.to_thread.run_sync(self.read_document, meta, max_bytes)
+        data = await self._aread_skill_file(reader, meta, max_bytes)
         listing = await reader.alist_files(meta.location.directory, self.max_resources)
         return self._document_from(meta, data, listing)
 
-    def _read_skill_file(self, reader: SourceReader, meta: SkillMetadata) -> bytes:
+    def _read_skill_file(
+        self, reader: SourceReader, meta: SkillMetadata, max_bytes: int | None = None
+    ) -> bytes:
+        cap = self.max_file_bytes if max_bytes is None else max_bytes
         try:
-            return reader.read_file(meta.location.directory, SKILL_FILE, self.max_file_bytes)
+            return reader.read_file(meta.location.directory, SKILL_FILE, cap)
         except ReadError as exc:
             raise _doc_error(exc) from None
 
-    async def _aread_skill_file(self, reader: SourceReader, meta: SkillMetadata) -> bytes:
+    async def _aread_skill_file(
+        self, reader: SourceReader, meta: SkillMetadata, max_bytes: int | None = None
+    ) -> bytes:
+        cap = self.max_file_bytes if max_bytes is None else max_bytes
         try:
-            return await reader.aread_file(meta.location.directory, SKILL_FILE, self.max_file_bytes)
+            return await reader.aread_file(meta.location.directory, SKILL_FILE, cap)
         except ReadError as exc:
             raise _doc_error(exc) from None
 

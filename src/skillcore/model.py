@@ -125,7 +125,8 @@ def _check_unique(instance: Catalog, attribute: attrs.Attribute[Any], value: Any
 class Catalog:
     """The merged, ordered set of skills of all sources, with diagnostics and a fingerprint.
 
-    Order is precedence order: skills of earlier sources first, each source's skills by name.
+    Order is precedence order: skills of the highest-precedence (last) source first, each
+    source's skills by name.
     """
 
     skills: tuple[SkillMetadata, ...] = attrs.field(

@@ -84,7 +84,13 @@ def decode_text(data: bytes) -> tuple[str | None, Code | None, str]:
         if exc.start >= len(data) - 3 and exc.reason == "unexpected end of data":
             text = data[: exc.start].decode("utf-8-sig")
         else:
-            return None, Code.DECODE_ERROR, f"not valid UTF-8 at byte {exc.start}: {exc.reason}"
+            line = data[: exc.start].count(b"\n") + 1
+            return (
+                None,
+                Code.DECODE_ERROR,
+                f"not valid UTF-8 at byte {exc.start} (line {line}): {exc.reason}; "
+                "save the file as UTF-8",
+            )
     return text, None, ""
 
 
@@ -186,7 +192,8 @@ def _too_deep(yaml_text: str) -> bool:
     The cheap scan proves the common case shallow. It can be fooled (``]`` inside quotes,
     ``? `` chains), so anything it cannot prove shallow gets the exact event-stream check.
     """
-    if _nesting_depth(yaml_text) <= MAX_NESTING and _indicator_count(yaml_text) <= MAX_NESTING:
+    half = MAX_NESTING // 2  # the two cheap counts add up to a bound on the real depth
+    if _nesting_depth(yaml_text) < half and _indicator_count(yaml_text) < half:
         return False
     return _event_depth(yaml_text, MAX_NESTING) > MAX_NESTING
 

@@ -297,7 +297,7 @@ class SkillToolkit:
             if isinstance(req, Outcome):
                 return self._refusal(session, tool, req)
             try:
-                doc = self.library.read_document(req.name)
+                doc = self.library.read_document(req.name, self._file_cap(session))
             except ReadError as exc:
                 return self._read_failure(session, tool, req, exc)
             return self._finish_load(session, tool, doc, turn)
@@ -323,7 +323,7 @@ class SkillToolkit:
             if isinstance(req, Outcome):
                 return self._refusal(session, tool, req)
             try:
-                doc = await self.library.aread_document(req.name)
+                doc = await self.library.aread_document(req.name, self._file_cap(session))
             except ReadError as exc:
                 return self._read_failure(session, tool, req, exc)
             return self._finish_load(session, tool, doc, turn)
@@ -339,6 +339,10 @@ class SkillToolkit:
                 content = exc
             return self._resource(session, tool, args, turn, content)
         return self._pure(session, tool, kind, args, turn)
+
+    def _file_cap(self, session: SkillSession) -> int:
+        # The tighter of the library's and the session's caps applies.
+        return min(self.library.max_file_bytes, session.limits.max_file_bytes)
 
     def _prepare(
         self, session: SkillSession, tool: str, arguments: Any, turn: Hashable | None

@@ -101,7 +101,8 @@ def test_restrict_union_and_unrestricted_lift() -> None:
     s, _ = s.finish_load(_doc(cat, "b"))
     assert s.check_tool("Read") and s.check_tool("Grep") and s.check_tool("think")
     blocked = s.check_tool("Write")
-    assert not blocked.allowed and "Read, Grep" in blocked.reason and "unload_skill" in blocked.reason
+    assert not blocked.allowed
+    assert "Read, Grep" in blocked.reason and "unload_skill" in blocked.reason
     assert s.check_tool("unload_skill").allowed
     s, _ = s.finish_load(_doc(cat, "c"))
     assert s.check_tool("Write").allowed
@@ -215,6 +216,13 @@ def test_load_reply_lists_resources_and_dependencies(library) -> None:
     r = toolkit.call(library.session(), "load_skill", {"skill_name": "csv-data-audit"})
     assert "- scripts/profile_csv.py (script)" in r.text
     assert "- references/checklist.md (reference)" in r.text
+
+
+def test_session_file_cap_applies_to_loads(library) -> None:
+    toolkit = SkillToolkit(library)
+    s = library.session(Limits(max_file_bytes=50))
+    r = toolkit.call(s, "load_skill", {"skill_name": "release-notes"})
+    assert r.code.value == "TOO_LARGE" and r.session is s
 
 
 def test_resource_read_and_cap(library) -> None:
