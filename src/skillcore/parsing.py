@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 import yaml
 
+from skillcore._frozen import FrozenDict
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillLocation, SkillMetadata
 
@@ -104,16 +105,16 @@ def split_frontmatter(text: str) -> tuple[str | None, int, bool]:
     first_nl = text.find("\n")
     if first_nl == -1 or text[:first_nl].strip() != "---":
         return None, 0, False
-    pos = first_nl + 1
-    while True:
-        nl = text.find("\n", pos)
-        line = text[pos:] if nl == -1 else text[pos:nl]
-        if line.rstrip() in ("---", "..."):
-            body_offset = len(text) if nl == -1 else nl + 1
-            return text[first_nl + 1 : pos], body_offset, True
-        if nl == -1:
-            return text[first_nl + 1 :], len(text), False
-        pos = nl + 1
+    m = _CLOSING.search(text, first_nl + 1)
+    if m is None:
+        return text[first_nl + 1 :], len(text), False
+    end = m.end()
+    body_offset = end + 1 if end < len(text) else end
+    return text[first_nl + 1 : m.start()], body_offset, True
+
+
+#: A line that closes the frontmatter: ``---`` or ``...`` with optional trailing blanks.
+_CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t\r]*$", re.M)
 
 
 def _nesting_depth(yaml_text: str) -> int:
@@ -348,6 +349,8 @@ def _type_name(value: Any) -> str:
 
 def _split_tools(text: str) -> list[str]:
     """Split an allowed-tools string on spaces or commas, never inside parentheses."""
+    if "(" not in text and "," not in text:
+        return text.split()  # the common case, without the character walk
     sep_is_comma = False
     depth = 0
     for ch in text:
@@ -395,9 +398,16 @@ def _str_list(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return tuple(p.strip() for p in value.split(",") if p.strip())
     if isinstance(value, (list, tuple)):
-        if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
-            raise TypeError("list of non-strings")
-        return tuple(str(v).strip() for v in value if str(v).strip())
+        out = []
+        for v in value:
+            if type(v) is not str:
+                if not isinstance(v, (int, float)) or isinstance(v, bool):
+                    raise TypeError("list of non-strings")
+                v = str(v)
+            v = v.strip()
+            if v:
+                out.append(v)
+        return tuple(out)
     raise TypeError(_type_name(value))
 
 
@@ -586,7 +596,7 @@ def _build(
                         )
                     )
                 clean[str(k)] = v if isinstance(v, str) else _scalar_text(v)
-            kwargs["metadata"] = clean
+            kwargs["metadata"] = FrozenDict(clean)  # str -> str: no deep freeze needed
         else:
             diags.append(
                 ctx.problem(

@@ -1,13 +1,52 @@
-"""skillcore adapter for openai (work in progress)."""
+"""skillcore for OpenAI: function-calling tool schemas (Chat Completions and Responses), the
+instructions text and a dispatcher for custom agent loops, plus OpenAI Agents SDK tools.
+
+``import skillcore_openai`` needs neither ``openai`` nor ``openai-agents``; the Agents SDK part
+(:class:`AgentSkills`, :class:`SkillState`) is imported on first use.
+"""
 
 from __future__ import annotations
 
-from skillcore.errors import SkillcoreError
+from typing import TYPE_CHECKING, Any
 
-__all__: list[str] = []
+from skillcore_openai.functions import (
+    FunctionCall,
+    Handler,
+    OpenAISkills,
+    ToolCallResult,
+    TurnResult,
+    chat_tool,
+    instructions,
+    parse_call,
+    response_tool,
+    tool_output,
+)
+
+if TYPE_CHECKING:
+    from skillcore_openai.agents_sdk import AgentSkills, SkillState
+
+__all__ = [
+    "AgentSkills",
+    "FunctionCall",
+    "Handler",
+    "OpenAISkills",
+    "SkillState",
+    "ToolCallResult",
+    "TurnResult",
+    "chat_tool",
+    "instructions",
+    "parse_call",
+    "response_tool",
+    "tool_output",
+]
+
+_LAZY = {"AgentSkills", "SkillState"}
 
 
-def __getattr__(name: str) -> object:
-    raise SkillcoreError(
-        f"skillcore_openai.{name} is not available yet in this version of skillcore"
-    )
+def __getattr__(name: str) -> Any:
+    # The Agents SDK is heavy and optional: import it only when its adapter is asked for.
+    if name in _LAZY:
+        from skillcore_openai import agents_sdk
+
+        return getattr(agents_sdk, name)
+    raise AttributeError(f"module 'skillcore_openai' has no attribute {name!r}")

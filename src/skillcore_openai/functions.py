@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 import anyio
@@ -18,17 +18,17 @@ import attrs
 
 from skillcore import (
     CatalogFormat,
+    Limits,
     OutcomeCode,
     SkillLibrary,
     SkillSession,
     SkillToolkit,
     ToolDecision,
+    ToolPolicy,
     ToolResult,
     ToolSpec,
     catalog_view,
 )
-from skillcore.session import Limits
-from skillcore.policy import ToolPolicy
 
 __all__ = [
     "FunctionCall",
@@ -134,7 +134,9 @@ def parse_call(call: Any) -> FunctionCall:
         return FunctionCall(
             "chat", _str(_get(custom, "name"), "name"), _get(custom, "input"), _id(call), True
         )
-    if kind in ("function_call", "custom_tool_call"):
+    if kind in ("function_call", "custom_tool_call") or (
+        kind is None and _get(call, "call_id") is not None
+    ):
         is_custom = kind == "custom_tool_call"
         return FunctionCall(
             "responses",
@@ -258,7 +260,9 @@ class OpenAISkills:
         """The skill library behind the toolkit."""
         return self.toolkit.library
 
-    def session(self, limits: Limits | None = None, policy: ToolPolicy | None = None) -> SkillSession:
+    def session(
+        self, limits: Limits | None = None, policy: ToolPolicy | None = None
+    ) -> SkillSession:
         """A new, empty session using this toolkit's tool names."""
         return self.library.session(limits, policy, self.toolkit.names)
 
@@ -454,13 +458,12 @@ def _parse_object(arguments: str | Mapping[str, Any] | None) -> dict[str, Any] |
         try:
             value = json.loads(arguments)
         except json.JSONDecodeError as exc:
-            return f"arguments are not valid JSON ({exc.msg} at position {exc.pos}); send a JSON object"
+            return (
+                f"arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
+                "send a JSON object"
+            )
     else:
         value = arguments
     if not isinstance(value, Mapping):
         return f"arguments must be a JSON object, got {type(value).__name__}"
     return dict(value)
-
-
-# Keep type-only names referenced (used in annotations of callers' handlers).
-_ = (Awaitable, Sequence)

@@ -104,7 +104,7 @@ class ScriptedServer:
             server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
             server.daemon_threads = True
             self._server = server
-            self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+            self._thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
             self._thread.start()
         return self
 
