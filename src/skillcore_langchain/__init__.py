@@ -1,13 +1,21 @@
-"""skillcore adapter for langchain (work in progress)."""
+"""skillcore for LangChain v1: ``SkillsMiddleware`` for ``langchain.agents.create_agent``.
+
+Works with LangGraph checkpointers and with deepagents' ``create_deep_agent(middleware=...)``.
+Install with ``pip install "skillcore[langchain]"``.
+"""
 
 from __future__ import annotations
 
-from skillcore.errors import SkillcoreError
+from skillcore.errors import require
 
-__all__: list[str] = []
+require("langchain.agents", "langchain", "skillcore_langchain")
 
+from skillcore_langchain.middleware import (  # noqa: E402 - after the dependency check
+    SEED_KEY,
+    STATE_KEY,
+    SkillsMiddleware,
+    SkillsState,
+    merge_seed,
+)
 
-def __getattr__(name: str) -> object:
-    raise SkillcoreError(
-        f"skillcore_langchain.{name} is not available yet in this version of skillcore"
-    )
+__all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]

@@ -1,0 +1,170 @@
+"""Offline testing helpers: a scripted chat model and the conformance driver.
+
+``ScriptedChatModel`` is a real ``BaseChatModel`` (so ``create_agent`` runs unchanged) that
+supports ``bind_tools`` and replays scripted ``AIMessage``s; every request is recorded, so tests
+can assert exactly what the model was shown::
+
+    model = ScriptedChatModel(script=[tool_calls(("load_skill", {"skill_name": "x"}))])
+    agent = create_agent(model, tools, middleware=[SkillsMiddleware("./skills")])
+    agent.invoke({"messages": [{"role": "user", "content": "hi"}]})
+    model.system()          # the system message of the last model call
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain.agents import create_agent
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.tools import BaseTool, tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import ConfigDict, Field
+
+from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy, loaded_names_of
+from skillcore.testing import AdapterDriver, Call, Reply
+from skillcore_langchain.middleware import STATE_KEY, SkillsMiddleware
+
+__all__ = ["LangChainDriver", "ScriptedChatModel", "plain_tools", "tool_calls"]
+
+#: A scripted step: a message, or a function of the prompt messages returning one.
+Step = AIMessage | Callable[[list[BaseMessage]], AIMessage]
+
+_ids = itertools.count(1)
+
+
+def tool_calls(*items: tuple[str, dict[str, Any]] | str, text: str = "") -> AIMessage:
+    """An AIMessage calling tools in parallel: ``tool_calls(("load_skill", {...}), "Read")``."""
+    calls = []
+    for item in items:
+        name, args = (item, {}) if isinstance(item, str) else item
+        calls.append({"name": name, "args": dict(args), "id": f"call_{next(_ids)}"})
+    return AIMessage(content=text, tool_calls=calls)
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Replays ``script`` (AIMessages or callables of the prompt) and records every request.
+
+    When the script runs out the model answers ``"done"`` (which ends an agent run).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    script: list[Any] = Field(default_factory=list)
+    requests: list[dict[str, Any]] = Field(default_factory=list)
+    lock: Any = Field(default_factory=threading.Lock, exclude=True)
+
+    @property
+    def _llm_type(self) -> str:
+        return "scripted"
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any) -> Any:
+        """Record the tools in OpenAI format (what a real provider would be sent)."""
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def push(self, *steps: Step) -> None:
+        """Append steps to the script."""
+        with self.lock:
+            self.script.extend(steps)
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        with self.lock:
+            self.requests.append({"messages": list(messages), "tools": kwargs.get("tools", [])})
+            step = self.script.pop(0) if self.script else AIMessage(content="done")
+        message = step(list(messages)) if callable(step) else step
+        return ChatResult(generations=[ChatGeneration(message=message.model_copy())])
+
+    # -- what the model was shown ----------------------------------------------------------
+
+    def system(self, index: int = -1) -> str:
+        """Text of the system message of a recorded request ("" if it had none)."""
+        messages = self.requests[index]["messages"]
+        first = messages[0] if messages else None
+        return first.text if isinstance(first, SystemMessage) else ""
+
+    def tool_names(self, index: int = -1) -> list[str]:
+        """Names of the tools bound for a recorded request."""
+        return [t["function"]["name"] for t in self.requests[index]["tools"]]
+
+    def tool_schema(self, name: str, index: int = -1) -> dict[str, Any]:
+        """JSON Schema of one bound tool's parameters."""
+        for t in self.requests[index]["tools"]:
+            if t["function"]["name"] == name:
+                return dict(t["function"]["parameters"])
+        raise KeyError(name)
+
+
+def plain_tools() -> list[BaseTool]:
+    """Two ordinary tools, ``Read`` and ``Write``, as the conformance scenario expects."""
+
+    @tool("Read")
+    def read(path: str = "") -> str:
+        """Read a file."""
+        return f"read {path}".strip()
+
+    @tool("Write")
+    def write(path: str = "", text: str = "") -> str:
+        """Write a file."""
+        return f"wrote {path}".strip()
+
+    return [read, write]
+
+
+class LangChainDriver(AdapterDriver):
+    """Runs :mod:`skillcore.testing` through ``create_agent`` with a checkpointer.
+
+    Each turn is one ``invoke`` (or ``ainvoke`` with ``use_async=True``) of the same thread.
+    """
+
+    def __init__(self, *, use_async: bool = False, tool_prefix: str = "") -> None:
+        self.use_async = use_async
+        self.tool_prefix = tool_prefix
+        self.names = ToolNames.prefixed(tool_prefix)
+
+    def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
+        self.model = ScriptedChatModel()
+        self.middleware = SkillsMiddleware(
+            library,
+            max_loaded_skills=limits.max_loaded,
+            max_description_budget=limits.catalog_budget,
+            allowed_tools_policy=policy.mode,
+            always_allowed_tools=policy.always_allowed,
+            tool_prefix=self.tool_prefix,
+        )
+        self.agent = create_agent(
+            self.model, plain_tools(), middleware=[self.middleware], checkpointer=InMemorySaver()
+        )
+        self.config: Any = {"configurable": {"thread_id": "conformance"}}
+
+    def turn(self, calls: Sequence[Call]) -> list[Reply]:
+        message = tool_calls(*((c.tool, c.args) for c in calls))
+        self.model.push(message)
+        payload: Any = {"messages": [HumanMessage("continue")]}
+        if self.use_async:
+            out = asyncio.run(self.agent.ainvoke(payload, self.config))
+        else:
+            out = self.agent.invoke(payload, self.config)
+        by_id = {m.tool_call_id: m for m in out["messages"] if isinstance(m, ToolMessage)}
+        replies = []
+        for call, tc in zip(calls, message.tool_calls):
+            reply = by_id[tc["id"]]
+            replies.append(Reply(call.tool, reply.text, reply.status == "error"))
+        return replies
+
+    def instructions(self) -> str:
+        return self.model.system()
+
+    def loaded(self) -> list[str]:
+        return loaded_names_of(self.agent.get_state(self.config).values.get(STATE_KEY))
