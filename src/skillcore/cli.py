@@ -19,7 +19,7 @@ from skillcore.parsing import ValidationMode, check_name
 from skillcore.policy import PolicyMode, ToolPolicy
 from skillcore.render import CatalogFormat
 from skillcore.session import Limits
-from skillcore.sources import ReadError
+from skillcore.sources import ReadError, SkillSource
 from skillcore.tools import SkillToolkit
 
 
@@ -59,7 +59,9 @@ class UsageError(Exception):
 
 
 def _library(args: argparse.Namespace) -> SkillLibrary:
-    sources = args.sources or [default_examples()]
+    sources: list[SkillSource | str] = list(args.sources or [default_examples()])
+    if args.recursive:
+        sources = [SkillSource(str(s), recursive=True, max_depth=args.max_depth) for s in sources]
     progress = _Progress(sys.stderr)
     try:
         lib = SkillLibrary(sources, mode=args.mode, progress=progress)
@@ -316,6 +318,17 @@ def build_parser() -> argparse.ArgumentParser:
                 choices=[m.value for m in ValidationMode],
                 default=ValidationMode.LENIENT.value,
                 help="validation mode (default: lenient)",
+            )
+            p.add_argument(
+                "--recursive",
+                action="store_true",
+                help="also find skills in sub-folders of each source (monorepos)",
+            )
+            p.add_argument(
+                "--max-depth",
+                type=int,
+                default=4,
+                help="how deep --recursive looks (default: 4)",
             )
         return p
 

@@ -437,10 +437,17 @@ def check_name(name: str, mode: ValidationMode) -> tuple[bool, str | None]:
     whitespace, path separators, markup or control characters; otherwise spec violations are
     problems (fatal only in strict mode).
     """
-    if not name or len(name) > 2 * MAX_NAME or _FORBIDDEN_NAME.search(name):
+    if not name:
+        return False, "name is empty"
+    if len(name) > 2 * MAX_NAME:
+        return False, f"name is {len(name)} characters long (at most {2 * MAX_NAME} are usable)"
+    bad = _FORBIDDEN_NAME.search(name)
+    if bad:
+        char = bad.group()
+        what = "whitespace" if char.isspace() else f"the character {char!r}"
         return False, (
-            f"name {name!r} is empty, too long, or contains whitespace, '/', quotes, "
-            "markup or control characters"
+            f"name {name!r} contains {what}, which cannot appear in a tool argument, a path or "
+            "a prompt entry; use lowercase letters, digits and hyphens"
         )
     if unicodedata.normalize("NFKC", name) != name:
         return False, f"name {name!r} is not in Unicode normal form NFKC"
@@ -672,6 +679,11 @@ def _build(
                 ctx.problem(Code.INVALID_TYPE, f"'{field}' must be true or false; ignored", field)
             )
 
+    if "version" not in kwargs:
+        meta_version = kwargs.get("metadata", {}).get("version")
+        if meta_version:
+            kwargs["version"] = meta_version  # a common convention: metadata: {version: ...}
+
     if fm.get("argument-hint") is not None:
         kwargs["argument_hint"] = _scalar_text(fm["argument-hint"])
 
@@ -715,4 +727,5 @@ def _jsonable(value: Any) -> Any:
 def body_of(text: str) -> str:
     """The Markdown body of a full ``SKILL.md`` text (everything after the frontmatter)."""
     _, offset, terminated = split_frontmatter(text)
-    return text[offset:].strip("\n") if terminated else text
+    # "\r" too: a CRLF file would otherwise start with a blank "\r\n" line and end with "\r".
+    return text[offset:].strip("\r\n") if terminated else text

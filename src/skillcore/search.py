@@ -11,7 +11,8 @@ import attrs
 
 from skillcore.model import Catalog, SkillMetadata
 
-_WORD = re.compile(r"[a-z0-9]+")
+#: Words in any script (``\\w`` is Unicode-aware), so non-English skills are searchable.
+_WORD = re.compile(r"\w+")
 
 
 @attrs.frozen
@@ -66,7 +67,13 @@ def search_skills(
                 if t and (t in q or (_words(t) <= q_words and _words(t))):
                     score += 5
                     reasons.append(f"trigger {trig!r}")
-            desc_common = q_words & _words(skill.description)
+            desc_words = _words(skill.description)
+            # Scripts written without spaces (Chinese, Japanese, Thai) form one long "word":
+            # match non-ASCII query words as substrings of the description instead.
+            desc_lower = skill.description.lower()
+            desc_common = {
+                w for w in q_words if w in desc_words or (not w.isascii() and w in desc_lower)
+            }
             if desc_common:
                 score += len(desc_common)
                 reasons.append("description: " + ", ".join(sorted(desc_common)))

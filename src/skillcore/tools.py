@@ -15,7 +15,7 @@ from skillcore.library import ResourceContent, SkillLibrary
 from skillcore.model import SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import ToolDecision
-from skillcore.render import CatalogFormat, catalog_view, render_load_reply
+from skillcore.render import CatalogFormat, catalog_view, quoteattr, render_load_reply
 from skillcore.search import search_skills
 from skillcore.session import (
     LoadRequest,
@@ -494,6 +494,4 @@ class SkillToolkit:
 
 
 def _q(value: str) -> str:
-    from xml.sax.saxutils import quoteattr
-
     return quoteattr(value)

@@ -359,3 +359,15 @@ def test_demo_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert "BLOCKED" in out and "LOAD_LIMIT_REACHED" in out
     assert "Unloaded skill" in out and '"schema": "skillcore.session/1"' in out
+
+
+def test_recursive_flag_finds_nested_skills(tmp_path, capsys) -> None:
+    from skillcore.cli import main
+
+    nested = tmp_path / "group" / "one"
+    nested.mkdir(parents=True)
+    (nested / "SKILL.md").write_text("---\nname: one\ndescription: Nested.\n---\nbody\n")
+    assert main(["list", str(tmp_path), "--json"]) == 0
+    assert capsys.readouterr().out.strip() == "[]"
+    assert main(["list", str(tmp_path), "--recursive", "--json"]) == 0
+    assert '"name": "one"' in capsys.readouterr().out

@@ -287,7 +287,7 @@ def test_over_long_name(root: Path) -> None:
 def test_absurdly_long_name_is_unusable_in_any_mode(root: Path) -> None:
     name = "a" * (4 * MAX_NAME)
     _, diags = discover_bad(root, skill_text(name))
-    assert_skipped(diags, Code.INVALID_NAME, "too long", field="name")
+    assert_skipped(diags, Code.INVALID_NAME, "256 characters long (at most 128 are usable)", field="name")
 
 
 def test_over_long_description_truncated_lenient_rejected_strict(root: Path) -> None:
@@ -350,10 +350,10 @@ def test_off_spec_names_lenient_warns_strict_skips(root: Path, name: str) -> Non
     ("yaml_name", "fragment"),
     [
         ('"two words"', "whitespace"),
-        ('"a/b"', "whitespace, '/'"),
-        ('"<script>"', "markup"),
+        ('"a/b"', "the character '/'"),
+        ('"<script>"', "the character '<'"),
         ('"ﬁle"', "not in Unicode normal form NFKC"),  # the 'fi' ligature
-        ('"tab\\there"', "control characters"),
+        ('"tab\\there"', "contains whitespace"),
     ],
 )
 def test_dangerous_names_are_unusable_even_lenient(

@@ -207,7 +207,7 @@ def test_name_is_stripped() -> None:
         ("-a", True, "starting or ending"),
         ("café", True, "lowercase"),
         ("a" * 65, True, "65 characters long"),
-        ("a" * 129, False, "too long"),
+        ("a" * 129, False, "characters long (at most 128"),
         ("", False, "empty"),
         ("a b", False, "whitespace"),
         ("a/b", False, "'/'"),

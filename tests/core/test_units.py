@@ -254,3 +254,34 @@ def test_state_is_small_and_rejects_garbage(library) -> None:
         strict=False,
     )
     assert lenient.loaded == ()
+
+
+def test_search_finds_non_english_descriptions() -> None:
+    cat = Catalog(
+        (
+            meta("web-shot", "使用浏览器截图并检查页面"),
+            meta("doc-writer", "문서 작성 도우미"),
+            meta("other", "English only"),
+        )
+    )
+    assert [h.skill.name for h in search_skills(cat, "浏览器")] == ["web-shot"]
+    assert [h.skill.name for h in search_skills(cat, "문서 작성")] == ["doc-writer"]
+
+
+def test_metadata_version_is_the_fallback_version() -> None:
+    from skillcore.parsing import parse_skill_file
+
+    loc = SkillLocation("s", "v", "/v")
+    text = b"---\nname: v\ndescription: d\nmetadata:\n  version: '2.1'\n---\nbody\n"
+    result = parse_skill_file(text, directory_name="v", location=loc, path="v/SKILL.md")
+    assert result.metadata is not None and result.metadata.version == "2.1"
+
+
+def test_name_with_space_says_whitespace() -> None:
+    from skillcore.parsing import parse_skill_file
+
+    loc = SkillLocation("s", "v", "/v")
+    text = b"---\nname: Forms Reviewer\ndescription: d\n---\nbody\n"
+    result = parse_skill_file(text, directory_name="v", location=loc, path="v/SKILL.md")
+    assert result.metadata is None
+    assert "contains whitespace" in result.diagnostics[-1].message
