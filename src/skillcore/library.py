@@ -57,6 +57,8 @@ class _SourceState:
     stamps: dict[str, str] = attrs.field(factory=dict)
     parsed: dict[str, ParseResult] = attrs.field(factory=dict)
     ok: bool = False
+    #: Diagnostics the last scan reported (to tell whether anything changed).
+    diagnostics: list[Diagnostic] | None = None
 
 
 class SkillLibrary:
@@ -92,6 +94,7 @@ class SkillLibrary:
         self._readers: dict[str, SourceReader] = {}
         self._states: dict[str, _SourceState] = {s.label: _SourceState() for s in self.sources}
         self._catalog: Catalog | None = None
+        self._dirty = False
         self._lock = threading.RLock()
 
     # -- readers ---------------------------------------------------------------------------
@@ -122,7 +125,10 @@ class SkillLibrary:
     def refresh(self) -> Catalog:
         """Re-scan all sources; only changed SKILL.md files are read and parsed again."""
         with self._lock:
+            self._dirty = False
             scans = [self._scan_one(src) for src in self.sources]
+            if not self._dirty and self._catalog is not None:
+                return self._catalog  # nothing added, removed, re-read or newly diagnosed
             return self._merge(scans)
 
     async def adiscover(self) -> Catalog:
@@ -146,10 +152,13 @@ class SkillLibrary:
             for i, src in enumerate(self.sources):
                 tg.start_soon(one, i, src)
         with self._lock:
+            self._dirty = False
             scans = [
                 self._finish_scan(src, res)  # type: ignore[arg-type]
                 for src, res in zip(self.sources, results)
             ]
+            if not self._dirty and self._catalog is not None:
+                return self._catalog
             return self._merge(scans)
 
     def _scan_one(self, src: SkillSource) -> tuple[SkillSource, list[Diagnostic]]:
@@ -166,6 +175,19 @@ class SkillLibrary:
         self, src: SkillSource, scan: Scan | BaseException
     ) -> tuple[SkillSource, list[Diagnostic]]:
         state = self._states[src.label]
+        src_diags, changed = self._apply_scan(src, state, scan)
+        if src_diags != state.diagnostics:
+            changed = True
+        state.diagnostics = src_diags
+        if changed:
+            self._dirty = True
+        return src, src_diags
+
+    def _apply_scan(
+        self, src: SkillSource, state: _SourceState, scan: Scan | BaseException
+    ) -> tuple[list[Diagnostic], bool]:
+        """Fold a scan into the source's state; returns its diagnostics and whether any
+        skill file was added, removed or re-read."""
         if isinstance(scan, BaseException):
             msg = (
                 str(scan)
@@ -173,32 +195,33 @@ class SkillLibrary:
                 else f"{type(scan).__name__}: {scan}"
             )
             if state.ok:
-                return src, [
-                    Diagnostic(
-                        Severity.WARNING,
-                        Code.SOURCE_STALE,
-                        f"source failed ({msg}); keeping its {len(state.parsed)} "
-                        "skill files from the last successful scan",
-                        src.label,
-                    )
-                ]
-            return src, [Diagnostic(Severity.ERROR, Code.SOURCE_UNREACHABLE, msg, src.label)]
+                stale = Diagnostic(
+                    Severity.WARNING,
+                    Code.SOURCE_STALE,
+                    f"source failed ({msg}); keeping its {len(state.parsed)} "
+                    "skill files from the last successful scan",
+                    src.label,
+                )
+                return [stale], False
+            return [Diagnostic(Severity.ERROR, Code.SOURCE_UNREACHABLE, msg, src.label)], False
         reader = self.reader(src)
         parsed: dict[str, ParseResult] = {}
         stamps: dict[str, str] = {}
         total = len(scan.entries)
+        changed = len(scan.entries) != len(state.parsed) or not state.ok
         for i, entry in enumerate(scan.entries):
             if entry.head is None and entry.directory in state.parsed:
                 parsed[entry.directory] = state.parsed[entry.directory]
             else:
                 parsed[entry.directory] = self._parse_entry(reader, entry)
+                changed = True
             stamps[entry.directory] = entry.stamp
             if self.progress is not None and (i % 200 == 0 or i == total - 1):
                 self.progress(i + 1, total)
         state.parsed = parsed
         state.stamps = stamps
         state.ok = True
-        return src, list(scan.diagnostics)
+        return list(scan.diagnostics), changed
 
     def _parse_entry(self, reader: SourceReader, entry: ScanEntry) -> ParseResult:
         location = SkillLocation(

@@ -300,10 +300,9 @@ class LocalReader(SourceReader):
     ) -> ScanEntry | object | None:
         """The scan entry of a skill directory; None if skipped (with a diagnostic);
         ``_NOT_A_SKILL`` when there is no SKILL.md file."""
-        path = (
-            os.path.join(self.root, rel, SKILL_FILE) if rel else os.path.join(self.root, SKILL_FILE)
-        )
-        file_rel = _join(rel, SKILL_FILE)
+        # Plain string joins: this runs once per skill on every refresh.
+        path = f"{self.root}/{rel}/{SKILL_FILE}" if rel else f"{self.root}/{SKILL_FILE}"
+        file_rel = f"{rel}/{SKILL_FILE}" if rel else SKILL_FILE
         # One lstat tells "not a skill", "symlink" and the change stamp (hot path).
         try:
             st = os.lstat(path)
@@ -598,22 +597,56 @@ def _diag(
 ReaderFactory = Callable[[SkillSource], SourceReader]
 _FACTORIES: dict[str, ReaderFactory] = {}
 
+_S3 = "skillcore.backends.s3:open_s3_reader"
+_GIT = "skillcore.backends.git:open_git_reader"
+_ARCHIVE = "skillcore.backends.archive:open_archive_reader"
+#: Built-in backends, imported on first use so ``import skillcore`` stays light (no s3fs,
+#: no pygit2). A user's :func:`register_reader` for the same protocol takes precedence.
+_BUILTIN_READERS: dict[str, str] = {
+    "s3": _S3,
+    "s3a": _S3,
+    "git": _GIT,
+    "git+file": _GIT,
+    "git+https": _GIT,
+    "git+http": _GIT,
+    "git+ssh": _GIT,
+    "zip": _ARCHIVE,
+    "tar": _ARCHIVE,
+}
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+
 
 def register_reader(protocol: str, factory: ReaderFactory) -> None:
     """Use ``factory`` for sources whose URL protocol is ``protocol`` (e.g. ``s3``, ``git``)."""
     _FACTORIES[protocol] = factory
 
 
+def _builtin_factory(spec: str) -> ReaderFactory:
+    import importlib
+
+    module, _, attr = spec.partition(":")
+    factory: ReaderFactory = getattr(importlib.import_module(module), attr)
+    return factory
+
+
 def open_reader(source: SkillSource) -> SourceReader:
-    """The reader for a source: a registered backend, local disk, or generic fsspec."""
+    """The reader for a source: a registered backend, local disk, or generic fsspec.
+
+    A missing optional dependency (s3fs, pygit2) raises
+    :class:`~skillcore.errors.MissingDependencyError` naming the extra to install.
+    """
     proto = source.protocol
     factory = _FACTORIES.get(proto)
+    if factory is None and proto in _BUILTIN_READERS:
+        factory = _builtin_factory(_BUILTIN_READERS[proto])
     if factory is not None:
         return factory(source)
     if source.fs is not None:
         return FsspecReader(source, source.fs, source.url)
     if proto == "file" and "::" not in source.url:
         path = source.url[len("file://") :] if source.url.startswith("file://") else source.url
+        if path.lower().endswith(ARCHIVE_SUFFIXES) and os.path.isfile(os.path.expanduser(path)):
+            return _builtin_factory(_ARCHIVE)(source)  # a packaged skill library
         return LocalReader(source, path)
     import fsspec
 

@@ -287,7 +287,9 @@ def test_over_long_name(root: Path) -> None:
 def test_absurdly_long_name_is_unusable_in_any_mode(root: Path) -> None:
     name = "a" * (4 * MAX_NAME)
     _, diags = discover_bad(root, skill_text(name))
-    assert_skipped(diags, Code.INVALID_NAME, "256 characters long (at most 128 are usable)", field="name")
+    assert_skipped(
+        diags, Code.INVALID_NAME, "256 characters long (at most 128 are usable)", field="name"
+    )
 
 
 def test_over_long_description_truncated_lenient_rejected_strict(root: Path) -> None:

@@ -43,6 +43,9 @@ def describe_error(exc: BaseException) -> str:
     """``Type: message`` with a hint for the errors users meet most."""
     text = str(exc).strip() or repr(exc)
     name = type(exc).__name__
+    code = _service_code(exc)
+    if code and code not in text:
+        name = f"{name} {code}"
     if isinstance(exc, PermissionError):
         return f"access denied ({name}: {text}); check the credentials and permissions"
     if isinstance(exc, FileNotFoundError):
@@ -54,3 +57,19 @@ def describe_error(exc: BaseException) -> str:
     ):
         return f"the server did not answer in time ({name}: {text})"
     return f"{name}: {text}"
+
+
+def _service_code(exc: BaseException) -> str | None:
+    """The service's error code (e.g. ``InvalidAccessKeyId``) of a botocore ClientError that
+    s3fs translated into an OSError, found on the exception's cause chain."""
+    seen = 0
+    current: BaseException | None = exc
+    while current is not None and seen < 5:
+        response = getattr(current, "response", None)
+        if isinstance(response, dict):
+            code = response.get("Error", {}).get("Code")
+            if isinstance(code, str) and code:
+                return code
+        current = current.__cause__ or current.__context__
+        seen += 1
+    return None

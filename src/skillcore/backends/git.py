@@ -83,7 +83,10 @@ def parse_git_url(url: str, options: Mapping[str, Any] | None = None) -> GitLoca
     explicit_subdir = str(options.get("subdir") or "").strip("/")
     if explicit_ref is not None or "subdir" in options:
         return GitLocation(
-            _norm_repo(rest, remote), remote, None, explicit_ref and str(explicit_ref),
+            _norm_repo(rest, remote),
+            remote,
+            None,
+            explicit_ref and str(explicit_ref),
             explicit_subdir,
         )
     # The ref separator is the last '@' of the path part (not a user@ in a remote's host).
@@ -146,22 +149,23 @@ class GitReader(SourceReader):
             return self._repo
         loc = self.location
         if loc.remote:
-            self._repo = self._clone()
+            self._repo = self._clone(diags)
             return self._repo
         found = pygit2.discover_repository(loc.repo) if os.path.exists(loc.repo) else None
         if found is None:
-            what = "does not exist" if not os.path.exists(loc.repo) else "is not in a Git repository"
+            exists = os.path.exists(loc.repo)
+            what = "is not in a Git repository" if exists else "does not exist"
             raise SourceUnavailable(f"{loc.repo} {what}")
         repo = pygit2.Repository(found)
-        if loc.spec is None and loc.ref is None and not loc.subdir and repo.workdir:
-            # git:///repo/skills (no ref): the folder is the path below the work tree.
+        if loc.spec is None and not loc.subdir and repo.workdir:
+            # git:///repo/skills (no '@'): the folder is the path below the work tree.
             rel = os.path.relpath(loc.repo, repo.workdir)
             if rel not in (".", "") and not rel.startswith(".."):
                 self._subdir = rel.replace(os.sep, "/")
         self._repo = repo
         return repo
 
-    def _clone(self) -> Any:
+    def _clone(self, diags: list[Diagnostic]) -> Any:
         import pygit2
 
         url = self.location.repo
@@ -171,7 +175,7 @@ class GitReader(SourceReader):
         )
         if os.path.isdir(target):
             repo = pygit2.Repository(target)
-            self._fetch(repo, [])
+            self._fetch(repo, diags)
             return repo
         os.makedirs(self.cache_dir, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=".clone-", dir=self.cache_dir)
@@ -192,9 +196,7 @@ class GitReader(SourceReader):
         if _FULL_SHA.fullmatch(spec.split("/", 1)[0]) and spec.split("/", 1)[0] in repo:
             return  # a pinned commit never changes: no network
         try:
-            repo.remotes["origin"].fetch(
-                ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
-            )
+            repo.remotes["origin"].fetch(["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
         except Exception as exc:
             if diags is None:
                 raise
@@ -227,9 +229,7 @@ class GitReader(SourceReader):
                 continue
             return commit, ref, subdir
         wanted = loc.ref or (loc.spec.split("/", 1)[0] if loc.spec else "HEAD")
-        raise SourceUnavailable(
-            f"ref {wanted!r} not found in {loc.repo} ({_known_refs(repo)})"
-        )
+        raise SourceUnavailable(f"ref {wanted!r} not found in {loc.repo} ({_known_refs(repo)})")
 
     def _pin(self, diags: list[Diagnostic]) -> _Pinned:
         import pygit2
@@ -260,10 +260,9 @@ class GitReader(SourceReader):
         """``git://repo@ref/subdir/directory`` (the ref the last scan resolved)."""
         loc = self.location
         ref = self._pinned.ref if self._pinned else (loc.ref or loc.spec or "HEAD")
-        base = loc.repo if loc.remote else loc.repo
         tail = "/".join(p for p in (self._subdir_of_pin(), directory) if p)
         prefix = "git+" if loc.remote else "git://"
-        url = f"{prefix}{base}@{ref}"
+        url = f"{prefix}{loc.repo}@{ref}"
         return f"{url}/{tail}" if tail else url
 
     def _subdir_of_pin(self) -> str:

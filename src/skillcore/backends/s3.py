@@ -61,10 +61,28 @@ def open_s3_reader(source: SkillSource) -> S3Reader:
     config.setdefault("retries", {"total_max_attempts": max(1, max_attempts), "mode": "standard"})
     # aiobotocore's pool defaults to 10 connections, which would cap the concurrency.
     config.setdefault("max_pool_connections", max(10, max_concurrency))
+    if "session" not in opts and "profile" not in opts:
+        opts["session"] = _shared_session()
     # A private instance: fsspec caches instances and an async one is bound to its loop.
     fs = fsspec.filesystem("s3", skip_instance_cache=True, config_kwargs=config, **opts)
     fs.retries = 1  # botocore already retries; s3fs' own loop would multiply the attempts
     return S3Reader(source, fs, root, max_concurrency)
+
+
+_SESSION: Any = None
+_SESSION_LOCK = threading.Lock()
+
+
+def _shared_session() -> Any:
+    """One aiobotocore session for all readers: a new session re-parses botocore's service
+    models (~0.5 s per source); clients, credentials and connections stay per reader."""
+    global _SESSION
+    with _SESSION_LOCK:
+        if _SESSION is None:
+            from aiobotocore.session import AioSession
+
+            _SESSION = AioSession()
+        return _SESSION
 
 
 def _strip_protocol(url: str) -> str:

@@ -1,0 +1,43 @@
+"""``SkillPolicyPlugin``: app-wide RESTRICT enforcement for every agent with a SkillToolset."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from google.adk.plugins.base_plugin import BasePlugin
+
+from skillcore_adk._toolset import SkillToolset
+
+if TYPE_CHECKING:
+    from google.adk.tools.base_tool import BaseTool
+    from google.adk.tools.tool_context import ToolContext
+
+
+class SkillPolicyPlugin(BasePlugin):
+    """Blocks tool calls that the loaded skills' ``allowed-tools`` do not cover (RESTRICT).
+
+    ``App(root_agent=..., plugins=[SkillPolicyPlugin()])``. With no arguments it enforces the
+    :class:`SkillToolset` found in the calling agent's ``tools``, whichever agent of the app
+    calls; pass toolsets explicitly to enforce only those. Each toolset decides with its own
+    policy (RECOMMEND never blocks) and the caller's own loaded skills.
+    """
+
+    def __init__(self, *toolsets: SkillToolset, name: str = "skillcore_policy") -> None:
+        super().__init__(name=name)
+        self.toolsets: tuple[SkillToolset, ...] = toolsets
+
+    def _toolsets_for(self, tool_context: ToolContext) -> tuple[SkillToolset, ...]:
+        if self.toolsets:
+            return self.toolsets
+        agent = tool_context.get_invocation_context().agent
+        return tuple(t for t in getattr(agent, "tools", ()) or () if isinstance(t, SkillToolset))
+
+    async def before_tool_callback(
+        self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        """Return an error response for a blocked call; ``None`` lets it run."""
+        for toolset in self._toolsets_for(tool_context):
+            blocked = toolset.before_tool_callback(tool, tool_args, tool_context)
+            if blocked is not None:
+                return blocked
+        return None

@@ -1,0 +1,383 @@
+"""``SkillToolset``: the skill tools as a Google ADK ``BaseToolset``.
+
+Translation only: schemas, argument validation, execution, rendering and the tool policy all
+come from :class:`skillcore.SkillToolkit` and :class:`skillcore.SkillSession`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
+from google.genai import types
+
+from skillcore import (
+    CatalogFormat,
+    Limits,
+    OutcomeCode,
+    PolicyMode,
+    SessionCoordinator,
+    SkillLibrary,
+    SkillSession,
+    SkillSource,
+    SkillToolkit,
+    StateError,
+    ToolDecision,
+    ToolNames,
+    ToolPolicy,
+    ToolResult,
+    ToolSpec,
+    ValidationMode,
+)
+
+if TYPE_CHECKING:
+    from google.adk.agents.readonly_context import ReadonlyContext
+    from google.adk.models.llm_request import LlmRequest
+    from google.adk.tools.tool_context import ToolContext
+
+logger = logging.getLogger("skillcore_adk")
+
+R = TypeVar("R")
+
+#: Session-state key prefix; the full key is ``"<prefix>:<agent name>"``.
+DEFAULT_STATE_KEY_PREFIX = "skillcore"
+
+#: ADK's own control-flow tool for handing a conversation to another agent.
+AGENT_TRANSFER_TOOL = "transfer_to_agent"
+
+Sources = SkillLibrary | SkillSource | str | os.PathLike[str] | Iterable[SkillSource | str]
+
+
+class _StateBinding:
+    """One tool call's view of its agent's persisted skill state (ADK session state).
+
+    Handed to :class:`SkillToolkit` as the ``turn`` of a call, so the toolkit's coordinator
+    runs every transition on the state as it is *now* and writes the result back at once.
+    """
+
+    __slots__ = ("key", "state", "toolset")
+
+    def __init__(self, toolset: SkillToolset, state: Any, key: str) -> None:
+        self.toolset = toolset
+        self.state = state
+        self.key = key
+
+    def read(self) -> SkillSession:
+        return self.toolset._restore(self.state.get(self.key))
+
+    def write(self, session: SkillSession) -> None:
+        # A fresh dict assigned (never mutated in place) so ADK records the delta, and so its
+        # merge of parallel calls can tell which write is the latest.
+        self.state[self.key] = session.to_state()
+
+
+class _StateCoordinator(SessionCoordinator):
+    """Serialises transitions on the live ADK session state.
+
+    ADK runs the calls of one model response as concurrent asyncio tasks that share the
+    session state. The toolkit reads documents *before* calling :meth:`apply`, and
+    read-state -> transition -> write-state below contains no ``await``, so no other call can
+    interleave: two parallel loads both land and the load limit holds.
+    """
+
+    def apply(
+        self,
+        turn: Hashable | None,
+        base: SkillSession,
+        transition: Callable[[SkillSession], tuple[SkillSession, R]],
+    ) -> tuple[SkillSession, R, int]:
+        if not isinstance(turn, _StateBinding):
+            return super().apply(turn, base, transition)
+        current = turn.read()
+        new, result = transition(current)
+        if new is not current:  # refused transitions return the very same session
+            turn.write(new)
+        return new, result, 0
+
+    def current(self, turn: Hashable | None, base: SkillSession) -> SkillSession:
+        if not isinstance(turn, _StateBinding):
+            return super().current(turn, base)
+        return turn.read()
+
+
+def _adk_schema(spec: ToolSpec) -> dict[str, Any]:
+    """The spec's JSON Schema in the shape ADK/Gemini expect for optional arguments.
+
+    The core schema is OpenAI-strict (optional = required + nullable). Gemini expresses an
+    optional argument by leaving it out of ``required``; the toolkit accepts both.
+    """
+    schema = spec.json_schema()
+    props: dict[str, Any] = schema.get("properties", {})
+    optional = []
+    for name, prop in props.items():
+        kind = prop.get("type")
+        if isinstance(kind, list) and "null" in kind:
+            rest = [k for k in kind if k != "null"]
+            prop["type"] = rest[0] if len(rest) == 1 else rest
+            optional.append(name)
+    schema["required"] = [r for r in schema.get("required", []) if r not in optional]
+    return schema
+
+
+class SkillTool(BaseTool):
+    """One skill tool (``load_skill``, ``unload_skill``, ``load_skill_resource`` or
+    ``search_skills``) whose declaration comes from the toolkit's :class:`ToolSpec`."""
+
+    def __init__(self, toolset: SkillToolset, spec: ToolSpec) -> None:
+        super().__init__(name=spec.name, description=spec.description)
+        self.spec = spec
+        self._toolset = toolset
+        self._declaration = types.FunctionDeclaration(
+            name=spec.name, description=spec.description, parameters_json_schema=_adk_schema(spec)
+        )
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        # Built once (validating it costs more than the rest of a model call's skill work);
+        # a shallow copy per request so a request that renames or edits it cannot leak back.
+        return self._declaration.model_copy(update={"name": self.name})
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Run the call through the toolkit; state is persisted by the coordinator."""
+        return await self._toolset._run(self.spec.name, args, tool_context)
+
+    def _detect_error_in_response(self, response: Any) -> str | None:
+        # ADK's telemetry hook (read with getattr): report our stable code as the error type.
+        if isinstance(response, dict) and response.get("error"):
+            return str(response.get("error_code") or "TOOL_ERROR")
+        return None
+
+
+class SkillToolset(BaseToolset):
+    """Agent Skills for a Google ADK agent: catalog in the instructions, four tools, load state.
+
+    ``SkillToolset("./skills")`` or ``SkillToolset(SkillLibrary([...]))``. Add it to
+    ``LlmAgent(tools=[...])``. Loaded skills are stored in the session state under
+    ``"skillcore:<agent name>"`` (JSON, without the catalog), so every agent of a session has
+    its own loaded set and any ADK session service persists it.
+
+    RESTRICT enforcement needs one of
+    ``LlmAgent(before_tool_callback=toolset.before_tool_callback)`` (one agent) or
+    ``App(plugins=[SkillPolicyPlugin()])`` (every agent of an app).
+    """
+
+    def __init__(
+        self,
+        sources: Sources,
+        *,
+        max_loaded_skills: int = 10,
+        max_description_budget: int = 16_000,
+        allowed_tools_policy: PolicyMode | str = PolicyMode.RECOMMEND,
+        always_allowed_tools: Iterable[str] = (),
+        allow_agent_transfer: bool = True,
+        catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
+        validation_mode: ValidationMode | str = ValidationMode.LENIENT,
+        tool_name_prefix: str = "",
+        include_resource_tool: bool = True,
+        limits: Limits | None = None,
+        refresh_each_turn: bool = True,
+        state_key_prefix: str = DEFAULT_STATE_KEY_PREFIX,
+        tool_filter: ToolPredicate | list[str] | None = None,
+    ) -> None:
+        """Build the toolset.
+
+        ``sources``: a :class:`SkillLibrary`, or paths/URLs/:class:`SkillSource`s for a new one
+        (``validation_mode`` applies to those). ``limits`` overrides ``max_loaded_skills`` and
+        ``max_description_budget`` when given. ``tool_name_prefix`` is prepended verbatim
+        (``"sc_"`` gives ``sc_load_skill``) so this toolset can sit next to ADK's own
+        ``SkillToolset``. ``allow_agent_transfer`` keeps ADK's ``transfer_to_agent`` usable
+        under RESTRICT. ``refresh_each_turn`` re-scans the sources (only changed files are
+        read) once per invocation, so skills added or removed show up on the next turn.
+        """
+        # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
+        super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
+        if isinstance(sources, SkillLibrary):
+            self.library = sources
+        else:
+            self.library = SkillLibrary(sources, mode=validation_mode)  # type: ignore[arg-type]
+        self.limits = limits or Limits(
+            max_loaded=max_loaded_skills, catalog_budget=max_description_budget
+        )
+        always = set(always_allowed_tools)
+        if allow_agent_transfer:
+            always.add(AGENT_TRANSFER_TOOL)
+        self.policy = ToolPolicy(PolicyMode(allowed_tools_policy), frozenset(always))
+        self.names = ToolNames.prefixed(tool_name_prefix)
+        self.toolkit = SkillToolkit(
+            self.library,
+            names=self.names,
+            include_resource_tool=include_resource_tool,
+            catalog_format=catalog_format,
+            coordinator=_StateCoordinator(),
+        )
+        self.refresh_each_turn = refresh_each_turn
+        self.state_key_prefix = state_key_prefix
+        self._fresh_for: object = _NEVER
+        self._pending: asyncio.Future[Any] | None = None
+        self._tools: list[BaseTool] = []
+        self._tools_catalog: object = None
+
+    # -- state -----------------------------------------------------------------------------
+
+    def state_key(self, agent_name: str) -> str:
+        """The session-state key holding ``agent_name``'s loaded skills."""
+        return f"{self.state_key_prefix}:{agent_name}"
+
+    def _restore(self, state: Mapping[str, Any] | None) -> SkillSession:
+        try:
+            return self.library.restore(state, self.limits, self.policy, self.names)
+        except StateError as exc:
+            # Unreadable state (hand-edited, or from an incompatible version): start empty
+            # rather than failing every turn of the conversation.
+            logger.warning("ignoring unreadable skill state: %s", exc)
+            return self.library.restore(None, self.limits, self.policy, self.names)
+
+    def session_for(self, context: ReadonlyContext) -> SkillSession:
+        """The skill session of the agent running in ``context`` (any ADK context)."""
+        return self._restore(context.state.get(self.state_key(context.agent_name)))
+
+    def loaded_skills(self, context: ReadonlyContext) -> list[str]:
+        """Names of the skills loaded by the agent running in ``context``."""
+        return list(self.session_for(context).loaded_names)
+
+    async def _ensure_catalog(self, invocation_id: str | None) -> None:
+        """Discover on first use; with ``refresh_each_turn``, re-scan once per invocation.
+
+        Concurrent callers of one invocation (ADK resolves tools in parallel) share a single
+        scan instead of starting one each.
+        """
+        if self._fresh_for is not _NEVER and (
+            not self.refresh_each_turn or invocation_id is None or self._fresh_for == invocation_id
+        ):
+            pending = self._pending
+            if (
+                pending is not None
+                and not pending.done()
+                and pending.get_loop() is asyncio.get_running_loop()
+            ):
+                await asyncio.shield(pending)
+            return
+        self._fresh_for = invocation_id
+        self._pending = asyncio.ensure_future(self.library.arefresh())
+        try:
+            # Shielded: one caller being cancelled must not cancel the scan the others share.
+            await asyncio.shield(self._pending)
+        except BaseException:
+            self._fresh_for = _NEVER  # try again on the next call
+            raise
+
+    # -- BaseToolset -----------------------------------------------------------------------
+
+    async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
+        """The four skill tools; none when the catalog has no model-visible skill."""
+        await self._ensure_catalog(readonly_context.invocation_id if readonly_context else None)
+        catalog = self.library.catalog
+        if catalog is not self._tools_catalog:
+            # Declarations depend on the catalog only (the enum of skill names), so they are
+            # rebuilt only when a refresh produced a new catalog.
+            specs = self.toolkit.specs(self.library.session(self.limits, self.policy, self.names))
+            self._tools = [SkillTool(self, spec) for spec in specs]
+            self._tools_catalog = catalog
+        return [t for t in self._tools if self._is_tool_selected(t, readonly_context)]
+
+    async def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        """Append the budgeted catalog (with ``[Loaded]`` marks) to the system instruction.
+
+        Reads state only: ADK drops state written here, so all writes happen in the tools.
+        """
+        await self._ensure_catalog(tool_context.invocation_id)
+        session = self.session_for(tool_context)
+        text = self.toolkit.instructions(session)
+        if not text:
+            return
+        note = self._collision_note(session, llm_request)
+        llm_request.append_instructions([text + note] if note else [text])
+
+    def _collision_note(self, session: SkillSession, llm_request: LlmRequest) -> str:
+        """A warning for skills named like a tool the model can call (e.g. transfer_to_agent).
+
+        Both keep working -- a call by that name runs the tool, the skill is reached through
+        the load tool -- and the model is told so instead of guessing.
+        """
+        catalog = session.catalog
+        names = {*llm_request.tools_dict, *self.toolkit.tool_names}
+        clash = sorted(
+            n for n in names if (m := catalog.get(n)) is not None and not m.disable_model_invocation
+        )
+        if not clash:
+            return ""
+        listed = ", ".join(clash)
+        return (
+            f"\nNote: the skill(s) {listed} share a name with a tool. Calling the tool by that "
+            "name runs the tool, not the skill; to use the skill, call "
+            f'{self.names.load} with skill_name="<name>".\n'
+        )
+
+    # -- tools -----------------------------------------------------------------------------
+
+    async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
+        await self._ensure_catalog(tool_context.invocation_id)
+        binding = _StateBinding(self, tool_context.state, self.state_key(tool_context.agent_name))
+        result = await self.toolkit.acall(binding.read(), tool, dict(args), turn=binding)
+        return self._reply(result, tool_context)
+
+    def _reply(self, result: ToolResult, tool_context: ToolContext) -> dict[str, Any]:
+        if result.ok:
+            return {"result": result.text}
+        text = result.text
+        if result.terminal:
+            text = self._repeat_guard(result, tool_context) or text
+        return {"error": text, "error_code": result.code.value}
+
+    def _repeat_guard(self, result: ToolResult, tool_context: ToolContext) -> str | None:
+        """Stop retry loops: the same failing call again in one invocation gets a firmer reply.
+
+        Kept under ``temp:`` so it lives for the invocation only and is never persisted.
+        """
+        key = f"temp:{self.state_key(tool_context.agent_name)}:terminal"
+        seen = list(tool_context.state.get(key) or [])
+        marker = f"{result.tool}\x1f{result.text}"
+        count = seen.count(marker) + 1
+        tool_context.state[key] = [*seen, marker]
+        if count < 2:
+            return None
+        return (
+            f"{result.text} This exact call has now failed {count} times in this turn with "
+            f"{result.code.value}; it cannot succeed. Stop retrying it: continue without it or "
+            "tell the user what is missing."
+        )
+
+    # -- policy ----------------------------------------------------------------------------
+
+    def check_tool(self, tool_name: str, context: ReadonlyContext) -> ToolDecision:
+        """The allowed-tools decision for ``tool_name`` called by the agent in ``context``."""
+        return self.session_for(context).check_tool(tool_name)
+
+    def before_tool_callback(
+        self, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
+        """RESTRICT enforcement for one agent: ``LlmAgent(before_tool_callback=...)``.
+
+        Returns an error response (and the tool does not run) when the loaded skills'
+        ``allowed-tools`` do not cover ``tool``; ``None`` lets the call through.
+        """
+        if self.policy.mode is PolicyMode.RECOMMEND:
+            return None
+        decision = self.check_tool(tool.name, tool_context)
+        if decision.allowed:
+            return None
+        return {"error": decision.reason, "error_code": OutcomeCode.TOOL_BLOCKED.value}
+
+
+class _Never:
+    def __repr__(self) -> str:
+        return "<never>"
+
+
+_NEVER = _Never()

@@ -1,0 +1,209 @@
+"""Offline testing helpers for ADK agents with skills: a scripted model and the conformance driver.
+
+``ScriptedLlm`` is a real ``BaseLlm`` (so ``LlmAgent`` and the runners work unchanged) that
+replays scripted turns -- tool calls (issued in parallel) or a text answer -- and records every
+request, so tests can assert exactly what the model was shown::
+
+    model = ScriptedLlm(script=[[("load_skill", {"skill_name": "x"})], "done"])
+    agent = LlmAgent(name="a", model=model, tools=[SkillToolset("./skills")])
+    ...
+    model.instructions()    # the system instruction of the last model call
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
+
+from google.adk.agents import LlmAgent
+from google.adk.apps import App
+from google.adk.events.event import Event
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.runners import InMemoryRunner, Runner
+from google.adk.tools.function_tool import FunctionTool
+from google.genai import types
+from pydantic import Field
+
+from skillcore import Limits, SkillLibrary, ToolPolicy, loaded_names_of
+from skillcore.testing import AdapterDriver, Call, Reply
+from skillcore_adk._plugin import SkillPolicyPlugin
+from skillcore_adk._toolset import SkillToolset
+
+__all__ = ["AdkDriver", "ScriptedLlm", "plain_tools", "run_turn", "user_message"]
+
+#: One scripted model turn: tool calls ``[(name, args), ...]`` (parallel) or a text answer.
+Step = str | Sequence[tuple[str, dict[str, Any]]]
+
+_ids = itertools.count(1)
+
+
+class ScriptedLlm(BaseLlm):
+    """Replays ``script`` and records every request; answers ``"done"`` when it runs out.
+
+    One instance may serve several agents (the script is consumed in call order).
+    """
+
+    model: str = "scripted"
+    script: list[Any] = Field(default_factory=list)
+    requests: list[LlmRequest] = Field(default_factory=list)
+
+    def add(self, *steps: Step) -> ScriptedLlm:
+        """Append steps to the script (returns self)."""
+        self.script.extend(steps)
+        return self
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        """Yield the next scripted turn."""
+        self.requests.append(llm_request)
+        step = self.script.pop(0) if self.script else "done"
+        if isinstance(step, str):
+            parts = [types.Part.from_text(text=step)]
+        else:
+            parts = [
+                types.Part(
+                    function_call=types.FunctionCall(name=name, args=args, id=f"call-{next(_ids)}")
+                )
+                for name, args in step
+            ]
+        yield LlmResponse(content=types.Content(role="model", parts=parts))
+
+    def instructions(self, index: int = -1) -> str:
+        """The system instruction of a recorded request (default: the last one)."""
+        si = self.requests[index].config.system_instruction
+        return si if isinstance(si, str) else str(si or "")
+
+    def declarations(self, index: int = -1) -> list[types.FunctionDeclaration]:
+        """The function declarations of a recorded request."""
+        out: list[types.FunctionDeclaration] = []
+        for tool in self.requests[index].config.tools or []:
+            out.extend(getattr(tool, "function_declarations", None) or [])
+        return out
+
+    def tool_names(self, index: int = -1) -> list[str]:
+        """Names of the tools declared in a recorded request."""
+        return [d.name or "" for d in self.declarations(index)]
+
+    def declaration(self, name: str, index: int = -1) -> types.FunctionDeclaration:
+        """The declaration of tool ``name`` in a recorded request."""
+        for decl in self.declarations(index):
+            if decl.name == name:
+                return decl
+        raise KeyError(name)
+
+
+def Read() -> str:
+    """Read something (a plain tool of the conformance scenario)."""
+    return "ok"
+
+
+def Write() -> str:
+    """Write something (a plain tool of the conformance scenario)."""
+    return "ok"
+
+
+def plain_tools() -> list[FunctionTool]:
+    """Two ordinary function tools named ``Read`` and ``Write``."""
+    return [FunctionTool(Read), FunctionTool(Write)]
+
+
+def user_message(text: str = "go") -> types.Content:
+    """A user message."""
+    return types.Content(role="user", parts=[types.Part.from_text(text=text)])
+
+
+async def run_turn(
+    runner: Runner, session_id: str, text: str = "go", user_id: str = "u"
+) -> list[Event]:
+    """Run one user turn through the real runner and return its events."""
+    return [
+        event
+        async for event in runner.run_async(
+            user_id=user_id, session_id=session_id, new_message=user_message(text)
+        )
+    ]
+
+
+class AdkDriver(AdapterDriver):
+    """Runs the :mod:`skillcore.testing` conformance scenario through ``InMemoryRunner``.
+
+    ``enforcement`` is ``"callback"`` (the agent's ``before_tool_callback``) or ``"plugin"``
+    (:class:`SkillPolicyPlugin` on the app). Each :meth:`turn` is one user message: the scripted
+    model issues the calls in parallel, then answers.
+    """
+
+    app_name = "conformance"
+    agent_name = "assistant"
+
+    def __init__(self, enforcement: str = "callback") -> None:
+        if enforcement not in ("callback", "plugin"):
+            raise ValueError(f"enforcement must be 'callback' or 'plugin', got {enforcement!r}")
+        self.enforcement = enforcement
+        self.loop = asyncio.new_event_loop()
+
+    def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
+        """Build the agent, runner and a fresh session."""
+        self.toolset = SkillToolset(
+            library,
+            limits=limits,
+            allowed_tools_policy=policy.mode,
+            always_allowed_tools=policy.always_allowed,
+        )
+        self.model = ScriptedLlm()
+        callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
+        agent = LlmAgent(
+            name=self.agent_name,
+            model=self.model,
+            instruction="You are helpful.",
+            tools=[self.toolset, *plain_tools()],
+            before_tool_callback=callback,
+        )
+        if self.enforcement == "callback":
+            self.runner = InMemoryRunner(agent=agent, app_name=self.app_name)
+        else:
+            app = App(name=self.app_name, root_agent=agent, plugins=[SkillPolicyPlugin()])
+            self.runner = InMemoryRunner(app=app)
+        session = self.loop.run_until_complete(
+            self.runner.session_service.create_session(app_name=self.app_name, user_id="u")
+        )
+        self.session_id = session.id
+
+    def turn(self, calls: Sequence[Call]) -> list[Reply]:
+        """One model turn issuing ``calls``; replies in call order."""
+        self.model.add([(c.tool, dict(c.args)) for c in calls], "done")
+        events = self.loop.run_until_complete(run_turn(self.runner, self.session_id))
+        got = [r for e in events for r in e.get_function_responses()]
+        if [r.name for r in got] != [c.tool for c in calls]:
+            raise AssertionError(f"unexpected function responses: {got!r}")
+        replies = []
+        for r in got:
+            body = r.response or {}
+            is_error = "error" in body
+            text = body["error"] if is_error else body.get("result", "")
+            replies.append(Reply(r.name or "", str(text), is_error))
+        return replies
+
+    def instructions(self) -> str:
+        """The system instruction of the last model call."""
+        return self.model.instructions()
+
+    def loaded(self) -> list[str]:
+        """Loaded skills according to the persisted session state."""
+        session = self.loop.run_until_complete(
+            self.runner.session_service.get_session(
+                app_name=self.app_name, user_id="u", session_id=self.session_id
+            )
+        )
+        if session is None:
+            raise AssertionError("the session is gone")
+        return loaded_names_of(session.state.get(self.toolset.state_key(self.agent_name)))
+
+    def close(self) -> None:
+        """Close the runner and the event loop."""
+        self.loop.run_until_complete(self.runner.close())
+        self.loop.close()
