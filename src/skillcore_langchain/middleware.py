@@ -126,7 +126,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         always_allowed_tools: Iterable[str] = (),
         catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
         validation_mode: ValidationMode | str | None = None,
-        tool_prefix: str = "",
+        tool_name_prefix: str = "",
         include_resource_tool: bool = True,
         refresh: bool | float = True,
         share_with_subagents: bool = False,
@@ -145,7 +145,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             catalog_format: ``"markdown"`` (a bullet list) or ``"xml"`` (``<available_skills>``).
             validation_mode: ``"lenient"`` (default) or ``"strict"``; only with ``sources`` that
                 are not a library (a library has its own mode).
-            tool_prefix: prefix of the four tool names, e.g. ``"sc_"`` -> ``sc_load_skill``.
+            tool_name_prefix: prefix of the four tool names, e.g. ``"sc_"`` -> ``sc_load_skill``.
             include_resource_tool: set False when the agent reads files with its own tool.
             refresh: re-scan the sources at the start of every run so skills added, changed or
                 removed show up on the next turn (unchanged files are not read again); a number
@@ -167,7 +167,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             )
         self.limits = Limits(max_loaded=max_loaded_skills, catalog_budget=max_description_budget)
         self.policy = ToolPolicy(PolicyMode(allowed_tools_policy), frozenset(always_allowed_tools))
-        self.names = ToolNames.prefixed(tool_prefix)
+        self.names = ToolNames.prefixed(tool_name_prefix)
         self.toolkit = SkillToolkit(
             self.library,
             names=self.names,

@@ -128,10 +128,10 @@ class LangChainDriver(AdapterDriver):
     Each turn is one ``invoke`` (or ``ainvoke`` with ``use_async=True``) of the same thread.
     """
 
-    def __init__(self, *, use_async: bool = False, tool_prefix: str = "") -> None:
+    def __init__(self, *, use_async: bool = False, tool_name_prefix: str = "") -> None:
         self.use_async = use_async
-        self.tool_prefix = tool_prefix
-        self.names = ToolNames.prefixed(tool_prefix)
+        self.tool_name_prefix = tool_name_prefix
+        self.names = ToolNames.prefixed(tool_name_prefix)
 
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.model = ScriptedChatModel()
@@ -141,7 +141,7 @@ class LangChainDriver(AdapterDriver):
             max_description_budget=limits.catalog_budget,
             allowed_tools_policy=policy.mode,
             always_allowed_tools=policy.always_allowed,
-            tool_prefix=self.tool_prefix,
+            tool_name_prefix=self.tool_name_prefix,
         )
         self.agent = create_agent(
             self.model, plain_tools(), middleware=[self.middleware], checkpointer=InMemorySaver()

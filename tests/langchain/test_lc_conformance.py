@@ -23,4 +23,4 @@ def test_conformance(check, use_async: bool, tmp_path: Path) -> None:
 def test_conformance_with_prefix(tmp_path: Path) -> None:
     """Prefixed tool names behave the same (the scenario uses the driver's names)."""
     for i, check in enumerate(CHECKS):
-        check(LangChainDriver(tool_prefix="sc_"), tmp_path / f"c{i}")
+        check(LangChainDriver(tool_name_prefix="sc_"), tmp_path / f"c{i}")

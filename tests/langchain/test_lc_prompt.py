@@ -56,7 +56,7 @@ def test_tools_and_enum_schema(make_agent, model, run, examples) -> None:
 
 
 def test_prefix_and_no_resource_tool(make_agent, model, run, examples) -> None:
-    agent, _ = make_agent(examples, tool_prefix="sc_", include_resource_tool=False)
+    agent, _ = make_agent(examples, tool_name_prefix="sc_", include_resource_tool=False)
     model.push(tool_calls(("sc_load_skill", {"skill_name": "csv-data-audit"})))
     out = run(agent)
     assert model.tool_names(0)[:3] == ["sc_load_skill", "sc_unload_skill", "sc_search_skills"]
