@@ -47,6 +47,10 @@ class ToolPattern:
     @classmethod
     def parse(cls, entry: str) -> ToolPattern:
         """Split an entry into the tool part and the (verbatim) argument pattern."""
+        return _parse_pattern(entry)
+
+    @classmethod
+    def _parse(cls, entry: str) -> ToolPattern:
         entry = normalize_tool_name(entry.strip())
         paren = entry.find("(")
         if paren > 0 and entry.endswith(")"):
@@ -58,6 +62,12 @@ class ToolPattern:
         if "*" not in self.tool:
             return self.tool == tool_name
         return _glob(self.tool).fullmatch(tool_name) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_pattern(entry: str) -> ToolPattern:
+    # Every tool call under RESTRICT checks every entry of every loaded skill: parse once.
+    return ToolPattern._parse(entry)
 
 
 @functools.lru_cache(maxsize=1024)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import enum
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -111,7 +112,7 @@ class LoadRequest:
     name: str
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class LoadedSkill:
     """A skill loaded in a session, with what the model was told about it."""
 
@@ -272,7 +273,7 @@ class SkillSession:
             tool_name,
             self.policy,
             ((s.name, s.allowed_tools) for s in self.loaded),
-            frozenset(self.names.all()),
+            _skill_tool_set(self.names),
             self.names.unload,
         )
 
@@ -352,6 +353,11 @@ class SkillSession:
             return attrs.evolve(base, loaded=tuple(entries))
         except ValueError as exc:
             raise StateError(f"session state does not fit the catalog: {exc}") from exc
+
+
+@functools.lru_cache(maxsize=64)
+def _skill_tool_set(names: ToolNames) -> frozenset[str]:
+    return frozenset(names.all())
 
 
 def loaded_names_of(state: Mapping[str, Any] | None) -> list[str]:

@@ -12,7 +12,7 @@ import attrs
 
 from skillcore.coordination import SessionCoordinator
 from skillcore.library import ResourceContent, SkillLibrary
-from skillcore.model import SkillDocument
+from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import ToolDecision
 from skillcore.render import CatalogFormat, catalog_view, quoteattr, render_load_reply
@@ -111,6 +111,7 @@ class SkillToolkit:
         self.catalog_format = CatalogFormat(catalog_format)
         self.enum_limit = enum_limit
         self.coordinator = coordinator or SessionCoordinator()
+        self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -118,15 +119,9 @@ class SkillToolkit:
     def tool_names(self) -> tuple[str, ...]:
         """Names of the tools this toolkit exposes."""
         n = self.names
-        return (
-            (n.load, n.unload, n.resource, n.search)
-            if self.include_resource_tool
-            else (
-                n.load,
-                n.unload,
-                n.search,
-            )
-        )
+        if self.include_resource_tool:
+            return (n.load, n.unload, n.resource, n.search)
+        return (n.load, n.unload, n.search)
 
     def is_skill_tool(self, name: str) -> bool:
         """True if ``name`` is one of this toolkit's tools."""
@@ -137,7 +132,18 @@ class SkillToolkit:
         return catalog_view(session, self.catalog_format, budget).text
 
     def specs(self, session: SkillSession) -> tuple[ToolSpec, ...]:
-        """Tool specs for this session; empty when the catalog has no model-visible skill."""
+        """Tool specs for this session; empty when the catalog has no model-visible skill.
+
+        Memoised per catalog object: adapters ask on every model call.
+        """
+        cached = self._specs_cache
+        if cached is not None and cached[0] is session.catalog:
+            return cached[1]
+        specs = self._build_specs(session)
+        self._specs_cache = (session.catalog, specs)
+        return specs
+
+    def _build_specs(self, session: SkillSession) -> tuple[ToolSpec, ...]:
         visible = session.catalog.model_visible
         if not visible:
             return ()
