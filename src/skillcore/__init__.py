@@ -42,7 +42,7 @@ from skillcore.sources import (
     project_sources,
     register_reader,
 )
-from skillcore.tools import ArgumentError, SkillToolkit, ToolResult, ToolSpec
+from skillcore.tools import ArgumentError, SessionStore, SkillToolkit, ToolResult, ToolSpec
 
 __version__ = "0.1.0"
 
@@ -68,6 +68,7 @@ __all__ = [
     "ResourceKind",
     "SearchHit",
     "SessionCoordinator",
+    "SessionStore",
     "Severity",
     "SkillDocument",
     "SkillLibrary",

@@ -5,8 +5,8 @@ execution against a session. Adapters only translate framework objects to these 
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
@@ -79,6 +79,30 @@ class ToolResult:
     def changed(self) -> bool:
         """True when the session changed (adapters persist state only then)."""
         return self.code in (OutcomeCode.LOADED, OutcomeCode.UNLOADED)
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Live session state shared by concurrent tool calls (e.g. ADK session state, or an
+    object your agent loop keeps). ``read`` returns the current session, ``write`` replaces it;
+    neither may await."""
+
+    def read(self) -> SkillSession:
+        """The current session."""
+        ...
+
+    def write(self, session: SkillSession) -> None:
+        """Replace the session."""
+        ...
+
+
+class _Live:
+    """Marks a call as running against a :class:`SessionStore` (never hashed or stored)."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: SessionStore) -> None:
+        self.store = store
 
 
 class ArgumentError(ValueError):
@@ -299,7 +323,7 @@ class SkillToolkit:
             return pre
         kind, args = pre
         if kind == "load":
-            req = self.coordinator.current(turn, session).begin_load(args["skill_name"])
+            req = self._current(turn, session).begin_load(args["skill_name"])
             if isinstance(req, Outcome):
                 return self._refusal(session, tool, req)
             try:
@@ -325,7 +349,7 @@ class SkillToolkit:
             return pre
         kind, args = pre
         if kind == "load":
-            req = self.coordinator.current(turn, session).begin_load(args["skill_name"])
+            req = self._current(turn, session).begin_load(args["skill_name"])
             if isinstance(req, Outcome):
                 return self._refusal(session, tool, req)
             try:
@@ -345,6 +369,39 @@ class SkillToolkit:
                 content = exc
             return self._resource(session, tool, args, turn, content)
         return self._pure(session, tool, kind, args, turn)
+
+    def call_in(
+        self, store: SessionStore, tool: str, arguments: Mapping[str, Any] | str | None
+    ) -> ToolResult:
+        """Execute a call against live, shared state (see :class:`SessionStore`)."""
+        return self.call(store.read(), tool, arguments, turn=_Live(store))
+
+    async def acall_in(
+        self, store: SessionStore, tool: str, arguments: Mapping[str, Any] | str | None
+    ) -> ToolResult:
+        """Async :meth:`call_in`: file reads are awaited first, then the store is read, the
+        transition applied and the result written with no ``await`` in between, so parallel
+        calls on one event loop never lose an update."""
+        return await self.acall(store.read(), tool, arguments, turn=_Live(store))
+
+    def _current(self, turn: Hashable | None, session: SkillSession) -> SkillSession:
+        if isinstance(turn, _Live):
+            return turn.store.read()
+        return self.coordinator.current(turn, session)
+
+    def _apply(
+        self,
+        turn: Hashable | None,
+        session: SkillSession,
+        transition: Callable[[SkillSession], tuple[SkillSession, Outcome]],
+    ) -> tuple[SkillSession, Outcome, int]:
+        if isinstance(turn, _Live):
+            current = turn.store.read()
+            new, outcome = transition(current)
+            if new is not current:  # refusals return the very same session
+                turn.store.write(new)
+            return new, outcome, 0
+        return self.coordinator.apply(turn, session, transition)
 
     def _file_cap(self, session: SkillSession) -> int:
         # The tighter of the library's and the session's caps applies.
@@ -385,7 +442,7 @@ class SkillToolkit:
     def _finish_load(
         self, session: SkillSession, tool: str, doc: SkillDocument, turn: Hashable | None
     ) -> ToolResult:
-        new, outcome, seq = self.coordinator.apply(turn, session, lambda s: s.finish_load(doc))
+        new, outcome, seq = self._apply(turn, session, lambda s: s.finish_load(doc))
         if not outcome.ok:
             return ToolResult(session, f"Error: {outcome.message}", outcome.code, tool, seq)
         loaded = new.loaded_skill(doc.name)
@@ -405,13 +462,11 @@ class SkillToolkit:
         turn: Hashable | None,
     ) -> ToolResult:
         if kind == "unload":
-            new, outcome, seq = self.coordinator.apply(
-                turn, session, lambda s: s.unload(args["skill_name"])
-            )
+            new, outcome, seq = self._apply(turn, session, lambda s: s.unload(args["skill_name"]))
             if not outcome.ok:
                 return ToolResult(session, f"Error: {outcome.message}", outcome.code, tool, seq)
             return ToolResult(new, outcome.message, outcome.code, tool, seq)
-        current = self.coordinator.current(turn, session)
+        current = self._current(turn, session)
         return ToolResult(
             session,
             self.search_text(current, args.get("query"), args.get("path")),
@@ -442,7 +497,7 @@ class SkillToolkit:
         self, session: SkillSession, args: dict[str, Any], turn: Hashable | None
     ) -> ToolResult | None:
         name = args["skill_name"]
-        current = self.coordinator.current(turn, session)
+        current = self._current(turn, session)
         if name not in session.catalog or session.catalog.get(name).disable_model_invocation:  # type: ignore[union-attr]
             req = current.begin_load(name)
             msg = req.message if isinstance(req, Outcome) else f"No skill named {name!r}."
@@ -471,7 +526,7 @@ class SkillToolkit:
         if isinstance(content, ReadError):
             hint = ""
             if content.code is OutcomeCode.RESOURCE_NOT_FOUND:
-                loaded = self.coordinator.current(turn, session).loaded_skill(name)
+                loaded = self._current(turn, session).loaded_skill(name)
                 listing = ", ".join(r.path for r in loaded.resources[:20]) if loaded else ""
                 hint = (
                     f" Files of this skill: {listing}."

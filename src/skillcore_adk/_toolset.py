@@ -9,8 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
@@ -21,7 +21,6 @@ from skillcore import (
     Limits,
     OutcomeCode,
     PolicyMode,
-    SessionCoordinator,
     SkillLibrary,
     SkillSession,
     SkillSource,
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("skillcore_adk")
 
-R = TypeVar("R")
 
 #: Session-state key prefix; the full key is ``"<prefix>:<agent name>"``.
 DEFAULT_STATE_KEY_PREFIX = "skillcore"
@@ -54,11 +52,9 @@ Sources = SkillLibrary | SkillSource | str | os.PathLike[str] | Iterable[SkillSo
 
 
 class _StateBinding:
-    """One tool call's view of its agent's persisted skill state (ADK session state).
-
-    Handed to :class:`SkillToolkit` as the ``turn`` of a call, so the toolkit's coordinator
-    runs every transition on the state as it is *now* and writes the result back at once.
-    """
+    """One tool call's view of its agent's persisted skill state (ADK session state): a
+    :class:`skillcore.SessionStore`, so the toolkit reads, transitions and writes it with no
+    ``await`` in between and parallel calls of one model response never lose an update."""
 
     __slots__ = ("key", "state", "toolset")
 
@@ -74,35 +70,6 @@ class _StateBinding:
         # A fresh dict assigned (never mutated in place) so ADK records the delta, and so its
         # merge of parallel calls can tell which write is the latest.
         self.state[self.key] = session.to_state()
-
-
-class _StateCoordinator(SessionCoordinator):
-    """Serialises transitions on the live ADK session state.
-
-    ADK runs the calls of one model response as concurrent asyncio tasks that share the
-    session state. The toolkit reads documents *before* calling :meth:`apply`, and
-    read-state -> transition -> write-state below contains no ``await``, so no other call can
-    interleave: two parallel loads both land and the load limit holds.
-    """
-
-    def apply(
-        self,
-        turn: Hashable | None,
-        base: SkillSession,
-        transition: Callable[[SkillSession], tuple[SkillSession, R]],
-    ) -> tuple[SkillSession, R, int]:
-        if not isinstance(turn, _StateBinding):
-            return super().apply(turn, base, transition)
-        current = turn.read()
-        new, result = transition(current)
-        if new is not current:  # refused transitions return the very same session
-            turn.write(new)
-        return new, result, 0
-
-    def current(self, turn: Hashable | None, base: SkillSession) -> SkillSession:
-        if not isinstance(turn, _StateBinding):
-            return super().current(turn, base)
-        return turn.read()
 
 
 def _adk_schema(spec: ToolSpec) -> dict[str, Any]:
@@ -212,7 +179,6 @@ class SkillToolset(BaseToolset):
             names=self.names,
             include_resource_tool=include_resource_tool,
             catalog_format=catalog_format,
-            coordinator=_StateCoordinator(),
         )
         self.refresh_each_turn = refresh_each_turn
         self.state_key_prefix = state_key_prefix
@@ -324,7 +290,7 @@ class SkillToolset(BaseToolset):
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
         binding = _StateBinding(self, tool_context.state, self.state_key(tool_context.agent_name))
-        result = await self.toolkit.acall(binding.read(), tool, dict(args), turn=binding)
+        result = await self.toolkit.acall_in(binding, tool, dict(args))
         return self._reply(result, tool_context)
 
     def _reply(self, result: ToolResult, tool_context: ToolContext) -> dict[str, Any]:

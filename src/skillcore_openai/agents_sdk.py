@@ -40,18 +40,14 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentSkills", "SkillState"]
 
-#: Optimistic commits retried this often before a call runs under the state's lock.
-_MAX_ATTEMPTS = 32
-
 Instructions = str | Callable[[RunContextWrapper[Any], Any], "str | Awaitable[str]"]
 
 
 class SkillState:
     """The skill session of one conversation, shared by the tools of a run (thread-safe).
 
-    Tool calls of one model turn run concurrently; each call's transition is committed only if
-    the session did not change while its file I/O was in flight, and is redone on the new
-    session otherwise, so every reply describes the transition that actually happened.
+    Tool calls of one model turn run concurrently as tasks; :meth:`apply` commits each call's
+    transition on the session as it is when the call's file I/O is done.
     """
 
     def __init__(self, session: SkillSession) -> None:
@@ -77,22 +73,26 @@ class SkillState:
         """The JSON-native state of the session (see :meth:`AgentSkills.new_state`)."""
         return self._session.to_state()
 
+    def read(self) -> SkillSession:
+        """The current session (the :class:`skillcore.SessionStore` protocol)."""
+        return self._session
+
+    def write(self, session: SkillSession) -> None:
+        """Replace the session (the :class:`skillcore.SessionStore` protocol)."""
+        with self._lock:
+            self._session = session
+
     async def apply(
         self, toolkit: SkillToolkit, tool: str, arguments: Mapping[str, Any] | str | None
     ) -> ToolResult:
-        """Run one skill tool call against this state and commit its session."""
-        for _ in range(_MAX_ATTEMPTS):
-            base = self._session
-            result = await toolkit.acall(base, tool, arguments)
-            with self._lock:
-                if self._session is base:
-                    self._session = result.session
-                    return result
-        # Pathological contention: do the call (blocking I/O included) under the lock.
-        with self._lock:
-            result = toolkit.call(self._session, tool, arguments)
-            self._session = result.session
-            return result
+        """Run one skill tool call against this state and commit its session.
+
+        File reads are awaited first; the transition then runs on the session as it is at
+        that moment and is written back with no ``await`` in between, so the parallel calls
+        of one model turn (tasks on one event loop) never lose an update and every reply
+        describes the transition that actually happened.
+        """
+        return await toolkit.acall_in(self, tool, arguments)
 
 
 class AgentSkills:

@@ -286,3 +286,46 @@ def test_name_with_space_says_whitespace() -> None:
     result = parse_skill_file(text, directory_name="v", location=loc, path="v/SKILL.md")
     assert result.metadata is None
     assert "contains whitespace" in result.diagnostics[-1].message
+
+
+class _Box:
+    """A SessionStore: live state shared by concurrent calls."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+
+    def read(self):
+        return self.session
+
+    def write(self, session) -> None:
+        self.session = session
+
+
+def test_parallel_calls_on_a_store_never_lose_an_update(library) -> None:
+    """Real concurrency on one event loop: every task awaits its file read, then commits."""
+    import anyio
+
+    toolkit = SkillToolkit(library)
+    box = _Box(library.session(Limits(max_loaded=2)))
+    box.session = toolkit.call_in(box, "load_skill", {"skill_name": "release-notes"}).session
+    names = ["csv-data-audit", "python-testing", "api-design-review"]
+    results: dict[str, object] = {}
+
+    async def one(name: str) -> None:
+        results[name] = await toolkit.acall_in(box, "load_skill", {"skill_name": name})
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            for name in names:
+                tg.start_soon(one, name)
+            tg.start_soon(
+                lambda: toolkit.acall_in(box, "unload_skill", {"skill_name": "release-notes"})
+            )
+
+    anyio.run(main)
+    ok = [n for n in names if results[n].ok]
+    refused = [n for n in names if not results[n].ok]
+    # The unload (no I/O) lands first; then exactly two loads fit and every reply is truthful.
+    assert set(box.session.loaded_names) == set(ok)
+    assert len(ok) == 2
+    assert [results[n].code.value for n in refused] == ["LOAD_LIMIT_REACHED"]
