@@ -1,0 +1,7 @@
+"""``python -m skillcore``: the same as the ``skillcore`` command."""
+
+import sys
+
+from skillcore.cli import main
+
+sys.exit(main())
