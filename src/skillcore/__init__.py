@@ -7,6 +7,7 @@ policy, and the four skill tools (:class:`SkillToolkit`) that adapters expose.
 
 from __future__ import annotations
 
+from skillcore.config import SkillConfig
 from skillcore.coordination import SessionCoordinator
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import MissingDependencyError, SkillcoreError, SourceError, StateError
@@ -70,6 +71,7 @@ __all__ = [
     "SessionCoordinator",
     "SessionStore",
     "Severity",
+    "SkillConfig",
     "SkillDocument",
     "SkillLibrary",
     "SkillLocation",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -21,18 +20,15 @@ from skillcore import (
     Limits,
     OutcomeCode,
     PolicyMode,
-    SkillLibrary,
+    SkillConfig,
     SkillSession,
-    SkillSource,
-    SkillToolkit,
     StateError,
     ToolDecision,
-    ToolNames,
-    ToolPolicy,
     ToolResult,
     ToolSpec,
     ValidationMode,
 )
+from skillcore.config import Sources
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext
@@ -47,8 +43,6 @@ DEFAULT_STATE_KEY_PREFIX = "skillcore"
 
 #: ADK's own control-flow tool for handing a conversation to another agent.
 AGENT_TRANSFER_TOOL = "transfer_to_agent"
-
-Sources = SkillLibrary | SkillSource | str | os.PathLike[str] | Iterable[SkillSource | str]
 
 
 class _StateBinding:
@@ -142,7 +136,7 @@ class SkillToolset(BaseToolset):
         always_allowed_tools: Iterable[str] = (),
         allow_agent_transfer: bool = True,
         catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
-        validation_mode: ValidationMode | str = ValidationMode.LENIENT,
+        validation_mode: ValidationMode | str | None = None,
         tool_name_prefix: str = "",
         include_resource_tool: bool = True,
         limits: Limits | None = None,
@@ -162,24 +156,22 @@ class SkillToolset(BaseToolset):
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
-        if isinstance(sources, SkillLibrary):
-            self.library = sources
-        else:
-            self.library = SkillLibrary(sources, mode=validation_mode)  # type: ignore[arg-type]
-        self.limits = limits or Limits(
-            max_loaded=max_loaded_skills, catalog_budget=max_description_budget
-        )
-        always = set(always_allowed_tools)
-        if allow_agent_transfer:
-            always.add(AGENT_TRANSFER_TOOL)
-        self.policy = ToolPolicy(PolicyMode(allowed_tools_policy), frozenset(always))
-        self.names = ToolNames.prefixed(tool_name_prefix)
-        self.toolkit = SkillToolkit(
-            self.library,
-            names=self.names,
-            include_resource_tool=include_resource_tool,
+        self.config = SkillConfig(
+            max_loaded_skills=max_loaded_skills,
+            max_description_budget=max_description_budget,
+            allowed_tools_policy=allowed_tools_policy,
+            always_allowed_tools=always_allowed_tools,
             catalog_format=catalog_format,
+            validation_mode=validation_mode,
+            tool_name_prefix=tool_name_prefix,
+            include_resource_tool=include_resource_tool,
+            limits=limits,
         )
+        self.library = self.config.library(sources)
+        self.limits = self.config.session_limits()
+        self.policy = self.config.policy((AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ())
+        self.toolkit = self.config.toolkit(self.library)
+        self.names = self.toolkit.names
         self.refresh_each_turn = refresh_each_turn
         self.state_key_prefix = state_key_prefix
         self._fresh_for: object = _NEVER

@@ -10,7 +10,6 @@ The middleware only translates: schemas, argument validation, execution and repl
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -43,21 +42,19 @@ from skillcore import (
     Limits,
     PolicyMode,
     ReadError,
+    SkillConfig,
     SkillDocument,
-    SkillLibrary,
     SkillMetadata,
     SkillSession,
-    SkillSource,
     SkillToolkit,
     StateError,
-    ToolNames,
-    ToolPolicy,
     ToolResult,
     ToolSpec,
     ValidationMode,
     loaded_names_of,
     merge_states,
 )
+from skillcore.config import Sources
 from skillcore.model import SkillLocation
 from skillcore.render import render_load_reply
 
@@ -95,15 +92,6 @@ class SkillsState(AgentState):
     when a thread starts. Ignored once the thread has its own session."""
 
 
-SourcesArg = (
-    SkillLibrary
-    | SkillSource
-    | str
-    | os.PathLike[str]
-    | Iterable[SkillSource | str | os.PathLike[str]]
-)
-
-
 class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     """Agent Skills for LangChain agents, backed by skillcore.
 
@@ -118,7 +106,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
 
     def __init__(
         self,
-        sources: SourcesArg,
+        sources: Sources,
         *,
         max_loaded_skills: int = 10,
         max_description_budget: int = 16_000,
@@ -130,6 +118,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         include_resource_tool: bool = True,
         refresh: bool | float = True,
         share_with_subagents: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         """Build the middleware.
 
@@ -150,30 +139,28 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             refresh: re-scan the sources at the start of every run so skills added, changed or
                 removed show up on the next turn (unchanged files are not read again); a number
                 is the minimum seconds between two scans; False scans once per process.
+            limits: a full :class:`~skillcore.Limits` (file and resource caps too); overrides
+                ``max_loaded_skills`` and ``max_description_budget``.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
                 key, which deepagents' ``task`` tool forwards, so subagents start with the
                 skills loaded here.
         """
-        if isinstance(sources, SkillLibrary):
-            if validation_mode is not None:
-                raise ValueError(
-                    "validation_mode applies to sources; pass mode= to SkillLibrary instead"
-                )
-            self.library = sources
-        else:
-            self.library = SkillLibrary(
-                sources,  # type: ignore[arg-type]
-                mode=validation_mode if validation_mode is not None else ValidationMode.LENIENT,
-            )
-        self.limits = Limits(max_loaded=max_loaded_skills, catalog_budget=max_description_budget)
-        self.policy = ToolPolicy(PolicyMode(allowed_tools_policy), frozenset(always_allowed_tools))
-        self.names = ToolNames.prefixed(tool_name_prefix)
-        self.toolkit = SkillToolkit(
-            self.library,
-            names=self.names,
-            include_resource_tool=include_resource_tool,
+        self.config = SkillConfig(
+            max_loaded_skills=max_loaded_skills,
+            max_description_budget=max_description_budget,
+            allowed_tools_policy=allowed_tools_policy,
+            always_allowed_tools=always_allowed_tools,
             catalog_format=catalog_format,
+            validation_mode=validation_mode,
+            tool_name_prefix=tool_name_prefix,
+            include_resource_tool=include_resource_tool,
+            limits=limits,
         )
+        self.library = self.config.library(sources)
+        self.limits = self.config.session_limits()
+        self.policy = self.config.policy()
+        self.toolkit = self.config.toolkit(self.library)
+        self.names = self.toolkit.names
         if isinstance(refresh, bool):
             self.refresh_interval: float | None = 0.0 if refresh else None
         else:

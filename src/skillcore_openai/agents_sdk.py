@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from skillcore import (
     Limits,
-    SkillLibrary,
+    SkillConfig,
     SkillSession,
     SkillToolkit,
     ToolPolicy,
     ToolResult,
     ToolSpec,
 )
+from skillcore.config import Sources
 from skillcore.errors import require
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
@@ -108,21 +109,26 @@ class AgentSkills:
 
     def __init__(
         self,
-        skills: SkillLibrary | SkillToolkit,
+        skills: Sources | SkillToolkit,
         *,
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
         state_from: Callable[[RunContextWrapper[Any] | None], SkillState] | None = None,
-        **toolkit_options: Any,
+        **options: Any,
     ) -> None:
+        """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`;
+        ``options`` are the knobs every adapter takes (:class:`skillcore.SkillConfig`)."""
         if isinstance(skills, SkillToolkit):
-            if toolkit_options:
-                raise TypeError("toolkit options apply only when a SkillLibrary is given")
+            if options:
+                raise TypeError("options apply only when sources or a SkillLibrary are given")
+            config = SkillConfig(limits=limits)
             self.toolkit = skills
         else:
-            self.toolkit = SkillToolkit(skills, **toolkit_options)
-        self.limits = limits or Limits()
-        self.policy = policy or ToolPolicy()
+            config = SkillConfig(limits=limits, **options)
+            self.toolkit = config.toolkit(config.library(skills))
+        self.config = config
+        self.limits = config.session_limits()
+        self.policy = policy or config.policy()
         self._state_from = state_from
         #: The state used when the run context does not carry one.
         self.state = self.new_state()

@@ -20,6 +20,7 @@ from skillcore import (
     CatalogFormat,
     Limits,
     OutcomeCode,
+    SkillConfig,
     SkillLibrary,
     SkillSession,
     SkillToolkit,
@@ -29,6 +30,7 @@ from skillcore import (
     ToolSpec,
     catalog_view,
 )
+from skillcore.config import Sources
 
 __all__ = [
     "FunctionCall",
@@ -235,23 +237,37 @@ class OpenAISkills:
     ``handlers`` maps names of your own tools to functions; when given, every call gets a
     reply (an unknown tool name is an error the model sees). Without it, allowed non-skill
     calls are left for you to run. Either way RESTRICT is enforced before a handler runs.
-    ``toolkit_options`` go to :class:`SkillToolkit` when ``skills`` is a library.
+    Options are the knobs every adapter takes (:class:`skillcore.SkillConfig`).
     """
 
     def __init__(
         self,
-        skills: SkillLibrary | SkillToolkit,
+        skills: Sources | SkillToolkit,
         *,
         handlers: Mapping[str, Handler] | None = None,
         strict: bool = True,
-        **toolkit_options: Any,
+        policy: ToolPolicy | None = None,
+        **options: Any,
     ) -> None:
+        """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`.
+
+        ``options`` are the knobs every adapter takes (:class:`skillcore.SkillConfig`:
+        ``max_loaded_skills``, ``max_description_budget``, ``allowed_tools_policy``,
+        ``always_allowed_tools``, ``catalog_format``, ``validation_mode``,
+        ``tool_name_prefix``, ``include_resource_tool``, ``enum_limit``, ``limits``); they set
+        the defaults of :meth:`session` and :meth:`restore`. ``policy`` overrides the two
+        policy knobs with a ready :class:`ToolPolicy`.
+        """
         if isinstance(skills, SkillToolkit):
-            if toolkit_options:
-                raise TypeError("toolkit options apply only when a SkillLibrary is given")
+            if options:
+                raise TypeError("options apply only when sources or a SkillLibrary are given")
+            self.config = SkillConfig()
             self.toolkit = skills
         else:
-            self.toolkit = SkillToolkit(skills, **toolkit_options)
+            self.config = SkillConfig(**options)
+            self.toolkit = self.config.toolkit(self.config.library(skills))
+        self.limits = self.config.session_limits()
+        self.policy = policy or self.config.policy()
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
 
@@ -263,8 +279,10 @@ class OpenAISkills:
     def session(
         self, limits: Limits | None = None, policy: ToolPolicy | None = None
     ) -> SkillSession:
-        """A new, empty session using this toolkit's tool names."""
-        return self.library.session(limits, policy, self.toolkit.names)
+        """A new, empty session (this adapter's limits and policy unless given)."""
+        return self.library.session(
+            limits or self.limits, policy or self.policy, self.toolkit.names
+        )
 
     def restore(
         self,
@@ -273,7 +291,9 @@ class OpenAISkills:
         policy: ToolPolicy | None = None,
     ) -> SkillSession:
         """Rebuild a session from ``session.to_state()`` output."""
-        return self.library.restore(state, limits, policy, self.toolkit.names)
+        return self.library.restore(
+            state, limits or self.limits, policy or self.policy, self.toolkit.names
+        )
 
     # -- what the model sees ---------------------------------------------------------------
 

@@ -329,3 +329,25 @@ def test_parallel_calls_on_a_store_never_lose_an_update(library) -> None:
     assert set(box.session.loaded_names) == set(ok)
     assert len(ok) == 2
     assert [results[n].code.value for n in refused] == ["LOAD_LIMIT_REACHED"]
+
+
+def test_skill_config_is_one_meaning_for_every_adapter(library) -> None:
+    from skillcore import SkillConfig
+
+    cfg = SkillConfig(
+        max_loaded_skills=3,
+        max_description_budget=500,
+        allowed_tools_policy="restrict",
+        always_allowed_tools=["think"],
+        tool_name_prefix="sc_",
+        catalog_format="xml",
+    )
+    assert cfg.session_limits() == Limits(max_loaded=3, catalog_budget=500)
+    assert cfg.policy(["transfer_to_agent"]).always_allowed == {"think", "transfer_to_agent"}
+    toolkit = cfg.toolkit(library)
+    assert toolkit.tool_names[0] == "sc_load_skill"
+    assert "<available_skills>" in toolkit.instructions(library.session())
+    assert SkillConfig(limits=Limits(max_loaded=1)).session_limits().max_loaded == 1
+    with pytest.raises(ValueError, match="validation_mode"):
+        SkillConfig(validation_mode="strict").library(library)
+    assert cfg.library(library) is library

@@ -15,7 +15,7 @@ from openai.types.chat import ChatCompletionToolParam, ChatCompletionToolUnionPa
 from openai.types.responses import FunctionToolParam, ToolParam
 from pydantic import TypeAdapter
 
-from skillcore import SkillLibrary, SkillToolkit, ToolNames
+from skillcore import SkillLibrary, SkillToolkit
 from skillcore_openai import OpenAISkills, chat_tool, instructions, response_tool
 
 NAMES = ["load_skill", "unload_skill", "load_skill_resource", "search_skills"]
@@ -131,7 +131,7 @@ def test_instructions(examples_library: SkillLibrary) -> None:
 
 
 def test_prefixed_names(examples_library: SkillLibrary) -> None:
-    skills = OpenAISkills(examples_library, names=ToolNames.prefixed("sc_"))
+    skills = OpenAISkills(examples_library, tool_name_prefix="sc_")
     session = skills.session()
     assert [t["name"] for t in skills.response_tools(session)] == ["sc_" + n for n in NAMES]
     assert session.names == skills.toolkit.names

@@ -1,0 +1,91 @@
+"""The knobs every adapter takes, in one place, so they mean the same everywhere."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import Union
+
+import attrs
+
+from skillcore.library import SkillLibrary
+from skillcore.names import ToolNames
+from skillcore.parsing import ValidationMode
+from skillcore.policy import PolicyMode, ToolPolicy
+from skillcore.render import CatalogFormat
+from skillcore.session import Limits
+from skillcore.sources import SkillSource
+from skillcore.tools import DEFAULT_ENUM_LIMIT, SkillToolkit
+
+#: What adapters accept as ``sources``: a ready library, one source, or several.
+Sources = Union[
+    SkillLibrary,
+    SkillSource,
+    str,
+    "os.PathLike[str]",
+    Iterable[Union[SkillSource, str, "os.PathLike[str]"]],
+]
+
+
+def _optional_mode(value: ValidationMode | str | None) -> ValidationMode | None:
+    return None if value is None else ValidationMode(value)
+
+
+@attrs.frozen
+class SkillConfig:
+    """Adapter options with one meaning in every adapter.
+
+    ``limits`` (a full :class:`Limits`) overrides ``max_loaded_skills`` and
+    ``max_description_budget``; ``validation_mode`` applies only when sources are given as
+    paths/URLs (a ready :class:`SkillLibrary` has its own mode).
+    """
+
+    max_loaded_skills: int = 10
+    max_description_budget: int = 16_000
+    allowed_tools_policy: PolicyMode = attrs.field(
+        default=PolicyMode.RECOMMEND, converter=PolicyMode
+    )
+    always_allowed_tools: frozenset[str] = attrs.field(factory=frozenset, converter=frozenset)
+    catalog_format: CatalogFormat = attrs.field(
+        default=CatalogFormat.MARKDOWN, converter=CatalogFormat
+    )
+    validation_mode: ValidationMode | None = attrs.field(default=None, converter=_optional_mode)
+    tool_name_prefix: str = ""
+    include_resource_tool: bool = True
+    enum_limit: int = DEFAULT_ENUM_LIMIT
+    limits: Limits | None = None
+
+    def library(self, sources: Sources) -> SkillLibrary:
+        """The library for ``sources`` (used as is when it already is one)."""
+        if isinstance(sources, SkillLibrary):
+            if self.validation_mode is not None:
+                raise ValueError(
+                    "validation_mode applies to sources given as paths or URLs; "
+                    "pass mode= to SkillLibrary instead"
+                )
+            return sources
+        return SkillLibrary(sources, mode=self.validation_mode or ValidationMode.LENIENT)  # type: ignore[arg-type]
+
+    def session_limits(self) -> Limits:
+        """``limits`` if given, else the two budgets as :class:`Limits`."""
+        if self.limits is not None:
+            return self.limits
+        return Limits(max_loaded=self.max_loaded_skills, catalog_budget=self.max_description_budget)
+
+    def policy(self, also_allowed: Iterable[str] = ()) -> ToolPolicy:
+        """The tool policy (``also_allowed`` adds adapter-specific always-allowed tools)."""
+        return ToolPolicy(self.allowed_tools_policy, self.always_allowed_tools | set(also_allowed))
+
+    def names(self) -> ToolNames:
+        """The (prefixed) tool names."""
+        return ToolNames.prefixed(self.tool_name_prefix)
+
+    def toolkit(self, library: SkillLibrary) -> SkillToolkit:
+        """A toolkit over ``library`` with these options."""
+        return SkillToolkit(
+            library,
+            names=self.names(),
+            include_resource_tool=self.include_resource_tool,
+            catalog_format=self.catalog_format,
+            enum_limit=self.enum_limit,
+        )
