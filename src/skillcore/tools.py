@@ -167,14 +167,20 @@ class SkillToolkit:
         self._specs_cache = (session.catalog, specs)
         return specs
 
-    def _build_specs(self, session: SkillSession) -> tuple[ToolSpec, ...]:
-        visible = session.catalog.model_visible
-        if not visible:
-            return ()
-        loadable = [s.name for s in visible]
+    def generic_specs(self) -> tuple[ToolSpec, ...]:
+        """Specs that do not depend on a catalog (``skill_name`` is a plain string), for
+        frameworks that must register their tools before any discovery."""
+        return self._build_specs(None)
+
+    def _build_specs(self, session: SkillSession | None) -> tuple[ToolSpec, ...]:
         name_schema: dict[str, Any] = {"type": "string", "description": "Exact skill name."}
-        if len(loadable) <= self.enum_limit:
-            name_schema["enum"] = loadable
+        if session is not None:
+            visible = session.catalog.model_visible
+            if not visible:
+                return ()
+            loadable = [s.name for s in visible]
+            if len(loadable) <= self.enum_limit:
+                name_schema["enum"] = loadable
         n = self.names
         obj = {"type": "object", "additionalProperties": False}
         specs = [
@@ -445,13 +451,18 @@ class SkillToolkit:
         new, outcome, seq = self._apply(turn, session, lambda s: s.finish_load(doc))
         if not outcome.ok:
             return ToolResult(session, f"Error: {outcome.message}", outcome.code, tool, seq)
-        loaded = new.loaded_skill(doc.name)
+        return ToolResult(new, self.load_reply(new, doc), outcome.code, tool, seq, doc)
+
+    def load_reply(self, session: SkillSession, document: SkillDocument) -> str:
+        """The text of a successful load of ``document`` (``<skill_content ...>``, directory,
+        resources as the session recorded them, dependencies), e.g. to repeat instructions
+        that were compacted out of a conversation."""
+        loaded = session.loaded_skill(document.name)
         truncated = bool(loaded and loaded.resources_truncated)
-        shown = attrs.evolve(doc, resources=loaded.resources if loaded else doc.resources)
-        text = render_load_reply(
+        shown = attrs.evolve(document, resources=loaded.resources) if loaded else document
+        return render_load_reply(
             shown, truncated, self.names.resource if self.include_resource_tool else None
         )
-        return ToolResult(new, text, outcome.code, tool, seq, doc)
 
     def _pure(
         self,

@@ -17,7 +17,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Annotated, Any
 from xml.sax.saxutils import quoteattr
 
-import attrs
 from langchain.agents.middleware.types import (
     AgentMiddleware,
     AgentState,
@@ -46,7 +45,6 @@ from skillcore import (
     SkillDocument,
     SkillMetadata,
     SkillSession,
-    SkillToolkit,
     StateError,
     ToolResult,
     ToolSpec,
@@ -55,8 +53,6 @@ from skillcore import (
     merge_states,
 )
 from skillcore.config import Sources
-from skillcore.model import SkillLocation
-from skillcore.render import render_load_reply
 
 logger = logging.getLogger("skillcore_langchain")
 
@@ -174,7 +170,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         self._last_session: tuple[Any, Catalog, SkillSession] | None = None
         # Registered with the tool node once; the model is shown per-catalog copies (with the
         # skill names as an enum) from wrap_model_call, or none when there are no skills.
-        self.tools = [self._make_tool(spec) for spec in self._generic_specs()]
+        self.tools = [self._make_tool(spec) for spec in self.toolkit.generic_specs()]
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -390,9 +386,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             "are no longer in the conversation, so the instructions are repeated here. Keep "
             f"following them, or call {self.names.unload} for a skill that no longer applies.\n"
         ]
-        resource_tool = self.names.resource if self.toolkit.include_resource_tool else None
         for name, doc in docs.items():
-            loaded = session.loaded_skill(name)
             if isinstance(doc, ReadError):
                 parts.append(
                     f"Skill {name!r} is loaded, but its instructions could not be read again "
@@ -400,10 +394,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
                     "continue without them.\n"
                 )
                 continue
-            if loaded is not None:
-                doc = attrs.evolve(doc, resources=loaded.resources)
-            truncated = bool(loaded and loaded.resources_truncated)
-            parts.append(render_load_reply(doc, truncated, resource_tool) + "\n")
+            parts.append(self.toolkit.load_reply(session, doc) + "\n")
         return "\n".join(parts)
 
     # -- wrap_tool_call: RESTRICT enforcement ----------------------------------------------
@@ -445,17 +436,6 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         )
 
     # -- the skill tools -------------------------------------------------------------------
-
-    def _generic_specs(self) -> tuple[ToolSpec, ...]:
-        """Catalog-independent specs: the tool node needs its tools before any discovery."""
-        placeholder = SkillMetadata("skill", "skill", SkillLocation("", "", ""))
-        toolkit = SkillToolkit(
-            self.library,
-            names=self.names,
-            include_resource_tool=self.toolkit.include_resource_tool,
-            enum_limit=0,
-        )
-        return toolkit.specs(SkillSession(Catalog((placeholder,)), names=self.names))
 
     def _make_tool(self, spec: ToolSpec) -> StructuredTool:
         name = spec.name
