@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.sources import SKILL_FILE, SKIP_DIRS, SkillSource
 
 
@@ -32,6 +33,21 @@ def skill_directories(rel_files: Iterable[str], source: SkillSource) -> list[str
             continue
         found.add(directory)
     return sorted(d for d in found if not _inside_other(d, found))
+
+
+def cap_skill_directories(
+    dirs: list[str], source: SkillSource
+) -> tuple[list[str], list[Diagnostic]]:
+    """At most ``source.max_entries`` directories, with a SOURCE_LIMIT warning when cut."""
+    if len(dirs) <= source.max_entries:
+        return dirs, []
+    warning = Diagnostic(
+        Severity.WARNING,
+        Code.SOURCE_LIMIT,
+        f"found {len(dirs)} skills; only the first {source.max_entries} are read",
+        source.label,
+    )
+    return dirs[: source.max_entries], [warning]
 
 
 def _inside_other(directory: str, dirs: set[str]) -> bool:

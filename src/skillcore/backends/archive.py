@@ -38,7 +38,12 @@ from typing import Any
 
 import attrs
 
-from skillcore.backends._common import describe_error, hidden_or_skipped, skill_directories
+from skillcore.backends._common import (
+    cap_skill_directories,
+    describe_error,
+    hidden_or_skipped,
+    skill_directories,
+)
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Resource, ResourceKind
 from skillcore.session import OutcomeCode
@@ -319,16 +324,8 @@ class ArchiveReader(SourceReader):
         entries: list[ScanEntry] = []
         root_name = self.inner.rsplit("/", 1)[-1] or _stem(self.target)
         dirs = skill_directories(files, self.source)
-        if len(dirs) > self.source.max_entries:
-            diags.append(
-                Diagnostic(
-                    Severity.WARNING,
-                    Code.SOURCE_LIMIT,
-                    f"found {len(dirs)} skills; only the first {self.source.max_entries} are read",
-                    self.source.label,
-                )
-            )
-            dirs = dirs[: self.source.max_entries]
+        dirs, capped = cap_skill_directories(dirs, self.source)
+        diags.extend(capped)
         for directory in dirs:
             member = files[f"{directory}/{SKILL_FILE}" if directory else SKILL_FILE]
             dir_name = directory.rsplit("/", 1)[-1] if directory else root_name

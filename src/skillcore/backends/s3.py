@@ -19,7 +19,12 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from skillcore.backends._common import describe_error, hidden_or_skipped, skill_directories
+from skillcore.backends._common import (
+    cap_skill_directories,
+    describe_error,
+    hidden_or_skipped,
+    skill_directories,
+)
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import require
 from skillcore.model import Resource, ResourceKind
@@ -150,16 +155,8 @@ class S3Reader(SourceReader):
                 infos[path[len(prefix) :]] = info
         diags: list[Diagnostic] = []
         dirs = skill_directories(infos, self.source)
-        if len(dirs) > self.source.max_entries:
-            diags.append(
-                Diagnostic(
-                    Severity.WARNING,
-                    Code.SOURCE_LIMIT,
-                    f"found {len(dirs)} skills; only the first {self.source.max_entries} are read",
-                    self.source.label,
-                )
-            )
-            dirs = dirs[: self.source.max_entries]
+        dirs, capped = cap_skill_directories(dirs, self.source)
+        diags.extend(capped)
         entries: list[ScanEntry] = []
         to_read: list[tuple[str, str, str, int]] = []
         for directory in dirs:
