@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Union
 
 import attrs
@@ -54,6 +54,8 @@ class SkillConfig:
     include_resource_tool: bool = True
     enum_limit: int = DEFAULT_ENUM_LIMIT
     limits: Limits | None = None
+    #: Measures the catalog budget: ``len`` (characters) or a token counter (``str -> int``).
+    budget_counter: Callable[[str], int] = len
 
     def library(self, sources: Sources) -> SkillLibrary:
         """The library for ``sources`` (used as is when it already is one)."""
@@ -88,4 +90,5 @@ class SkillConfig:
             include_resource_tool=self.include_resource_tool,
             catalog_format=self.catalog_format,
             enum_limit=self.enum_limit,
+            budget_counter=self.budget_counter,
         )

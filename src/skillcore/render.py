@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import functools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -95,16 +95,23 @@ def render_catalog(session: SkillSession, fmt: CatalogFormat, budget: int) -> st
 
 
 def catalog_view(
-    session: SkillSession, fmt: CatalogFormat = CatalogFormat.MARKDOWN, budget: int | None = None
+    session: SkillSession,
+    fmt: CatalogFormat = CatalogFormat.MARKDOWN,
+    budget: int | None = None,
+    counter: Callable[[str], int] = len,
 ) -> CatalogView:
     """Build the budgeted catalog.
 
     Loaded skills are always listed first. Unloaded, model-visible skills follow in precedence
-    order while their entries fit in what is left of ``budget`` characters; the rest are
-    counted in a closing line that points at the search tool. No skills -> empty text.
+    order while their entries fit in what is left of ``budget``; the rest are counted in a
+    closing line that points at the search tool. No skills -> empty text.
+
+    ``budget`` is in characters by default; pass a token counter as ``counter`` (any
+    ``str -> int`` function, e.g. ``lambda s: len(encoding.encode(s))``) to budget in tokens.
+    ``unloaded_chars`` of the result is then in the counter's unit.
     """
     budget = session.limits.catalog_budget if budget is None else budget
-    return _view(_Same(session.catalog), session.loaded, session.names, fmt, budget)
+    return _view(_Same(session.catalog), session.loaded, session.names, fmt, budget, counter)
 
 
 class _Same:
@@ -130,6 +137,7 @@ def _view(
     names: ToolNames,
     fmt: CatalogFormat,
     budget: int,
+    counter: Callable[[str], int] = len,
 ) -> CatalogView:
     catalog = key.catalog
     visible = catalog.model_visible
@@ -142,16 +150,17 @@ def _view(
         for name in loaded_by_name
         if (meta := catalog.get(name)) is not None
     ]
-    remaining = budget - sum(len(e) for e in loaded_entries)
+    remaining = budget - sum(counter(e) for e in loaded_entries)
     shown: list[str] = []
     shown_entries: list[str] = []
     used = 0
     candidates = [m for m in visible if m.name not in loaded_by_name]
     for meta in candidates:
         text = entry(meta, None)
-        if used + len(text) > remaining:
+        size = counter(text)
+        if used + size > remaining:
             break
-        used += len(text)
+        used += size
         shown.append(meta.name)
         shown_entries.append(text)
     omitted = len(candidates) - len(shown)

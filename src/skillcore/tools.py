@@ -128,6 +128,7 @@ class SkillToolkit:
         catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
         enum_limit: int = DEFAULT_ENUM_LIMIT,
         coordinator: SessionCoordinator | None = None,
+        budget_counter: Callable[[str], int] = len,
     ) -> None:
         self.library = library
         self.names = names or ToolNames()
@@ -135,6 +136,8 @@ class SkillToolkit:
         self.catalog_format = CatalogFormat(catalog_format)
         self.enum_limit = enum_limit
         self.coordinator = coordinator or SessionCoordinator()
+        #: Measures catalog entries against the budget: ``len`` (characters) or a token count.
+        self.budget_counter = budget_counter
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
 
     # -- what the model sees ---------------------------------------------------------------
@@ -153,7 +156,7 @@ class SkillToolkit:
 
     def instructions(self, session: SkillSession, budget: int | None = None) -> str:
         """The catalog text for the system prompt; empty when there are no skills."""
-        return catalog_view(session, self.catalog_format, budget).text
+        return catalog_view(session, self.catalog_format, budget, self.budget_counter).text
 
     def specs(self, session: SkillSession) -> tuple[ToolSpec, ...]:
         """Tool specs for this session; empty when the catalog has no model-visible skill.

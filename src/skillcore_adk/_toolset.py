@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
@@ -140,6 +140,7 @@ class SkillToolset(BaseToolset):
         tool_name_prefix: str = "",
         include_resource_tool: bool = True,
         limits: Limits | None = None,
+        budget_counter: Callable[[str], int] = len,
         refresh_each_turn: bool = True,
         state_key_prefix: str = DEFAULT_STATE_KEY_PREFIX,
         tool_filter: ToolPredicate | list[str] | None = None,
@@ -148,7 +149,8 @@ class SkillToolset(BaseToolset):
 
         ``sources``: a :class:`SkillLibrary`, or paths/URLs/:class:`SkillSource`s for a new one
         (``validation_mode`` applies to those). ``limits`` overrides ``max_loaded_skills`` and
-        ``max_description_budget`` when given. ``tool_name_prefix`` is prepended verbatim
+        ``max_description_budget`` when given; ``budget_counter`` measures the budget
+        (``len``: characters, or a token counter). ``tool_name_prefix`` is prepended verbatim
         (``"sc_"`` gives ``sc_load_skill``) so this toolset can sit next to ADK's own
         ``SkillToolset``. ``allow_agent_transfer`` keeps ADK's ``transfer_to_agent`` usable
         under RESTRICT. ``refresh_each_turn`` re-scans the sources (only changed files are
@@ -166,6 +168,7 @@ class SkillToolset(BaseToolset):
             tool_name_prefix=tool_name_prefix,
             include_resource_tool=include_resource_tool,
             limits=limits,
+            budget_counter=budget_counter,
         )
         self.library = self.config.library(sources)
         self.limits = self.config.session_limits()

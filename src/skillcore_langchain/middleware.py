@@ -115,6 +115,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         refresh: bool | float = True,
         share_with_subagents: bool = False,
         limits: Limits | None = None,
+        budget_counter: Callable[[str], int] = len,
     ) -> None:
         """Build the middleware.
 
@@ -135,6 +136,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             refresh: re-scan the sources at the start of every run so skills added, changed or
                 removed show up on the next turn (unchanged files are not read again); a number
                 is the minimum seconds between two scans; False scans once per process.
+            budget_counter: measures ``max_description_budget``: ``len`` (characters) or a
+                token counter such as ``lambda s: len(encoding.encode(s))``.
             limits: a full :class:`~skillcore.Limits` (file and resource caps too); overrides
                 ``max_loaded_skills`` and ``max_description_budget``.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
@@ -151,6 +154,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             tool_name_prefix=tool_name_prefix,
             include_resource_tool=include_resource_tool,
             limits=limits,
+            budget_counter=budget_counter,
         )
         self.library = self.config.library(sources)
         self.limits = self.config.session_limits()

@@ -354,3 +354,25 @@ def test_evolve_rechecks_invariants() -> None:
         attrs.evolve(s, limits=Limits(max_loaded=0), loaded=(LoadedSkill("a"),))
     with pytest.raises(ValueError, match="non-negative"):
         Limits(max_loaded=-1)
+
+
+@given(sessions, st.integers(0, 400))
+def test_inv4_budget_in_tokens(session: SkillSession, budget: int) -> None:
+    """With a token counter the budget holds in tokens, and counts stay exact."""
+
+    def words(text: str) -> int:
+        return len(text.split())
+
+    view = catalog_view(session, CatalogFormat.MARKDOWN, budget, words)
+    if not session.catalog.model_visible:
+        assert view.text == ""
+        return
+    assert view.unloaded_chars <= budget
+    shown_tokens = sum(
+        words(f"- **{n}**: {session.catalog.get(n).description}\n") for n in view.shown
+    )
+    assert shown_tokens == view.unloaded_chars
+    unloaded_visible = [
+        s.name for s in session.catalog.model_visible if not session.is_loaded(s.name)
+    ]
+    assert view.omitted == len(unloaded_visible) - len(view.shown)
