@@ -313,7 +313,7 @@ async def bench(root: Path, n: int, rep: int) -> list[dict[str, Any]]:
 
         return go
 
-    steady = Harness(SkillToolset(root, refresh_each_turn=False))
+    steady = Harness(SkillToolset(root, refresh=False))
     ours_turn, steady_turn, native_turn = await interleaved(
         e2e(ours), e2e(steady), e2e(native), repeat=max(rep, 30)
     )
@@ -324,7 +324,7 @@ async def bench(root: Path, n: int, rep: int) -> list[dict[str, Any]]:
         "InMemoryRunner, 2 model calls + 1 tool call; ours re-scans the source each turn",
     )
     row(
-        "whole runner turn, refresh_each_turn=False",
+        "whole runner turn, refresh=False",
         steady_turn,
         native_turn,
         "the same without the per-turn re-scan",

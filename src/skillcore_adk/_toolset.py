@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -141,7 +142,7 @@ class SkillToolset(BaseToolset):
         include_resource_tool: bool = True,
         limits: Limits | None = None,
         budget_counter: Callable[[str], int] = len,
-        refresh_each_turn: bool = True,
+        refresh: bool | float = True,
         state_key_prefix: str = DEFAULT_STATE_KEY_PREFIX,
         tool_filter: ToolPredicate | list[str] | None = None,
     ) -> None:
@@ -153,7 +154,7 @@ class SkillToolset(BaseToolset):
         (``len``: characters, or a token counter). ``tool_name_prefix`` is prepended verbatim
         (``"sc_"`` gives ``sc_load_skill``) so this toolset can sit next to ADK's own
         ``SkillToolset``. ``allow_agent_transfer`` keeps ADK's ``transfer_to_agent`` usable
-        under RESTRICT. ``refresh_each_turn`` re-scans the sources (only changed files are
+        under RESTRICT. ``refresh`` re-scans the sources (only changed files are
         read) once per invocation, so skills added or removed show up on the next turn.
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
@@ -175,7 +176,13 @@ class SkillToolset(BaseToolset):
         self.policy = self.config.policy((AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ())
         self.toolkit = self.config.toolkit(self.library)
         self.names = self.toolkit.names
-        self.refresh_each_turn = refresh_each_turn
+        # Same meaning as the LangChain adapter's ``refresh``: True = once per invocation, a
+        # number = at most that often (seconds), False = once per process.
+        if isinstance(refresh, bool):
+            self.refresh_interval: float | None = 0.0 if refresh else None
+        else:
+            self.refresh_interval = float(refresh)
+        self._scanned_at = 0.0
         self.state_key_prefix = state_key_prefix
         self._fresh_for: object = _NEVER
         self._pending: asyncio.Future[Any] | None = None
@@ -206,13 +213,18 @@ class SkillToolset(BaseToolset):
         return list(self.session_for(context).loaded_names)
 
     async def _ensure_catalog(self, invocation_id: str | None) -> None:
-        """Discover on first use; with ``refresh_each_turn``, re-scan once per invocation.
+        """Discover on first use; then re-scan at most once per invocation (and at most every
+        ``refresh`` seconds when that is a number).
 
         Concurrent callers of one invocation (ADK resolves tools in parallel) share a single
         scan instead of starting one each.
         """
+        interval = self.refresh_interval
         if self._fresh_for is not _NEVER and (
-            not self.refresh_each_turn or invocation_id is None or self._fresh_for == invocation_id
+            interval is None
+            or invocation_id is None
+            or self._fresh_for == invocation_id
+            or time.monotonic() - self._scanned_at < interval
         ):
             pending = self._pending
             if (
@@ -223,6 +235,7 @@ class SkillToolset(BaseToolset):
                 await asyncio.shield(pending)
             return
         self._fresh_for = invocation_id
+        self._scanned_at = time.monotonic()
         self._pending = asyncio.ensure_future(self.library.arefresh())
         try:
             # Shielded: one caller being cancelled must not cancel the scan the others share.

@@ -307,7 +307,7 @@ async def test_one_scan_per_invocation_even_with_concurrent_callers(skills_dir: 
     assert len(scans) == 1
     await toolset.get_tools(_Ctx("inv-2"))  # a new turn re-scans
     assert len(scans) == 2
-    never = SkillToolset(library, refresh_each_turn=False)
+    never = SkillToolset(library, refresh=False)
     await never.get_tools(_Ctx("a"))
     await never.get_tools(_Ctx("b"))
     assert len(scans) == 3
@@ -337,3 +337,37 @@ async def test_xml_catalog_without_resource_tool_and_context_helpers(skills_dir:
     assert "<name>gamma-files</name>\n<description>" in model.instructions(1)
     assert "<loaded>true</loaded>" in model.instructions(1)
     assert seen == [([], True), (["gamma-files"], True)]  # RECOMMEND: Write stays allowed
+
+
+def test_refresh_interval_throttles_scans(tmp_path) -> None:
+    """``refresh=<seconds>`` means the same as in the LangChain adapter: at most that often."""
+    import asyncio
+
+    from skillcore import SkillLibrary
+    from skillcore_adk import SkillToolset
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "SKILL.md").write_text("---\nname: a\ndescription: A.\n---\nbody\n")
+    library = SkillLibrary([tmp_path])
+    scans = 0
+    original = library.arefresh
+
+    async def counting():
+        nonlocal scans
+        scans += 1
+        return await original()
+
+    library.arefresh = counting  # type: ignore[method-assign]
+
+    async def run(toolset) -> None:
+        for invocation in ("i1", "i2", "i3"):
+            await toolset._ensure_catalog(invocation)
+
+    asyncio.run(run(SkillToolset(library, refresh=3600)))
+    assert scans == 1  # the first discovery only: later invocations are inside the interval
+    scans = 0
+    asyncio.run(run(SkillToolset(library, refresh=True)))
+    assert scans == 3  # once per invocation
+    scans = 0
+    asyncio.run(run(SkillToolset(library, refresh=False)))
+    assert scans == 1
