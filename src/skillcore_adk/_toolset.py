@@ -51,20 +51,28 @@ class _StateBinding:
     :class:`skillcore.SessionStore`, so the toolkit reads, transitions and writes it with no
     ``await`` in between and parallel calls of one model response never lose an update."""
 
-    __slots__ = ("key", "state", "toolset")
+    __slots__ = ("_raw", "_session", "key", "state", "toolset")
 
     def __init__(self, toolset: SkillToolset, state: Any, key: str) -> None:
         self.toolset = toolset
         self.state = state
         self.key = key
+        self._raw: Any = None
+        self._session: SkillSession | None = None
 
     def read(self) -> SkillSession:
-        return self.toolset._restore(self.state.get(self.key))
+        raw = self.state.get(self.key)
+        # A call reads the state several times; state values are replaced, never mutated, so
+        # the same object means the same session (saves re-validating it each time).
+        if self._session is None or raw is not self._raw:
+            self._raw, self._session = raw, self.toolset._restore(raw)
+        return self._session
 
     def write(self, session: SkillSession) -> None:
         # A fresh dict assigned (never mutated in place) so ADK records the delta, and so its
         # merge of parallel calls can tell which write is the latest.
         self.state[self.key] = session.to_state()
+        self._raw, self._session = self.state.get(self.key), session
 
 
 def _adk_schema(spec: ToolSpec) -> dict[str, Any]:
