@@ -347,10 +347,17 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+#: A space-separated token whose parenthesised groups may contain spaces.
+_SPACE_TOKENS = re.compile(r"(?:[^\s(]|\([^)]*\))+")
+
+
 def _split_tools(text: str) -> list[str]:
     """Split an allowed-tools string on spaces or commas, never inside parentheses."""
-    if "(" not in text and "," not in text:
-        return text.split()  # the common case, without the character walk
+    if "," not in text:
+        if "(" not in text:
+            return text.split()  # the common case, without the character walk
+        if text.count("(") == text.count(")"):
+            return _SPACE_TOKENS.findall(text)  # "Bash(git log:*) Read": groups keep spaces
     sep_is_comma = False
     depth = 0
     for ch in text:

@@ -48,6 +48,9 @@ def library() -> SkillLibrary:
     [
         ("Read Grep", ("Read", "Grep")),
         ("Bash(git log:*) Read", ("Bash(git log:*)", "Read")),
+        ("a(b c) d(e) Read", ("a(b c)", "d(e)", "Read")),
+        ("Bash(echo (hi there)) Read", ("Bash(echo (hi there))", "Read")),
+        ("Bash(git unclosed Read", ("Bash(git unclosed Read",)),
         ("Read, Bash(git:*), Grep", ("Read", "Bash(git:*)", "Grep")),
         (["Read", " Bash(ls *) ", ""], ("Read", "Bash(ls *)")),
         ("", ()),
