@@ -529,27 +529,9 @@ class FsspecReader(SourceReader):
 
     def read_file(self, directory: str, rel_path: str, max_bytes: int) -> bytes:
         """Ranged read of at most ``max_bytes + 1`` bytes (detects over-size without a HEAD)."""
-        rel = safe_relpath(rel_path)
-        path = self._abs(directory, rel)
-        try:
-            data = self.fs.cat_file(path, start=0, end=max_bytes + 1)
-        except FileNotFoundError:
-            raise ReadError(
-                OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
-            ) from None
-        except IsADirectoryError:
-            raise ReadError(
-                OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is a directory, not a file"
-            ) from None
-        except Exception as exc:
-            raise ReadError(
-                OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {type(exc).__name__}: {exc}"
-            ) from exc
-        if len(data) > max_bytes:
-            raise ReadError(
-                OutcomeCode.TOO_LARGE, f"{rel_path!r} is over the {max_bytes}-byte limit"
-            )
-        return bytes(data)
+        return cat_capped(
+            self.fs, self._abs(directory, safe_relpath(rel_path)), rel_path, max_bytes
+        )
 
     def list_files(self, directory: str, max_entries: int) -> tuple[tuple[Resource, ...], bool]:
         """One ``find`` under the skill directory."""
@@ -575,6 +557,44 @@ class FsspecReader(SourceReader):
 def _has_ancestor(directory: str, dirs: set[str]) -> bool:
     parts = directory.split("/")
     return any("/".join(parts[:i]) in dirs for i in range(1, len(parts)))
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def cat_capped(
+    fs: Any,
+    path: str,
+    rel_path: str,
+    max_bytes: int,
+    describe: Callable[[BaseException], str] = _describe,
+) -> bytes:
+    """Read at most ``max_bytes`` of ``path`` with one ranged ``cat_file`` (``max_bytes + 1``
+    tells an over-size file without a HEAD request); failures become :class:`ReadError`."""
+    try:
+        data = fs.cat_file(path, start=0, end=max_bytes + 1)
+    except FileNotFoundError:
+        raise ReadError(
+            OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
+        ) from None
+    except IsADirectoryError:
+        raise ReadError(
+            OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is a directory, not a file"
+        ) from None
+    except OSError as exc:
+        if exc.errno == 22 and "range" in str(exc).lower():
+            return b""  # an empty object answers a ranged GET with 416
+        raise ReadError(
+            OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {describe(exc)}"
+        ) from exc
+    except Exception as exc:  # backends raise anything from OSError to botocore errors
+        raise ReadError(
+            OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {describe(exc)}"
+        ) from exc
+    if len(data) > max_bytes:
+        raise ReadError(OutcomeCode.TOO_LARGE, f"{rel_path!r} is over the {max_bytes}-byte limit")
+    return bytes(data)
 
 
 def _stamp(info: Mapping[str, Any]) -> str:

@@ -28,15 +28,14 @@ from skillcore.backends._common import (
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import require
 from skillcore.model import Resource, ResourceKind
-from skillcore.session import OutcomeCode
 from skillcore.sources import (
     SKILL_FILE,
-    ReadError,
     Scan,
     ScanEntry,
     SkillSource,
     SourceReader,
     SourceUnavailable,
+    cat_capped,
     safe_relpath,
 )
 
@@ -222,29 +221,8 @@ class S3Reader(SourceReader):
 
     def read_file(self, directory: str, rel_path: str, max_bytes: int) -> bytes:
         """One ranged GET of at most ``max_bytes + 1`` bytes (no HEAD request)."""
-        rel = safe_relpath(rel_path)
-        key = self._key(directory, rel)
-        try:
-            data = self.fs.cat_file(key, start=0, end=max_bytes + 1)
-        except FileNotFoundError:
-            raise ReadError(
-                OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
-            ) from None
-        except OSError as exc:
-            if exc.errno == 22 and "range" in str(exc).lower():
-                return b""  # 416 for "bytes=0-": the object is empty
-            raise ReadError(
-                OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {describe_error(exc)}"
-            ) from exc
-        except Exception as exc:
-            raise ReadError(
-                OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {describe_error(exc)}"
-            ) from exc
-        if len(data) > max_bytes:
-            raise ReadError(
-                OutcomeCode.TOO_LARGE, f"{rel_path!r} is over the {max_bytes}-byte limit"
-            )
-        return bytes(data)
+        key = self._key(directory, safe_relpath(rel_path))
+        return cat_capped(self.fs, key, rel_path, max_bytes, describe_error)
 
     def list_files(self, directory: str, max_entries: int) -> tuple[tuple[Resource, ...], bool]:
         """One listing of the skill's prefix."""
