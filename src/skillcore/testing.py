@@ -84,6 +84,20 @@ SCENARIO_SKILLS = {
 }
 
 
+def write_skill(
+    root: Path, name: str, description: str = "", body: str = "", extra: str = ""
+) -> Path:
+    """Write ``root/name/SKILL.md`` (``extra`` is raw frontmatter lines) and return the
+    skill directory. A helper for adapter test suites."""
+    d = root / name
+    d.mkdir(parents=True, exist_ok=True)
+    desc = description or f"Use {name} for {name} tasks."
+    (d / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: {desc}\n{extra}---\n\n{body or f'{name} body.'}\n"
+    )
+    return d
+
+
 def make_scenario_library(root: Path) -> Path:
     """Write the conformance skill library under ``root`` and return its path."""
     skills = root / "conformance-skills"

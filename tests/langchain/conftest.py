@@ -13,23 +13,11 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
+from skillcore.testing import write_skill
 from skillcore_langchain import SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skills"
-
-
-def write_skill(
-    root: Path, name: str, description: str = "", body: str = "", extra: str = ""
-) -> Path:
-    """Write ``root/name/SKILL.md`` and return the skill directory."""
-    d = root / name
-    d.mkdir(parents=True, exist_ok=True)
-    desc = description or f"Use {name} for {name} tasks."
-    (d / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: {desc}\n{extra}---\n\n{body or f'{name} body.'}\n"
-    )
-    return d
 
 
 @pytest.fixture

@@ -10,24 +10,12 @@ import openai
 import pytest
 
 from skillcore import Limits, PolicyMode, SkillLibrary, ToolPolicy
+from skillcore.testing import write_skill  # noqa: F401 - re-exported for tests
 from skillcore_openai import OpenAISkills
 from skillcore_openai.testing import ScriptedServer
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "skills"
-
-
-def write_skill(
-    root: Path, name: str, description: str = "", extra: str = "", body: str = ""
-) -> Path:
-    """Write ``root/name/SKILL.md`` and return the skill directory."""
-    d = root / name
-    d.mkdir(parents=True, exist_ok=True)
-    desc = description or f"Use {name} for {name} tasks."
-    (d / "SKILL.md").write_text(
-        f"---\nname: {name}\ndescription: {desc}\n{extra}---\n\n{body or f'{name} body.'}\n"
-    )
-    return d
 
 
 @pytest.fixture
