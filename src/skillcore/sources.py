@@ -366,16 +366,8 @@ class LocalReader(SourceReader):
                         OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is not a regular file"
                     )
                 data = fh.read(max_bytes + 1)
-        except FileNotFoundError:
-            raise ReadError(
-                OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
-            ) from None
-        except IsADirectoryError:
-            raise ReadError(
-                OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is a directory, not a file"
-            ) from None
         except OSError as exc:
-            raise ReadError(OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {exc}") from exc
+            raise read_error(exc, rel_path, str) from exc
         if len(data) > max_bytes:
             raise ReadError(
                 OutcomeCode.TOO_LARGE,
@@ -563,6 +555,19 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def read_error(
+    exc: BaseException, rel_path: str, describe: Callable[[BaseException], str] = _describe
+) -> ReadError:
+    """The :class:`ReadError` for a failed read of ``rel_path`` (missing, a directory, other)."""
+    if isinstance(exc, FileNotFoundError):
+        return ReadError(
+            OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
+        )
+    if isinstance(exc, IsADirectoryError):
+        return ReadError(OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is a directory, not a file")
+    return ReadError(OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {describe(exc)}")
+
+
 def cat_capped(
     fs: Any,
     path: str,
@@ -574,24 +579,10 @@ def cat_capped(
     tells an over-size file without a HEAD request); failures become :class:`ReadError`."""
     try:
         data = fs.cat_file(path, start=0, end=max_bytes + 1)
-    except FileNotFoundError:
-        raise ReadError(
-            OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
-        ) from None
-    except IsADirectoryError:
-        raise ReadError(
-            OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is a directory, not a file"
-        ) from None
-    except OSError as exc:
-        if exc.errno == 22 and "range" in str(exc).lower():
-            return b""  # an empty object answers a ranged GET with 416
-        raise ReadError(
-            OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {describe(exc)}"
-        ) from exc
     except Exception as exc:  # backends raise anything from OSError to botocore errors
-        raise ReadError(
-            OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {describe(exc)}"
-        ) from exc
+        if isinstance(exc, OSError) and exc.errno == 22 and "range" in str(exc).lower():
+            return b""  # an empty object answers a ranged GET with 416
+        raise read_error(exc, rel_path, describe) from exc
     if len(data) > max_bytes:
         raise ReadError(OutcomeCode.TOO_LARGE, f"{rel_path!r} is over the {max_bytes}-byte limit")
     return bytes(data)
