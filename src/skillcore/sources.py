@@ -20,7 +20,7 @@ import attrs
 
 from skillcore._frozen import FrozenDict, to_frozen
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SourceError
+from skillcore.errors import SourceError, install_hint
 from skillcore.model import Resource, ResourceKind
 from skillcore.session import OutcomeCode
 
@@ -666,7 +666,7 @@ def open_reader(source: SkillSource) -> SourceReader:
     except ImportError as exc:
         raise SourceError(
             f"cannot open {source.url!r}: {exc}. Install the matching extra, e.g. "
-            'pip install "skillcore[s3]" or "skillcore[git]"'
+            f"{install_hint('s3')} or {install_hint('git')}"
         ) from exc
     except Exception as exc:
         raise SourceError(f"cannot open {source.url!r}: {type(exc).__name__}: {exc}") from exc

@@ -381,11 +381,12 @@ def test_fsspec_cache_chain_still_works(library_bucket: str, moto_s3: MotoS3) ->
 
 def test_missing_s3fs_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "s3fs", None)  # as if it were not installed
-    with pytest.raises(ImportError, match=r'pip install "skillcore\[s3\]"') as exc:
+    with pytest.raises(ImportError, match=r'pip install "skillcore-agents\[s3\]"') as exc:
         open_reader(SkillSource("s3://bucket/skills"))
     assert isinstance(exc.value, MissingDependencyError)
     (diag,) = SkillLibrary(["s3://bucket/skills"]).discover().diagnostics
-    assert diag.code is Code.SOURCE_UNREACHABLE and 'pip install "skillcore[s3]"' in diag.message
+    assert diag.code is Code.SOURCE_UNREACHABLE
+    assert 'pip install "skillcore-agents[s3]"' in diag.message
 
 
 def test_import_skillcore_loads_no_backend() -> None:
