@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import CatalogFormat, SkillLibrary, SkillToolkit
+from skillcore import CatalogFormat, SkillLibrary, SkillToolkit, catalog_view
 from skillcore.cli import main
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -154,3 +154,18 @@ def test_cli_render_and_demo(hostile: Path, capsys: pytest.CaptureFixture[str]) 
     code, out, err = call(capsys, "demo", str(hostile))
     assert code == 0
     assert_clean(out + err)
+
+
+@pytest.mark.parametrize("fmt", list(CatalogFormat))
+def test_sanitised_render_is_memoised_and_deterministic(
+    library: SkillLibrary, fmt: CatalogFormat
+) -> None:
+    tk = SkillToolkit(library, catalog_format=fmt)
+    session = library.session()
+    first = catalog_view(session, fmt)
+    assert catalog_view(session, fmt) is first  # an unchanged session is a cache hit
+    loaded = tk.call(session, "load_skill", {"skill_name": "fine"}).session
+    assert catalog_view(loaded, fmt).text != first.text
+    back = tk.call(loaded, "unload_skill", {"skill_name": "fine"}).session
+    assert catalog_view(back, fmt).text == first.text
+    assert tk.instructions(back) == tk.instructions(session)
