@@ -346,9 +346,12 @@ def _drop_duplicate_keys(root: Node) -> list[tuple[str, int, bool]]:
             top = node is root
             keys = [k.value for k, _ in pairs if type(k) is ScalarNode]
             # Fast path (nearly every file): all keys distinct, also as _build reads them.
-            distinct = len(set(keys)) == len(pairs) and (
-                not top or len({k.strip().lower().replace("_", "-") for k in keys}) == len(keys)
-            )
+            distinct = len(set(keys)) == len(pairs)
+            if distinct and top:
+                joined = "".join(keys)
+                if "_" in joined or " " in joined or "\t" in joined or not joined.islower():
+                    # Only then can two different keys read as the same field.
+                    distinct = len({k.strip().lower().replace("_", "-") for k in keys}) == len(keys)
             if not distinct:
                 dropped.extend(_dedupe_mapping(node, top))
                 pairs = node.value
@@ -806,13 +809,12 @@ def _read_allowed_tools(value: Any) -> tuple[tuple[str, ...] | None, str | None]
     assert tools is not None
     if len(tools) > MAX_LIST_ITEMS:
         return None, f"has {len(tools)} entries (limit {MAX_LIST_ITEMS})"
-    for entry in tools:
-        if len(entry) > MAX_LIST_ITEM:
-            return None, f"has an entry of {len(entry)} characters (limit {MAX_LIST_ITEM})"
-        bad = _UNSAFE_TEXT.search(entry)
-        if bad or not entry.isprintable():
-            char = bad.group() if bad else next(c for c in entry if not c.isprintable())
-            return None, f"has an entry containing {_char_name(char)}"
+    if not "".join(tools).isprintable():  # one check for the common, clean case
+        char = next(c for c in "".join(tools) if not c.isprintable())
+        return None, f"has an entry containing {_char_name(char)}"
+    longest = max(map(len, tools), default=0)
+    if longest > MAX_LIST_ITEM:
+        return None, f"has an entry of {longest} characters (limit {MAX_LIST_ITEM})"
     return tools, None
 
 
