@@ -42,6 +42,9 @@ class Code(str, enum.Enum):
     UNSAFE_PATH = "UNSAFE_PATH"
     SHADOWED = "SHADOWED"
     DUPLICATE_NAME = "DUPLICATE_NAME"
+    # Frontmatter hardening: a key given twice, and text that carried control/bidi characters.
+    DUPLICATE_KEY = "DUPLICATE_KEY"
+    UNSAFE_CHARACTERS = "UNSAFE_CHARACTERS"
 
 
 @attrs.frozen
