@@ -380,7 +380,9 @@ class ArchiveReader(SourceReader):
                     OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is a directory, not a file"
                 )
             raise ReadError(
-                OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
+                OutcomeCode.RESOURCE_NOT_FOUND,
+                f"no file {rel_path!r} in the skill directory",
+                missing=True,
             )
         if member.size > max_bytes:
             raise ReadError(

@@ -379,7 +379,9 @@ class GitReader(SourceReader):
             item = pinned.tree[path]
         except KeyError:
             raise ReadError(
-                OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
+                OutcomeCode.RESOURCE_NOT_FOUND,
+                f"no file {rel_path!r} in the skill directory",
+                missing=True,
             ) from None
         return self._repo, item, rel
 
