@@ -40,9 +40,9 @@ MAX_LISTED_ENTRIES = 20_000
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_ROOT = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _CLOEXEC
 # O_NONBLOCK everywhere: opening a FIFO planted in a skill must never block.
-_O_DIR = _O_ROOT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+_O_ROOT = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
+_O_DIR = _O_ROOT | getattr(os, "O_NOFOLLOW", 0)
 _O_FILE = (
     os.O_RDONLY
     | getattr(os, "O_NOFOLLOW", 0)
@@ -826,6 +826,17 @@ class FsspecReader(SourceReader):
             segments = directory.split("/")
             if any(s.startswith(".") or s in SKIP_DIRS for s in segments):
                 continue
+            if undecodable(directory):
+                diags.append(
+                    _diag(
+                        Code.UNDECODABLE_NAME,
+                        f"skipped: the directory name {printable_name(directory)!r} is not "
+                        "valid UTF-8; rename it",
+                        self,
+                        printable_name(directory),
+                    )
+                )
+                continue
             candidates.append((directory, info))
         if not root_is_skill:
             # A skill directory's own sub-folders are resources, not more skills.
@@ -903,8 +914,10 @@ class FsspecReader(SourceReader):
         out: list[Resource] = []
         for path, info in sorted(found.items()):
             rel = path[len(prefix) :] if path.startswith(prefix) else path
-            if rel == SKILL_FILE or any(
-                s.startswith(".") or s in SKIP_DIRS for s in rel.split("/")
+            if (
+                rel == SKILL_FILE
+                or undecodable(rel)
+                or any(s.startswith(".") or s in SKIP_DIRS for s in rel.split("/"))
             ):
                 continue
             if len(out) >= max_entries:
@@ -1022,6 +1035,9 @@ def open_reader(source: SkillSource) -> SourceReader:
     if factory is not None:
         return factory(source)
     if source.fs is not None:
+        if proto in ("file", "local") and type(source.fs).__name__ == "LocalFileSystem":
+            # fsspec's local filesystem follows symlinks out of the root: read it ourselves.
+            return LocalReader(source, source.fs._strip_protocol(source.url))
         return FsspecReader(source, source.fs, source.url)
     if proto == "file" and "::" not in source.url:
         path = source.url[len("file://") :] if source.url.startswith("file://") else source.url

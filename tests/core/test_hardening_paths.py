@@ -390,3 +390,15 @@ def test_broken_yaml_is_not_kept(root: Path) -> None:
     lib.discover()
     (root / "x" / "SKILL.md").write_text("---\nname: [x\ndescription: y\n---\n")
     assert "x" not in lib.refresh().names
+
+
+def test_fsspec_local_filesystem_object_is_confined(root: Path, outside: Path) -> None:
+    from fsspec.implementations.local import LocalFileSystem
+
+    os.symlink(outside / "secret", root / "x" / "leak.md")
+    lib = SkillLibrary([SkillSource(str(root), fs=LocalFileSystem())])
+    assert set(lib.discover().names) == {*GOOD, "x"}
+    with pytest.raises(ReadError) as info:
+        lib.read_resource("x", "leak.md")
+    assert info.value.code is OutcomeCode.PATH_REJECTED
+    assert_no_secret(info.value)
