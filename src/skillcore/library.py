@@ -212,10 +212,11 @@ class SkillLibrary:
                 else f"{type(scan).__name__}: {scan}"
             )
             if state.ok:
+                kept = sum(1 for r in state.parsed.values() if r.metadata is not None)
                 stale = Diagnostic(
                     Severity.WARNING,
                     Code.SOURCE_STALE,
-                    f"source failed ({msg}); keeping its {len(state.parsed)} "
+                    f"source failed ({msg}); keeping its {kept} "
                     "skill files from the last successful scan",
                     src.label,
                 )
@@ -238,6 +239,7 @@ class SkillLibrary:
                 stamp = entry.stamp
                 if entry.error is not None:
                     result = ParseResult(None, (entry.error,))
+                    stamp = ""  # never matches: read again next time
                     changed = True
                 elif entry.head is None and old is not None:
                     result = old

@@ -866,14 +866,16 @@ class FsspecReader(SourceReader):
         heads = self._read_heads([self._abs(d, SKILL_FILE) for d, *_ in to_read], head_bytes)
         for (directory, dir_name, stamp, size), head in zip(to_read, heads):
             if isinstance(head, BaseException):
-                diags.append(
-                    _diag(
-                        Code.READ_FAILED,
-                        f"skipped: cannot read SKILL.md: {type(head).__name__}: {head}",
-                        self,
-                        _join(directory, SKILL_FILE),
-                    )
+                error = _diag(
+                    Code.READ_FAILED,
+                    f"skipped: cannot read SKILL.md: {type(head).__name__}: {head}",
+                    self,
+                    _join(directory, SKILL_FILE),
                 )
+                if isinstance(head, FileNotFoundError):
+                    diags.append(error)
+                else:  # the library keeps a skill read before for its grace period
+                    entries.append(ScanEntry(directory, dir_name, stamp, None, error=error))
                 continue
             complete = size is not None and size <= len(head)
             entries.append(ScanEntry(directory, dir_name, stamp, head, complete))

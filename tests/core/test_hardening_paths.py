@@ -402,3 +402,29 @@ def test_fsspec_local_filesystem_object_is_confined(root: Path, outside: Path) -
         lib.read_resource("x", "leak.md")
     assert info.value.code is OutcomeCode.PATH_REJECTED
     assert_no_secret(info.value)
+
+
+def test_skill_whose_re_read_fails_is_kept_then_dropped(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lib = SkillLibrary([root])
+    lib._clock = clock = Clock()
+    lib.discover()
+    (root / "x" / "SKILL.md").write_text(skill_text("x", "Being saved."))
+    real_open = os.open
+
+    def failing_open(path: Any, *args: Any, **kwargs: Any) -> int:
+        if path == "SKILL.md" and kwargs.get("dir_fd") is not None:
+            raise OSError(5, "Input/output error")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", failing_open)
+    cat = lib.refresh()
+    assert "x" in cat.names
+    (diag,) = cat.diagnostics
+    assert (diag.code, diag.path) == (Code.SKILL_STALE, "x/SKILL.md")
+    assert "Input/output error" in diag.message and "READ_FAILED" in diag.message
+    clock.now += SKILL_GRACE_SECONDS + 1
+    cat = lib.refresh()
+    assert "x" not in cat.names
+    assert [(d.code, d.path) for d in cat.diagnostics] == [(Code.READ_FAILED, "x/SKILL.md")]
