@@ -470,7 +470,9 @@ class LocalReader(SourceReader):
         try:
             cur.walk(_parts(rel), last_is_file=False)
             with os.scandir(cur.fd) as it:
-                children = sorted((c.name, c.is_dir(), c.is_symlink()) for c in it)
+                children = sorted(
+                    (c.name, c.is_dir(follow_symlinks=False), c.is_symlink()) for c in it
+                )
         except (OSError, PathEscape) as exc:
             if not rel:
                 raise SourceUnavailable(f"cannot list {self.root}: {exc}") from exc
@@ -552,8 +554,12 @@ class LocalReader(SourceReader):
                     cur.canon.append(rel)
                 else:
                     cur.walk(_parts(rel), last_is_file=False)
-            except NotADirectoryError:
-                return _NOT_A_SKILL  # a file, or a link to one
+            except (FileNotFoundError, NotADirectoryError):
+                return _NOT_A_SKILL  # a file, a link to one, or a dangling link
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise
+                return _NOT_A_SKILL  # a symlink loop is no skill directory
             except PathEscape:
                 real = os.path.realpath(os.path.join(self.root, rel))
                 diags.append(

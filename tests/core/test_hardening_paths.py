@@ -428,3 +428,11 @@ def test_skill_whose_re_read_fails_is_kept_then_dropped(
     cat = lib.refresh()
     assert "x" not in cat.names
     assert [(d.code, d.path) for d in cat.diagnostics] == [(Code.READ_FAILED, "x/SKILL.md")]
+
+
+def test_dangling_and_looping_links_at_the_root_are_not_skills(root: Path) -> None:
+    os.symlink("nowhere", root / "dangling")
+    os.symlink("loop-b", root / "loop-a")
+    os.symlink("loop-a", root / "loop-b")
+    cat = prompt(SkillLibrary([root]).discover)
+    assert set(cat.names) == {*GOOD, "x"} and cat.diagnostics == ()
