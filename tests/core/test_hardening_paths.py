@@ -11,12 +11,15 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from skillcore import (
     Code,
@@ -436,3 +439,48 @@ def test_dangling_and_looping_links_at_the_root_are_not_skills(root: Path) -> No
     os.symlink("loop-a", root / "loop-b")
     cat = prompt(SkillLibrary([root]).discover)
     assert set(cat.names) == {*GOOD, "x"} and cat.diagnostics == ()
+
+
+# -- property: whatever symlinks a skill holds, reads never leave it ---------------------------
+
+LINKS = ("s/l1", "s/l2", "s/sub/l3")
+TARGETS = (
+    ".", "..", "../..", "f.txt", "sub", "sub/g.txt", "../other/o.txt", "../../outside/secret.txt",
+    "l1", "l2", "../l1", "sub/l3", "../s/f.txt", "ABS_OUT", "ABS_IN", "../../skills/s/f.txt",
+)  # fmt: skip
+QUERIES = (
+    "f.txt", "l1", "l2", "sub/l3", "l1/f.txt", "l1/g.txt", "l2/sub/g.txt", "sub/l3/f.txt",
+    "l1/secret.txt", "l1/o.txt", "l1/l2", "l2/l1/f.txt", "sub/l3/l1",
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(links=st.dictionaries(st.sampled_from(LINKS), st.sampled_from(TARGETS), min_size=1))
+def test_reads_never_leave_the_skill_whatever_the_links(links: dict[str, str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        (base / "outside").mkdir()
+        (base / "outside" / "secret.txt").write_text(SECRET)
+        root = base / "skills"
+        write_skill(root, "other", {"o.txt": SECRET})
+        write_skill(root, "s", {"f.txt": "IN", "sub/g.txt": "SUB"})
+        for link, target in links.items():
+            target = {"ABS_OUT": str(base / "outside"), "ABS_IN": str(root / "s" / "sub")}.get(
+                target, target
+            )
+            os.symlink(target, root / link)
+        lib = SkillLibrary([root])
+        skill_dir = os.path.realpath(root / "s")
+        for query in QUERIES:
+            full = os.path.join(root, "s", query)
+            inside = os.path.realpath(full).startswith(skill_dir + os.sep)
+            try:
+                content = prompt(lambda q=query: lib.read_resource("s", q))
+            except ReadError as exc:
+                assert SECRET not in exc.message
+                continue
+            assert inside and os.path.isfile(full), query
+            assert content.text == Path(full).read_text()
+        listed = [r.path for r in prompt(lambda: lib.read_document("s")).resources]
+        for path in listed:  # everything offered can be read
+            assert lib.read_resource("s", path).text in ("IN", "SUB")
