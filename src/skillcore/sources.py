@@ -5,6 +5,13 @@ directories and read the head of each ``SKILL.md``), ``read_file`` (confined, ca
 ``list_files``. Local disk gets a direct ``os.scandir`` reader (several times faster than
 fsspec's ``find``); any other fsspec URL goes through the generic reader. Other backends
 register themselves with :func:`register_reader`.
+
+Local reads are confined at read time: every path is walked from the source root one
+component at a time with ``O_NOFOLLOW`` (symlinks are resolved here, at most
+:data:`MAX_SYMLINK_HOPS`, and must stay inside the source for a skill directory and inside
+the skill directory for its files), the final open is non-blocking and checked with
+``fstat``, and only regular files with a single hard link are read (see
+``SkillSource.allow_hardlinks``). Names that are not UTF-8 are never returned.
 """
 
 from __future__ import annotations

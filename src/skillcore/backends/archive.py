@@ -13,8 +13,17 @@ Archives are untrusted input. The archive is read into memory once per change an
   hard links and device entries are rejected with an ``UNSAFE_PATH`` diagnostic and can
   never be read;
 - more than ``max_members`` entries, or more than ``max_uncompressed_bytes`` declared (zip)
-  or produced (tar) uncompressed bytes, refuses the archive (zip bombs);
+  or produced (tar) uncompressed bytes, refuses the archive (zip bombs); a zip's entry count
+  is read from its end records (zip64 too) and checked against its central directory before
+  anything is parsed;
+- the format is the container's own magic at offset 0 (a tar ending with a zip member is a
+  tar), never found by scanning;
+- member names that are not UTF-8 are rejected with an ``UNDECODABLE_NAME`` diagnostic;
 - every read is capped, and decompression never produces more than the cap.
+
+The index, or the refusal, is cached by the archive's identity (size, ``mtime_ns`` and inode
+for local files; ETag / modification time elsewhere): a refresh of an unchanged archive
+parses nothing.
 
 Storage options ``max_members`` (default 20,000), ``max_uncompressed_bytes`` (256 MiB) and
 ``max_archive_bytes`` (256 MiB) set the limits; other options go to fsspec for opening the
