@@ -626,7 +626,14 @@ class LocalReader(SourceReader):
     ) -> tuple[str, os.stat_result]:
         """Walk to a file of a skill directory, confined to that directory."""
         try:
-            cur.walk(_parts(directory), last_is_file=False)
+            try:
+                cur.walk(_parts(directory), last_is_file=False)
+            except PathEscape:
+                raise ReadError(
+                    OutcomeCode.PATH_REJECTED,
+                    "the skill directory now resolves outside the source (symlink escape); "
+                    "the skill list may be out of date",
+                ) from None
             base = list(cur.canon)
             name, st = cur.walk(rel.split("/"), last_is_file=True)  # type: ignore[misc]
             if cur.canon[: len(base)] != base:
