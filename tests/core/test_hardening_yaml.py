@@ -306,9 +306,9 @@ def test_list_fields_are_capped() -> None:
     assert parse(fm(f"triggers: [{many}]\n"), STRICT).metadata is None
 
 
-def test_description_cap_is_unchanged() -> None:
+def test_description_over_the_spec_limit_is_kept_whole() -> None:
     meta = parse(fm("").replace("Does demo things.", "d" * (MAX_DESCRIPTION + 9))).metadata
-    assert meta is not None and len(meta.description) == MAX_DESCRIPTION
+    assert meta is not None and len(meta.description) == MAX_DESCRIPTION + 9
 
 
 # -- 3. allowed-tools fails closed; duplicate keys ------------------------------------------------
