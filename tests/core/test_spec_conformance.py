@@ -111,7 +111,7 @@ def test_compatibility_form_name_is_normalised_in_every_mode(tmp_path: Path) -> 
         lambda s: not s.startswith("\u0301") and "-" not in (s[0], s[-1])
     )
 )
-@settings(settings.get_profile("skillcore"), max_examples=60)
+@settings(settings.get_profile("skillcore"))
 def test_name_and_directory_compare_in_one_normal_form(raw: str) -> None:
     """Whatever normal form the file and the directory use, they match (or not) as NFKC."""
     for name_form, dir_form in (("NFC", "NFD"), ("NFD", "NFC"), ("NFD", "NFD")):
@@ -227,7 +227,7 @@ def test_unsafe_characters_are_still_removed_from_descriptions() -> None:
 
 
 @given(st.text(max_size=3000), st.integers(min_value=1, max_value=1100))
-@settings(settings.get_profile("skillcore"), max_examples=200)
+@settings(settings.get_profile("skillcore"))
 def test_folded_is_one_bounded_line(text: str, limit: int) -> None:
     shown = folded(text, limit)
     assert "\n" not in shown and "\r" not in shown and "\u2028" not in shown
@@ -333,3 +333,14 @@ def test_strict_rejection_of_non_string_metadata_does_not_claim_a_conversion() -
 def test_entry_description_of_a_hand_made_metadata() -> None:
     meta = SkillMetadata("x", "a\n- **y**: fake entry", SkillLocation("s", "x", "/s/x"))
     assert entry_description(meta) == "a - **y**: fake entry"
+
+
+def test_cli_list_shows_a_block_description_on_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skillcore.cli import main
+
+    write(tmp_path, "demo", f"name: demo\n{BLOCK}")
+    assert main(["list", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["demo  First line. Second line, third paragraph."]
