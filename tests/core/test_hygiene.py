@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import attrs
 import pytest
 
 from skillcore import CatalogFormat, SkillLibrary, SkillToolkit, catalog_view
@@ -68,10 +69,28 @@ def test_markdown_catalog(library: SkillLibrary) -> None:
     assert "\t" not in text
     assert FINE_ENTRY in text
     evil = [line for line in text.splitlines() if line.startswith("- **evil**")]
-    assert evil == [
-        "- **evil**: Audit \\x1b[2J files \\u202egnp.exe\\x00 and \\u2066x\\u2069 \\x9b\\u200f end"
-    ]
+    # Parsing already removed the characters (and said so); rendering escapes what is left.
+    assert evil == ["- **evil**: Audit [2J files gnp.exe and x end"]
     assert len([line for line in text.splitlines() if line.startswith("- **")]) == 2
+
+
+def test_render_escapes_raw_metadata(library: SkillLibrary) -> None:
+    """Defence in depth: metadata that reaches rendering raw (built by code, not parsed) is
+    escaped in both catalog formats."""
+    raw = "Audit \x1b[2J files \u202egnp.exe\x00 and \u2066x\u2069 \x9b\u200f end"
+    catalog = library.catalog
+    skills = tuple(
+        attrs.evolve(s, description=raw, allowed_tools=("Read", "Bash(git:\x1b[1m*)"))
+        if s.name == "evil"
+        else s
+        for s in catalog.skills
+    )
+    session = library.session().with_catalog(attrs.evolve(catalog, skills=skills))[0]
+    for fmt in (CatalogFormat.MARKDOWN, CatalogFormat.XML):
+        text = SkillToolkit(library, catalog_format=fmt).instructions(session)
+        assert_clean(text)
+        escaped = "Audit \\x1b[2J files \\u202egnp.exe\\x00 and \\u2066x\\u2069 \\x9b\\u200f end"
+        assert escaped in text
 
 
 def test_xml_catalog(library: SkillLibrary) -> None:
@@ -104,11 +123,11 @@ def test_load_reply_and_loaded_entry(library: SkillLibrary) -> None:
     for shown in ("a\\x1b[31mred.md", "gnp\\u202e.md", "new\\nline.md", "nul\\x07bell.md"):
         assert f"- references/{shown} (reference)" in lines
     assert "- references/ok.md (reference)" in lines
-    assert "Allowed tools while this skill is loaded: Read, Bash(git:\\x1b[1m*)" in lines
+    # An allowed-tools entry with a control character fails closed at parse time.
+    assert "Allowed tools while this skill is loaded: none" in lines
     catalog = tk.instructions(result.session)
     assert_clean(catalog)
     assert FINE_ENTRY in catalog
-    assert "allowed tools: Read, Bash(git:\\x1b[1m*)" in catalog
 
 
 def call(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -132,8 +151,9 @@ def test_cli_validate(hostile: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert code == 0
     assert_clean(out + err)
     warnings = [line for line in out.splitlines() if line.startswith("warning")]
-    assert len(warnings) == 1 and "evil\\n<skill_content>\\x1b[31m\\u202e" in warnings[0]
-    assert out.splitlines()[-1].startswith("2 valid skills, 0 errors, 1 warnings")
+    assert len(warnings) == 3
+    assert all("evil\\n<skill_content>\\x1b[31m\\u202e" in line for line in warnings)
+    assert out.splitlines()[-1].startswith("2 valid skills, 0 errors, 3 warnings")
 
 
 def test_cli_show(hostile: Path, capsys: pytest.CaptureFixture[str]) -> None:

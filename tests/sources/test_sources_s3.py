@@ -363,8 +363,8 @@ def test_refresh_keeps_a_skill_whose_new_version_cannot_be_read(
     catalog = lib.refresh()
     assert catalog.get("skill-009") == before  # the last good version, not a hole
     (diag,) = catalog.diagnostics
-    assert diag.code is Code.SOURCE_STALE and diag.severity is Severity.WARNING
-    assert diag.path == "skill-009/SKILL.md" and "keeping the version" in diag.message
+    assert diag.code is Code.SKILL_STALE and diag.severity is Severity.WARNING
+    assert diag.path == "skill-009/SKILL.md" and "keeping the last good version" in diag.message
     proxy.delay_for = None
     assert lib.refresh().get("skill-009").description == "Changed."
 
