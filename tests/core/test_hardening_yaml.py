@@ -479,11 +479,6 @@ def test_frontmatter_cap_applies_to_the_frontmatter_only() -> None:
     assert codes(result) == [(Severity.WARNING, Code.FIELD_TOO_LONG, "description")]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the library re-reads long frontmatter with a whole-file cap; it should read a "
-    "FRONTMATTER_HEAD_BYTES prefix",
-)
 def test_library_reads_a_long_frontmatter_before_a_long_body(tmp_path: Path) -> None:
     lib = library_with(tmp_path, big_frontmatter_file().replace("name: demo", "name: bad"))
     assert lib.discover().names == ("alpha", "bad", "zulu")
