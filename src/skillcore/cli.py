@@ -18,7 +18,7 @@ from skillcore.errors import SkillcoreError
 from skillcore.library import SkillLibrary
 from skillcore.parsing import ValidationMode, check_name
 from skillcore.policy import PolicyMode, ToolPolicy
-from skillcore.render import CatalogFormat
+from skillcore.render import CatalogFormat, entry_description
 from skillcore.session import Limits
 from skillcore.sources import ReadError, SkillSource
 from skillcore.tools import SkillToolkit
@@ -109,7 +109,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not cat.skills:
         print("no skills found")
     # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._text).
-    rows = [(single_line(s.name), single_line(s.description)) for s in cat]
+    rows = [(single_line(s.name), entry_description(s)) for s in cat]
     width = max((len(name) for name, _ in rows), default=4)
     for name, desc in rows:
         desc = desc if len(desc) <= 80 else desc[:77] + "..."

@@ -15,6 +15,7 @@ from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Catalog, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.parsing import (
+    FRONTMATTER_HEAD_BYTES,
     MAX_FRONTMATTER_BYTES,
     ParseResult,
     ValidationMode,
@@ -263,7 +264,30 @@ class SkillLibrary:
         state.parsed = parsed
         state.stamps = stamps
         state.ok = True
-        return list(scan.diagnostics), changed
+        return self._scan_diagnostics(src, scan), changed
+
+    def _scan_diagnostics(self, src: SkillSource, scan: Scan) -> list[Diagnostic]:
+        """A scan's findings in this library's mode, plus a word when it found no skill."""
+        diags = list(scan.diagnostics)
+        if self.mode is ValidationMode.STRICT:
+            # The spec names the file exactly; a case variant is a warning only in lenient mode.
+            diags = [
+                attrs.evolve(d, severity=Severity.ERROR)
+                if d.code is Code.MISNAMED_SKILL_FILE
+                else d
+                for d in diags
+            ]
+        if not scan.entries:
+            diags.append(
+                Diagnostic(
+                    Severity.WARNING,
+                    Code.EMPTY_SOURCE,
+                    f"no skills found in {self.reader(src).url_for('')}: no directory in it "
+                    f"holds a {SKILL_FILE} file",
+                    src.label,
+                )
+            )
+        return diags
 
     def _keep_stale(
         self,
@@ -316,14 +340,14 @@ class SkillLibrary:
             stamp=entry.stamp,
         )
         if result.need_more:
-            # Frontmatter longer than the head: read up to the frontmatter cap once.
+            # Frontmatter longer than the head: read a prefix that holds any frontmatter under
+            # the cap, whatever the size of the body after it.
             try:
-                more = reader.read_file(entry.directory, SKILL_FILE, MAX_FRONTMATTER_BYTES + 8)
-                complete = True
+                more, complete = reader.read_head(
+                    entry.directory, SKILL_FILE, FRONTMATTER_HEAD_BYTES
+                )
             except ReadError as exc:
-                if exc.code is not OutcomeCode.TOO_LARGE:
-                    return ParseResult(None, (_read_diag(reader, path, exc),))
-                more, complete = b"", False
+                return ParseResult(None, (_read_diag(reader, path, exc),))
             if more:
                 result = parse_skill_file(
                     more,

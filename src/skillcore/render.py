@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from skillcore._text import prompt_text, single_line
-from skillcore.model import Catalog, Resource, SkillDocument, SkillMetadata
+from skillcore._text import folded, prompt_text, single_line
+from skillcore.model import Catalog, Resource, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
+from skillcore.parsing import MAX_DESCRIPTION
+from skillcore.sources import SKILL_FILE
 
 if TYPE_CHECKING:
     from skillcore.session import LoadedSkill, SkillSession
@@ -37,6 +39,21 @@ def quoteattr(text: str) -> str:
 def _x(text: str) -> str:
     """An untrusted one-line field inside an XML element."""
     return escape(single_line(text))
+
+
+def entry_description(meta: SkillMetadata) -> str:
+    """A skill's description as one catalog or search line: the stored text keeps the author's
+    line breaks and length; here whitespace is folded and the text cut at the spec's 1,024
+    characters, ending with ``…`` when cut."""
+    return folded(meta.description, MAX_DESCRIPTION)
+
+
+def skill_file_url(location: SkillLocation) -> str:
+    """The ``SKILL.md`` of a skill directory (the catalog's ``<location>``, as the
+    agentskills client guide defines it)."""
+    url = location.url
+    sep = "\\" if "\\" in url and "/" not in url else "/"  # a Windows path stays one
+    return url.rstrip(sep) + sep + SKILL_FILE
 
 
 def _tools(allowed: tuple[str, ...], sep: str) -> str:
@@ -72,7 +89,7 @@ def resource_summary(resources: Sequence[Resource], truncated: bool = False) -> 
 
 
 def _md_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
-    name, description = single_line(meta.name), single_line(meta.description)
+    name, description = single_line(meta.name), entry_description(meta)
     if loaded is None:
         return f"- **{name}**: {description}\n"
     line = f"- **{name}** [Loaded]: {description}"
@@ -86,8 +103,8 @@ def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
     parts = [
         "<skill>",
         f"<name>{_x(meta.name)}</name>",
-        f"<description>{_x(meta.description)}</description>",
-        f"<location>{_x(meta.location.url)}</location>",
+        f"<description>{escape(entry_description(meta))}</description>",
+        f"<location>{_x(skill_file_url(meta.location))}</location>",
     ]
     if loaded is not None:
         parts.append("<loaded>true</loaded>")

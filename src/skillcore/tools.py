@@ -15,7 +15,13 @@ from skillcore.library import ResourceContent, SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import ToolDecision
-from skillcore.render import CatalogFormat, catalog_view, quoteattr, render_load_reply
+from skillcore.render import (
+    CatalogFormat,
+    catalog_view,
+    entry_description,
+    quoteattr,
+    render_load_reply,
+)
 from skillcore.search import search_skills
 from skillcore.session import (
     LoadRequest,
@@ -503,7 +509,7 @@ class SkillToolkit:
         lines = [f"Skills matching {what} (best first):"]
         for hit in hits:
             mark = " [Loaded]" if session.is_loaded(hit.skill.name) else ""
-            lines.append(f"- {hit.skill.name}{mark}: {hit.skill.description}")
+            lines.append(f"- {hit.skill.name}{mark}: {entry_description(hit.skill)}")
         lines.append(f"Call {self.names.load} with a name to use one.")
         return "\n".join(lines)
 
