@@ -64,8 +64,8 @@ def _md_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
         return f"- **{meta.name}**: {meta.description}\n"
     line = f"- **{meta.name}** [Loaded]: {meta.description}"
     extras = [f"resources: {resource_summary(loaded.resources, loaded.resources_truncated)}"]
-    if loaded.allowed_tools is not None:
-        extras.append(f"allowed tools: {', '.join(loaded.allowed_tools) or 'none'}")
+    if meta.allowed_tools is not None:
+        extras.append(f"allowed tools: {', '.join(meta.allowed_tools) or 'none'}")
     return f"{line} ({'; '.join(extras)})\n"
 
 
@@ -83,8 +83,8 @@ def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
             + escape(resource_summary(loaded.resources, loaded.resources_truncated))
             + "</resources>"
         )
-        if loaded.allowed_tools is not None:
-            parts.append(f"<allowed_tools>{escape(' '.join(loaded.allowed_tools))}</allowed_tools>")
+        if meta.allowed_tools is not None:
+            parts.append(f"<allowed_tools>{escape(' '.join(meta.allowed_tools))}</allowed_tools>")
     parts.append("</skill>")
     return "\n".join(parts) + "\n"
 

@@ -182,9 +182,11 @@ def reference_decision(session: SkillSession, tool: str) -> bool:
         return True
     if not session.loaded:
         return True
-    if any(s.allowed_tools is None for s in session.loaded):
+    # Policy inputs come from the catalog's metadata (invariant 10), never from stored state.
+    declared = [session.catalog.get(s.name).allowed_tools for s in session.loaded]
+    if any(tools is None for tools in declared):
         return True
-    entries = [ToolPattern.parse(e) for s in session.loaded for e in s.allowed_tools or ()]
+    entries = [ToolPattern.parse(e) for tools in declared for e in tools or ()]
     for p in entries:
         if "*" in p.tool:
             prefix = p.tool.split("*")[0]
