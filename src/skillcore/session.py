@@ -20,6 +20,7 @@ from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import PolicyMode, ToolDecision, ToolPolicy, decide
 
+
 def _positive(instance: Any, attribute: attrs.Attribute[Any], value: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError(f"{attribute.name} must be a non-negative integer, got {value!r}")
@@ -53,8 +54,6 @@ class Outcome:
     def terminal(self) -> bool:
         """True when retrying the same call cannot succeed."""
         return self.code in TERMINAL_CODES
-
-
 
 
 @attrs.frozen
@@ -133,7 +132,8 @@ def _resource_from_json(skill: str, item: Any) -> Resource:
     if not isinstance(path, str) or len(path) > MAX_STATE_STRING:
         raise StateError(f"a resource path of {skill[:80]!r} must be a short string")
     if not isinstance(kind, str) or kind not in _RESOURCE_KINDS:
-        raise StateError(f"a resource kind of {skill[:80]!r} must be one of {sorted(_RESOURCE_KINDS)}")
+        kinds = ", ".join(sorted(_RESOURCE_KINDS))
+        raise StateError(f"a resource kind of {skill[:80]!r} must be one of {kinds}")
     if size is not None and (
         not isinstance(size, int) or isinstance(size, bool) or not 0 <= size < 2**63
     ):

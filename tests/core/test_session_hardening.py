@@ -126,12 +126,14 @@ json_values = st.recursive(
     | st.floats()
     | st.text(max_size=20)
     | st.sampled_from([STATE_SCHEMA, "reader", "open", "hidden", "reference", "script"]),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(["schema", "loaded", "name", "resources", "truncated", "allowed_tools"])
-        | st.text(max_size=5),
-        children,
-        max_size=5,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(["schema", "loaded", "name", "resources", "truncated", "allowed_tools"])
+            | st.text(max_size=5),
+            children,
+            max_size=5,
+        )
     ),
     max_leaves=30,
 )
