@@ -298,8 +298,9 @@ class SkillSession:
         if problem is not None:
             return Outcome(
                 OutcomeCode.PATH_REJECTED,
-                f"Cannot read {_short(path)} of skill {name!r}: {problem}. Give a path relative "
-                "to the skill directory, as listed when the skill was loaded.",
+                f"Cannot read {_short(path)} of skill {name!r}: {problem}. Do not retry this "
+                "path; give one relative to the skill directory, as listed when the skill was "
+                "loaded.",
                 name,
             )
         return ResourceRequest(name, path)
@@ -498,10 +499,20 @@ def _path_problem(path: str) -> str | None:
     try:
         safe_relpath(path)
     except ReadError as exc:
-        if ".." in exc.message:
-            return "it points outside the skill directory"
-        return exc.message.replace(repr(path), "it")
+        for clue, problem in _PATH_PROBLEMS:
+            if clue in exc.message:
+                return problem
+        return "it is not a path inside the skill directory"
     return None
+
+
+_PATH_PROBLEMS = (
+    ("..", "it points outside the skill directory"),
+    ("absolute", "it is absolute"),
+    ("NUL or backslashes", "it contains a backslash"),
+    ("empty", "the path is empty"),
+    ("names the skill directory", "it names the skill directory itself"),
+)
 
 
 def _short(text: str, limit: int = 80) -> str:

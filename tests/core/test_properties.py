@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 import pytest
@@ -26,11 +27,12 @@ from skillcore import (
     Outcome,
     OutcomeCode,
     PolicyMode,
-    SessionCoordinator,
     SkillDocument,
     SkillSession,
     ToolPattern,
     ToolPolicy,
+    TurnCalls,
+    TurnStore,
     catalog_view,
     merge_states,
 )
@@ -249,33 +251,41 @@ def test_inv6_no_mutation_and_round_trip(session: SkillSession, ops: list[Op]) -
 def test_inv7_parallel_calls_merged_in_any_order(
     session: SkillSession, calls: list[Op], rnd: random.Random
 ) -> None:
-    """Parallel calls of one turn, run in any order through the coordinator, with their state
-    writes merged in any other order, end in a state equal to the coordinator's final one and
-    equal to running the successful calls sequentially."""
-    coord = SessionCoordinator()
-    order = list(range(len(calls)))
-    rnd.shuffle(order)
-    writes: list[dict] = []
+    """Parallel calls of one turn, started in any order on threads through a TurnStore, with
+    their state writes merged in any other order, end in the state of running the calls
+    sequentially in call order, and every outcome is the sequential one (invariants 7, 8)."""
+    store = TurnStore()
+    ids = [str(i) for i in range(len(calls))]
+    turn = TurnCalls("conversation", "turn-1", ids, ids)
     outcomes: dict[int, Outcome] = {}
-    final = session
-    for i in order:
-        new, outcome, seq = coord.apply("turn-1", session, lambda s, op=calls[i]: apply(s, op))
-        outcomes[i] = outcome
-        if outcome.ok:
-            writes.append({**new.to_state(), "turn": "turn-1", "seq": seq})
-            final = new
+    writes: list[dict] = []
+
+    def run(i: int) -> None:
+        with store.enter(turn, ids[i], session) as view:
+            assert not view.timed_out
+            current = view.read()
+            new, outcomes[i] = apply(current, calls[i])
+            if new is not current:
+                view.write(new)
+                writes.append(new.to_state(turn="turn-1", seq=view.seq))
+
+    start = list(range(len(calls)))
+    rnd.shuffle(start)
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        for f in [pool.submit(run, i) for i in start]:
+            f.result()
     rnd.shuffle(writes)
     merged = session.to_state()
     for w in writes:
         merged = merge_states(merged, w)
     restored = SkillSession.from_state(merged, session.catalog, session.limits, session.policy)
     check_invariant_1(restored)
-    assert restored == final
-    # Truthfulness: replaying in execution order gives the same outcomes.
     replay = session
-    for i in order:
-        replay, outcome = apply(replay, calls[i])
+    for i, op in enumerate(calls):
+        replay, outcome = apply(replay, op)
         assert outcome.code is outcomes[i].code
+    assert restored == replay
+    assert len(store) == 0  # a finished turn is forgotten
 
 
 # -- stateful: the session against a naive model -----------------------------------------------
