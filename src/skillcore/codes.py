@@ -30,6 +30,18 @@ class OutcomeCode(str, enum.Enum):
     TOOL_BLOCKED = "TOOL_BLOCKED"
 
 
+class DecisionCode(str, enum.Enum):
+    """Why a plain tool call was allowed or blocked by the allowed-tools policy."""
+
+    RECOMMEND_MODE = "RECOMMEND_MODE"
+    ALWAYS_ALLOWED = "ALWAYS_ALLOWED"
+    NO_SKILL_LOADED = "NO_SKILL_LOADED"
+    UNRESTRICTED_SKILL_LOADED = "UNRESTRICTED_SKILL_LOADED"
+    MATCHED = "MATCHED"
+    #: Blocked; the same value as the outcome code every adapter replies with.
+    TOOL_BLOCKED = OutcomeCode.TOOL_BLOCKED.value
+
+
 #: Codes of calls that did what was asked.
 OK_CODES = frozenset(
     {
@@ -57,4 +69,35 @@ TERMINAL_CODES = frozenset(
     }
 )
 
-__all__ = ["CHANGED_CODES", "OK_CODES", "TERMINAL_CODES", "OutcomeCode"]
+
+class Coded:
+    """What a value with an :class:`OutcomeCode` ``code`` says about the call (a mixin of
+    :class:`~skillcore.Outcome` and :class:`~skillcore.ToolResult`)."""
+
+    __slots__ = ()
+    code: OutcomeCode
+
+    @property
+    def ok(self) -> bool:
+        """True when the call did what was asked (False for refusals and errors)."""
+        return self.code in OK_CODES
+
+    @property
+    def terminal(self) -> bool:
+        """True when retrying the same call cannot succeed."""
+        return self.code in TERMINAL_CODES
+
+    @property
+    def changed(self) -> bool:
+        """True when the session changed (adapters persist state only then)."""
+        return self.code in CHANGED_CODES
+
+
+__all__ = [
+    "CHANGED_CODES",
+    "OK_CODES",
+    "TERMINAL_CODES",
+    "Coded",
+    "DecisionCode",
+    "OutcomeCode",
+]

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 
 import attrs
 
+from skillcore.codes import DecisionCode  # defined with OutcomeCode; re-exported here
+
 
 class PolicyMode(str, enum.Enum):
     """RECOMMEND shows ``allowed-tools`` to the model; RESTRICT also blocks other tools."""
@@ -73,17 +75,6 @@ def _parse_pattern(entry: str) -> ToolPattern:
 @functools.lru_cache(maxsize=1024)
 def _glob(pattern: str) -> re.Pattern[str]:
     return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
-
-
-class DecisionCode(str, enum.Enum):
-    """Why a tool call was allowed or blocked."""
-
-    RECOMMEND_MODE = "RECOMMEND_MODE"
-    ALWAYS_ALLOWED = "ALWAYS_ALLOWED"
-    NO_SKILL_LOADED = "NO_SKILL_LOADED"
-    UNRESTRICTED_SKILL_LOADED = "UNRESTRICTED_SKILL_LOADED"
-    MATCHED = "MATCHED"
-    TOOL_BLOCKED = "TOOL_BLOCKED"
 
 
 @attrs.frozen

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from skillcore.codes import OK_CODES, TERMINAL_CODES, OutcomeCode
+from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument
 from skillcore.names import ToolNames
@@ -38,22 +38,12 @@ class Limits:
 
 
 @attrs.frozen
-class Outcome:
+class Outcome(Coded):
     """What a transition did. ``ok`` is False for refusals and failures."""
 
     code: OutcomeCode
     message: str
     skill: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True for LOADED, UNLOADED, RESOURCE_READ and SEARCH_RESULTS."""
-        return self.code in OK_CODES
-
-    @property
-    def terminal(self) -> bool:
-        """True when retrying the same call cannot succeed."""
-        return self.code in TERMINAL_CODES
 
 
 @attrs.frozen

@@ -7,14 +7,14 @@ while calls run in :mod:`skillcore.coordination`. Adapters only translate framew
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import attrs
 
 from skillcore import replies
-from skillcore.codes import CHANGED_CODES, OK_CODES, TERMINAL_CODES, OutcomeCode
-from skillcore.coordination import SessionStore, as_store
+from skillcore.codes import Coded, OutcomeCode
+from skillcore.coordination import SessionRef, SessionStore, as_store
 from skillcore.library import ResourceContent, SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
@@ -47,7 +47,7 @@ Data = SkillDocument | ResourceContent | ReadError | None
 
 
 @attrs.frozen
-class ToolResult:
+class ToolResult(Coded):
     """The result of one skill tool call: the session after it and the reply for the model."""
 
     session: SkillSession
@@ -58,21 +58,6 @@ class ToolResult:
     seq: int = 0
     #: The loaded document when ``code`` is LOADED (adapters may keep it for re-injection).
     document: SkillDocument | None = None
-
-    @property
-    def ok(self) -> bool:
-        """False for refusals and errors (adapters mark those replies as errors)."""
-        return self.code in OK_CODES
-
-    @property
-    def terminal(self) -> bool:
-        """True when retrying the same call cannot succeed."""
-        return self.code in TERMINAL_CODES
-
-    @property
-    def changed(self) -> bool:
-        """True when the session changed (adapters persist state only then)."""
-        return self.code in CHANGED_CODES
 
 
 class SkillToolkit:
@@ -170,6 +155,22 @@ class SkillToolkit:
         if isinstance(step, ToolResult):
             return step
         return self.finish(store, step, await self._aread(step, store.read()))
+
+    def load_all(
+        self, session: SkillSession, names: Iterable[str]
+    ) -> tuple[SkillSession, list[ToolResult]]:
+        """Load ``names`` in order (e.g. to seed a conversation); refusals are in the results."""
+        store = SessionRef(session)
+        results = [self.call(store, self.names.load, {"skill_name": n}) for n in names]
+        return store.session, results
+
+    async def aload_all(
+        self, session: SkillSession, names: Iterable[str]
+    ) -> tuple[SkillSession, list[ToolResult]]:
+        """Async :meth:`load_all`."""
+        store = SessionRef(session)
+        results = [await self.acall(store, self.names.load, {"skill_name": n}) for n in names]
+        return store.session, results
 
     def plan(self, session: SkillSession, tool: str, arguments: Any) -> Effect | ToolResult:
         """Decide a call against ``session``: a final result (refusal, search) or the effect

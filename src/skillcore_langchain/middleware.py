@@ -10,18 +10,13 @@ from :class:`skillcore.TurnStore`; persistence is the JSON-native
 from __future__ import annotations
 
 import logging
-import threading
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from langchain.agents.middleware.types import (
     AgentMiddleware,
-    AgentState,
     ModelRequest,
     ModelResponse,
-    OmitFromOutput,
-    PrivateStateAttr,
 )
 from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
@@ -29,61 +24,29 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
-from typing_extensions import NotRequired
 
 from skillcore import (
     Catalog,
     Code,
     OutcomeCode,
     PolicyMode,
-    ReadError,
     RefreshGate,
     SkillConfig,
-    SkillDocument,
-    SkillMetadata,
     SkillSession,
     ToolSpec,
     TurnCalls,
     TurnStore,
-    merge_states,
     replies,
     restore_session,
 )
 from skillcore.config import Sources
 from skillcore.coordination import TurnCall
+from skillcore.reinjection import Reinjection
+from skillcore_langchain._state import SEED_KEY, STATE_KEY, SkillsState, merge_seed
 
 logger = logging.getLogger("skillcore_langchain")
 
-#: The graph state key holding the serialized skill session (private to each agent).
-STATE_KEY = "skillcore"
-#: Input-only key that seeds the session of a thread's first run (see ``share_with_subagents``).
-SEED_KEY = "skillcore_seed"
-
-#: How many re-read skill documents are kept for re-injection after compaction.
-_DOC_CACHE_SIZE = 64
-
-
-def merge_seed(left: Any, right: Any) -> Any:
-    """Reducer of :data:`SEED_KEY`: a serialized state merges like the session, names replace."""
-    if isinstance(left, Mapping) and isinstance(right, Mapping):
-        return merge_states(left, right)
-    return left if right is None else right
-
-
-# LangGraph resolves these annotations at runtime: keep the schema at module level, every name
-# imported for real, and the reducer as the last ``Annotated`` entry.
-class SkillsState(AgentState):
-    """Graph state added by :class:`SkillsMiddleware`."""
-
-    skillcore: NotRequired[Annotated[dict[str, Any] | None, PrivateStateAttr, merge_states]]
-    """``SkillSession.to_state()`` (with ``turn``/``seq``); never the catalog. Private: it is
-    neither accepted as input nor returned, so parents and subagents never share it."""
-
-    skillcore_seed: NotRequired[
-        Annotated[dict[str, Any] | list[str] | None, OmitFromOutput, merge_seed]
-    ]
-    """Input-only: a serialized session (a parent's ``skillcore`` value) or skill names to load
-    when a thread starts. Ignored once the thread has its own session."""
+__all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]
 
 
 class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
@@ -132,9 +95,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         self.refresh = RefreshGate(refresh)
         self.turns = TurnStore()
         self.share_with_subagents = share_with_subagents
-        self._lock = threading.Lock()
+        self.reinjection = Reinjection(self.toolkit)
         self._model_tools: tuple[Catalog, dict[str, BaseTool]] | None = None
-        self._docs: OrderedDict[SkillMetadata, SkillDocument] = OrderedDict()
         self._seen_catalog: Catalog | None = None
         self._last: tuple[Any, Catalog, SkillSession, bool] | None = None
         # Registered with the tool node once; the model is shown per-catalog copies (with the
@@ -172,14 +134,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         if self.refresh.due():
             self._note_catalog(self.library.refresh())
         plan = self._plan(state)
-        if isinstance(plan, list):
-            session = self.session(None)
-            for name in plan:
-                session = self._seeded(
-                    self.toolkit.call(session, self.names.load, {"skill_name": name})
-                )
-            return self._state_update(session, None, 0)
-        return plan
+        if not isinstance(plan, list):
+            return plan
+        return self._seeded(self.toolkit.load_all(self.session(None), plan))
 
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
@@ -188,13 +145,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         if self.refresh.due():
             self._note_catalog(await self.library.arefresh())
         plan = self._plan(state)
-        if isinstance(plan, list):
-            session = self.session(None)
-            for name in plan:
-                result = await self.toolkit.acall(session, self.names.load, {"skill_name": name})
-                session = self._seeded(result)
-            return self._state_update(session, None, 0)
-        return plan
+        if not isinstance(plan, list):
+            return plan
+        return self._seeded(await self.toolkit.aload_all(self.session(None), plan))
 
     def _plan(self, state: Mapping[str, Any]) -> dict[str, Any] | list[str] | None:
         """A state update, names to load (seeding by name), or None when nothing changes."""
@@ -210,11 +163,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         # Unreadable state or skills removed from disk: persist the repaired session.
         return self._state_update(session, None, 0) if repaired else None
 
-    @staticmethod
-    def _seeded(result: Any) -> SkillSession:
-        if not result.ok:
-            logger.warning("skill seed not loaded: %s", result.text)
-        return result.session
+    def _seeded(self, loaded: tuple[SkillSession, list[Any]]) -> dict[str, Any]:
+        for result in loaded[1]:
+            if not result.ok:
+                logger.warning("skill seed not loaded: %s", result.text)
+        return self._state_update(loaded[0], None, 0)
 
     def _note_catalog(self, catalog: Catalog) -> None:
         if catalog is self._seen_catalog:
@@ -233,8 +186,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ) -> ModelResponse[Any] | AIMessage:
         """Show the budgeted catalog and the skill tools; restore compacted instructions."""
         session = self.session(request.state)
-        docs = {m.name: self._document(m) for m in self._missing(session, request.messages)}
-        return handler(self._prepare(request, session, docs))
+        missing = self.reinjection.missing(session, _tool_replies(request.messages))
+        return handler(self._prepare(request, session, self.reinjection.text(session, missing)))
 
     async def awrap_model_call(
         self,
@@ -243,15 +196,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         session = self.session(request.state)
-        missing = self._missing(session, request.messages)
-        docs = {m.name: await self._adocument(m) for m in missing}
-        return await handler(self._prepare(request, session, docs))
+        missing = self.reinjection.missing(session, _tool_replies(request.messages))
+        repeated = await self.reinjection.atext(session, missing)
+        return await handler(self._prepare(request, session, repeated))
 
     def _prepare(
-        self,
-        request: ModelRequest[Any],
-        session: SkillSession,
-        docs: Mapping[str, SkillDocument | ReadError],
+        self, request: ModelRequest[Any], session: SkillSession, repeated: str
     ) -> ModelRequest[Any]:
         shown = self._tools_for(session.catalog)
         ours = self.toolkit.tool_names
@@ -265,12 +215,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         if not shown:  # no skills: no catalog and no skill tools
             return request.override(tools=tools)
         text = self.toolkit.instructions(session)
-        if docs:
-            bodies = {
-                n: d if isinstance(d, ReadError) else self.toolkit.load_reply(session, d)
-                for n, d in docs.items()
-            }
-            text += "\n" + replies.reinjection(self.names, bodies)
+        if repeated:
+            text += "\n" + repeated
         return request.override(
             system_message=_append_block(request.system_message, text), tools=tools
         )
@@ -283,48 +229,6 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         tools = {spec.name: self._make_tool(spec) for spec in self.toolkit.specs(session)}
         self._model_tools = (catalog, tools)
         return tools
-
-    def _missing(
-        self, session: SkillSession, messages: Sequence[BaseMessage]
-    ) -> list[SkillMetadata]:
-        """Loaded skills whose load reply (a ToolMessage starting with the skill's
-        ``<skill_content`` marker) is no longer in the request's messages."""
-        wanted = {replies.skill_content_marker(n): n for n in session.loaded_names}
-        for message in reversed(messages if wanted else ()):
-            # Only the head of tool replies is inspected: scanning every message's text would
-            # cost more than the rest of the hook on long conversations.
-            content = message.content if isinstance(message, ToolMessage) else None
-            if isinstance(content, str) and content.startswith("<skill_content"):
-                wanted.pop(content[: content.find(">") + 1], None)
-                if not wanted:
-                    break
-        metas = (session.catalog.get(name) for name in wanted.values())
-        return [m for m in metas if m is not None]
-
-    def _document(self, meta: SkillMetadata) -> SkillDocument | ReadError:
-        with self._lock:
-            if meta in self._docs:
-                return self._docs[meta]
-        try:
-            return self._remember(meta, self.library.read_document(meta))
-        except ReadError as exc:  # not cached: the file may come back
-            return exc
-
-    async def _adocument(self, meta: SkillMetadata) -> SkillDocument | ReadError:
-        with self._lock:
-            if meta in self._docs:
-                return self._docs[meta]
-        try:
-            return self._remember(meta, await self.library.aread_document(meta))
-        except ReadError as exc:
-            return exc
-
-    def _remember(self, meta: SkillMetadata, doc: SkillDocument) -> SkillDocument:
-        with self._lock:
-            self._docs[meta] = doc
-            while len(self._docs) > _DOC_CACHE_SIZE:
-                self._docs.popitem(last=False)
-        return doc
 
     # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
 
@@ -413,6 +317,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             return message
         update = self._state_update(result.session, view.calls.turn, view.seq)
         return Command(update={**update, "messages": [message]})
+
+
+def _tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
+    """Texts of tool replies, newest first."""
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage) and isinstance(message.content, str):
+            yield message.content
 
 
 def _message(

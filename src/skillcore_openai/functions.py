@@ -61,6 +61,8 @@ Api = Literal["chat", "responses"]
 #: custom tools) and returns the output (a string, or anything JSON-serialisable), or an
 #: awaitable of it when used with the async methods.
 Handler = Callable[[Any], Any]
+#: A plain call cleared to run: its handler, the arguments and the policy decision.
+_Plan = tuple[Handler, Any, "ToolDecision"]
 
 
 # -- schemas -------------------------------------------------------------------------------
@@ -351,7 +353,11 @@ class OpenAISkills:
         store, c = as_store(target), parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
             return self._skill(store, c, await self.toolkit.acall(store, c.name, c.arguments))
-        plan = self._plan(store, c)
+        return await self._arun(store, c, self._plan(store, c))
+
+    async def _arun(
+        self, store: SessionStore, c: FunctionCall, plan: ToolCallResult | _Plan
+    ) -> ToolCallResult:
         if isinstance(plan, ToolCallResult):
             return plan
         out = plan[0](plan[1])
@@ -410,12 +416,7 @@ class OpenAISkills:
                 return await self.adispatch(view, c)
             plan = self._plan(view, c)
         # Handlers run after the turn moved on: later calls never wait for them.
-        if isinstance(plan, ToolCallResult):
-            return plan
-        out = plan[0](plan[1])
-        if inspect.isawaitable(out):
-            out = await out
-        return self._handled(view, c, out, plan[2])
+        return await self._arun(view, c, plan)
 
     def _skill(self, store: SessionStore, c: FunctionCall, res: ToolResult) -> ToolCallResult:
         return ToolCallResult(
@@ -434,9 +435,7 @@ class OpenAISkills:
             store.read(), tool_output(c, text), c, text, True, code, decision=decision
         )
 
-    def _plan(
-        self, store: SessionStore, c: FunctionCall
-    ) -> ToolCallResult | tuple[Handler, Any, ToolDecision]:
+    def _plan(self, store: SessionStore, c: FunctionCall) -> ToolCallResult | _Plan:
         decision = self.toolkit.check_tool(store.read(), c.name)
         if not decision.allowed:
             return self._error(
