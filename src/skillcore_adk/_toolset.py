@@ -113,7 +113,7 @@ class SkillTool(BaseTool):
         return self._declaration.model_copy(update={"name": self.name})
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        """Run the call through the toolkit; state is persisted by the coordinator."""
+        """Run the call through the toolkit, in call order, on the live session state."""
         return await self._toolset._run(self.spec.name, args, tool_context)
 
     def _detect_error_in_response(self, response: Any) -> str | None:
