@@ -46,7 +46,8 @@ def turn_incomplete(tool: str) -> str:
 
 def unknown_tool(tool: str, known: tuple[str, ...]) -> str:
     """The reply for a call of a tool that does not exist."""
-    return error(f"{tool[:80]!r} is not a skill tool (skill tools: {', '.join(known)}).")
+    shown = tool[:80].encode("utf-8", "backslashreplace").decode("utf-8")
+    return error(f"{shown!r} is not a skill tool (skill tools: {', '.join(known)}).")
 
 
 def invalid_arguments(tool: str, problem: str) -> str:
@@ -134,11 +135,6 @@ def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
     return "\n".join(parts)
 
 
-def state_reset(note: str) -> str:
-    """A line for the model when its saved skill state could not be used as it was."""
-    return f"Note: {note}. Load the skills you need again."
-
-
 __all__ = [
     "ERROR_PREFIX",
     "binary_resource",
@@ -151,7 +147,6 @@ __all__ = [
     "resource",
     "search",
     "skill_content_marker",
-    "state_reset",
     "turn_incomplete",
     "unknown_tool",
 ]

@@ -185,8 +185,7 @@ class SkillToolkit:
             text = replies.invalid_arguments(tool, str(exc))
             return ToolResult(session, text, OutcomeCode.INVALID_ARGUMENTS, tool)
         if kind is ToolKind.SEARCH:
-            hits = search_skills(session.catalog, args["query"], args["path"], limit=10)
-            text = replies.search(session, hits, args["query"], args["path"])
+            text = self.search_text(session, args["query"], args["path"])
             return ToolResult(session, text, OutcomeCode.SEARCH_RESULTS, tool)
         if kind is ToolKind.UNLOAD:
             return Unload(args["skill_name"])
