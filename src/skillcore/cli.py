@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 import attrs
 
+from skillcore._text import prompt_text, single_line
 from skillcore.diagnostics import Diagnostic, Severity
 from skillcore.errors import SkillcoreError
 from skillcore.library import SkillLibrary
@@ -83,7 +84,8 @@ def _print_diagnostics(lib: SkillLibrary, out: TextIO, min_severity: Severity) -
     order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
     for diag in lib.catalog.diagnostics:
         if order.index(diag.severity) >= order.index(min_severity):
-            out.write(_where(diag).format() + "\n")
+            # Messages quote skill text (directory names, values): one safe line each.
+            out.write(single_line(_where(diag).format()) + "\n")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -106,10 +108,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     if not cat.skills:
         print("no skills found")
-    width = max((len(s.name) for s in cat), default=4)
-    for s in cat:
-        desc = s.description if len(s.description) <= 80 else s.description[:77] + "..."
-        print(f"{s.name:<{width}}  {desc}")
+    # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._text).
+    rows = [(single_line(s.name), single_line(s.description)) for s in cat]
+    width = max((len(name) for name, _ in rows), default=4)
+    for name, desc in rows:
+        desc = desc if len(desc) <= 80 else desc[:77] + "..."
+        print(f"{name:<{width}}  {desc}")
     print(f"\n{len(cat)} skills from {len(lib.sources)} source(s)", file=sys.stderr)
     _print_diagnostics(lib, sys.stderr, Severity.WARNING)
     return 0
@@ -164,17 +168,18 @@ def cmd_show(args: argparse.Namespace) -> int:
     ]
     for key, value in fields:
         if value is not None:
-            print(f"{key + ':':<15}{value}")
+            print(f"{key + ':':<15}{single_line(str(value))}")
     if doc is None:
         assert error is not None
-        print(f"cannot read {meta.name}: {error.code.value}: {error.message}", file=sys.stderr)
+        message = single_line(f"cannot read {meta.name}: {error.code.value}: {error.message}")
+        print(message, file=sys.stderr)
         return 1
     print(f"{'resources:':<15}{len(doc.resources)}")
     for r in doc.resources:
-        print(f"  {r.path} ({r.kind.value}, {r.size} bytes)")
+        print(f"  {single_line(r.path)} ({r.kind.value}, {r.size} bytes)")
     if args.body:
         print()
-        print(doc.body)
+        print(prompt_text(doc.body))
     return 0
 
 
@@ -185,10 +190,11 @@ def cmd_render(args: argparse.Namespace) -> int:
     for name in args.loaded or ():
         result = toolkit.call(session, toolkit.names.load, {"skill_name": name})
         if not result.ok:
-            print(result.text, file=sys.stderr)
+            print(prompt_text(result.text), file=sys.stderr)
             return 2
         session = result.session
-    sys.stdout.write(toolkit.instructions(session))
+    # Already safe (render sanitises skill text); prompt_text leaves safe text unchanged.
+    sys.stdout.write(prompt_text(toolkit.instructions(session)))
     return 0
 
 
@@ -241,7 +247,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     """A scripted walk through discover -> load -> policy -> unload. No network, no key."""
     lib = _library(args)
     cat = lib.catalog
-    say = print
+
+    def say(text: str = "") -> None:
+        print(prompt_text(text))  # replies quote skill text; keep the terminal safe
+
     say(f"== 1. discover: {len(cat)} skills from {', '.join(s.url for s in lib.sources)}")
     for s in cat:
         say(f"   - {s.name}")

@@ -42,6 +42,12 @@ class Code(str, enum.Enum):
     UNSAFE_PATH = "UNSAFE_PATH"
     SHADOWED = "SHADOWED"
     DUPLICATE_NAME = "DUPLICATE_NAME"
+    # Frontmatter hardening: a key given twice, and text that carried control/bidi characters.
+    DUPLICATE_KEY = "DUPLICATE_KEY"
+    UNSAFE_CHARACTERS = "UNSAFE_CHARACTERS"
+    # Reading hostile trees: a name that is not UTF-8, a skill kept through a failed re-read.
+    UNDECODABLE_NAME = "UNDECODABLE_NAME"
+    SKILL_STALE = "SKILL_STALE"
 
 
 @attrs.frozen

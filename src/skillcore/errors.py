@@ -22,6 +22,15 @@ class MissingDependencyError(SkillcoreError, ImportError):
     """An optional dependency is not installed; the message names the extra to install."""
 
 
+#: The name users install this project under (the import packages are named ``skillcore*``).
+DISTRIBUTION = "skillcore-agents"
+
+
+def install_hint(extra: str) -> str:
+    """The exact command that installs ``extra``, e.g. ``pip install "skillcore-agents[s3]"``."""
+    return f'pip install "{DISTRIBUTION}[{extra}]"'
+
+
 def require(module: str, extra: str, purpose: str) -> object:
     """Import ``module`` or raise an ImportError naming the exact ``pip install`` to run."""
     import importlib
@@ -30,5 +39,5 @@ def require(module: str, extra: str, purpose: str) -> object:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise MissingDependencyError(
-            f'{purpose} needs the optional dependency {module!r}: pip install "skillcore[{extra}]"'
+            f"{purpose} needs the optional dependency {module!r}: {install_hint(extra)}"
         ) from exc

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -24,6 +25,7 @@ from skillcore.parsing import (
 from skillcore.policy import ToolPolicy
 from skillcore.session import Limits, OutcomeCode, SkillSession
 from skillcore.sources import (
+    DEFAULT_MAX_FILE_BYTES,
     SKILL_FILE,
     ReadError,
     Scan,
@@ -36,6 +38,15 @@ from skillcore.sources import (
 
 #: Bytes read from the top of each SKILL.md during discovery (frontmatter sits at the top).
 DEFAULT_HEAD_BYTES = 16 * 1024
+
+#: Seconds a skill keeps its last good version when its SKILL.md turns unreadable, empty or
+#: truncated (an editor or a deploy caught mid-save). Seconds, not a number of refreshes:
+#: callers refresh anywhere from every model call to every few minutes, and a save window is
+#: a wall-clock matter. The first failing refresh always keeps the skill; a refresh after the
+#: grace period drops it.
+SKILL_GRACE_SECONDS = 30.0
+#: Failures a save in progress can produce (anything else drops the skill at once).
+_TRANSIENT_CODES = frozenset({Code.READ_FAILED, Code.EMPTY_FILE, Code.UNTERMINATED_FRONTMATTER})
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -60,6 +71,8 @@ class _SourceState:
     ok: bool = False
     #: Diagnostics the last scan reported (to tell whether anything changed).
     diagnostics: list[Diagnostic] | None = None
+    #: Skill directory -> when its SKILL.md started failing (it is kept meanwhile).
+    failing_since: dict[str, float] = attrs.field(factory=dict)
 
 
 class SkillLibrary:
@@ -77,7 +90,7 @@ class SkillLibrary:
         *,
         mode: ValidationMode | str = ValidationMode.LENIENT,
         head_bytes: int = DEFAULT_HEAD_BYTES,
-        max_file_bytes: int = 10 * 1024 * 1024,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         max_resources: int = 200,
         progress: ProgressCallback | None = None,
     ) -> None:
@@ -97,6 +110,8 @@ class SkillLibrary:
         self._catalog: Catalog | None = None
         self._dirty = False
         self._lock = threading.RLock()
+        #: The clock of the stale-skill grace period (replaceable in tests).
+        self._clock: Callable[[], float] = time.monotonic
 
     # -- readers ---------------------------------------------------------------------------
 
@@ -107,6 +122,7 @@ class SkillLibrary:
         if reader is None:
             src = next(s for s in self.sources if s.label == label)
             reader = open_reader(src)
+            reader.max_file_bytes = self.max_file_bytes
             self._readers[label] = reader
         return reader
 
@@ -196,10 +212,11 @@ class SkillLibrary:
                 else f"{type(scan).__name__}: {scan}"
             )
             if state.ok:
+                kept = sum(1 for r in state.parsed.values() if r.metadata is not None)
                 stale = Diagnostic(
                     Severity.WARNING,
                     Code.SOURCE_STALE,
-                    f"source failed ({msg}); keeping its {len(state.parsed)} "
+                    f"source failed ({msg}); keeping its {kept} "
                     "skill files from the last successful scan",
                     src.label,
                 )
@@ -215,13 +232,29 @@ class SkillLibrary:
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
+            now: float | None = None
             for i, entry in enumerate(scan.entries):
-                if entry.head is None and entry.directory in state.parsed:
-                    parsed[entry.directory] = state.parsed[entry.directory]
-                else:
-                    parsed[entry.directory] = self._parse_entry(reader, entry)
+                directory = entry.directory
+                old = state.parsed.get(directory)
+                stamp = entry.stamp
+                if entry.error is not None:
+                    result = ParseResult(None, (entry.error,))
+                    stamp = ""  # never matches: read again next time
                     changed = True
-                stamps[entry.directory] = entry.stamp
+                elif entry.head is None and old is not None:
+                    result = old
+                else:
+                    result = self._parse_entry(reader, entry)
+                    changed = True
+                if result.metadata is None and old is not None and old.metadata is not None:
+                    now = self._clock() if now is None else now
+                    kept = self._keep_stale(src, state, directory, old, result, now)
+                    if kept is not None:
+                        result, stamp = kept, ""  # '' never matches: re-read next time
+                else:
+                    state.failing_since.pop(directory, None)
+                parsed[directory] = result
+                stamps[directory] = stamp
                 if self.progress is not None and (i % 200 == 0 or i == total - 1):
                     self.progress(i + 1, total)
         finally:
@@ -231,6 +264,36 @@ class SkillLibrary:
         state.stamps = stamps
         state.ok = True
         return list(scan.diagnostics), changed
+
+    def _keep_stale(
+        self,
+        src: SkillSource,
+        state: _SourceState,
+        directory: str,
+        old: ParseResult,
+        failed: ParseResult,
+        now: float,
+    ) -> ParseResult | None:
+        """The last good version of a skill whose SKILL.md just failed in a way a save in
+        progress can cause, while the grace period lasts; None to drop it."""
+        causes = [d for d in failed.diagnostics if d.severity is Severity.ERROR]
+        if not causes or any(d.code not in _TRANSIENT_CODES for d in causes):
+            state.failing_since.pop(directory, None)
+            return None
+        since = state.failing_since.setdefault(directory, now)
+        if now - since > SKILL_GRACE_SECONDS:
+            state.failing_since.pop(directory, None)
+            return None
+        cause = causes[0]
+        stale = Diagnostic(
+            Severity.WARNING,
+            Code.SKILL_STALE,
+            f"{cause.message.removeprefix('skipped: ')} ({cause.code.value}); keeping the last "
+            f"good version for up to {SKILL_GRACE_SECONDS:g} s in case it is being saved",
+            src.label,
+            cause.path,
+        )
+        return attrs.evolve(old, diagnostics=(stale,))
 
     def _parse_entry(self, reader: SourceReader, entry: ScanEntry) -> ParseResult:
         location = SkillLocation(
@@ -445,11 +508,13 @@ class SkillLibrary:
 
 
 def _doc_error(exc: ReadError) -> ReadError:
-    if exc.code is OutcomeCode.RESOURCE_NOT_FOUND:
+    if exc.missing:
         return ReadError(
             OutcomeCode.READ_FAILED,
             "its SKILL.md is gone (deleted after discovery); the skill list may be out of date",
         )
+    if exc.code is OutcomeCode.RESOURCE_NOT_FOUND:  # e.g. SKILL.md swapped for a FIFO
+        return ReadError(OutcomeCode.READ_FAILED, f"cannot read its SKILL.md: {exc.message}")
     return exc
 
 

@@ -1,20 +1,52 @@
 """Pure parsing and validation of ``SKILL.md`` bytes: no I/O, never raises for bad input.
 
 Frontmatter is bounded *before* it reaches a YAML parser: libyaml's C loader can crash the
-process on deeply nested input and the pure-Python loader raises ``RecursionError``.
+process on deeply nested input and the pure-Python loader raises ``RecursionError``. Any
+failure while loading or converting one file's frontmatter becomes that file's diagnostic.
+
+Caps (each defined once, below):
+
+=============================  ===========  ====================================================
+what                           value        when exceeded
+=============================  ===========  ====================================================
+frontmatter size               65,536 B     skill skipped (``YAML_TOO_COMPLEX``)
+bytes to read for frontmatter  65,600 B     ``FRONTMATTER_HEAD_BYTES``: a head this long holds
+                                            any frontmatter under the size cap
+nesting depth                  32           skill skipped (``YAML_TOO_COMPLEX``)
+expanded size (aliases)        131,072      characters plus one per collection item, counted
+                                            on the node graph before any value is built;
+                                            skill skipped (``YAML_TOO_COMPLEX``)
+integer literal                100 chars    skill skipped (``YAML_ERROR``)
+name                           64 / 128     spec limit (warning; error in strict) / unusable
+description                    1,024        truncated (lenient) / error (strict)
+compatibility                  500 / 1,024  spec limit (warning) / truncated
+license, argument-hint         1,024        truncated (lenient) / error (strict)
+version                        128          truncated (lenient) / error (strict)
+metadata key / value           128 / 1,024  truncated (lenient) / error (strict)
+metadata entries               100          first 100 kept (lenient) / error (strict)
+list item                      256          triggers, file-patterns, dependencies: item dropped;
+                                            allowed-tools entry: the whole list unreadable
+list items                     100          first 100 kept; allowed-tools: unreadable
+=============================  ===========  ====================================================
+
+An ``allowed-tools`` value that cannot be read (wrong type, non-string items, over a cap, a
+duplicated key) fails closed: the skill allows no tools beyond the always-allowed ones.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime
 import enum
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
 import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from skillcore._frozen import FrozenDict
 from skillcore.diagnostics import Code, Diagnostic, Severity
@@ -25,20 +57,43 @@ try:  # libyaml is ~10x faster; fall back to the pure-Python *safe* loader, neve
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Loader = yaml.SafeLoader
 
+#: The spec's name limit (a warning in lenient mode) and the longest name usable at all.
 MAX_NAME = 64
+MAX_NAME_USABLE = 2 * MAX_NAME
 MAX_DESCRIPTION = 1024
+#: The spec's compatibility limit (a warning); ``MAX_TEXT`` truncates.
 MAX_COMPATIBILITY = 500
+#: Hard cap of every other kept text value (license, compatibility, argument-hint, metadata
+#: values); longer text is truncated in lenient mode and refused in strict mode.
+MAX_TEXT = 1024
+MAX_VERSION = 128
+MAX_METADATA_KEY = 128
+MAX_METADATA_ENTRIES = 100
+#: Each trigger, file pattern, dependency and allowed-tools entry.
+MAX_LIST_ITEM = 256
+#: Items of each list field (triggers, file-patterns, dependencies, allowed-tools).
+MAX_LIST_ITEMS = 100
 #: Frontmatter larger than this is refused before parsing.
 MAX_FRONTMATTER_BYTES = 64 * 1024
+#: How many bytes of a ``SKILL.md`` to read so that any frontmatter under the cap fits whole,
+#: whatever the size of the body: BOM, ``---`` lines with CRLF and trailing blanks included.
+FRONTMATTER_HEAD_BYTES = MAX_FRONTMATTER_BYTES + 64
 #: Bracket / indentation nesting deeper than this is refused before parsing.
 MAX_NESTING = 32
-#: Values expanded from aliases beyond this count are refused (alias bombs).
-MAX_NODES = 20_000
+#: Characters (plus one per collection item) the frontmatter may expand to through aliases.
+MAX_EXPANDED_CHARS = 128 * 1024
+#: Characters of one integer literal (Python refuses to convert ~4,300 digits and more).
+MAX_INT_CHARS = 100
 
 _NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # Characters that would break a prompt entry, a path or a tool enum even in lenient mode.
 _FORBIDDEN_NAME = re.compile(r"[\s/\\<>&\"'`\x00-\x1f\x7f]")
 _TOP_KEY_LINE = re.compile(r"^([A-Za-z0-9_-]+):[ \t]+(.+?)\s*$")
+#: Removed from kept text: C0/C1 controls but tab and newline, bidi overrides, isolates, marks.
+_UNSAFE_TEXT = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 class ValidationMode(str, enum.Enum):
@@ -95,18 +150,23 @@ def decode_text(data: bytes) -> tuple[str | None, Code | None, str]:
     return text, None, ""
 
 
-def split_frontmatter(text: str) -> tuple[str | None, int, bool]:
+def split_frontmatter(text: str, *, complete: bool = True) -> tuple[str | None, int, bool]:
     """Find the frontmatter. Returns ``(yaml_text, body_offset, terminated)``.
 
-    ``yaml_text`` is None when the file does not start with a ``---`` line.
+    ``yaml_text`` is None when the file does not start with a ``---`` line. Lone CR line
+    endings (old Mac style) are read as newlines; offsets stay valid for ``text`` because the
+    replacement keeps its length. With ``complete=False`` (a head of the file), a closing line
+    that ends the head without a newline may continue past it, so it does not count.
     """
+    if "\r" in text:
+        text = _LONE_CR.sub("\n", text)
     if not text.startswith("---"):
         return None, 0, False
     first_nl = text.find("\n")
     if first_nl == -1 or text[:first_nl].strip() != "---":
         return None, 0, False
     m = _CLOSING.search(text, first_nl + 1)
-    if m is None:
+    if m is None or (not complete and m.end() == len(text)):
         return text[first_nl + 1 :], len(text), False
     end = m.end()
     body_offset = end + 1 if end < len(text) else end
@@ -199,23 +259,6 @@ def _too_deep(yaml_text: str) -> bool:
     return _event_depth(yaml_text, MAX_NESTING) > MAX_NESTING
 
 
-def _count_nodes(value: Any, limit: int) -> int:
-    """Count values as a consumer would see them, expanding aliases; stops past ``limit``."""
-    count = 0
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        count += 1
-        if count > limit:
-            return count
-        if isinstance(item, Mapping):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
-    return count
-
-
 def _quote_colon_values(yaml_text: str) -> str:
     """The agentskills fallback: quote top-level scalar values that contain an unquoted colon."""
     out = []
@@ -228,8 +271,184 @@ def _quote_colon_values(yaml_text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _load_yaml(yaml_text: str) -> Any:
-    return yaml.load(yaml_text, Loader=_Loader)
+class _Refused(Exception):
+    """The frontmatter is too complex to build (alias bomb, recursive alias)."""
+
+
+_INT_TAG = "tag:yaml.org,2002:int"
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _construct_int(loader: SafeConstructor, node: ScalarNode) -> int:
+    # Refuse before converting: int() of ~4,300+ digits raises, and a long hex literal builds an
+    # int that no one can print later.
+    if len(node.value) > MAX_INT_CHARS:
+        raise ConstructorError(
+            None,
+            None,
+            f"integer literal of {len(node.value)} characters (at most {MAX_INT_CHARS})",
+            node.start_mark,
+        )
+    return SafeConstructor.construct_yaml_int(loader, node)  # type: ignore[no-any-return]
+
+
+class _SkillLoader(_Loader):  # type: ignore[misc,valid-type]
+    """The safe loader (libyaml's when present) with bounded integers."""
+
+
+_SkillLoader.add_constructor(_INT_TAG, _construct_int)
+
+
+class _LocatingLoader(_SkillLoader):
+    """Slow path only: re-runs a failed load to tell which node a conversion error came from."""
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except yaml.YAMLError:
+            raise
+        except Exception as exc:
+            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
+            value = node.value if isinstance(node, ScalarNode) else ""
+            what = f"{tag} value {value[:40]!r}" if value else f"{tag} value"
+            detail = "" if isinstance(exc, (KeyError, TypeError, AttributeError)) else f": {exc}"
+            raise ConstructorError(
+                None, None, f"cannot convert {what}{detail}", node.start_mark
+            ) from exc
+
+
+def _key_id(key: ScalarNode, top: bool) -> tuple[str, str]:
+    """What makes two keys the same: top-level known fields compare as ``_build`` reads them."""
+    if top and key.tag == _STR_TAG:
+        norm = key.value.strip().lower().replace("_", "-")
+        if norm in _KNOWN:
+            return key.tag, norm
+    return key.tag, key.value
+
+
+def _drop_duplicate_keys(root: Node) -> list[tuple[str, int, bool]]:
+    """Keep the first of each repeated mapping key; return ``(key, line, top_level)`` per drop.
+
+    Works on the composed node graph, so the file is parsed once. Merge keys (``<<``) are
+    YAML's own override mechanism, not duplicates.
+    """
+    dropped: list[tuple[str, int, bool]] = []
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        pairs = node.value
+        if type(node) is MappingNode:
+            top = node is root
+            keys = [k.value for k, _ in pairs if type(k) is ScalarNode]
+            # Fast path (nearly every file): all keys distinct, also as _build reads them.
+            distinct = len(set(keys)) == len(pairs)
+            if distinct and top:
+                joined = "".join(keys)
+                if "_" in joined or " " in joined or "\t" in joined or not joined.islower():
+                    # Only then can two different keys read as the same field.
+                    distinct = len({k.strip().lower().replace("_", "-") for k in keys}) == len(keys)
+            if not distinct:
+                dropped.extend(_dedupe_mapping(node, top))
+                pairs = node.value
+            stack.extend([v for _, v in pairs if type(v) is not ScalarNode])
+            stack.extend([k for k, _ in pairs if type(k) is not ScalarNode])
+        elif type(node) is SequenceNode:
+            stack.extend([v for v in pairs if type(v) is not ScalarNode])
+    return dropped
+
+
+def _dedupe_mapping(node: MappingNode, top: bool) -> list[tuple[str, int, bool]]:
+    dropped = []
+    keys: set[tuple[str, str]] = set()
+    kept = []
+    for key, value in node.value:
+        if isinstance(key, ScalarNode) and key.tag != _MERGE_TAG:
+            ident = _key_id(key, top)
+            if ident in keys:
+                dropped.append((key.value, key.start_mark.line, top))
+                continue
+            keys.add(ident)
+        kept.append((key, value))
+    node.value = kept
+    return dropped
+
+
+def _expanded_size(root: Node, cap: int) -> int | None:
+    """Characters plus one per collection item that ``root`` expands to, saturating at
+    ``cap + 1``; None when an alias refers to its own ancestor (infinite expansion).
+
+    Computed on the node graph with one size per distinct node, so aliases are counted as
+    often as they are used without building or walking the expansion.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        nid = id(node)
+        if isinstance(node, ScalarNode):
+            sizes[nid] = max(1, len(node.value))
+            continue
+        children = (
+            [n for pair in node.value for n in pair]
+            if isinstance(node, MappingNode)
+            else node.value
+        )
+        if finished:
+            open_nodes.discard(nid)
+            sizes[nid] = min(cap + 1, 1 + sum(sizes[id(c)] for c in children))
+            continue
+        if nid in sizes:
+            continue
+        if nid in open_nodes:
+            return None
+        open_nodes.add(nid)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(root)]
+
+
+def _load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
+    """Load one frontmatter: ``(data, dropped duplicate keys)``.
+
+    Raises ``_Refused`` for alias bombs and whatever the loader raises for bad YAML.
+    """
+    loader = _SkillLoader(yaml_text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, []
+        dropped = _drop_duplicate_keys(node)
+        if "&" in yaml_text:  # without an anchor there is no alias, so nothing to expand
+            size = _expanded_size(node, MAX_EXPANDED_CHARS)
+            if size is None:
+                raise _Refused("frontmatter contains a recursive alias (alias bomb?)")
+            if size > MAX_EXPANDED_CHARS:
+                raise _Refused(
+                    f"frontmatter expands to more than {MAX_EXPANDED_CHARS} characters through "
+                    "aliases (alias bomb?)"
+                )
+        return loader.construct_document(node), dropped
+    finally:
+        loader.dispose()
+
+
+def _locate_error(yaml_text: str, exc: Exception) -> str:
+    """A short message for a load failure, with the line when it can be found."""
+    if isinstance(exc, (yaml.YAMLError, RecursionError)):
+        return _yaml_message(exc)
+    try:
+        yaml.load(yaml_text, Loader=_LocatingLoader)
+    except yaml.YAMLError as located:
+        return _yaml_message(located)
+    except Exception:  # the first message is good enough
+        pass
+    return f"{type(exc).__name__}: {str(exc)[:200]}"
 
 
 def parse_skill_file(
@@ -254,7 +473,7 @@ def parse_skill_file(
     if text is None:
         assert err is not None
         return _skip(ctx, err, msg)
-    yaml_text, body_offset, terminated = split_frontmatter(text)
+    yaml_text, body_offset, terminated = split_frontmatter(text, complete=complete)
     if yaml_text is None:
         return _skip(
             ctx,
@@ -283,9 +502,11 @@ def parse_skill_file(
         return _skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
     diags: list[Diagnostic] = []
     try:
-        raw = _load_yaml(yaml_text)
-    except (yaml.YAMLError, RecursionError) as exc:
-        first_error = _yaml_message(exc)
+        raw, dropped = _load_yaml(yaml_text)
+    except _Refused as exc:
+        return _skip(ctx, Code.YAML_TOO_COMPLEX, str(exc))
+    except Exception as exc:  # any failure is this file's problem, not discovery's
+        first_error = _locate_error(yaml_text, exc)
         if mode is ValidationMode.STRICT:
             return _skip(ctx, Code.YAML_ERROR, f"invalid YAML: {first_error}")
         fixed = _quote_colon_values(yaml_text)
@@ -293,8 +514,10 @@ def parse_skill_file(
         if _too_deep(fixed):
             return _skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
         try:
-            raw = _load_yaml(fixed)
-        except (yaml.YAMLError, RecursionError):
+            raw, dropped = _load_yaml(fixed)
+        except _Refused as exc2:
+            return _skip(ctx, Code.YAML_TOO_COMPLEX, str(exc2))
+        except Exception:  # report the error of the file as written
             return _skip(ctx, Code.YAML_ERROR, f"invalid YAML: {first_error}")
         diags.append(
             ctx.diag(
@@ -303,17 +526,22 @@ def parse_skill_file(
                 "YAML parsed only after quoting values that contain ': '; quote them in the file",
             )
         )
-    # Without an anchor there can be no alias, so no expansion to bound.
-    if "&" in yaml_text and _count_nodes(raw, MAX_NODES) > MAX_NODES:
-        return _skip(
-            ctx,
-            Code.YAML_TOO_COMPLEX,
-            f"frontmatter expands to more than {MAX_NODES} values (alias bomb?)",
-        )
     if not isinstance(raw, Mapping):
         kind = "empty" if raw is None else type(raw).__name__
         return _skip(ctx, Code.NOT_A_MAPPING, f"frontmatter must be a YAML mapping, got {kind}")
-    return _build(raw, ctx, diags, directory_name, location, stamp, body_offset)
+    try:
+        needs_cleaning = "\\" in yaml_text or _UNSAFE_TEXT.search(yaml_text) is not None
+        return _build(
+            raw, ctx, diags, dropped, needs_cleaning, directory_name, location, stamp, body_offset
+        )
+    except Exception as exc:  # a safety net: one file never breaks discovery
+        return _skip(
+            ctx, Code.YAML_ERROR, f"{_UNCONVERTIBLE}: {type(exc).__name__}: {str(exc)[:200]}"
+        )
+
+
+#: The message prefix of the safety net around conversion (tests assert it never fires).
+_UNCONVERTIBLE = "frontmatter could not be converted"
 
 
 def _yaml_message(exc: BaseException) -> str:
@@ -387,7 +615,11 @@ def _split_tools(text: str) -> list[str]:
 
 
 def parse_allowed_tools(value: Any) -> tuple[str, ...] | None:
-    """Spec string (space-separated), YAML list, or comma-separated text -> tuple of entries."""
+    """Spec string (space-separated), YAML list, or comma-separated text -> tuple of entries.
+
+    ``None`` (no value) gives None; anything else that is not text or a list of text raises
+    ``TypeError`` naming what it got, so the caller can fail closed.
+    """
     if value is None:
         return None
     if isinstance(value, str):
@@ -395,15 +627,17 @@ def parse_allowed_tools(value: Any) -> tuple[str, ...] | None:
     if isinstance(value, (list, tuple)):
         out: list[str] = []
         for item in value:
-            if isinstance(item, str) and item.strip():
+            if not isinstance(item, str):
+                raise TypeError(f"a list containing a {_type_name(item)}")
+            if item.strip():
                 out.append(item.strip())
         return tuple(out)
     raise TypeError(_type_name(value))
 
 
-def _str_list(value: Any) -> tuple[str, ...]:
+def _str_list(value: Any) -> list[str]:
     if isinstance(value, str):
-        return tuple(p.strip() for p in value.split(",") if p.strip())
+        return [p.strip() for p in value.split(",") if p.strip()]
     if isinstance(value, (list, tuple)):
         out = []
         for v in value:
@@ -414,7 +648,7 @@ def _str_list(value: Any) -> tuple[str, ...]:
             v = v.strip()
             if v:
                 out.append(v)
-        return tuple(out)
+        return out
     raise TypeError(_type_name(value))
 
 
@@ -437,18 +671,34 @@ _KNOWN = {
 _SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 
 
+def _char_name(char: str) -> str:
+    """``U+200B ZERO WIDTH SPACE`` (or the category for unnamed code points)."""
+    name = unicodedata.name(char, "") or _UNNAMED.get(unicodedata.category(char), "")
+    return f"U+{ord(char):04X} {name}".rstrip()
+
+
+_UNNAMED = {"Cc": "(control character)", "Cn": "(unassigned)", "Co": "(private use)"}
+
+
 def check_name(name: str, mode: ValidationMode) -> tuple[bool, str | None]:
     """Validate a skill name. Returns ``(usable, problem)``.
 
     A name is unusable in any mode if it is empty, longer than 128 characters or contains
-    whitespace, path separators, markup or control characters; otherwise spec violations are
-    problems (fatal only in strict mode).
+    whitespace, invisible, format or control characters, path separators or markup; otherwise
+    spec violations are problems (fatal only in strict mode).
     """
     if not name:
         return False, "name is empty"
-    if len(name) > 2 * MAX_NAME:
-        return False, f"name is {len(name)} characters long (at most {2 * MAX_NAME} are usable)"
+    if len(name) > MAX_NAME_USABLE:
+        return False, f"name is {len(name)} characters long (at most {MAX_NAME_USABLE} are usable)"
     bad = _FORBIDDEN_NAME.search(name)
+    if (bad is None or not bad.group().isspace()) and not name.isprintable():
+        # Cc, Cf (zero-width, bidi), Cs, Co, Cn, Zl, Zp: invisible or control characters.
+        char = next(c for c in name if not c.isprintable())
+        return False, (
+            f"name {name!r} contains {_char_name(char)}, an invisible or control character; "
+            "use lowercase letters, digits and hyphens"
+        )
     if bad:
         char = bad.group()
         what = "whitespace" if char.isspace() else f"the character {char!r}"
@@ -468,33 +718,164 @@ def check_name(name: str, mode: ValidationMode) -> tuple[bool, str | None]:
     return True, None
 
 
+#: Cleans one text value of a field: ``clean(text, field) -> text``.
+_Clean = Callable[[str, str], str]
+
+
+def _unchanged(text: str, field: str) -> str:
+    return text
+
+
+class _Cleaner:
+    """Removes control and bidi characters from kept text, remembering what it removed."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, tuple[int, str]] = {}
+
+    def __call__(self, text: str, field: str) -> str:
+        if _UNSAFE_TEXT.search(text) is None:  # the common case: one C-level scan
+            return text
+        removed = _UNSAFE_TEXT.findall(text)
+        count, first = self.found.get(field, (0, removed[0]))
+        self.found[field] = (count + len(removed), first)
+        return _UNSAFE_TEXT.sub("", text)
+
+    def diagnostics(self, ctx: _Ctx) -> list[Diagnostic]:
+        return [
+            ctx.diag(
+                Severity.WARNING,
+                Code.UNSAFE_CHARACTERS,
+                f"{field} contained {count} control or bidirectional-formatting character(s) "
+                f"(first: {_char_name(first)}); removed",
+                field,
+            )
+            for field, (count, first) in self.found.items()
+        ]
+
+
+def _cap_text(value: str, field: str, cap: int, ctx: _Ctx, diags: list[Diagnostic]) -> str:
+    """Truncate text over ``cap`` with a diagnostic (an error in strict mode)."""
+    if len(value) <= cap:
+        return value
+    lenient = ctx.mode is ValidationMode.LENIENT
+    diags.append(
+        ctx.problem(
+            Code.FIELD_TOO_LONG,
+            f"{field} is {len(value)} characters long (limit {cap})"
+            + ("; truncated" if lenient else ""),
+            field,
+        )
+    )
+    return value[: cap - 1] + "…"
+
+
+def _cap_list(
+    items: list[str], field: str, ctx: _Ctx, diags: list[Diagnostic], clean: _Clean
+) -> tuple[str, ...]:
+    """Clean list items, drop over-long ones and keep at most MAX_LIST_ITEMS."""
+    out = [v for v in (clean(i, field) for i in items) if v]
+    long_items = [v for v in out if len(v) > MAX_LIST_ITEM]
+    if long_items:
+        diags.append(
+            ctx.problem(
+                Code.FIELD_TOO_LONG,
+                f"{field}: dropped {len(long_items)} item(s) longer than {MAX_LIST_ITEM} "
+                "characters",
+                field,
+            )
+        )
+        out = [v for v in out if len(v) <= MAX_LIST_ITEM]
+    if len(out) > MAX_LIST_ITEMS:
+        diags.append(
+            ctx.problem(
+                Code.FIELD_TOO_LONG,
+                f"{field} has {len(out)} items (limit {MAX_LIST_ITEMS}); kept the first "
+                f"{MAX_LIST_ITEMS}",
+                field,
+            )
+        )
+        out = out[:MAX_LIST_ITEMS]
+    return tuple(out)
+
+
+def _read_allowed_tools(value: Any) -> tuple[tuple[str, ...] | None, str | None]:
+    """``(entries, problem)``; a problem means the value cannot be read and must fail closed."""
+    if value is None:
+        return None, "has no value"
+    try:
+        tools = parse_allowed_tools(value)
+    except TypeError as exc:
+        return None, f"must be a string or a list of strings, got {exc}"
+    assert tools is not None
+    if len(tools) > MAX_LIST_ITEMS:
+        return None, f"has {len(tools)} entries (limit {MAX_LIST_ITEMS})"
+    if not "".join(tools).isprintable():  # one check for the common, clean case
+        char = next(c for c in "".join(tools) if not c.isprintable())
+        return None, f"has an entry containing {_char_name(char)}"
+    longest = max(map(len, tools), default=0)
+    if longest > MAX_LIST_ITEM:
+        return None, f"has an entry of {longest} characters (limit {MAX_LIST_ITEM})"
+    return tools, None
+
+
+#: Duplicated keys whose safe reading is not "the first one": allowed-tools fails closed.
+_FAIL_CLOSED_ON_DUPLICATE = {"allowed-tools"}
+
+
 def _build(
     raw: Mapping[Any, Any],
     ctx: _Ctx,
     diags: list[Diagnostic],
+    dropped: list[tuple[str, int, bool]],
+    needs_cleaning: bool,
     directory_name: str,
     location: SkillLocation,
     stamp: str,
     body_offset: int,
 ) -> ParseResult:
+    cleaner = _Cleaner()
+    # Values can only carry unsafe characters that the text has, or that an escape makes.
+    clean: _Clean = cleaner if needs_cleaning else _unchanged
     fm: dict[str, Any] = {}
     extra: dict[str, Any] = {}
+    duplicated: set[str] = set()
+    for key, line, top in dropped:
+        norm = key.strip().lower().replace("_", "-")
+        if top and norm in _KNOWN:
+            duplicated.add(norm)
+        # Keep the first: that is what a reader of the file sees, and a later repeat cannot
+        # silently override a reviewed value (parsers disagree on which one wins).
+        outcome = (
+            "the skill allows no tools beyond the always-allowed ones"
+            if top and norm in _FAIL_CLOSED_ON_DUPLICATE
+            else "the first value is used"
+        )
+        diags.append(
+            ctx.problem(
+                Code.DUPLICATE_KEY,
+                f"key {key[:60]!r} appears more than once (again on line {line + 2}); {outcome}",
+                norm if top and norm in _KNOWN else key[:60],
+            )
+        )
     for key, value in raw.items():
         if not isinstance(key, str):
-            diags.append(ctx.problem(Code.INVALID_TYPE, f"ignored non-string key {key!r}"))
+            diags.append(
+                ctx.problem(Code.INVALID_TYPE, f"ignored non-string key {str(key)[:60]!r}")
+            )
             continue
         norm = key.strip().lower().replace("_", "-")
         if norm in _KNOWN:
             fm[norm] = value
         else:
-            extra[key] = _jsonable(value)
+            safe_key = clean(key, "extra")
+            extra[safe_key] = _jsonable(value, clean)
             if ctx.mode is ValidationMode.STRICT:
                 diags.append(
                     ctx.diag(
                         Severity.WARNING,
                         Code.UNKNOWN_FIELD,
-                        f"field {key!r} is not part of the Agent Skills spec",
-                        key,
+                        f"field {safe_key[:60]!r} is not part of the Agent Skills spec",
+                        safe_key[:60],
                     )
                 )
     if ctx.mode is ValidationMode.STRICT:
@@ -527,10 +908,11 @@ def _build(
             ctx,
             diags,
             Code.INVALID_TYPE,
-            f"'name' must be a string, got {_type_name(name)} ({name!r}); quote it in YAML",
+            f"'name' must be a string, got {_type_name(name)} ({str(name)[:60]!r}); quote it "
+            "in YAML",
             "name",
         )
-    name = name.strip()
+    name = name.strip(" \t\n")  # other whitespace and controls are refused, not trimmed
     usable, problem = check_name(name, ctx.mode)
     if not usable:
         return _fail(ctx, diags, Code.INVALID_NAME, problem or "invalid name", "name")
@@ -559,58 +941,75 @@ def _build(
             f"'description' must be a string, got {_type_name(description)}",
             "description",
         )
-    description = " ".join(description.split())
+    description = " ".join(clean(description, "description").split())
     if not description:
         return _fail(ctx, diags, Code.MISSING_FIELD, "'description' is empty", "description")
-    if len(description) > MAX_DESCRIPTION:
-        diags.append(
-            ctx.problem(
-                Code.FIELD_TOO_LONG,
-                f"description is {len(description)} characters long (limit {MAX_DESCRIPTION})"
-                + ("" if ctx.mode is ValidationMode.STRICT else "; truncated"),
-                "description",
-            )
-        )
-        description = description[: MAX_DESCRIPTION - 1] + "…"
+    description = _cap_text(description, "description", MAX_DESCRIPTION, ctx, diags)
 
     kwargs: dict[str, Any] = {}
-    for field, limit in (("license", None), ("compatibility", MAX_COMPATIBILITY)):
+    for field in ("license", "compatibility"):
         if field not in fm or fm[field] is None:
             continue
         value = fm[field]
+        if isinstance(value, (list, tuple, Mapping)):
+            diags.append(
+                ctx.problem(
+                    Code.INVALID_TYPE,
+                    f"'{field}' must be a string, got {_type_name(value)}; ignored",
+                    field,
+                )
+            )
+            continue
         if not isinstance(value, str):
             diags.append(
                 ctx.problem(
                     Code.INVALID_TYPE, f"'{field}' must be a string, got {_type_name(value)}", field
                 )
             )
-            value = str(value)
-        if limit and len(value) > limit:
+            value = _scalar_text(value)
+        value = clean(value, field)
+        if field == "compatibility" and MAX_TEXT >= len(value) > MAX_COMPATIBILITY:
             diags.append(
                 ctx.problem(
                     Code.FIELD_TOO_LONG,
-                    f"{field} is {len(value)} characters long (limit {limit})",
+                    f"{field} is {len(value)} characters long (limit {MAX_COMPATIBILITY})",
                     field,
                 )
             )
-        kwargs[field] = value
+        kwargs[field] = _cap_text(value, field, MAX_TEXT, ctx, diags)
 
     meta = fm.get("metadata")
     if meta is not None:
         if isinstance(meta, Mapping):
-            clean: dict[str, str] = {}
+            clean_meta: dict[str, str] = {}
+            converted = False
             for k, v in meta.items():
-                if not isinstance(k, str) or not isinstance(v, str):
+                if len(clean_meta) == MAX_METADATA_ENTRIES:
+                    diags.append(
+                        ctx.problem(
+                            Code.FIELD_TOO_LONG,
+                            f"metadata has {len(meta)} entries (limit {MAX_METADATA_ENTRIES}); "
+                            f"kept the first {MAX_METADATA_ENTRIES}",
+                            "metadata",
+                        )
+                    )
+                    break
+                if not converted and (not isinstance(k, str) or not isinstance(v, str)):
+                    converted = True  # one diagnostic, not one per entry
                     diags.append(
                         ctx.problem(
                             Code.INVALID_TYPE,
-                            f"metadata entry {k!r} should map a string to a string; "
+                            f"metadata entry {str(k)[:60]!r} should map a string to a string; "
                             "converted to text",
                             "metadata",
                         )
                     )
-                clean[str(k)] = v if isinstance(v, str) else _scalar_text(v)
-            kwargs["metadata"] = FrozenDict(clean)  # str -> str: no deep freeze needed
+                key = _cap_text(
+                    clean(_scalar_text(k), "metadata"), "metadata key", MAX_METADATA_KEY, ctx, diags
+                )
+                text = clean(_scalar_text(v), "metadata")
+                clean_meta[key] = _cap_text(text, "metadata value", MAX_TEXT, ctx, diags)
+            kwargs["metadata"] = FrozenDict(clean_meta)  # str -> str: no deep freeze needed
         else:
             diags.append(
                 ctx.problem(
@@ -621,21 +1020,28 @@ def _build(
             )
 
     if "allowed-tools" in fm:
-        try:
-            kwargs["allowed_tools"] = parse_allowed_tools(fm["allowed-tools"])
-        except TypeError as exc:
-            diags.append(
-                ctx.problem(
-                    Code.INVALID_TYPE,
-                    f"'allowed-tools' must be a string or a list of strings, got {exc}; ignored",
-                    "allowed-tools",
+        if "allowed-tools" in duplicated:
+            kwargs["allowed_tools"] = ()  # already reported with the duplicate key
+        else:
+            tools, why = _read_allowed_tools(fm["allowed-tools"])
+            if why is not None:
+                # Fail closed: an unreadable list must not make the skill unrestricted.
+                diags.append(
+                    ctx.problem(
+                        Code.INVALID_TYPE,
+                        f"'allowed-tools' {why}; the skill allows no tools beyond the "
+                        "always-allowed ones",
+                        "allowed-tools",
+                    )
                 )
-            )
+                tools = ()
+            kwargs["allowed_tools"] = tools
 
     if fm.get("version") is not None:
         version = fm["version"]
         if isinstance(version, (str, int, float)) and not isinstance(version, bool):
-            kwargs["version"] = str(version)
+            text = clean(_scalar_text(version), "version")
+            kwargs["version"] = _cap_text(text, "version", MAX_VERSION, ctx, diags)
         else:
             diags.append(
                 ctx.problem(Code.INVALID_TYPE, "'version' must be a string; ignored", "version")
@@ -649,7 +1055,7 @@ def _build(
         if fm.get(field) is None:
             continue
         try:
-            kwargs[attr] = _str_list(fm[field])
+            items = _str_list(fm[field])
         except TypeError:
             diags.append(
                 ctx.problem(
@@ -658,6 +1064,8 @@ def _build(
                     field,
                 )
             )
+            continue
+        kwargs[attr] = _cap_list(items, field, ctx, diags, clean)
 
     if fm.get("priority") is not None:
         prio = fm["priority"]
@@ -689,11 +1097,24 @@ def _build(
     if "version" not in kwargs:
         meta_version = kwargs.get("metadata", {}).get("version")
         if meta_version:
-            kwargs["version"] = meta_version  # a common convention: metadata: {version: ...}
+            # A common convention: metadata: {version: ...}
+            kwargs["version"] = _cap_text(meta_version, "version", MAX_VERSION, ctx, diags)
 
-    if fm.get("argument-hint") is not None:
-        kwargs["argument_hint"] = _scalar_text(fm["argument-hint"])
+    hint = fm.get("argument-hint")
+    if hint is not None:
+        if isinstance(hint, (list, tuple, Mapping)):
+            diags.append(
+                ctx.problem(
+                    Code.INVALID_TYPE,
+                    f"'argument-hint' must be a string, got {_type_name(hint)}; ignored",
+                    "argument-hint",
+                )
+            )
+        else:
+            text = clean(_scalar_text(hint), "argument-hint")
+            kwargs["argument_hint"] = _cap_text(text, "argument-hint", MAX_TEXT, ctx, diags)
 
+    diags.extend(cleaner.diagnostics(ctx))
     if ctx.mode is ValidationMode.STRICT and any(d.severity is Severity.ERROR for d in diags):
         return ParseResult(None, tuple(diags), body_offset=body_offset)
     metadata = SkillMetadata(
@@ -713,26 +1134,39 @@ def _fail(ctx: _Ctx, diags: list[Diagnostic], code: Code, message: str, field: s
 
 
 def _scalar_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode("ascii")  # !!binary, as written
     return str(value)
 
 
-def _jsonable(value: Any) -> Any:
-    """Unknown frontmatter values as JSON-native data (dates become ISO text)."""
+def _jsonable(value: Any, clean: _Clean) -> Any:
+    """Unknown frontmatter values as JSON-native data (dates become ISO text, text cleaned).
+
+    Its size is bounded by the expansion check done before the values were built.
+    """
+    if isinstance(value, str):
+        return clean(value, "extra")
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
+        return {clean(_scalar_text(k), "extra"): _jsonable(v, clean) for k, v in value.items()}
+    if isinstance(value, (set, frozenset)):
+        return sorted((_jsonable(v, clean) for v in value), key=repr)  # deterministic order
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v, clean) for v in value]
+    if isinstance(value, (int, float, bool)) or value is None:
         return value
-    return _scalar_text(value)
+    return clean(_scalar_text(value), "extra")
 
 
 def body_of(text: str) -> str:
     """The Markdown body of a full ``SKILL.md`` text (everything after the frontmatter)."""
     _, offset, terminated = split_frontmatter(text)
+    if "\r" in text:
+        text = _LONE_CR.sub("\n", text)  # same length: ``offset`` stays valid
     # "\r" too: a CRLF file would otherwise start with a blank "\r\n" line and end with "\r".
     return text[offset:].strip("\r\n") if terminated else text

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import enum
 import functools
-import re
 import unicodedata
 from collections.abc import Iterable
 
 import attrs
 
+from skillcore._text import single_line
 from skillcore.codes import DecisionCode  # defined with OutcomeCode; re-exported here
+
+#: Longest tool name that can match an ``allowed-tools`` entry; a longer name matches nothing
+#: (so RESTRICT blocks it). Real tool names are far shorter (OpenAI allows 64 characters).
+MAX_TOOL_NAME = 256
+#: Longest tool part of an ``allowed-tools`` entry; a longer entry matches nothing (fails closed).
+MAX_TOOL_PATTERN = 256
 
 
 class PolicyMode(str, enum.Enum):
@@ -60,10 +66,12 @@ class ToolPattern:
         return cls(entry, entry, None)
 
     def matches(self, tool_name: str) -> bool:
-        """Exact match on the tool part; ``*`` is the only wildcard."""
-        if "*" not in self.tool:
-            return self.tool == tool_name
-        return _glob(self.tool).fullmatch(tool_name) is not None
+        """Exact (full) match on the tool part; ``*`` is the only wildcard.
+
+        ``tool_name`` is compared as given: callers normalise it with
+        :func:`normalize_tool_name` (as :func:`decide` does).
+        """
+        return wildcard_match(self.tool, tool_name)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -72,9 +80,33 @@ def _parse_pattern(entry: str) -> ToolPattern:
     return ToolPattern._parse(entry)
 
 
-@functools.lru_cache(maxsize=1024)
-def _glob(pattern: str) -> re.Pattern[str]:
-    return re.compile(".*".join(re.escape(part) for part in pattern.split("*")), re.DOTALL)
+def wildcard_match(pattern: str, name: str) -> bool:
+    """True when ``pattern`` matches the *whole* of ``name``; ``*`` matches any run of
+    characters (including none) and every other character matches only itself.
+
+    No regular expressions (a pattern like ``*a*a*a*...b`` made the backtracking engine take
+    minutes): the literal segments between stars are found left to right with ``str.find``,
+    the first anchored at the start and the last at the end. Taking the leftmost occurrence of
+    each middle segment is always safe, so there is no backtracking; the cost is at most
+    O(len(pattern) * len(name)), and both are capped (:data:`MAX_TOOL_PATTERN`,
+    :data:`MAX_TOOL_NAME`; beyond them nothing matches).
+    """
+    if len(pattern) > MAX_TOOL_PATTERN or len(name) > MAX_TOOL_NAME:
+        return False
+    if "*" not in pattern:
+        return pattern == name
+    first, *middle, last = pattern.split("*")
+    end = len(name) - len(last)
+    if end < len(first) or not name.startswith(first) or not name.endswith(last):
+        return False
+    pos = len(first)
+    for segment in middle:
+        if segment:
+            found = name.find(segment, pos, end)
+            if found < 0:
+                return False
+            pos = found + len(segment)
+    return True
 
 
 @attrs.frozen
@@ -129,12 +161,18 @@ def decide(
                 )
             if pattern.entry not in entries:
                 entries.append(pattern.entry)
-    skills = ", ".join(s for s, _ in pairs)
-    allowed = ", ".join(entries) if entries else "(none)"
+    skills = ", ".join(single_line(s) for s, _ in pairs)
+    allowed = ", ".join(single_line(e) for e in entries) if entries else "(none)"
     extra = sorted(policy.always_allowed | skill_tools)
     always = f" Always allowed: {', '.join(extra)}." if extra else ""
+    shown = repr(name)
+    if len(name) > MAX_TOOL_NAME:
+        shown = (
+            f"{name[:32]!r}... ({len(name)} characters; names longer than {MAX_TOOL_NAME} "
+            "characters match no allowed-tools entry)"
+        )
     reason = (
-        f"Tool {name!r} is not allowed while these skills are loaded: {skills}. "
+        f"Tool {shown} is not allowed while these skills are loaded: {skills}. "
         f"Their allowed-tools are: {allowed}.{always} Use one of those tools, or call "
         f"{unload_tool} for a skill you no longer need to lift its restriction."
     )

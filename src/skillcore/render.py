@@ -1,7 +1,9 @@
 """Catalog rendering with a character budget, and the text of tool replies.
 
 Rendering is pure and memoised: the same session renders the same text, and a model call on an
-unchanged session costs a dictionary lookup.
+unchanged session costs a dictionary lookup. Skill text is untrusted: every field is passed
+through :mod:`skillcore._text` (controls and bidi characters escaped visibly) and, in XML,
+escaped for markup; an unloaded skill's entry is built once per catalog.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from skillcore._text import prompt_text, single_line
 from skillcore.model import Catalog, Resource, SkillDocument, SkillMetadata
 from skillcore.names import ToolNames
 
@@ -27,8 +30,17 @@ def escape(text: str) -> str:
 
 
 def quoteattr(text: str) -> str:
-    """A double-quoted XML attribute value."""
-    return '"' + escape(text).replace('"', "&quot;").replace("\n", "&#10;") + '"'
+    """A double-quoted XML attribute value: one line, controls and bidi characters escaped."""
+    return '"' + escape(single_line(text)).replace('"', "&quot;") + '"'
+
+
+def _x(text: str) -> str:
+    """An untrusted one-line field inside an XML element."""
+    return escape(single_line(text))
+
+
+def _tools(allowed: tuple[str, ...], sep: str) -> str:
+    return sep.join(single_line(t) for t in allowed)
 
 
 class CatalogFormat(str, enum.Enum):
@@ -60,21 +72,22 @@ def resource_summary(resources: Sequence[Resource], truncated: bool = False) -> 
 
 
 def _md_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
+    name, description = single_line(meta.name), single_line(meta.description)
     if loaded is None:
-        return f"- **{meta.name}**: {meta.description}\n"
-    line = f"- **{meta.name}** [Loaded]: {meta.description}"
+        return f"- **{name}**: {description}\n"
+    line = f"- **{name}** [Loaded]: {description}"
     extras = [f"resources: {resource_summary(loaded.resources, loaded.resources_truncated)}"]
     if meta.allowed_tools is not None:
-        extras.append(f"allowed tools: {', '.join(meta.allowed_tools) or 'none'}")
+        extras.append(f"allowed tools: {_tools(meta.allowed_tools, ', ') or 'none'}")
     return f"{line} ({'; '.join(extras)})\n"
 
 
 def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
     parts = [
         "<skill>",
-        f"<name>{escape(meta.name)}</name>",
-        f"<description>{escape(meta.description)}</description>",
-        f"<location>{escape(meta.location.url)}</location>",
+        f"<name>{_x(meta.name)}</name>",
+        f"<description>{_x(meta.description)}</description>",
+        f"<location>{_x(meta.location.url)}</location>",
     ]
     if loaded is not None:
         parts.append("<loaded>true</loaded>")
@@ -84,7 +97,9 @@ def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
             + "</resources>"
         )
         if meta.allowed_tools is not None:
-            parts.append(f"<allowed_tools>{escape(' '.join(meta.allowed_tools))}</allowed_tools>")
+            parts.append(
+                f"<allowed_tools>{escape(_tools(meta.allowed_tools, ' '))}</allowed_tools>"
+            )
     parts.append("</skill>")
     return "\n".join(parts) + "\n"
 
@@ -130,6 +145,15 @@ class _Same:
         return isinstance(other, _Same) and other.catalog is self.catalog
 
 
+# A process usually renders one or two catalogs in one or two formats.
+@functools.lru_cache(maxsize=8)
+def _unloaded_entries(key: _Same, fmt: CatalogFormat) -> dict[str, str]:
+    """The entries of a catalog's unloaded skills, filled as they are first rendered: a
+    load or unload changes the view's cache key, but not these texts (built and sanitised once
+    per catalog and format)."""
+    return {}
+
+
 @functools.lru_cache(maxsize=256)
 def _view(
     key: _Same,
@@ -155,8 +179,11 @@ def _view(
     shown_entries: list[str] = []
     used = 0
     candidates = [m for m in visible if m.name not in loaded_by_name]
+    built = _unloaded_entries(key, fmt)
     for meta in candidates:
-        text = entry(meta, None)
+        text = built.get(meta.name)
+        if text is None:
+            text = built[meta.name] = entry(meta, None)
         size = counter(text)
         if used + size > remaining:
             break
@@ -215,10 +242,10 @@ def render_load_reply(
     meta = document.metadata
     parts = [
         f"<skill_content name={quoteattr(meta.name)}>",
-        document.body.strip("\n"),
+        prompt_text(document.body.strip("\n")),
         "</skill_content>",
         "",
-        f"Skill directory: {meta.location.url}",
+        f"Skill directory: {single_line(meta.location.url)}",
     ]
     if document.resources:
         how = (
@@ -227,7 +254,7 @@ def render_load_reply(
             else " (paths are relative to the skill directory)"
         )
         parts.append(f"Resources{how}:")
-        parts.extend(f"- {r.path} ({r.kind.value})" for r in document.resources)
+        parts.extend(f"- {single_line(r.path)} ({r.kind.value})" for r in document.resources)
         if resources_truncated or document.resources_truncated:
             parts.append("- ... more files not listed")
     else:
@@ -235,10 +262,11 @@ def render_load_reply(
     if meta.dependencies:
         parts.append(
             "Declared dependencies (load them too if the task needs them): "
-            + ", ".join(meta.dependencies)
+            + _tools(meta.dependencies, ", ")
         )
     if meta.allowed_tools is not None:
         parts.append(
-            "Allowed tools while this skill is loaded: " + (", ".join(meta.allowed_tools) or "none")
+            "Allowed tools while this skill is loaded: "
+            + (_tools(meta.allowed_tools, ", ") or "none")
         )
     return "\n".join(parts)

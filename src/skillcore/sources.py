@@ -5,10 +5,19 @@ directories and read the head of each ``SKILL.md``), ``read_file`` (confined, ca
 ``list_files``. Local disk gets a direct ``os.scandir`` reader (several times faster than
 fsspec's ``find``); any other fsspec URL goes through the generic reader. Other backends
 register themselves with :func:`register_reader`.
+
+Local reads are confined at read time: every path is walked from the source root one
+component at a time with ``O_NOFOLLOW`` (symlinks are resolved here, at most
+:data:`MAX_SYMLINK_HOPS`, and must stay inside the source for a skill directory and inside
+the skill directory for its files), the final open is non-blocking and checked with
+``fstat``, and only regular files with a single hard link are read (see
+``SkillSource.allow_hardlinks``). Names that are not UTF-8 are never returned.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import posixpath
 import stat as stat_mod
@@ -20,13 +29,34 @@ import attrs
 
 from skillcore._frozen import FrozenDict, to_frozen
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SourceError
+from skillcore.errors import SourceError, install_hint
 from skillcore.model import Resource, ResourceKind
 from skillcore.session import OutcomeCode
 
 SKILL_FILE = "SKILL.md"
 #: Directory names never descended into.
 SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".hg", ".svn"})
+
+#: Symlinks followed at most while resolving one local path (the kernel's own limit is 40).
+MAX_SYMLINK_HOPS = 40
+#: Directories one resource listing visits at most (symlinked directories are never entered).
+MAX_LISTED_DIRS = 1_000
+#: Directory entries one resource listing examines at most.
+MAX_LISTED_ENTRIES = 20_000
+#: Default cap on the bytes of one file read whole (``SkillLibrary(max_file_bytes=...)``).
+DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# O_NONBLOCK everywhere: opening a FIFO planted in a skill must never block.
+_O_ROOT = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
+_O_DIR = _O_ROOT | getattr(os, "O_NOFOLLOW", 0)
+_O_FILE = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | _CLOEXEC
+)
 
 
 @attrs.frozen
@@ -46,6 +76,11 @@ class SkillSource:
     max_depth: int = 4
     #: Directory entries examined at most during one scan.
     max_entries: int = 100_000
+    #: Read local files that have more than one hard link. Off by default: a hard link is
+    #: indistinguishable from the file it links to (e.g. ``~/.ssh/id_rsa`` linked into a
+    #: skill), so confinement cannot be checked. Turn on for trees built with hard links
+    #: (e.g. package managers that link files from a cache).
+    allow_hardlinks: bool = False
 
     @label.default
     def _label(self) -> str:
@@ -75,12 +110,16 @@ class SkillSource:
 
 
 class ReadError(Exception):
-    """A file could not be read; ``code`` is the outcome code to report."""
+    """A file could not be read; ``code`` is the outcome code to report.
 
-    def __init__(self, code: OutcomeCode, message: str) -> None:
+    ``missing`` is True when the file does not exist (as opposed to existing but refused).
+    """
+
+    def __init__(self, code: OutcomeCode, message: str, *, missing: bool = False) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.missing = missing
 
 
 class SourceUnavailable(Exception):
@@ -100,6 +139,9 @@ class ScanEntry:
     head: bytes | None
     #: True when ``head`` is the whole file.
     complete: bool = False
+    #: Why SKILL.md could not be read this time (``head`` is then None). The library keeps
+    #: the skill's last good version for a grace period instead of dropping it at once.
+    error: Diagnostic | None = None
 
 
 @attrs.frozen
@@ -121,6 +163,10 @@ def safe_relpath(path: str) -> str:
     p = path.strip()
     if "\x00" in p or "\\" in p:
         raise ReadError(OutcomeCode.PATH_REJECTED, f"path {path!r} contains NUL or backslashes")
+    if undecodable(p):
+        raise ReadError(
+            OutcomeCode.PATH_REJECTED, f"path {printable_name(path)!r} is not valid Unicode text"
+        )
     if p.startswith("/") or (len(p) > 1 and p[1] == ":") or "://" in p:
         raise ReadError(
             OutcomeCode.PATH_REJECTED,
@@ -139,6 +185,11 @@ def safe_relpath(path: str) -> str:
 class SourceReader:
     """Base class of source readers. Subclasses implement the three sync primitives; the async
     versions default to one thread hop per call (a whole scan is one hop)."""
+
+    #: Files larger than this are never read whole, not even for a discovery head (backends
+    #: that must inflate a whole object to read its head, like Git, refuse it up front).
+    #: ``SkillLibrary`` sets it to its ``max_file_bytes``.
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 
     def __init__(self, source: SkillSource) -> None:
         self.source = source
@@ -185,12 +236,194 @@ def _join(*parts: str) -> str:
     return "/".join(p.strip("/") for p in parts if p.strip("/"))
 
 
+class PathEscape(Exception):
+    """A path (through its symlinks) leads outside the allowed directory."""
+
+    def __init__(self, outside_source: bool) -> None:
+        super().__init__("outside the source" if outside_source else "outside the directory")
+        self.outside_source = outside_source
+
+
+class NotRegularFile(Exception):
+    """The path names something other than a regular file (FIFO, socket, device, directory)
+    or a regular file with more than one hard link."""
+
+    def __init__(self, what: str, hardlink: bool = False) -> None:
+        super().__init__(what)
+        self.what = what
+        self.hardlink = hardlink
+
+
+def file_kind(mode: int) -> str:
+    """A short description of a non-regular file type, for messages."""
+    if stat_mod.S_ISDIR(mode):
+        return "a directory"
+    if stat_mod.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat_mod.S_ISSOCK(mode):
+        return "a socket"
+    if stat_mod.S_ISCHR(mode) or stat_mod.S_ISBLK(mode):
+        return "a device"
+    if stat_mod.S_ISLNK(mode):
+        return "a symlink"
+    return "not a regular file"
+
+
+def undecodable(name: str) -> bool:
+    """True when a file name holds bytes that are not UTF-8 (``surrogateescape`` surrogates):
+    such a name can neither be shown in JSON/UTF-8 replies nor passed back by a model."""
+    if name.isascii():
+        return False
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def printable_name(name: str) -> str:
+    """``name`` with undecodable bytes shown as ``\\xNN`` (safe in any UTF-8 output)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+class _Cursor:
+    """A position below a source root held as a chain of directory file descriptors.
+
+    Every component is opened relative to its parent's descriptor with ``O_NOFOLLOW``, so the
+    kernel never follows a symlink for us: links are read with ``readlink`` and resolved here
+    (at most :data:`MAX_SYMLINK_HOPS`), and ``canon`` is always the physical path below the
+    root. A directory swapped for a symlink between two reads is therefore seen, never
+    followed blindly, and there is no window between a check and the open.
+    """
+
+    __slots__ = ("canon", "fds", "hops", "root")
+
+    def __init__(self, root: str, root_fd: int) -> None:
+        self.root = root
+        self.fds = [root_fd]  # fds[0] belongs to the caller
+        self.canon: list[str] = []
+        self.hops = 0
+
+    @property
+    def fd(self) -> int:
+        return self.fds[-1]
+
+    def close(self) -> None:
+        for fd in self.fds[1:]:
+            os.close(fd)
+        del self.fds[1:]
+
+    def _up(self) -> None:
+        if not self.canon:
+            raise PathEscape(True)
+        self.canon.pop()
+        os.close(self.fds.pop())
+
+    def _link(self, name: str, pending: list[str]) -> bool:
+        """Splice the target of symlink ``name`` into ``pending``; False if not a link."""
+        try:
+            target = os.readlink(name, dir_fd=self.fd)
+        except OSError:
+            return False
+        self.hops += 1
+        if self.hops > MAX_SYMLINK_HOPS:
+            raise OSError(errno.ELOOP, f"more than {MAX_SYMLINK_HOPS} symlinks", name)
+        if target.startswith("/"):
+            real_root = os.path.realpath(self.root)
+            if target != real_root and not target.startswith(real_root.rstrip("/") + "/"):
+                raise PathEscape(True)
+            target = target[len(real_root) :]
+            self.close()
+            self.canon.clear()
+        pending.extend(reversed(target.split("/")))
+        return True
+
+    def walk(self, parts: list[str], last_is_file: bool) -> tuple[str, os.stat_result] | None:
+        """Descend through ``parts`` (directories; the last one a file if ``last_is_file``).
+
+        Returns ``(name, lstat)`` of the final file, which sits in :attr:`fd` and is not a
+        symlink; None when ``last_is_file`` is False (the cursor is then at the directory).
+        Raises PathEscape, OSError (FileNotFoundError, NotADirectoryError, ELOOP, ...).
+        """
+        pending = list(reversed(parts))
+        while pending:
+            name = pending.pop()
+            if name in ("", "."):
+                continue
+            if name == "..":
+                self._up()
+                continue
+            if last_is_file and not pending:
+                st = os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+                if stat_mod.S_ISLNK(st.st_mode):
+                    self._link(name, pending)
+                    continue
+                if stat_mod.S_ISDIR(st.st_mode):
+                    # A link to a directory resolved to here; its name is not a file.
+                    raise NotRegularFile(file_kind(st.st_mode))
+                return name, st
+            try:
+                fd = os.open(name, _O_DIR, dir_fd=self.fd)
+            except FileNotFoundError:
+                raise
+            except OSError:
+                if self._link(name, pending):
+                    continue
+                raise
+            self.fds.append(fd)
+            self.canon.append(name)
+        if last_is_file:  # the path ended at a directory (e.g. a link to '.')
+            raise NotRegularFile("a directory")
+        return None
+
+    def open_file(self, name: str, st: os.stat_result, allow_hardlinks: bool) -> int:
+        """Open the (non-link) file ``name`` located by :meth:`walk`: regular files only,
+        non-blocking, and checked to be the very file ``st`` describes."""
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise NotRegularFile(file_kind(st.st_mode))
+        if st.st_nlink > 1 and not allow_hardlinks:
+            raise NotRegularFile(f"a file with {st.st_nlink} hard links", hardlink=True)
+        fd = os.open(name, _O_FILE, dir_fd=self.fd)
+        try:
+            fst = os.fstat(fd)
+            if not stat_mod.S_ISREG(fst.st_mode):
+                raise NotRegularFile(file_kind(fst.st_mode))
+            if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino) or (
+                fst.st_nlink > 1 and not allow_hardlinks
+            ):
+                raise OSError(errno.EAGAIN, "the file changed while it was being opened", name)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+
+def _read_fd(fd: int, limit: int) -> bytes:
+    """At most ``limit`` bytes from ``fd`` (closes it)."""
+    try:
+        chunks: list[bytes] = []
+        left = limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _parts(path: str) -> list[str]:
+    return [p for p in path.split("/") if p] if path else []
+
+
 #: Returned by LocalReader._entry for a directory without a SKILL.md file.
 _NOT_A_SKILL = object()
 
 
 class LocalReader(SourceReader):
-    """Reads a local directory with ``os.scandir`` and plain ``open``; confines symlinks."""
+    """Reads a local directory; every open is confined to the source root (see _Cursor)."""
 
     def __init__(self, source: SkillSource, root: str) -> None:
         super().__init__(source)
@@ -200,53 +433,61 @@ class LocalReader(SourceReader):
         """The absolute path of the skill directory."""
         return os.path.join(self.root, directory) if directory else self.root
 
-    def _real_root(self) -> str:
-        return os.path.realpath(self.root)
-
-    def _inside(self, real: str, real_root: str) -> bool:
-        return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+    def _open_root(self) -> int:
+        return os.open(self.root, _O_ROOT)
 
     def scan(self, head_bytes: int, known: Mapping[str, str]) -> Scan:
-        """One ``scandir`` of the root (bounded recursion if asked), a read per changed skill."""
-        if not os.path.isdir(self.root):
-            what = "is not a directory" if os.path.exists(self.root) else "does not exist"
-            raise SourceUnavailable(f"source {self.root} {what}")
-        real_root = self._real_root()
-        diags: list[Diagnostic] = []
-        entries: list[ScanEntry] = []
-        budget = [self.source.max_entries]
-        if os.path.isfile(os.path.join(self.root, SKILL_FILE)):
-            entry = self._entry(
-                "", os.path.basename(self.root), head_bytes, known, real_root, diags
-            )
-            return Scan((entry,) if isinstance(entry, ScanEntry) else (), tuple(diags))
-        depth = self.source.max_depth if self.source.recursive else 1
-        self._walk("", depth, head_bytes, known, real_root, entries, diags, budget)
+        """One listing of the root (bounded recursion if asked), a read per changed skill."""
+        try:
+            root_fd = self._open_root()
+        except FileNotFoundError as exc:
+            raise SourceUnavailable(f"source {self.root} does not exist") from exc
+        except NotADirectoryError as exc:
+            raise SourceUnavailable(f"source {self.root} is not a directory") from exc
+        except OSError as exc:
+            raise SourceUnavailable(f"cannot list {self.root}: {exc}") from exc
+        try:
+            diags: list[Diagnostic] = []
+            entries: list[ScanEntry] = []
+            cur = _Cursor(self.root, root_fd)
+            root_entry = self._entry(cur, "", os.path.basename(self.root), head_bytes, known, diags)
+            if root_entry is not _NOT_A_SKILL:
+                found = (root_entry,) if isinstance(root_entry, ScanEntry) else ()
+                return Scan(found, tuple(diags))
+            budget = [self.source.max_entries]
+            depth = self.source.max_depth if self.source.recursive else 1
+            self._walk(root_fd, "", depth, head_bytes, known, entries, diags, budget)
+        finally:
+            os.close(root_fd)
         entries.sort(key=lambda e: e.directory)
         return Scan(tuple(entries), tuple(diags))
 
     def _walk(
         self,
+        root_fd: int,
         rel: str,
         depth: int,
         head_bytes: int,
         known: Mapping[str, str],
-        real_root: str,
         entries: list[ScanEntry],
         diags: list[Diagnostic],
         budget: list[int],
     ) -> None:
-        path = os.path.join(self.root, rel) if rel else self.root
+        cur = _Cursor(self.root, root_fd)
         try:
-            it = os.scandir(path)
-        except OSError as exc:
+            cur.walk(_parts(rel), last_is_file=False)
+            with os.scandir(cur.fd) as it:
+                children = sorted(
+                    (c.name, c.is_dir(follow_symlinks=False), c.is_symlink()) for c in it
+                )
+        except (OSError, PathEscape) as exc:
             if not rel:
-                raise SourceUnavailable(f"cannot list {path}: {exc}") from exc
+                raise SourceUnavailable(f"cannot list {self.root}: {exc}") from exc
             diags.append(_diag(Code.READ_FAILED, f"cannot list directory: {exc}", self, rel))
             return
-        with it:
-            children = sorted(it, key=lambda e: e.name)
-        for child in children:
+        finally:
+            cur.close()
+        for name, is_dir, is_link in children:
             if budget[0] <= 0:
                 diags.append(
                     _diag(
@@ -260,114 +501,179 @@ class LocalReader(SourceReader):
                 )
                 return
             budget[0] -= 1
-            name = child.name
-            if name.startswith(".") or name in SKIP_DIRS:
-                continue
-            try:
-                if not child.is_dir():
-                    continue
-            except OSError:
+            if name.startswith(".") or name in SKIP_DIRS or not (is_dir or is_link):
                 continue
             child_rel = f"{rel}/{name}" if rel else name
-            if child.is_symlink():
-                real = os.path.realpath(child.path)
-                if not self._inside(real, real_root):
-                    diags.append(
-                        _diag(
-                            Code.SYMLINK_ESCAPE,
-                            f"skipped: symlinked directory points outside the source ({real})",
-                            self,
-                            child_rel,
-                        )
+            if undecodable(name):
+                diags.append(
+                    _diag(
+                        Code.UNDECODABLE_NAME,
+                        f"skipped: the directory name {printable_name(name)!r} is not valid "
+                        "UTF-8; rename it",
+                        self,
+                        printable_name(child_rel),
                     )
-                    continue
-            entry = self._entry(child_rel, name, head_bytes, known, real_root, diags)
+                )
+                continue
+            entry = self._entry(
+                _Cursor(self.root, root_fd), child_rel, name, head_bytes, known, diags
+            )
             if isinstance(entry, ScanEntry):
                 entries.append(entry)
             elif entry is _NOT_A_SKILL and depth > 1:
-                self._walk(
-                    child_rel, depth - 1, head_bytes, known, real_root, entries, diags, budget
-                )
+                self._walk(root_fd, child_rel, depth - 1, head_bytes, known, entries, diags, budget)
 
     def _entry(
         self,
+        cur: _Cursor,
         rel: str,
         dir_name: str,
         head_bytes: int,
         known: Mapping[str, str],
-        real_root: str,
         diags: list[Diagnostic],
     ) -> ScanEntry | object | None:
         """The scan entry of a skill directory; None if skipped (with a diagnostic);
-        ``_NOT_A_SKILL`` when there is no SKILL.md file."""
-        # Plain string joins: this runs once per skill on every refresh.
-        path = f"{self.root}/{rel}/{SKILL_FILE}" if rel else f"{self.root}/{SKILL_FILE}"
+        ``_NOT_A_SKILL`` when it is no directory or has no SKILL.md file."""
         file_rel = f"{rel}/{SKILL_FILE}" if rel else SKILL_FILE
-        # One lstat tells "not a skill", "symlink" and the change stamp (hot path).
+        if rel in known and "/" not in rel and rel:
+            # Refresh hot path: two lstats tell "unchanged" without opening anything. Nothing
+            # is read here, so no confinement is at stake; any read goes through the cursor.
+            try:
+                if stat_mod.S_ISDIR(os.stat(rel, dir_fd=cur.fd, follow_symlinks=False).st_mode):
+                    st = os.stat(file_rel, dir_fd=cur.fd, follow_symlinks=False)
+                    stamp = f"{st.st_size}:{st.st_mtime_ns}"
+                    if (
+                        known[rel] == stamp
+                        and stat_mod.S_ISREG(st.st_mode)
+                        and (st.st_nlink == 1 or self.source.allow_hardlinks)
+                    ):
+                        return ScanEntry(rel, dir_name, stamp, None)
+            except OSError:
+                pass
         try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            return _NOT_A_SKILL
-        except OSError as exc:
-            diags.append(
-                _diag(Code.READ_FAILED, f"skipped: cannot stat SKILL.md: {exc}", self, file_rel)
-            )
-            return None
-        try:
-            if stat_mod.S_ISLNK(st.st_mode):
-                if not self._inside(os.path.realpath(path), real_root):
-                    diags.append(
-                        _diag(
-                            Code.SYMLINK_ESCAPE,
-                            "skipped: SKILL.md is a symlink pointing outside the source",
-                            self,
-                            file_rel,
-                        )
+            try:
+                fast = None
+                if rel and "/" not in rel:  # hot path: a plain directory under the root
+                    with contextlib.suppress(OSError):
+                        fast = os.open(rel, _O_DIR, dir_fd=cur.fd)
+                if fast is not None:
+                    cur.fds.append(fast)
+                    cur.canon.append(rel)
+                else:
+                    cur.walk(_parts(rel), last_is_file=False)
+            except (FileNotFoundError, NotADirectoryError):
+                return _NOT_A_SKILL  # a file, a link to one, or a dangling link
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise
+                return _NOT_A_SKILL  # a symlink loop is no skill directory
+            except PathEscape:
+                real = os.path.realpath(os.path.join(self.root, rel))
+                diags.append(
+                    _diag(
+                        Code.SYMLINK_ESCAPE,
+                        f"skipped: symlinked directory points outside the source ({real})",
+                        self,
+                        rel,
                     )
-                    return None
-                st = os.stat(path)
-            if not stat_mod.S_ISREG(st.st_mode):
+                )
+                return None
+            try:
+                name, st = SKILL_FILE, os.stat(SKILL_FILE, dir_fd=cur.fd, follow_symlinks=False)
+                if stat_mod.S_ISLNK(st.st_mode):
+                    base = list(cur.canon)
+                    name, st = cur.walk([SKILL_FILE], last_is_file=True)  # type: ignore[misc]
+                    if cur.canon != base:
+                        raise PathEscape(False)
+                elif stat_mod.S_ISDIR(st.st_mode):
+                    return _NOT_A_SKILL
+            except (FileNotFoundError, NotADirectoryError):
                 return _NOT_A_SKILL
+            except NotRegularFile:
+                return _NOT_A_SKILL  # SKILL.md is a link to a directory
             stamp = f"{st.st_size}:{st.st_mtime_ns}"
-            if known.get(rel) == stamp:
+            if (
+                known.get(rel) == stamp
+                and stat_mod.S_ISREG(st.st_mode)
+                and (st.st_nlink == 1 or self.source.allow_hardlinks)
+            ):
                 return ScanEntry(rel, dir_name, stamp, None)
-            with open(path, "rb") as fh:
-                head = fh.read(head_bytes)
-        except OSError as exc:
+            fd = cur.open_file(name, st, self.source.allow_hardlinks)
+            head = _read_fd(fd, head_bytes)
+        except PathEscape as exc:
+            where = "the source" if exc.outside_source else "its skill directory"
             diags.append(
-                _diag(Code.READ_FAILED, f"skipped: cannot read SKILL.md: {exc}", self, file_rel)
+                _diag(
+                    Code.SYMLINK_ESCAPE,
+                    f"skipped: SKILL.md is a symlink pointing outside {where}",
+                    self,
+                    file_rel,
+                )
             )
             return None
+        except NotRegularFile as exc:
+            diags.append(_diag(Code.UNSAFE_PATH, _refusal(SKILL_FILE, exc), self, file_rel))
+            return None
+        except OSError as exc:
+            error = _diag(Code.READ_FAILED, f"skipped: cannot read SKILL.md: {exc}", self, file_rel)
+            return ScanEntry(rel, dir_name, "", None, error=error)
+        finally:
+            cur.close()
         return ScanEntry(rel, dir_name, stamp, head, complete=st.st_size <= len(head))
 
-    def _resolve(self, directory: str, rel_path: str) -> str:
-        rel = safe_relpath(rel_path)
-        skill_dir = os.path.join(self.root, directory) if directory else self.root
-        full = os.path.join(skill_dir, *rel.split("/"))
-        real_dir = os.path.realpath(skill_dir)
-        real = os.path.realpath(full)
-        if not self._inside(real, real_dir):
+    def _locate(
+        self, cur: _Cursor, directory: str, rel: str, rel_path: str
+    ) -> tuple[str, os.stat_result]:
+        """Walk to a file of a skill directory, confined to that directory."""
+        try:
+            try:
+                cur.walk(_parts(directory), last_is_file=False)
+            except PathEscape:
+                raise ReadError(
+                    OutcomeCode.PATH_REJECTED,
+                    "the skill directory now resolves outside the source (symlink escape); "
+                    "the skill list may be out of date",
+                ) from None
+            base = list(cur.canon)
+            name, st = cur.walk(rel.split("/"), last_is_file=True)  # type: ignore[misc]
+            if cur.canon[: len(base)] != base:
+                raise PathEscape(False)
+        except PathEscape:
             raise ReadError(
                 OutcomeCode.PATH_REJECTED,
                 f"path {rel_path!r} resolves outside the skill directory (symlink escape)",
-            )
-        return real
+            ) from None
+        except NotRegularFile as exc:
+            raise ReadError(OutcomeCode.RESOURCE_NOT_FOUND, _refusal(rel_path, exc)) from None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ReadError(
+                    OutcomeCode.PATH_REJECTED, f"path {rel_path!r}: {exc.strerror}"
+                ) from None
+            raise read_error(exc, rel_path, str) from exc
+        return name, st
 
     def read_file(self, directory: str, rel_path: str, max_bytes: int) -> bytes:
         """Read at most ``max_bytes``; larger files raise ReadError(TOO_LARGE)."""
-        real = self._resolve(directory, rel_path)
+        rel = safe_relpath(rel_path)
         try:
-            # O_NONBLOCK: opening a FIFO planted in a skill must not hang the agent.
-            fd = os.open(real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-            with open(fd, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                if not stat_mod.S_ISREG(st.st_mode):
-                    raise ReadError(
-                        OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is not a regular file"
-                    )
-                data = fh.read(max_bytes + 1)
+            root_fd = self._open_root()
+        except OSError as exc:
+            raise ReadError(OutcomeCode.READ_FAILED, f"cannot open the source: {exc}") from exc
+        cur = _Cursor(self.root, root_fd)
+        try:
+            name, st = self._locate(cur, directory, rel, rel_path)
+            try:
+                fd = cur.open_file(name, st, self.source.allow_hardlinks)
+            except NotRegularFile as exc:
+                code = OutcomeCode.PATH_REJECTED if exc.hardlink else OutcomeCode.RESOURCE_NOT_FOUND
+                raise ReadError(code, _refusal(rel_path, exc)) from None
+            data = _read_fd(fd, max_bytes + 1)
         except OSError as exc:
             raise read_error(exc, rel_path, str) from exc
+        finally:
+            cur.close()
+            os.close(root_fd)
         if len(data) > max_bytes:
             raise ReadError(
                 OutcomeCode.TOO_LARGE,
@@ -376,41 +682,122 @@ class LocalReader(SourceReader):
         return data
 
     def list_files(self, directory: str, max_entries: int) -> tuple[tuple[Resource, ...], bool]:
-        """Walk the skill directory (skipping hidden and SKIP_DIRS), confined, capped."""
-        skill_dir = os.path.join(self.root, directory) if directory else self.root
-        real_dir = os.path.realpath(skill_dir)
+        """Files of the skill directory: confined, never through symlinked directories,
+        and bounded (``max_entries`` files, :data:`MAX_LISTED_DIRS` directories,
+        :data:`MAX_LISTED_ENTRIES` directory entries examined)."""
+        try:
+            root_fd = self._open_root()
+        except OSError:
+            return (), False
+        top = _Cursor(self.root, root_fd)
         out: list[Resource] = []
-        stack = [""]
-        while stack:
-            rel = stack.pop()
-            try:
-                with os.scandir(os.path.join(skill_dir, rel) if rel else skill_dir) as it:
-                    children = sorted(it, key=lambda e: e.name)
-            except OSError:
-                continue
-            subdirs = []
-            for child in children:
-                name = child.name
-                if name.startswith(".") or name in SKIP_DIRS:
-                    continue
-                child_rel = f"{rel}/{name}" if rel else name
-                if child.is_symlink() and not self._inside(os.path.realpath(child.path), real_dir):
-                    continue  # never advertise a file we would refuse to read
+        truncated = False
+        try:
+            top.walk(_parts(directory), last_is_file=False)
+            base = list(top.canon)
+            stack = [""]  # directories still to visit, relative to the skill directory
+            dirs = examined = 0
+            while stack and len(out) < max_entries and examined <= MAX_LISTED_ENTRIES:
+                rel = stack.pop()
+                dirs += 1
                 try:
-                    if child.is_dir():
-                        subdirs.append(child_rel)
-                        continue
-                    if child_rel == SKILL_FILE or not child.is_file():
-                        continue  # FIFOs, sockets, devices are not resources
-                    size = child.stat().st_size
+                    dir_fd = _open_dirs(top.fd, rel)
+                except OSError:
+                    continue  # gone, or swapped for a link since it was listed
+                try:
+                    with os.scandir(dir_fd) as it:
+                        children = []
+                        for child in it:
+                            examined += 1
+                            if examined > MAX_LISTED_ENTRIES:
+                                truncated = True
+                                break
+                            children.append(child)
+                    children.sort(key=lambda c: c.name)
+                    subdirs: list[str] = []
+                    for child in children:
+                        name = child.name
+                        if name.startswith(".") or name in SKIP_DIRS or undecodable(name):
+                            continue  # an undecodable name could not be shown nor asked for
+                        child_rel = f"{rel}/{name}" if rel else name
+                        if child_rel == SKILL_FILE:
+                            continue
+                        size = self._listed_size(child, top, base, child_rel, subdirs)
+                        if size is None:
+                            continue
+                        if len(out) >= max_entries:
+                            truncated = True
+                            break
+                        out.append(Resource(child_rel, ResourceKind.for_path(child_rel), size))
                 except OSError:
                     continue
-                if len(out) >= max_entries:
-                    return tuple(out), True
-                out.append(Resource(child_rel, ResourceKind.for_path(child_rel), size))
-            stack.extend(reversed(subdirs))
+                finally:
+                    os.close(dir_fd)
+                room = max(0, MAX_LISTED_DIRS - dirs - len(stack))
+                truncated = truncated or len(subdirs) > room
+                stack.extend(reversed(subdirs[:room]))
+        except (OSError, PathEscape):
+            return (), False
+        finally:
+            top.close()
+            os.close(root_fd)
         out.sort(key=lambda r: r.path)
-        return tuple(out), False
+        return tuple(out), truncated
+
+    def _listed_size(
+        self,
+        child: os.DirEntry[str],
+        top: _Cursor,
+        base: list[str],
+        child_rel: str,
+        subdirs: list[str],
+    ) -> int | None:
+        """The size of a listable file; None for anything not offered (queues subdirs)."""
+        try:
+            st = child.stat(follow_symlinks=False)
+            if stat_mod.S_ISDIR(st.st_mode):
+                subdirs.append(child_rel)
+                return None
+            if stat_mod.S_ISLNK(st.st_mode):
+                # Offer a symlinked file only if reading it would succeed: resolved inside
+                # the skill directory, a regular file with one link. Directories behind
+                # links are never descended into (no loops).
+                cur = _Cursor(self.root, top.fds[0])
+                try:
+                    cur.walk(base, last_is_file=False)
+                    _, st = cur.walk(child_rel.split("/"), last_is_file=True)  # type: ignore[misc]
+                    if cur.canon[: len(base)] != base:
+                        return None
+                finally:
+                    cur.close()
+        except (OSError, PathEscape, NotRegularFile):
+            return None
+        if not stat_mod.S_ISREG(st.st_mode):
+            return None  # FIFOs, sockets, devices are not resources
+        if st.st_nlink > 1 and not self.source.allow_hardlinks:
+            return None  # never advertise a file we would refuse to read
+        return st.st_size
+
+
+def _open_dirs(dir_fd: int, rel: str) -> int:
+    """Open the real (non-symlink) directory ``rel`` below ``dir_fd``, component by component."""
+    fd = os.dup(dir_fd)
+    for name in _parts(rel):
+        try:
+            nxt = os.open(name, _O_DIR, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = nxt
+    return fd
+
+
+def _refusal(rel_path: str, exc: NotRegularFile) -> str:
+    if exc.hardlink:
+        return (
+            f"{rel_path!r} is refused: it is {exc.what}, so it may be the same file as one "
+            "outside the skill (hard links to outside files are not read)"
+        )
+    return f"{rel_path!r} is {exc.what}, not a regular file"
 
 
 class FsspecReader(SourceReader):
@@ -459,6 +846,17 @@ class FsspecReader(SourceReader):
             segments = directory.split("/")
             if any(s.startswith(".") or s in SKIP_DIRS for s in segments):
                 continue
+            if undecodable(directory):
+                diags.append(
+                    _diag(
+                        Code.UNDECODABLE_NAME,
+                        f"skipped: the directory name {printable_name(directory)!r} is not "
+                        "valid UTF-8; rename it",
+                        self,
+                        printable_name(directory),
+                    )
+                )
+                continue
             candidates.append((directory, info))
         if not root_is_skill:
             # A skill directory's own sub-folders are resources, not more skills.
@@ -488,14 +886,16 @@ class FsspecReader(SourceReader):
         heads = self._read_heads([self._abs(d, SKILL_FILE) for d, *_ in to_read], head_bytes)
         for (directory, dir_name, stamp, size), head in zip(to_read, heads):
             if isinstance(head, BaseException):
-                diags.append(
-                    _diag(
-                        Code.READ_FAILED,
-                        f"skipped: cannot read SKILL.md: {type(head).__name__}: {head}",
-                        self,
-                        _join(directory, SKILL_FILE),
-                    )
+                error = _diag(
+                    Code.READ_FAILED,
+                    f"skipped: cannot read SKILL.md: {type(head).__name__}: {head}",
+                    self,
+                    _join(directory, SKILL_FILE),
                 )
+                if isinstance(head, FileNotFoundError):
+                    diags.append(error)
+                else:  # the library keeps a skill read before for its grace period
+                    entries.append(ScanEntry(directory, dir_name, stamp, None, error=error))
                 continue
             complete = size is not None and size <= len(head)
             entries.append(ScanEntry(directory, dir_name, stamp, head, complete))
@@ -536,8 +936,10 @@ class FsspecReader(SourceReader):
         out: list[Resource] = []
         for path, info in sorted(found.items()):
             rel = path[len(prefix) :] if path.startswith(prefix) else path
-            if rel == SKILL_FILE or any(
-                s.startswith(".") or s in SKIP_DIRS for s in rel.split("/")
+            if (
+                rel == SKILL_FILE
+                or undecodable(rel)
+                or any(s.startswith(".") or s in SKIP_DIRS for s in rel.split("/"))
             ):
                 continue
             if len(out) >= max_entries:
@@ -561,7 +963,9 @@ def read_error(
     """The :class:`ReadError` for a failed read of ``rel_path`` (missing, a directory, other)."""
     if isinstance(exc, FileNotFoundError):
         return ReadError(
-            OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
+            OutcomeCode.RESOURCE_NOT_FOUND,
+            f"no file {rel_path!r} in the skill directory",
+            missing=True,
         )
     if isinstance(exc, IsADirectoryError):
         return ReadError(OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is a directory, not a file")
@@ -653,6 +1057,9 @@ def open_reader(source: SkillSource) -> SourceReader:
     if factory is not None:
         return factory(source)
     if source.fs is not None:
+        if proto in ("file", "local") and type(source.fs).__name__ == "LocalFileSystem":
+            # fsspec's local filesystem follows symlinks out of the root: read it ourselves.
+            return LocalReader(source, source.fs._strip_protocol(source.url))
         return FsspecReader(source, source.fs, source.url)
     if proto == "file" and "::" not in source.url:
         path = source.url[len("file://") :] if source.url.startswith("file://") else source.url
@@ -666,7 +1073,7 @@ def open_reader(source: SkillSource) -> SourceReader:
     except ImportError as exc:
         raise SourceError(
             f"cannot open {source.url!r}: {exc}. Install the matching extra, e.g. "
-            'pip install "skillcore[s3]" or "skillcore[git]"'
+            f"{install_hint('s3')} or {install_hint('git')}"
         ) from exc
     except Exception as exc:
         raise SourceError(f"cannot open {source.url!r}: {type(exc).__name__}: {exc}") from exc

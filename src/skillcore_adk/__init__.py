@@ -8,7 +8,7 @@
 - :class:`LibrarySkillRegistry` -- ADK's ``SkillRegistry`` backed by a skillcore library, for
   ADK's native ``SkillToolset(registry=...)``.
 
-Install with ``pip install "skillcore[adk]"``.
+Install with ``pip install "skillcore-agents[adk]"``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """skillcore for LangChain v1: ``SkillsMiddleware`` for ``langchain.agents.create_agent``.
 
 Works with LangGraph checkpointers and with deepagents' ``create_deep_agent(middleware=...)``.
-Install with ``pip install "skillcore[langchain]"``.
+Install with ``pip install "skillcore-agents[langchain]"``.
 """
 
 from __future__ import annotations

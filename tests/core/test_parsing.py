@@ -88,9 +88,9 @@ def test_allowed_tools_block_list_with_quoted_pattern() -> None:
     assert parse(text).metadata.allowed_tools == ("Read", "Bash(git log:*)")
 
 
-def test_allowed_tools_wrong_type_is_ignored_with_diagnostic() -> None:
+def test_allowed_tools_wrong_type_fails_closed_with_diagnostic() -> None:
     result = parse(fm("name: demo\ndescription: d\nallowed-tools: 42\n"))
-    assert result.metadata is not None and result.metadata.allowed_tools is None
+    assert result.metadata is not None and result.metadata.allowed_tools == ()
     assert codes(result) == [(Severity.WARNING, Code.INVALID_TYPE, "allowed-tools")]
     assert "must be a string or a list of strings, got number" in result.diagnostics[0].message
     strict = parse(fm("name: demo\ndescription: d\nallowed-tools: 42\n"), ValidationMode.STRICT)
@@ -99,7 +99,9 @@ def test_allowed_tools_wrong_type_is_ignored_with_diagnostic() -> None:
 
 def test_parse_allowed_tools_direct() -> None:
     assert parse_allowed_tools(None) is None
-    assert parse_allowed_tools(["Read", 3, " ", " Write "]) == ("Read", "Write")
+    assert parse_allowed_tools(["Read", " ", " Write "]) == ("Read", "Write")
+    with pytest.raises(TypeError, match="a list containing a number"):
+        parse_allowed_tools(["Read", 3])
     with pytest.raises(TypeError):
         parse_allowed_tools({"a": 1})
 

@@ -139,7 +139,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=300)
+@settings(settings.get_profile("skillcore"))
 @given(
     st.one_of(
         json_values,

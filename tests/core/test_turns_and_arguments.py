@@ -57,7 +57,7 @@ arguments = st.one_of(
 )
 
 
-@settings(max_examples=300)
+@settings(settings.get_profile("skillcore"))
 @given(
     st.sampled_from(["load_skill", "unload_skill", "load_skill_resource", "search_skills"]),
     arguments,

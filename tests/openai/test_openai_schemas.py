@@ -188,7 +188,7 @@ def test_missing_agents_sdk_names_the_extra() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("MissingDependencyError")
-    assert 'pip install "skillcore[agents]"' in out.stdout
+    assert 'pip install "skillcore-agents[agents]"' in out.stdout
 
 
 def test_unknown_attribute() -> None:

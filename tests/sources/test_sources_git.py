@@ -242,7 +242,7 @@ def test_remote_repository_is_cloned_and_fetched(repo: dict[str, str], tmp_path:
 
 def test_missing_pygit2_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pygit2", None)
-    with pytest.raises(MissingDependencyError, match=r'pip install "skillcore\[git\]"'):
+    with pytest.raises(MissingDependencyError, match=r'pip install "skillcore-agents\[git\]"'):
         open_reader(SkillSource("git:///tmp/repo@v1/skills"))
 
 

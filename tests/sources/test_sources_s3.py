@@ -363,8 +363,8 @@ def test_refresh_keeps_a_skill_whose_new_version_cannot_be_read(
     catalog = lib.refresh()
     assert catalog.get("skill-009") == before  # the last good version, not a hole
     (diag,) = catalog.diagnostics
-    assert diag.code is Code.SOURCE_STALE and diag.severity is Severity.WARNING
-    assert diag.path == "skill-009/SKILL.md" and "keeping the version" in diag.message
+    assert diag.code is Code.SKILL_STALE and diag.severity is Severity.WARNING
+    assert diag.path == "skill-009/SKILL.md" and "keeping the last good version" in diag.message
     proxy.delay_for = None
     assert lib.refresh().get("skill-009").description == "Changed."
 
@@ -381,11 +381,12 @@ def test_fsspec_cache_chain_still_works(library_bucket: str, moto_s3: MotoS3) ->
 
 def test_missing_s3fs_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "s3fs", None)  # as if it were not installed
-    with pytest.raises(ImportError, match=r'pip install "skillcore\[s3\]"') as exc:
+    with pytest.raises(ImportError, match=r'pip install "skillcore-agents\[s3\]"') as exc:
         open_reader(SkillSource("s3://bucket/skills"))
     assert isinstance(exc.value, MissingDependencyError)
     (diag,) = SkillLibrary(["s3://bucket/skills"]).discover().diagnostics
-    assert diag.code is Code.SOURCE_UNREACHABLE and 'pip install "skillcore[s3]"' in diag.message
+    assert diag.code is Code.SOURCE_UNREACHABLE
+    assert 'pip install "skillcore-agents[s3]"' in diag.message
 
 
 def test_import_skillcore_loads_no_backend() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.sources import SKILL_FILE, SKIP_DIRS, SkillSource
+from skillcore.sources import SKILL_FILE, SKIP_DIRS, SkillSource, undecodable
 
 
 def hidden_or_skipped(segments: Iterable[str]) -> bool:
@@ -29,8 +29,8 @@ def skill_directories(rel_files: Iterable[str], source: SkillSource) -> list[str
             continue
         directory = rel[: -len(SKILL_FILE) - 1]
         segments = directory.split("/")
-        if len(segments) > depth or hidden_or_skipped(segments):
-            continue
+        if len(segments) > depth or hidden_or_skipped(segments) or undecodable(directory):
+            continue  # (readers report undecodable names when they index them)
         found.add(directory)
     return sorted(d for d in found if not _inside_other(d, found))
 

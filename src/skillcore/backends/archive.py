@@ -13,8 +13,17 @@ Archives are untrusted input. The archive is read into memory once per change an
   hard links and device entries are rejected with an ``UNSAFE_PATH`` diagnostic and can
   never be read;
 - more than ``max_members`` entries, or more than ``max_uncompressed_bytes`` declared (zip)
-  or produced (tar) uncompressed bytes, refuses the archive (zip bombs);
+  or produced (tar) uncompressed bytes, refuses the archive (zip bombs); a zip's entry count
+  is read from its end records (zip64 too) and checked against its central directory before
+  anything is parsed;
+- the format is the container's own magic at offset 0 (a tar ending with a zip member is a
+  tar), never found by scanning;
+- member names that are not UTF-8 are rejected with an ``UNDECODABLE_NAME`` diagnostic;
 - every read is capped, and decompression never produces more than the cap.
+
+The index, or the refusal, is cached by the archive's identity (size, ``mtime_ns`` and inode
+for local files; ETag / modification time elsewhere): a refresh of an unchanged archive
+parses nothing.
 
 Storage options ``max_members`` (default 20,000), ``max_uncompressed_bytes`` (256 MiB) and
 ``max_archive_bytes`` (256 MiB) set the limits; other options go to fsspec for opening the
@@ -29,6 +38,7 @@ import io
 import lzma
 import os
 import posixpath
+import struct
 import tarfile
 import threading
 import zipfile
@@ -56,7 +66,9 @@ from skillcore.sources import (
     SkillSource,
     SourceReader,
     SourceUnavailable,
+    printable_name,
     safe_relpath,
+    undecodable,
 )
 
 
@@ -155,6 +167,8 @@ class ArchiveReader(SourceReader):
         self.target_options = dict(target_options)
         self.limits = limits
         self._index: _Index | None = None
+        #: (stamp, message) of the last refusal: an unchanged hostile archive is not re-parsed.
+        self._refused: tuple[str, str] | None = None
         self._lock = threading.Lock()
 
     def url_for(self, directory: str) -> str:
@@ -180,29 +194,36 @@ class ArchiveReader(SourceReader):
         if info.get("type") == "directory":
             raise SourceUnavailable(f"{self.target} is a directory, not an archive")
         size = int(info.get("size") or 0)
-        stamp = ":".join(
-            str(info.get(k, "")) for k in ("size", "mtime", "ETag", "LastModified", "sha")
-        )
+        stamp = _identity(fs, path, info)
         cached = self._index
         if cached is not None and cached.stamp == stamp:
             return cached
-        if size > self.limits.max_archive_bytes:
-            raise SourceUnavailable(
-                f"archive {self.target} is {size} bytes, over the limit of "
-                f"{self.limits.max_archive_bytes} (max_archive_bytes)"
-            )
+        if self._refused is not None and self._refused[0] == stamp:
+            raise SourceUnavailable(self._refused[1])
         try:
-            data = fs.cat_file(path)
-        except Exception as exc:
-            raise SourceUnavailable(
-                f"cannot read archive {self.target}: {describe_error(exc)}"
-            ) from exc
-        index = self._build(bytes(data), stamp)
+            if size > self.limits.max_archive_bytes:
+                raise SourceUnavailable(
+                    f"archive {self.target} is {size} bytes, over the limit of "
+                    f"{self.limits.max_archive_bytes} (max_archive_bytes)"
+                )
+            try:
+                data = fs.cat_file(path)
+            except Exception as exc:
+                raise SourceUnavailable(
+                    f"cannot read archive {self.target}: {describe_error(exc)}"
+                ) from exc
+            index = self._build(bytes(data), stamp)
+        except SourceUnavailable as exc:
+            self._refused = (stamp, str(exc))
+            raise
         self._index = index
+        self._refused = None
         return index
 
     def _build(self, data: bytes, stamp: str) -> _Index:
-        if data[:4] in (b"PK\x03\x04", b"PK\x05\x06") or _is_zip(data):
+        # The container's own magic at offset 0 decides, never a scan: an uncompressed tar
+        # whose last member is a zip must be read as the tar it is.
+        if data[:4] in (b"PK\x03\x04", b"PK\x05\x06") and data[257:262] != b"ustar":
             return self._build_zip(data, stamp)
         return self._build_tar(data, stamp)
 
@@ -210,10 +231,23 @@ class ArchiveReader(SourceReader):
         return SourceUnavailable(f"archive {self.target} refused: {what}")
 
     def _build_zip(self, data: bytes, stamp: str) -> _Index:
+        # Count the entries from the end records before zipfile builds one object per entry
+        # (600,000 entries cost ~300 MiB and seconds before a count check could refuse them).
+        declared = zip_entry_count(data, self.limits.max_members + 1)
+        if declared is not None and declared > self.limits.max_members:
+            raise self._refuse(
+                f"{declared} entries, over the limit of {self.limits.max_members} (max_members)"
+            )
         try:
             zf = zipfile.ZipFile(io.BytesIO(data))
             infos = zf.infolist()
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
+        except (
+            zipfile.BadZipFile,
+            zipfile.LargeZipFile,
+            OSError,
+            ValueError,  # includes UnicodeDecodeError (a name flagged UTF-8 that is not)
+            EOFError,
+        ) as exc:
             raise SourceUnavailable(
                 f"archive {self.target} is not a valid zip file (corrupt or truncated: {exc})"
             ) from exc
@@ -380,7 +414,9 @@ class ArchiveReader(SourceReader):
                     OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is a directory, not a file"
                 )
             raise ReadError(
-                OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
+                OutcomeCode.RESOURCE_NOT_FOUND,
+                f"no file {rel_path!r} in the skill directory",
+                missing=True,
             )
         if member.size > max_bytes:
             raise ReadError(
@@ -430,6 +466,14 @@ class _Builder:
         self.diags.append(Diagnostic(severity, code, message, self.reader.source.label, path))
 
     def add(self, raw: str, kind: str, size: int, ref: Any, crc: int | None) -> None:
+        if undecodable(raw):
+            self._diag(
+                Code.UNDECODABLE_NAME,
+                "archive entry rejected: the name is not valid UTF-8",
+                printable_name(raw),
+                Severity.ERROR,
+            )
+            return
         name, reason = member_name(raw)
         if name is None:
             if reason is not None:
@@ -489,11 +533,51 @@ def _decompressor(data: bytes) -> Any:
     return None
 
 
-def _is_zip(data: bytes) -> bool:
-    try:
-        return zipfile.is_zipfile(io.BytesIO(data))
-    except Exception:
-        return False
+_EOCD = struct.Struct("<4s4H2LH")
+_EOCD64_LOCATOR = struct.Struct("<4sLQL")
+_EOCD64 = struct.Struct("<4sQ2H2L4Q")
+_CD_ENTRY = struct.Struct("<4s4B4HL2L5H2L")
+
+
+def zip_entry_count(data: bytes, stop: int) -> int | None:
+    """Entries of a zip according to its end-of-central-directory record (zip64 too), and at
+    least as many as its central directory really holds (counted up to ``stop``; the record
+    may lie). None when there is no end record (zipfile then reports the zip as invalid)."""
+    start = max(0, len(data) - _EOCD.size - 0xFFFF)
+    pos = data.rfind(b"PK\x05\x06", start)
+    if pos < 0 or pos + _EOCD.size > len(data):
+        return None
+    total, cd_size = _EOCD.unpack_from(data, pos)[4:6]
+    cd_end = pos
+    loc = pos - _EOCD64_LOCATOR.size
+    if loc >= 0 and data[loc : loc + 4] == b"PK\x06\x07":
+        rec = _EOCD64_LOCATOR.unpack_from(data, loc)[2]
+        if rec + _EOCD64.size <= len(data) and data[rec : rec + 4] == b"PK\x06\x06":
+            fields = _EOCD64.unpack_from(data, rec)
+            total, cd_size = max(total, fields[7]), fields[8]
+            cd_end = rec
+    # Walk the central directory headers (no objects built), stopping at ``stop``.
+    off, seen = max(0, cd_end - cd_size), 0
+    while seen < stop and data[off : off + 4] == b"PK\x01\x02":
+        if off + _CD_ENTRY.size > len(data):
+            break
+        fields = _CD_ENTRY.unpack_from(data, off)
+        off += _CD_ENTRY.size + fields[12] + fields[13] + fields[14]
+        seen += 1
+    return max(total, seen)
+
+
+def _identity(fs: Any, path: str, info: Mapping[str, Any]) -> str:
+    """What identifies one version of the archive file: size + mtime_ns (+ inode) for local
+    files, the object's ETag / modification time / sha elsewhere."""
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    if protocol in ("file", "local"):
+        try:
+            st = os.stat(path)
+            return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}:{st.st_dev}"
+        except OSError:
+            pass
+    return ":".join(str(info.get(k, "")) for k in ("size", "mtime", "ETag", "LastModified", "sha"))
 
 
 def _stem(target: str) -> str:

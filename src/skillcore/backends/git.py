@@ -36,6 +36,7 @@ from skillcore.errors import require
 from skillcore.model import Resource, ResourceKind
 from skillcore.session import OutcomeCode
 from skillcore.sources import (
+    MAX_LISTED_DIRS,
     SKILL_FILE,
     ReadError,
     Scan,
@@ -43,7 +44,9 @@ from skillcore.sources import (
     SkillSource,
     SourceReader,
     SourceUnavailable,
+    printable_name,
     safe_relpath,
+    undecodable,
 )
 
 _LINK_MODE = 0o120000
@@ -328,9 +331,35 @@ class GitReader(SourceReader):
             name = child.name
             if child.filemode != _TREE_MODE or hidden_or_skipped((name,)):
                 continue
-            sub = repo[child.id]
             child_rel = f"{rel}/{name}" if rel else name
-            if SKILL_FILE in sub:
+            if undecodable(name):
+                diags.append(
+                    Diagnostic(
+                        Severity.ERROR,
+                        Code.UNDECODABLE_NAME,
+                        f"skipped: the directory name {printable_name(name)!r} is not valid "
+                        "UTF-8; rename it",
+                        self.source.label,
+                        printable_name(child_rel),
+                    )
+                )
+                continue
+            try:
+                sub = repo[child.id]
+                is_skill = SKILL_FILE in sub
+            except Exception as exc:  # a corrupt or missing tree object: this folder only
+                diags.append(
+                    Diagnostic(
+                        Severity.ERROR,
+                        Code.READ_FAILED,
+                        f"skipped: cannot read the folder from the repository: "
+                        f"{describe_error(exc)}",
+                        self.source.label,
+                        child_rel,
+                    )
+                )
+                continue
+            if is_skill:
                 entry = self._entry(repo, sub, child_rel, name, head_bytes, known, diags)
                 if entry is not None:
                     entries.append(entry)
@@ -367,9 +396,33 @@ class GitReader(SourceReader):
         stamp = str(item.id)
         if known.get(rel) == stamp:
             return ScanEntry(rel, dir_name, stamp, None)
-        data = repo[item.id].data
-        head = data[:head_bytes]
-        return ScanEntry(rel, dir_name, stamp, head, complete=len(data) <= head_bytes)
+        try:
+            # The size from the object header first: libgit2 inflates whole blobs, so a
+            # small pack can hold a huge SKILL.md; never inflate one over the file cap.
+            size = repo.odb.read_header(item.id)[1]
+            if size > self.max_file_bytes:
+                diags.append(
+                    Diagnostic(
+                        Severity.ERROR,
+                        Code.TOO_LARGE,
+                        f"skipped: SKILL.md is {size} bytes, over the {self.max_file_bytes}-byte "
+                        "limit",
+                        self.source.label,
+                        file_rel,
+                    )
+                )
+                return None
+            head = repo[item.id].data[:head_bytes]
+        except Exception as exc:  # a corrupt object: this skill only
+            error = Diagnostic(
+                Severity.ERROR,
+                Code.READ_FAILED,
+                f"skipped: cannot read SKILL.md from the repository: {describe_error(exc)}",
+                self.source.label,
+                file_rel,
+            )
+            return ScanEntry(rel, dir_name, stamp, None, error=error)
+        return ScanEntry(rel, dir_name, stamp, head, complete=size <= head_bytes)
 
     def _lookup(self, directory: str, rel_path: str) -> tuple[Any, Any, str]:
         rel = safe_relpath(rel_path)
@@ -379,7 +432,9 @@ class GitReader(SourceReader):
             item = pinned.tree[path]
         except KeyError:
             raise ReadError(
-                OutcomeCode.RESOURCE_NOT_FOUND, f"no file {rel_path!r} in the skill directory"
+                OutcomeCode.RESOURCE_NOT_FOUND,
+                f"no file {rel_path!r} in the skill directory",
+                missing=True,
             ) from None
         return self._repo, item, rel
 
@@ -399,13 +454,19 @@ class GitReader(SourceReader):
                 raise ReadError(
                     OutcomeCode.RESOURCE_NOT_FOUND, f"{rel_path!r} is a directory, not a file"
                 )
-            size = repo.odb.read_header(item.id)[1]
-            if size > max_bytes:
+            try:
+                size = repo.odb.read_header(item.id)[1]
+                if size <= max_bytes:
+                    return bytes(repo[item.id].data)
+            except Exception as exc:  # a corrupt or missing object (pygit2.GitError, ...)
                 raise ReadError(
-                    OutcomeCode.TOO_LARGE,
-                    f"{rel_path!r} is {size} bytes, over the {max_bytes}-byte limit",
-                )
-            return bytes(repo[item.id].data)
+                    OutcomeCode.READ_FAILED,
+                    f"cannot read {rel_path!r} from the repository: {describe_error(exc)}",
+                ) from exc
+            raise ReadError(
+                OutcomeCode.TOO_LARGE,
+                f"{rel_path!r} is {size} bytes, over the {max_bytes}-byte limit",
+            )
 
     def list_files(self, directory: str, max_entries: int) -> tuple[tuple[Resource, ...], bool]:
         """Walk the skill's tree at the pinned commit (blobs only, no symlinks/submodules)."""
@@ -418,26 +479,36 @@ class GitReader(SourceReader):
                 return (), False
             out: list[Resource] = []
             stack: list[tuple[str, Any]] = [("", tree)]
+            dirs = 0
+            truncated = False
             while stack:
                 rel, node = stack.pop()
+                dirs += 1
                 subdirs = []
                 for child in node:
                     name = child.name
-                    if hidden_or_skipped((name,)):
+                    # An undecodable name could be neither shown nor asked for: not listed.
+                    if hidden_or_skipped((name,)) or undecodable(name):
                         continue
                     child_rel = f"{rel}/{name}" if rel else name
-                    if child.filemode == _TREE_MODE:
-                        subdirs.append((child_rel, repo[child.id]))
-                        continue
-                    if child.filemode in (_LINK_MODE, _COMMIT_MODE) or child_rel == SKILL_FILE:
+                    try:
+                        if child.filemode == _TREE_MODE:
+                            if dirs + len(stack) + len(subdirs) >= MAX_LISTED_DIRS:
+                                truncated = True
+                            else:
+                                subdirs.append((child_rel, repo[child.id]))
+                            continue
+                        if child.filemode in (_LINK_MODE, _COMMIT_MODE) or child_rel == SKILL_FILE:
+                            continue
+                        size = repo.odb.read_header(child.id)[1]
+                    except Exception:  # a corrupt object is not offered
                         continue
                     if len(out) >= max_entries:
                         return tuple(sorted(out, key=lambda r: r.path)), True
-                    size = repo.odb.read_header(child.id)[1]
                     out.append(Resource(child_rel, ResourceKind.for_path(child_rel), size))
                 stack.extend(reversed(subdirs))
         out.sort(key=lambda r: r.path)
-        return tuple(out), False
+        return tuple(out), truncated
 
 
 def _known_refs(repo: Any) -> str:

@@ -174,32 +174,23 @@ class S3Reader(SourceReader):
         for (directory, dir_name, stamp, size), head in zip(to_read, heads):
             file_rel = f"{directory}/{SKILL_FILE}" if directory else SKILL_FILE
             if isinstance(head, BaseException):
-                reason = describe_error(head)
-                if directory in known and not isinstance(head, FileNotFoundError):
-                    # A transient failure must not drop a skill that was read before.
-                    entries.append(ScanEntry(directory, dir_name, known[directory], None))
-                    diags.append(
-                        Diagnostic(
-                            Severity.WARNING,
-                            Code.SOURCE_STALE,
-                            f"cannot re-read SKILL.md ({reason}); keeping the version from "
-                            "the last successful scan",
-                            self.source.label,
-                            file_rel,
-                        )
-                    )
-                    continue
-                if isinstance(head, FileNotFoundError):
-                    reason = "listed, but gone when read (deleted during discovery?)"
-                diags.append(
-                    Diagnostic(
-                        Severity.ERROR,
-                        Code.READ_FAILED,
-                        f"skipped: cannot read SKILL.md: {reason}",
-                        self.source.label,
-                        file_rel,
-                    )
+                gone = isinstance(head, FileNotFoundError)
+                reason = (
+                    "listed, but gone when read (deleted during discovery?)"
+                    if gone
+                    else describe_error(head)
                 )
+                error = Diagnostic(
+                    Severity.ERROR,
+                    Code.READ_FAILED,
+                    f"skipped: cannot read SKILL.md: {reason}",
+                    self.source.label,
+                    file_rel,
+                )
+                if gone:
+                    diags.append(error)
+                else:  # the library keeps a skill read before for its grace period
+                    entries.append(ScanEntry(directory, dir_name, stamp, None, error=error))
                 continue
             data = bytes(head)
             entries.append(ScanEntry(directory, dir_name, stamp, data, size <= len(data)))
