@@ -72,3 +72,17 @@ def test_tampered_seed_never_breaks_the_thread(
             assert reply.status == "error", "alpha-tools allows only Read"
     state = agent.get_state(config).values.get(STATE_KEY)
     assert loaded_names_of(state) in ([], ["alpha"])
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["invoke", "ainvoke"])
+def test_more_calls_than_worker_threads_keep_call_order(
+    make_agent, model, run, skills, helpers, use_async
+) -> None:
+    """Sixteen calls in one turn (more than the tool node's threads): no deadlock, and each
+    Write is decided by the loads and unloads before it."""
+    agent, _ = make_agent(skills, allowed_tools_policy="restrict")
+    calls = ["Write"] * 4 + [load("alpha")] + ["Write"] * 5 + [unload("alpha")] + ["Write"] * 5
+    model.push(tool_calls(*calls))
+    out = helpers.replies(run(agent, use_async=use_async))
+    writes = [m.status for m in out if m.name == "Write"]
+    assert writes == ["success"] * 4 + ["error"] * 5 + ["success"] * 5
