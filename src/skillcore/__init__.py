@@ -7,8 +7,16 @@ policy, and the four skill tools (:class:`SkillToolkit`) that adapters expose.
 
 from __future__ import annotations
 
+from skillcore import replies
+from skillcore.codes import OutcomeCode
 from skillcore.config import SkillConfig
-from skillcore.coordination import SessionCoordinator
+from skillcore.coordination import (
+    RefreshGate,
+    SessionRef,
+    SessionStore,
+    TurnCalls,
+    TurnStore,
+)
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import MissingDependencyError, SkillcoreError, SourceError, StateError
 from skillcore.library import ResourceContent, SkillLibrary
@@ -31,10 +39,12 @@ from skillcore.session import (
     LoadedSkill,
     LoadRequest,
     Outcome,
-    OutcomeCode,
+    ResourceRequest,
+    Restored,
     SkillSession,
     loaded_names_of,
     merge_states,
+    restore_session,
 )
 from skillcore.sources import (
     ReadError,
@@ -43,7 +53,8 @@ from skillcore.sources import (
     project_sources,
     register_reader,
 )
-from skillcore.tools import ArgumentError, SessionStore, SkillToolkit, ToolResult, ToolSpec
+from skillcore.specs import ArgumentError, ToolSpec
+from skillcore.tools import SkillToolkit, ToolResult
 
 __version__ = "0.1.0"
 
@@ -64,11 +75,14 @@ __all__ = [
     "OutcomeCode",
     "PolicyMode",
     "ReadError",
+    "RefreshGate",
     "Resource",
     "ResourceContent",
     "ResourceKind",
+    "ResourceRequest",
+    "Restored",
     "SearchHit",
-    "SessionCoordinator",
+    "SessionRef",
     "SessionStore",
     "Severity",
     "SkillConfig",
@@ -89,6 +103,8 @@ __all__ = [
     "ToolPolicy",
     "ToolResult",
     "ToolSpec",
+    "TurnCalls",
+    "TurnStore",
     "ValidationMode",
     "__version__",
     "catalog_view",
@@ -97,5 +113,7 @@ __all__ = [
     "parse_skill_file",
     "project_sources",
     "register_reader",
+    "replies",
+    "restore_session",
     "search_skills",
 ]

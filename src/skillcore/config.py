@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import Union
+from typing import Any, Union
 
 import attrs
 
@@ -40,8 +40,8 @@ class SkillConfig:
     paths/URLs (a ready :class:`SkillLibrary` has its own mode).
     """
 
-    max_loaded_skills: int = 10
-    max_description_budget: int = 16_000
+    max_loaded_skills: int = attrs.field(default=attrs.fields(Limits).max_loaded.default)
+    max_description_budget: int = attrs.field(default=attrs.fields(Limits).catalog_budget.default)
     allowed_tools_policy: PolicyMode = attrs.field(
         default=PolicyMode.RECOMMEND, converter=PolicyMode
     )
@@ -56,6 +56,18 @@ class SkillConfig:
     limits: Limits | None = None
     #: Measures the catalog budget: ``len`` (characters) or a token counter (``str -> int``).
     budget_counter: Callable[[str], int] = len
+
+    @classmethod
+    def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
+        """``config`` as given, or one built from keyword options (not both): how every
+        adapter constructor takes its options."""
+        if config is None:
+            return cls(**options)
+        if options:
+            raise TypeError(
+                f"pass either config= or options ({', '.join(sorted(options))}), not both"
+            )
+        return config
 
     def library(self, sources: Sources) -> SkillLibrary:
         """The library for ``sources`` (used as is when it already is one)."""

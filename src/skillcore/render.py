@@ -94,8 +94,8 @@ def _md_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
         return f"- **{name}**: {description}\n"
     line = f"- **{name}** [Loaded]: {description}"
     extras = [f"resources: {resource_summary(loaded.resources, loaded.resources_truncated)}"]
-    if loaded.allowed_tools is not None:
-        extras.append(f"allowed tools: {_tools(loaded.allowed_tools, ', ') or 'none'}")
+    if meta.allowed_tools is not None:
+        extras.append(f"allowed tools: {_tools(meta.allowed_tools, ', ') or 'none'}")
     return f"{line} ({'; '.join(extras)})\n"
 
 
@@ -113,9 +113,9 @@ def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
             + escape(resource_summary(loaded.resources, loaded.resources_truncated))
             + "</resources>"
         )
-        if loaded.allowed_tools is not None:
+        if meta.allowed_tools is not None:
             parts.append(
-                f"<allowed_tools>{escape(_tools(loaded.allowed_tools, ' '))}</allowed_tools>"
+                f"<allowed_tools>{escape(_tools(meta.allowed_tools, ' '))}</allowed_tools>"
             )
     parts.append("</skill>")
     return "\n".join(parts) + "\n"

@@ -65,6 +65,12 @@ class AdapterDriver(abc.ABC):
     def loaded(self) -> list[str]:
         """Loaded skill names according to the adapter's persisted state."""
 
+    @abc.abstractmethod
+    def use_conversation(self, key: str) -> None:
+        """Continue with conversation ``key`` of the same agent (a fresh one the first time;
+        :meth:`start` begins conversation ``"main"``). Turns of every conversation are
+        numbered the same way, so nothing but the conversation keeps them apart."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources."""
 
@@ -232,8 +238,10 @@ def check_restrict_policy(driver: AdapterDriver, root: Path) -> None:
 def check_resources(driver: AdapterDriver, root: Path) -> None:
     """Resources are read confined; escapes, missing and binary files are clear errors."""
     _start(driver, root)
-    if driver.names.resource is None:  # pragma: no cover - adapters always name it
-        return
+    args = {"skill_name": "gamma-files", "path": "references/notes.md"}
+    r = _one(driver, Call(driver.names.resource, args))
+    assert r.is_error and "not loaded" in r.text and driver.names.load in r.text, r
+    _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"}))
     r = _one(
         driver,
         Call(driver.names.resource, {"skill_name": "gamma-files", "path": "references/notes.md"}),
@@ -263,6 +271,44 @@ def check_search(driver: AdapterDriver, root: Path) -> None:
     assert "beta-open" not in r.text, r
 
 
+def check_call_order_in_one_turn(driver: AdapterDriver, root: Path) -> None:
+    """Calls of one turn are decided in the model's call order (DESIGN §3.8), even when the
+    framework runs them concurrently."""
+    _start(driver, root)
+    load, unload = driver.names.load, driver.names.unload
+    r_load, r_write = driver.turn([Call(load, {"skill_name": "alpha-tools"}), Call("Write", {})])
+    assert not r_load.is_error, r_load
+    assert r_write.is_error and "not allowed" in r_write.text, "Write after a restricting load"
+    r_write, r_load = driver.turn([Call("Write", {}), Call(load, {"skill_name": "beta-open"})])
+    assert r_write.is_error and not r_load.is_error, "Write before an unrestricted load"
+    r_unload, r_write = driver.turn([Call(unload, {"skill_name": "beta-open"}), Call("Write", {})])
+    assert not r_unload.is_error and r_write.is_error, "alpha-tools still restricts"
+    r_unload, r_write = driver.turn(
+        [Call(unload, {"skill_name": "alpha-tools"}), Call("Write", {})]
+    )
+    assert not r_unload.is_error and not r_write.is_error, "nothing restricts after the unload"
+    assert driver.loaded() == []
+
+
+def check_conversations_are_separate(driver: AdapterDriver, root: Path) -> None:
+    """Two conversations of one agent never see each other's state (DESIGN §3.9)."""
+    _start(driver, root)
+    load = driver.names.load
+    assert not _one(driver, Call(load, {"skill_name": "alpha-tools"})).is_error
+    driver.use_conversation("other")
+    r = _one(driver, Call("Write", {}))
+    assert not r.is_error, f"nothing is loaded in this conversation: {r}"
+    r = _one(driver, Call(load, {"skill_name": "alpha-tools"}))
+    assert not r.is_error and "only read" in r.text, r
+    assert driver.loaded() == ["alpha-tools"]
+    driver.use_conversation("main")
+    assert not _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"})).is_error
+    assert driver.loaded() == []
+    driver.use_conversation("other")
+    assert driver.loaded() == ["alpha-tools"]
+    assert _one(driver, Call("Write", {})).is_error
+
+
 CHECKS: tuple[Check, ...] = (
     check_catalog_in_instructions,
     check_load_and_marks,
@@ -273,6 +319,8 @@ CHECKS: tuple[Check, ...] = (
     check_restrict_policy,
     check_resources,
     check_search,
+    check_call_order_in_one_turn,
+    check_conversations_are_separate,
 )
 
 

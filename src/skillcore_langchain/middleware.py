@@ -1,8 +1,8 @@
 """``SkillsMiddleware``: Agent Skills for ``langchain.agents.create_agent`` (and deepagents).
 
-The middleware only translates: schemas, argument validation, execution and replies come from
-:class:`skillcore.SkillToolkit`; the allowed-tools decision from
-:meth:`skillcore.SkillSession.check_tool`; persistence is the JSON-native
+Translation only: schemas, execution and replies come from :class:`skillcore.SkillToolkit`,
+the policy from :meth:`skillcore.SkillSession.check_tool`, call order and the per-turn session
+from :class:`skillcore.TurnStore`; persistence is the JSON-native
 :meth:`skillcore.SkillSession.to_state` in one graph state key merged by
 :func:`skillcore.merge_states`.
 """
@@ -10,20 +10,13 @@ The middleware only translates: schemas, argument validation, execution and repl
 from __future__ import annotations
 
 import logging
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Annotated, Any
-from xml.sax.saxutils import quoteattr
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from langchain.agents.middleware.types import (
     AgentMiddleware,
-    AgentState,
     ModelRequest,
     ModelResponse,
-    OmitFromOutput,
-    PrivateStateAttr,
 )
 from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
@@ -31,61 +24,29 @@ from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
-from typing_extensions import NotRequired
 
 from skillcore import (
-    STATE_SCHEMA,
     Catalog,
-    CatalogFormat,
     Code,
-    Limits,
+    OutcomeCode,
     PolicyMode,
-    ReadError,
+    RefreshGate,
     SkillConfig,
-    SkillDocument,
-    SkillMetadata,
     SkillSession,
-    StateError,
-    ToolResult,
     ToolSpec,
-    ValidationMode,
-    loaded_names_of,
-    merge_states,
+    TurnCalls,
+    TurnStore,
+    replies,
+    restore_session,
 )
 from skillcore.config import Sources
+from skillcore.coordination import TurnCall
+from skillcore.reinjection import Reinjection
+from skillcore_langchain._state import SEED_KEY, STATE_KEY, SkillsState, merge_seed
 
 logger = logging.getLogger("skillcore_langchain")
 
-#: The graph state key holding the serialized skill session (private to each agent).
-STATE_KEY = "skillcore"
-#: Input-only key that seeds the session of a thread's first run (see ``share_with_subagents``).
-SEED_KEY = "skillcore_seed"
-
-#: How many re-read skill documents are kept for re-injection after compaction.
-_DOC_CACHE_SIZE = 64
-
-
-def merge_seed(left: Any, right: Any) -> Any:
-    """Reducer of :data:`SEED_KEY`: a serialized state merges like the session, names replace."""
-    if isinstance(left, Mapping) and isinstance(right, Mapping):
-        return merge_states(left, right)
-    return left if right is None else right
-
-
-# LangGraph resolves these annotations at runtime: keep the schema at module level, every name
-# imported for real, and the reducer as the last ``Annotated`` entry.
-class SkillsState(AgentState):
-    """Graph state added by :class:`SkillsMiddleware`."""
-
-    skillcore: NotRequired[Annotated[dict[str, Any] | None, PrivateStateAttr, merge_states]]
-    """``SkillSession.to_state()`` plus ``turn``/``seq``; never the catalog. Private: it is
-    neither accepted as input nor returned, so parents and subagents never share it."""
-
-    skillcore_seed: NotRequired[
-        Annotated[dict[str, Any] | list[str] | None, OmitFromOutput, merge_seed]
-    ]
-    """Input-only: a serialized session (a parent's ``skillcore`` value) or skill names to load
-    when a thread starts. Ignored once the thread has its own session."""
+__all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]
 
 
 class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
@@ -94,8 +55,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ``create_agent(model, tools, middleware=[SkillsMiddleware("./skills")])`` adds a budgeted
     skill catalog to the system message and the tools ``load_skill``, ``unload_skill``,
     ``load_skill_resource`` and ``search_skills``. Load state lives in the graph state (a few
-    hundred bytes, whatever the catalog size), so it follows checkpointers, and several skill
-    tool calls in one model turn are serialised so every reply is truthful.
+    hundred bytes, whatever the catalog size), so it follows checkpointers; the tool calls of
+    one model turn are decided in the model's call order, so every reply is truthful and a
+    tool called after a restricting ``load_skill`` in the same turn is blocked.
     """
 
     state_schema = SkillsState
@@ -103,19 +65,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     def __init__(
         self,
         sources: Sources,
+        config: SkillConfig | None = None,
         *,
-        max_loaded_skills: int = 10,
-        max_description_budget: int = 16_000,
-        allowed_tools_policy: PolicyMode | str = PolicyMode.RECOMMEND,
-        always_allowed_tools: Iterable[str] = (),
-        catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
-        validation_mode: ValidationMode | str | None = None,
-        tool_name_prefix: str = "",
-        include_resource_tool: bool = True,
         refresh: bool | float = True,
         share_with_subagents: bool = False,
-        limits: Limits | None = None,
-        budget_counter: Callable[[str], int] = len,
+        **options: Any,
     ) -> None:
         """Build the middleware.
 
@@ -123,55 +77,28 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             sources: skill folders or fsspec URLs (later ones override earlier ones),
                 :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`
                 (share one library between agents to discover once).
-            max_loaded_skills: how many skills can be loaded at once.
-            max_description_budget: characters of the catalog in the system message.
-            allowed_tools_policy: ``"recommend"`` shows each skill's ``allowed-tools``;
-                ``"restrict"`` also blocks other tools while restricting skills are loaded.
-            always_allowed_tools: tool names RESTRICT never blocks.
-            catalog_format: ``"markdown"`` (a bullet list) or ``"xml"`` (``<available_skills>``).
-            validation_mode: ``"lenient"`` (default) or ``"strict"``; only with ``sources`` that
-                are not a library (a library has its own mode).
-            tool_name_prefix: prefix of the four tool names, e.g. ``"sc_"`` -> ``sc_load_skill``.
-            include_resource_tool: set False when the agent reads files with its own tool.
+            config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``
+                (``max_loaded_skills``, ``allowed_tools_policy``, ``tool_name_prefix``, ...).
             refresh: re-scan the sources at the start of every run so skills added, changed or
                 removed show up on the next turn (unchanged files are not read again); a number
                 is the minimum seconds between two scans; False scans once per process.
-            budget_counter: measures ``max_description_budget``: ``len`` (characters) or a
-                token counter such as ``lambda s: len(encoding.encode(s))``.
-            limits: a full :class:`~skillcore.Limits` (file and resource caps too); overrides
-                ``max_loaded_skills`` and ``max_description_budget``.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
                 key, which deepagents' ``task`` tool forwards, so subagents start with the
                 skills loaded here.
         """
-        self.config = SkillConfig(
-            max_loaded_skills=max_loaded_skills,
-            max_description_budget=max_description_budget,
-            allowed_tools_policy=allowed_tools_policy,
-            always_allowed_tools=always_allowed_tools,
-            catalog_format=catalog_format,
-            validation_mode=validation_mode,
-            tool_name_prefix=tool_name_prefix,
-            include_resource_tool=include_resource_tool,
-            limits=limits,
-            budget_counter=budget_counter,
-        )
+        self.config = SkillConfig.build(config, **options)
         self.library = self.config.library(sources)
         self.limits = self.config.session_limits()
         self.policy = self.config.policy()
         self.toolkit = self.config.toolkit(self.library)
         self.names = self.toolkit.names
-        if isinstance(refresh, bool):
-            self.refresh_interval: float | None = 0.0 if refresh else None
-        else:
-            self.refresh_interval = float(refresh)
-        self._scanned_at: float | None = None
+        self.refresh = RefreshGate(refresh)
+        self.turns = TurnStore()
         self.share_with_subagents = share_with_subagents
-        self._lock = threading.Lock()
+        self.reinjection = Reinjection(self.toolkit)
         self._model_tools: tuple[Catalog, dict[str, BaseTool]] | None = None
-        self._docs: OrderedDict[SkillMetadata, SkillDocument | ReadError] = OrderedDict()
         self._seen_catalog: Catalog | None = None
-        self._last_session: tuple[Any, Catalog, SkillSession] | None = None
+        self._last: tuple[Any, Catalog, SkillSession, bool] | None = None
         # Registered with the tool node once; the model is shown per-catalog copies (with the
         # skill names as an enum) from wrap_model_call, or none when there are no skills.
         self.tools = [self._make_tool(spec) for spec in self.toolkit.generic_specs()]
@@ -179,27 +106,22 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     # -- sessions --------------------------------------------------------------------------
 
     def session(self, state: Mapping[str, Any] | None) -> SkillSession:
-        """The skill session stored in an agent state (empty if there is none)."""
-        raw = (state or {}).get(STATE_KEY)
-        catalog = self.library.catalog
-        last = self._last_session
+        """The skill session stored in an agent state (empty if there is none or it is
+        unreadable; see :func:`skillcore.restore_session`)."""
+        return self._restore((state or {}).get(STATE_KEY))[0]
+
+    def _restore(self, raw: Any) -> tuple[SkillSession, bool]:
+        catalog, last = self.library.catalog, self._last
         # LangGraph hands every hook of a run the same state object until it changes, so an
         # identity check (holding a reference, so ids cannot be reused) saves the rebuild.
         if last is not None and last[0] is raw and last[1] is catalog:
-            return last[2]
-        try:
-            session = SkillSession.from_state(
-                raw, catalog, self.limits, self.policy, self.names, strict=False
-            )
-        except StateError as exc:
-            # A checkpoint from an incompatible version must not brick the thread.
-            logger.warning("ignoring unreadable skill state: %s", exc)
-            session = SkillSession(catalog, self.limits, self.policy, (), self.names)
-        self._last_session = (raw, catalog, session)
-        return session
+            return last[2], last[3]
+        r = restore_session(raw, catalog, self.limits, self.policy, self.names)
+        self._last = (raw, catalog, r.session, r.repaired)
+        return r.session, r.repaired
 
     def _state_update(self, session: SkillSession, turn: str | None, seq: int) -> dict[str, Any]:
-        value: dict[str, Any] = {**session.to_state(), "turn": turn, "seq": seq}
+        value = session.to_state(turn=turn, seq=seq)
         update: dict[str, Any] = {STATE_KEY: value}
         if self.share_with_subagents:
             update[SEED_KEY] = value
@@ -208,32 +130,24 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     # -- before_agent: refresh, repair, seed -----------------------------------------------
 
     def before_agent(self, state: SkillsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Refresh the catalog; seed a new thread or drop loaded skills that vanished."""
-        if self._scan_due():
+        """Refresh the catalog; seed a new thread or persist a repaired session."""
+        if self.refresh.due():
             self._note_catalog(self.library.refresh())
         plan = self._plan(state)
-        if isinstance(plan, list):
-            session = self.session(None)
-            for name in plan:
-                result = self.toolkit.call(session, self.names.load, {"skill_name": name})
-                session = _seeded(result)
-            return self._state_update(session, None, 0)
-        return plan
+        if not isinstance(plan, list):
+            return plan
+        return self._seeded(self.toolkit.load_all(self.session(None), plan))
 
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         """Async :meth:`before_agent` (sources are scanned without blocking the loop)."""
-        if self._scan_due():
+        if self.refresh.due():
             self._note_catalog(await self.library.arefresh())
         plan = self._plan(state)
-        if isinstance(plan, list):
-            session = self.session(None)
-            for name in plan:
-                result = await self.toolkit.acall(session, self.names.load, {"skill_name": name})
-                session = _seeded(result)
-            return self._state_update(session, None, 0)
-        return plan
+        if not isinstance(plan, list):
+            return plan
+        return self._seeded(await self.toolkit.aload_all(self.session(None), plan))
 
     def _plan(self, state: Mapping[str, Any]) -> dict[str, Any] | list[str] | None:
         """A state update, names to load (seeding by name), or None when nothing changes."""
@@ -241,27 +155,19 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         if raw is None:
             seed = state.get(SEED_KEY)
             if isinstance(seed, Mapping):
-                return self._state_update(self.session({STATE_KEY: seed}), None, 0)
+                return self._state_update(self._restore(seed)[0], None, 0)
             if isinstance(seed, (list, tuple)):
                 return [n for n in seed if isinstance(n, str)]
             return None
-        session = self.session(state)
-        if (
-            not isinstance(raw, Mapping)
-            or raw.get("schema") != STATE_SCHEMA
-            or list(session.loaded_names) != loaded_names_of(raw)
-        ):
-            # Skills removed from disk (or unreadable state): persist the repaired session.
-            return self._state_update(session, None, 0)
-        return None
+        session, repaired = self._restore(raw)
+        # Unreadable state or skills removed from disk: persist the repaired session.
+        return self._state_update(session, None, 0) if repaired else None
 
-    def _scan_due(self) -> bool:
-        now = time.monotonic()
-        last, interval = self._scanned_at, self.refresh_interval
-        if last is not None and (interval is None or now - last < interval):
-            return False
-        self._scanned_at = now
-        return True
+    def _seeded(self, loaded: tuple[SkillSession, list[Any]]) -> dict[str, Any]:
+        for result in loaded[1]:
+            if not result.ok:
+                logger.warning("skill seed not loaded: %s", result.text)
+        return self._state_update(loaded[0], None, 0)
 
     def _note_catalog(self, catalog: Catalog) -> None:
         if catalog is self._seen_catalog:
@@ -280,9 +186,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ) -> ModelResponse[Any] | AIMessage:
         """Show the budgeted catalog and the skill tools; restore compacted instructions."""
         session = self.session(request.state)
-        missing = self._missing_instructions(session, request.messages)
-        docs = {m.name: self._document(m) for m in missing}
-        return handler(self._prepare(request, session, docs))
+        missing = self.reinjection.missing(session, _tool_replies(request.messages))
+        return handler(self._prepare(request, session, self.reinjection.text(session, missing)))
 
     async def awrap_model_call(
         self,
@@ -291,15 +196,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         session = self.session(request.state)
-        missing = self._missing_instructions(session, request.messages)
-        docs = {m.name: await self._adocument(m) for m in missing}
-        return await handler(self._prepare(request, session, docs))
+        missing = self.reinjection.missing(session, _tool_replies(request.messages))
+        repeated = await self.reinjection.atext(session, missing)
+        return await handler(self._prepare(request, session, repeated))
 
     def _prepare(
-        self,
-        request: ModelRequest[Any],
-        session: SkillSession,
-        docs: Mapping[str, SkillDocument | ReadError],
+        self, request: ModelRequest[Any], session: SkillSession, repeated: str
     ) -> ModelRequest[Any]:
         shown = self._tools_for(session.catalog)
         ours = self.toolkit.tool_names
@@ -313,8 +215,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         if not shown:  # no skills: no catalog and no skill tools
             return request.override(tools=tools)
         text = self.toolkit.instructions(session)
-        if docs:
-            text += "\n" + self._reinjection(session, docs)
+        if repeated:
+            text += "\n" + repeated
         return request.override(
             system_message=_append_block(request.system_message, text), tools=tools
         )
@@ -328,88 +230,48 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         self._model_tools = (catalog, tools)
         return tools
 
-    def _missing_instructions(
-        self, session: SkillSession, messages: Sequence[BaseMessage]
-    ) -> list[SkillMetadata]:
-        """Loaded skills whose load reply (a ToolMessage starting with ``<skill_content``) is
-        no longer in the request's messages."""
-        if not session.loaded:
-            return []
-        wanted = {_marker(name): name for name in session.loaded_names}
+    # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
+
+    def _turn(self, state: Any, config: Any, call_id: str) -> TurnCall:
+        """The call's place in its turn: calls of one AIMessage share a turn, keyed by the
+        thread id (never by session value) and the message."""
+        thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
+        messages = (state or {}).get("messages", ()) if isinstance(state, Mapping) else ()
+        pairs: list[tuple[str, str]] = [(call_id, "")]
+        turn = call_id
         for message in reversed(messages):
-            # Only the head of tool replies is inspected: scanning every message's text would
-            # cost more than the rest of the hook on long conversations.
-            content = message.content if isinstance(message, ToolMessage) else None
-            if not isinstance(content, str) or not content.startswith("<skill_content"):
-                continue
-            head = content[: content.find(">") + 1]
-            if head in wanted:
-                del wanted[head]
-                if not wanted:
-                    return []
-        metas = (session.catalog.get(name) for name in wanted.values())
-        return [m for m in metas if m is not None]
+            if isinstance(message, AIMessage) and any(
+                c.get("id") == call_id for c in message.tool_calls
+            ):
+                pairs = [(str(c.get("id")), c.get("name", "")) for c in message.tool_calls]
+                turn = message.id or "|".join(p[0] for p in pairs)
+                break
+        calls = TurnCalls.of(thread, f"{thread}|{turn}", pairs, self.toolkit.is_skill_tool)
+        return self.turns.enter(calls, call_id, self.session(state))
 
-    def _document(self, meta: SkillMetadata) -> SkillDocument | ReadError:
-        with self._lock:
-            if meta in self._docs:
-                return self._docs[meta]
-        try:
-            doc: SkillDocument | ReadError = self.library.read_document(meta)
-        except ReadError as exc:
-            doc = exc
-        return self._remember(meta, doc)
-
-    async def _adocument(self, meta: SkillMetadata) -> SkillDocument | ReadError:
-        with self._lock:
-            if meta in self._docs:
-                return self._docs[meta]
-        try:
-            doc: SkillDocument | ReadError = await self.library.aread_document(meta)
-        except ReadError as exc:
-            doc = exc
-        return self._remember(meta, doc)
-
-    def _remember(
-        self, meta: SkillMetadata, doc: SkillDocument | ReadError
-    ) -> SkillDocument | ReadError:
-        if isinstance(doc, ReadError):  # do not cache failures: the file may come back
-            return doc
-        with self._lock:
-            self._docs[meta] = doc
-            while len(self._docs) > _DOC_CACHE_SIZE:
-                self._docs.popitem(last=False)
-        return doc
-
-    def _reinjection(
-        self, session: SkillSession, docs: Mapping[str, SkillDocument | ReadError]
-    ) -> str:
-        parts = [
-            "## Loaded skill instructions\n\n"
-            "These skills are still loaded, but the messages that delivered their instructions "
-            "are no longer in the conversation, so the instructions are repeated here. Keep "
-            f"following them, or call {self.names.unload} for a skill that no longer applies.\n"
-        ]
-        for name, doc in docs.items():
-            if isinstance(doc, ReadError):
-                parts.append(
-                    f"Skill {name!r} is loaded, but its instructions could not be read again "
-                    f"({doc.message}). Call {self.names.unload} to free its slot if you cannot "
-                    "continue without them.\n"
-                )
-                continue
-            parts.append(self.toolkit.load_reply(session, doc) + "\n")
-        return "\n".join(parts)
-
-    # -- wrap_tool_call: RESTRICT enforcement ----------------------------------------------
+    def _blocked(self, view: TurnCall, call: Mapping[str, Any]) -> ToolMessage | None:
+        if view.timed_out:
+            text = replies.turn_incomplete(call["name"])
+        else:
+            decision = view.read().check_tool(call["name"])
+            if decision.allowed:
+                return None
+            text = replies.blocked(decision)
+        return _message(text, OutcomeCode.TOOL_BLOCKED, call["id"], call["name"])
 
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
-        """Block tools the loaded skills do not allow (RESTRICT); pass everything else."""
-        blocked = self._blocked(request)
+        """Block tools the loaded skills do not allow (RESTRICT), deciding in call order."""
+        call = request.tool_call
+        if self.policy.mode is PolicyMode.RECOMMEND or self.toolkit.is_skill_tool(call["name"]):
+            return handler(request)
+        with self._turn(
+            request.state, getattr(request.runtime, "config", None), call["id"]
+        ) as view:
+            blocked = self._blocked(view, call)
         return blocked if blocked is not None else handler(request)
 
     async def awrap_tool_call(
@@ -418,42 +280,26 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
-        blocked = self._blocked(request)
-        return blocked if blocked is not None else await handler(request)
-
-    def _blocked(self, request: ToolCallRequest) -> ToolMessage | None:
-        if self.policy.mode is PolicyMode.RECOMMEND:
-            return None
         call = request.tool_call
-        name = call["name"]
-        if self.toolkit.is_skill_tool(name):
-            return None
-        decision = self.session(request.state).check_tool(name)
-        if decision.allowed:
-            return None
-        return ToolMessage(
-            content=f"Error: {decision.reason}",
-            tool_call_id=call["id"],
-            name=name,
-            status="error",
-            artifact={"code": decision.code.value},
-        )
-
-    # -- the skill tools -------------------------------------------------------------------
+        if self.policy.mode is PolicyMode.RECOMMEND or self.toolkit.is_skill_tool(call["name"]):
+            return await handler(request)
+        async with self._turn(
+            request.state, getattr(request.runtime, "config", None), call["id"]
+        ) as view:
+            blocked = self._blocked(view, call)
+        return blocked if blocked is not None else await handler(request)
 
     def _make_tool(self, spec: ToolSpec) -> StructuredTool:
         name = spec.name
 
         def run(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
-            turn = _turn_of(runtime)
-            result = self.toolkit.call(self.session(runtime.state), name, arguments, turn=turn)
-            return self._reply(result, runtime, turn)
+            with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
+                return self._reply(self.toolkit.call(view, name, arguments), runtime, view)
 
         async def arun(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
-            turn = _turn_of(runtime)
-            session = self.session(runtime.state)
-            result = await self.toolkit.acall(session, name, arguments, turn=turn)
-            return self._reply(result, runtime, turn)
+            async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
+                result = await self.toolkit.acall(view, name, arguments)
+                return self._reply(result, runtime, view)
 
         return StructuredTool.from_function(
             func=run,
@@ -464,47 +310,32 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         )
 
     def _reply(
-        self, result: ToolResult, runtime: ToolRuntime, turn: str | None
+        self, result: Any, runtime: ToolRuntime, view: TurnCall
     ) -> ToolMessage | Command[Any]:
-        message = ToolMessage(
-            content=result.text,
-            tool_call_id=runtime.tool_call_id,
-            name=result.tool,
-            status="success" if result.ok else "error",
-            artifact={"code": result.code.value},
-        )
+        message = _message(result.text, result.code, runtime.tool_call_id, result.tool, result.ok)
         if not result.changed:
             return message
-        return Command(
-            update={**self._state_update(result.session, turn, result.seq), "messages": [message]}
-        )
+        update = self._state_update(result.session, view.calls.turn, view.seq)
+        return Command(update={**update, "messages": [message]})
 
 
-def _seeded(result: ToolResult) -> SkillSession:
-    if not result.ok:
-        logger.warning("skill seed not loaded: %s", result.text)
-    return result.session
+def _tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
+    """Texts of tool replies, newest first."""
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage) and isinstance(message.content, str):
+            yield message.content
 
 
-def _turn_of(runtime: ToolRuntime) -> str | None:
-    """Identify the model turn of a tool call: calls of one AIMessage share it.
-
-    The thread id keeps turns of different conversations apart even if message ids repeat.
-    """
-    call_id = runtime.tool_call_id
-    for message in reversed(runtime.state.get("messages", ()) if runtime.state else ()):
-        if isinstance(message, AIMessage) and any(
-            call.get("id") == call_id for call in message.tool_calls
-        ):
-            key = message.id or "|".join(str(c.get("id")) for c in message.tool_calls)
-            # Not checkpoint_ns: each parallel tool call runs in a task of its own namespace.
-            thread = (runtime.config or {}).get("configurable", {}).get("thread_id", "")
-            return f"{thread}|{key}"
-    return None
-
-
-def _marker(name: str) -> str:
-    return f"<skill_content name={quoteattr(name)}>"
+def _message(
+    text: str, code: OutcomeCode, call_id: str, name: str, ok: bool = False
+) -> ToolMessage:
+    return ToolMessage(
+        content=text,
+        tool_call_id=call_id,
+        name=name,
+        status="success" if ok else "error",
+        artifact={"code": code.value},
+    )
 
 
 def _append_block(system: SystemMessage | None, text: str) -> SystemMessage:

@@ -21,6 +21,8 @@ from skillcore import (
     ToolPolicy,
     ToolResult,
     ToolSpec,
+    replies,
+    restore_session,
 )
 from skillcore.config import Sources
 from skillcore.errors import require
@@ -93,7 +95,7 @@ class SkillState:
         of one model turn (tasks on one event loop) never lose an update and every reply
         describes the transition that actually happened.
         """
-        return await toolkit.acall_in(self, tool, arguments)
+        return await toolkit.acall(self, tool, arguments)
 
 
 class AgentSkills:
@@ -140,8 +142,9 @@ class AgentSkills:
 
     def new_state(self, state: Mapping[str, Any] | None = None) -> SkillState:
         """A fresh state, or one restored from ``SkillState.to_state()`` output."""
-        session = self.toolkit.library.restore(state, self.limits, self.policy, self.toolkit.names)
-        return SkillState(session)
+        catalog = self.toolkit.library.catalog
+        restored = restore_session(state, catalog, self.limits, self.policy, self.toolkit.names)
+        return SkillState(restored.session)
 
     def state_for(self, ctx: RunContextWrapper[Any] | None) -> SkillState:
         """The state of the run behind ``ctx`` (see the module docs for the lookup order)."""
@@ -217,5 +220,5 @@ class AgentSkills:
         if decision.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info=decision)
         return ToolGuardrailFunctionOutput.reject_content(
-            f"Error: {decision.reason}", output_info=decision
+            replies.blocked(decision), output_info=decision
         )

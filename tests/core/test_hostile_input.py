@@ -697,7 +697,7 @@ def test_binary_resource_is_reported_not_dumped(root: Path) -> None:
     content = lib.read_resource("alpha", "assets/logo.png")
     assert content.binary and content.text is None
     toolkit = SkillToolkit(lib)
-    session = lib.session()
+    session = toolkit.call(lib.session(), "load_skill", {"skill_name": "alpha"}).session
     result = toolkit.call(
         session, "load_skill_resource", {"skill_name": "alpha", "path": "assets/logo.png"}
     )
