@@ -26,7 +26,6 @@ import re
 import threading
 import weakref
 from array import array
-from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -59,8 +58,11 @@ _NO_SPACE = re.compile(
 )
 #: Words too common to say anything; dropped from a query when it has other words.
 STOPWORDS = frozenset(
-    """a an and are as at be by can do for from how i in is it me my of on or please so
-    that the this to use using want we when with you your""".split()
+    re.findall(
+        r"\w+",
+        """a an and are as at be by can do for from how i in is it me my of on or please so
+        that the this to use using want we when with you your""",
+    )
 )
 
 
@@ -220,9 +222,7 @@ class SearchIndex:
             return {}
         n = len(self.skills)
         idf = _idf(n, len(matched))
-        return {
-            d: idf * PATH_WEIGHT * (K1 + 1) / (PATH_WEIGHT + self._norm[d]) for d in matched
-        }
+        return {d: idf * PATH_WEIGHT * (K1 + 1) / (PATH_WEIGHT + self._norm[d]) for d in matched}
 
     def bm25(
         self, query: str | None, path: str | None = None, limit: int = 10

@@ -195,9 +195,7 @@ def test_close_names_small_and_large_catalogs() -> None:
     small = Catalog((meta("csv-data-audit"), meta("python-testing")))
     assert close_names(small, "csv-data-audti") == ["csv-data-audit"]
     assert close_names(small, "zzzz") == []
-    big = Catalog(
-        tuple(meta(f"skill-{i:05d}-tool") for i in range(5_000)) + (meta("release-notes"),)
-    )
+    big = Catalog((*(meta(f"skill-{i:05d}-tool") for i in range(5_000)), meta("release-notes")))
     assert close_names(big, "relase-notes") == ["release-notes"]
     assert close_names(big, "skill-00042-tol")[0] == "skill-00042-tool"
 
@@ -212,9 +210,7 @@ def test_hybrid_without_the_extra_names_the_install_command() -> None:
     with pytest.raises(ImportError, match=r'pip install "skillcore-agents\[semantic\]"'):
         search_skills(Catalog((meta("a", "alpha"),)), "alpha", ranker="hybrid")
     # auto falls back to BM25 quietly
-    assert [h.skill.name for h in search_skills(Catalog((meta("a", "alpha"),)), "alpha")] == [
-        "a"
-    ]
+    assert [h.skill.name for h in search_skills(Catalog((meta("a", "alpha"),)), "alpha")] == ["a"]
 
 
 @pytest.mark.skipif(not semantic_available(), reason="needs skillcore-agents[semantic]")
