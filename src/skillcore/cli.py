@@ -538,7 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
         "is the nearest folder or the file named like one, or SKILL= (repeatable)",
     )
     p.add_argument(
-        "--ranker", choices=["auto", "bm25", "hybrid"], default="auto", help="default: auto"
+        "--ranker", choices=["auto", "bm25", "hybrid"], default="bm25", help="default: bm25"
     )
     p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
     p.add_argument(
@@ -551,7 +551,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("lint-descriptions", "list pairs of skills whose descriptions are confusable")
     p.add_argument("--top", type=int, default=20, help="how many pairs (default 20)")
-    p.add_argument("--method", choices=["auto", "tfidf", "semantic"], default="auto")
+    p.add_argument(
+        "--method", choices=["auto", "tfidf", "semantic"], default="tfidf", help="default: tfidf"
+    )
     p.add_argument("--min-score", type=float, default=0.0, help="only pairs at least this alike")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_lint_descriptions)

@@ -173,7 +173,7 @@ def evaluate(
     catalog: Catalog,
     cases: Sequence[EvalCase],
     *,
-    ranker: Ranker = "auto",
+    ranker: Ranker = "bm25",
     budget: int = 16_000,
     ks: Sequence[int] = KS,
 ) -> EvalReport:
@@ -261,7 +261,7 @@ class ConfusablePair:
 def confusable_pairs(
     catalog: Catalog | Iterable[SkillMetadata],
     top: int = 20,
-    method: str = "auto",
+    method: str = "tfidf",
     min_score: float = 0.0,
 ) -> list[ConfusablePair]:
     """The ``top`` most similar pairs of model-visible skills, most similar first.

@@ -342,7 +342,7 @@ class SearchIndex:
         query: str | None = None,
         path: str | None = None,
         limit: int = 10,
-        ranker: Ranker = "auto",
+        ranker: Ranker = "bm25",
     ) -> list[SearchHit]:
         """Rank skills for a keyword ``query`` and/or a file ``path``.
 

@@ -19,14 +19,15 @@ def search_skills(
     query: str | None = None,
     path: str | None = None,
     limit: int = 10,
-    ranker: Ranker = "auto",
+    ranker: Ranker = "bm25",
 ) -> list[SearchHit]:
     """Rank model-visible skills for a keyword ``query`` and/or a file ``path``.
 
     BM25 over names, descriptions, triggers and file patterns (a matching file pattern
     counts too); an exact name match comes first; ties break by ``priority`` (higher first),
     then catalog order. With neither argument, returns the first ``limit`` skills by
-    priority. ``ranker`` picks BM25, BM25 fused with the semantic ranker (``"hybrid"``), or
-    ``"auto"``: hybrid when ``skillcore-agents[semantic]`` is installed.
+    priority. ``ranker``: ``"bm25"`` (default; it measured best in ``bench/bench_selection.py``),
+    ``"hybrid"`` (BM25 fused with the semantic ranker of ``skillcore-agents[semantic]``), or
+    ``"auto"`` (hybrid when that extra is installed, else BM25).
     """
     return index_for(catalog).search(query, path, limit, ranker)

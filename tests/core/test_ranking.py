@@ -210,7 +210,8 @@ def test_hybrid_without_the_extra_names_the_install_command() -> None:
     with pytest.raises(ImportError, match=r'pip install "skillcore-agents\[semantic\]"'):
         search_skills(Catalog((meta("a", "alpha"),)), "alpha", ranker="hybrid")
     # auto falls back to BM25 quietly
-    assert [h.skill.name for h in search_skills(Catalog((meta("a", "alpha"),)), "alpha")] == ["a"]
+    cat = Catalog((meta("a", "alpha"),))
+    assert [h.skill.name for h in search_skills(cat, "alpha", ranker="auto")] == ["a"]
 
 
 @pytest.mark.skipif(not semantic_available(), reason="needs skillcore-agents[semantic]")
