@@ -44,7 +44,7 @@ import lexical_baseline  # noqa: E402
 import synth  # noqa: E402
 
 from skillcore import Catalog, SkillLocation, SkillMetadata  # noqa: E402
-from skillcore.evaluate import EvalCase, visible_names  # noqa: E402
+from skillcore.evaluate import EvalCase, relevant_shown, visible_names  # noqa: E402
 from skillcore.ranking import SearchIndex, semantic_available  # noqa: E402
 
 DATA = HERE / "selection" / "skills.json"
@@ -180,6 +180,7 @@ def selection(sizes: Sequence[int]) -> list[dict[str, Any]]:
         }
         visible = sum(c.skill in shown for c in cases) / len(cases)
         either = sum(c.skill in shown or c.skill in bm25[c.query] for c in cases) / len(cases)
+        relevant = sum(c.skill in relevant_shown(cat, c.query, BUDGET, "bm25") for c in cases)
         listing = "".join(f"- **{s.name}**: {s.description}\n" for s in cat)
         tokens = len(listing) / CHARS_PER_TOKEN
         rows.append(
@@ -189,6 +190,7 @@ def selection(sizes: Sequence[int]) -> list[dict[str, Any]]:
                 "skillcore_visible": visible,
                 "skillcore_visible_or_found": either,
                 "skillcore_catalog_skills": len(shown),
+                "relevance_visible": relevant / len(cases),
                 "peer_catalog_tokens": round(tokens),
                 **{f"peer_fits_{c // 1000}k": min(1.0, c / tokens) for c in CONTEXTS},
             }
@@ -258,15 +260,17 @@ def markdown(rows: list[dict[str, Any]], times: list[dict[str, Any]]) -> str:
         "size and the share of it that fits in a context of 8k / 32k / 128k tokens.",
         "",
         "| skills | skillcore: skills in catalog | visible | visible or found by one search "
+        "| visible in relevance-aware catalog "
         "| peers: catalog tokens | fits 8k | fits 32k | fits 128k |",
-        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         if r["ranker"] != "prompt":
             continue
         out.append(
             f"| {r['n']:,} | {r['skillcore_catalog_skills']} | {r['skillcore_visible']:.2f} | "
-            f"{r['skillcore_visible_or_found']:.2f} | {r['peer_catalog_tokens']:,} | "
+            f"{r['skillcore_visible_or_found']:.2f} | {r['relevance_visible']:.2f} | "
+            f"{r['peer_catalog_tokens']:,} | "
             f"{r['peer_fits_8k']:.2f} | {r['peer_fits_32k']:.2f} | {r['peer_fits_128k']:.2f} |"
         )
     if times:

@@ -256,6 +256,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 cases,
                 ranker=args.ranker,
                 budget=args.budget,
+                catalog_order=args.catalog,
             )
             for n in sizes
         ]
@@ -543,6 +544,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
     p.add_argument(
         "--sizes", type=_sizes, help="also measure sub-libraries of these sizes, e.g. 10,100"
+    )
+    p.add_argument(
+        "--catalog",
+        choices=["precedence", "relevance"],
+        default="precedence",
+        help="which catalog 'visible' measures: the default one, or filled by relevance",
     )
     p.add_argument("--plot", help="write a chart (PNG) of the results (needs matplotlib)")
     p.add_argument("--misses", type=int, default=10, help="print this many misses (default 10)")

@@ -169,6 +169,17 @@ def visible_names(catalog: Catalog, budget: int) -> frozenset[str]:
     return frozenset(catalog_view(session, CatalogFormat.MARKDOWN, budget).shown)
 
 
+def relevant_shown(catalog: Catalog, query: str, budget: int, ranker: Ranker) -> set[str]:
+    """Skills the relevance-aware catalog shows with a description for ``query``."""
+    from skillcore.relevance import relevant_catalog
+    from skillcore.session import Limits, SkillSession
+
+    if budget <= 0:
+        return set()
+    session = SkillSession(catalog, Limits(catalog_budget=budget))
+    return set(relevant_catalog(session, query, budget=budget, ranker=ranker).shown)
+
+
 def evaluate(
     catalog: Catalog,
     cases: Sequence[EvalCase],
@@ -176,12 +187,17 @@ def evaluate(
     ranker: Ranker = "bm25",
     budget: int = 16_000,
     ks: Sequence[int] = KS,
+    catalog_order: str = "precedence",
 ) -> EvalReport:
     """Run ``cases`` against ``catalog`` and measure selection (see the module docstring).
 
     Cases naming a skill that is not in the catalog (or hidden from the model) are left out
-    of the scores and listed in ``unknown``.
+    of the scores and listed in ``unknown``. ``catalog_order="relevance"`` measures
+    visibility in the relevance-aware catalog (:mod:`skillcore.relevance`) for each query
+    instead of the precedence-ordered one.
     """
+    if catalog_order not in ("precedence", "relevance"):
+        raise ValueError(f"unknown catalog order {catalog_order!r}")
     index = index_for(catalog)
     present = {s.name for s in index.skills}
     unknown = tuple(sorted({c.skill for c in cases if c.skill not in present}))
@@ -199,7 +215,11 @@ def evaluate(
         for k in ks:
             hits[k] += rank is not None and rank <= k
         rr += 1.0 / rank if rank else 0.0
-        seen = case.skill in shown
+        seen = (
+            case.skill in shown
+            if catalog_order == "precedence"
+            else case.skill in relevant_shown(catalog, case.query, budget, ranker)
+        )
         got = rank is not None and rank <= SEARCH_DEPTH
         visible += seen
         found += got

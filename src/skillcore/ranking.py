@@ -46,6 +46,9 @@ PATH_WEIGHT = 2.0
 MAX_QUERY_CHARS = 1_000
 MAX_QUERY_TERMS = 32
 MAX_PATH_CHARS = 1_024
+#: From this many skills on, queries are scored with numpy when it is installed.
+VECTOR_MIN_SKILLS = 20_000
+_UNSET = object()
 #: Reciprocal rank fusion constant and how deep each ranker's list goes into the fusion.
 RRF_K = 60
 FUSION_DEPTH = 100
@@ -206,6 +209,7 @@ class SearchIndex:
         self._patterns = patterns
         self._lock = threading.Lock()
         self._semantic: Any = None
+        self._numpy: Any = _UNSET
 
     def __len__(self) -> int:
         return len(self.skills)
@@ -233,6 +237,8 @@ class SearchIndex:
         q = (query or "").strip()
         acc: dict[int, float] = self._path_scores(path) if path else {}
         exact = self._exact(q)
+        if q and self._vector() is not None:
+            return self._bm25_vector(_query_terms(q), acc, exact, limit)
         theta, candidates = self._accumulate(_query_terms(q), acc, limit) if q else (0.0, None)
         if exact is not None:
             acc.setdefault(exact, 0.0)
@@ -254,6 +260,47 @@ class SearchIndex:
             key=lambda item: (item[0] != exact, -item[1], -skills[item[0]].priority, item[0]),
         )[:limit]
         return [(d, s) for d, s in best if s > 0 or d == exact]
+
+    def _vector(self) -> Any:
+        """numpy, when the catalog is large enough to pay for it and numpy is installed."""
+        if self._numpy is _UNSET:
+            self._numpy = None
+            if len(self.skills) >= VECTOR_MIN_SKILLS:
+                try:
+                    import numpy
+                except ImportError:  # the pure-Python path gives the same answers
+                    pass
+                else:
+                    self._numpy = numpy
+        return self._numpy
+
+    def _bm25_vector(
+        self, terms: Sequence[str], acc: dict[int, float], exact: int | None, limit: int
+    ) -> list[tuple[int, float]]:
+        """:meth:`bm25` with numpy: every skill scored, the same additions in the same
+        order as the pure-Python path, so the same floats and the same answer."""
+        np = self._numpy
+        scores = np.zeros(len(self.skills))
+        for d, v in acc.items():
+            scores[d] = v
+        found = [self._postings[t] for t in terms if t in self._postings]
+        found.sort(key=lambda p: -p[2])
+        for docs, impacts, _, _ in found:
+            # Views of the arrays, no copy; doc ids are unique within one term.
+            scores[np.frombuffer(docs, dtype=np.int32)] += np.frombuffer(impacts)
+        hits = np.count_nonzero(scores)
+        if hits > limit:
+            kth = float(np.partition(scores, len(scores) - limit)[len(scores) - limit])
+            pool = np.flatnonzero(scores >= kth).tolist()
+        else:
+            pool = np.flatnonzero(scores).tolist()
+        if exact is not None and exact not in pool:
+            pool.append(exact)
+        skills = self.skills
+        ranked = sorted(pool, key=lambda d: (d != exact, -scores[d], -skills[d].priority, d))[
+            :limit
+        ]
+        return [(d, float(scores[d])) for d in ranked if scores[d] > 0 or d == exact]
 
     def _exact(self, query: str) -> int | None:
         """The skill whose name is ``query`` (spaces may stand for hyphens), if any."""

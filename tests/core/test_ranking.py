@@ -30,7 +30,7 @@ VOCAB = ["csv", "pdf", "report", "reports", "deploy", "the", "table", "audit", "
 
 
 @st.composite
-def catalogs(draw: st.DrawFn) -> Catalog:
+def catalogs(draw: st.DrawFn, patterns: bool = False) -> Catalog:
     n = draw(st.integers(1, 120))
     skills = []
     for i in range(n):
@@ -42,6 +42,11 @@ def catalogs(draw: st.DrawFn) -> Catalog:
                 " ".join(words),
                 triggers=tuple(trig),
                 priority=draw(st.integers(0, 2)),
+                file_patterns=tuple(
+                    draw(st.lists(st.sampled_from(["*.csv", "*.md", "a/*"]), max_size=2))
+                    if patterns
+                    else ()
+                ),
             )
         )
     return Catalog(skills)
@@ -65,7 +70,7 @@ def brute_force(index: SearchIndex, query: str, limit: int) -> list[tuple[int, f
     return [(d, s) for d, s in order[:limit] if s > 0 or d == exact]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     catalogs(),
     st.lists(st.sampled_from(VOCAB), min_size=1, max_size=5).map(" ".join),
@@ -227,3 +232,34 @@ def test_hybrid_finds_a_paraphrase_bm25_misses() -> None:
     hits = search_skills(cat, "ship my containers to production", ranker="hybrid")
     assert hits[0].skill.name == "k8s-deploy"
     assert search_skills(cat, "sheet", ranker="hybrid")[0].skill.name == "sheet"
+
+
+def _both_paths(cat: Catalog) -> tuple[SearchIndex, SearchIndex]:
+    np = pytest.importorskip("numpy")
+    pure, vector = SearchIndex(cat.skills), SearchIndex(cat.skills)
+    pure._numpy, vector._numpy = None, np
+    return pure, vector
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    catalogs(patterns=True),
+    st.lists(st.sampled_from(VOCAB), min_size=1, max_size=5).map(" ".join),
+    st.integers(1, 12),
+    st.sampled_from([None, "a/b.csv", "x.md"]),
+)
+def test_numpy_path_gives_the_same_answers(cat, query, limit, path) -> None:
+    pure, vector = _both_paths(cat)
+    assert vector.bm25(query, path, limit) == pure.bm25(query, path, limit)
+
+
+def test_numpy_path_on_a_dense_catalog_and_exact_names() -> None:
+    words = ["alpha", "beta", "gamma", "delta", "omega"]
+    skills = [
+        meta(f"k{i:04d}", " ".join(words[j % 5] for j in range(i % 7, i % 7 + 1 + i % 4)))
+        for i in range(3_000)
+    ]
+    pure, vector = _both_paths(Catalog(skills))
+    for query in ("alpha beta", "gamma delta omega", "k0042", "beta k0007"):
+        for limit in (1, 10, 50):
+            assert vector.bm25(query, None, limit) == pure.bm25(query, None, limit)
