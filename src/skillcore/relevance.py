@@ -154,5 +154,5 @@ def _relevant(
 def _names_tier(skills: list[str], names: ToolNames, markdown: bool) -> str:
     if markdown:
         listed = ", ".join(single_line(n) for n in skills)
-        return f"- Also available (name only; call {names.load} to use one): {listed}\n"
+        return f"- Also available (names only): {listed}\n"
     return "".join(f"<skill><name>{escape(single_line(n))}</name></skill>\n" for n in skills)
