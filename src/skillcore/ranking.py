@@ -437,15 +437,24 @@ class SearchIndex:
         Small catalogs compare with every name; large ones only with the names that share
         the most character trigrams with ``name`` (the hint for a mistyped name stays fast).
         """
-        names = [s.name for s in self.skills]
-        if len(names) > 2_000:
+        skills = self.skills
+        if len(skills) <= 2_000:
+            names = [s.name for s in skills]
+        else:
             grams = self._trigrams()
             counts: dict[int, int] = {}
-            for g in _grams(name[:200]):
-                for d in grams.get(g, ()):
+            # Rarest trigrams first, and a bounded number of postings in all: a typo's hint
+            # must stay cheap even when most names share common trigrams.
+            lists = sorted((grams.get(g, ()) for g in _grams(name[:200])), key=len)
+            budget = 10_000
+            for docs in lists:
+                if budget <= 0:
+                    break
+                budget -= len(docs)
+                for d in docs:
                     counts[d] = counts.get(d, 0) + 1
-            best = heapq.nlargest(256, counts.items(), key=lambda item: (item[1], -item[0]))
-            names = [names[d] for d, _ in sorted(best)]
+            best = heapq.nlargest(128, counts.items(), key=lambda item: (item[1], -item[0]))
+            names = [skills[d].name for d, _ in sorted(best)]
         return difflib.get_close_matches(name, names, n=n, cutoff=cutoff)
 
     def _trigrams(self) -> dict[str, list[int]]:
