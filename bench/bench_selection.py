@@ -331,6 +331,12 @@ def chart(rows: list[dict[str, Any]], path: Path) -> bool:
         marker="o",
         label="skillcore: visible or found by one search",
     )
+    axes[1].plot(
+        xs,
+        [r["relevance_visible"] for _, r in prompt],
+        marker="o",
+        label="skillcore: visible in relevance-aware 16k-char catalog",
+    )
     for c in CONTEXTS:
         key = f"peer_fits_{c // 1000}k"
         axes[1].plot(
@@ -368,7 +374,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timing-sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000])
     parser.add_argument("--json", type=Path)
     parser.add_argument("--chart", type=Path)
+    parser.add_argument(
+        "--replot", type=Path, help="only redraw --chart from this earlier --json file"
+    )
     args = parser.parse_args(argv)
+    if args.replot:
+        chart(json.loads(args.replot.read_text())["selection"], args.chart)
+        return
     rows = selection(args.sizes)
     times = timing(args.timing_sizes, QUERIES) if args.timing_sizes else []
     text = markdown(rows, times)
