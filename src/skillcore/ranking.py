@@ -204,7 +204,12 @@ class SearchIndex:
             idf = _idf(n, len(tfs)) * k1
             docs = array("i", tfs)  # inserted in doc order, so already sorted
             impacts = array("d", [idf * tf / (tf + norm[d]) for d, tf in tfs.items()])
-            best = heapq.nlargest(64, zip(impacts, docs), key=lambda item: item[0])
+            pairs = zip(impacts, docs)
+            best = (
+                sorted(pairs, key=_first, reverse=True)
+                if len(docs) <= 64
+                else heapq.nlargest(64, pairs, key=_first)
+            )
             self._postings[word] = (docs, impacts, best[0][0], best)
         self._patterns = patterns
         self._lock = threading.Lock()
@@ -467,6 +472,10 @@ class SearchIndex:
                         grams.setdefault(g, []).append(doc)
                 self._grams = grams
             return grams
+
+
+def _first(item: tuple[float, int]) -> float:
+    return item[0]
 
 
 def _kth_largest(scores: Iterable[float], k: int) -> float:
