@@ -173,22 +173,28 @@ class SearchIndex:
         self._by_name: dict[str, int] = {}
         for doc, skill in enumerate(self.skills):
             self._by_name.setdefault(skill.name.lower(), doc)
-        raw: dict[str, dict[int, float]] = {}
+        # term -> (doc ids, weighted term frequencies): raw machine numbers, not objects,
+        # so building the index of 100,000 skills does not hold millions of dict entries.
+        raw: dict[str, tuple[array[int], array[float]]] = {}
         lengths = []
         patterns: dict[str, list[int]] = {}
         weights = tuple(FIELD_WEIGHTS.items())
         for doc, skill in enumerate(self.skills):
             length = 0.0
             fields = _fields(skill)
+            tf: dict[str, float] = {}
             for field, weight in weights:
                 words = fields[field]
                 length += weight * len(words)
                 for word in words:
-                    tf = raw.get(word)
-                    if tf is None:
-                        raw[word] = {doc: weight}
-                    else:
-                        tf[doc] = tf.get(doc, 0.0) + weight
+                    tf[word] = tf.get(word, 0.0) + weight
+            for word, freq in tf.items():
+                entry = raw.get(word)
+                if entry is None:
+                    raw[word] = (array("i", (doc,)), array("d", (freq,)))
+                else:
+                    entry[0].append(doc)
+                    entry[1].append(freq)
             lengths.append(length)
             for pattern in dict.fromkeys(skill.file_patterns):
                 patterns.setdefault(pattern, []).append(doc)
@@ -200,10 +206,10 @@ class SearchIndex:
             str, tuple[array[int], array[float], float, list[tuple[float, int]]]
         ] = {}
         k1 = K1 + 1
-        for word, tfs in raw.items():
-            idf = _idf(n, len(tfs)) * k1
-            docs = array("i", tfs)  # inserted in doc order, so already sorted
-            impacts = array("d", [idf * tf / (tf + norm[d]) for d, tf in tfs.items()])
+        for word, (docs, freqs) in raw.items():
+            idf = _idf(n, len(docs)) * k1
+            # Docs were appended in increasing order, so each list is already sorted.
+            impacts = array("d", [idf * f / (f + norm[d]) for d, f in zip(docs, freqs)])
             pairs = zip(impacts, docs)
             best = (
                 sorted(pairs, key=_first, reverse=True)
@@ -211,6 +217,7 @@ class SearchIndex:
                 else heapq.nlargest(64, pairs, key=_first)
             )
             self._postings[word] = (docs, impacts, best[0][0], best)
+        del raw
         self._patterns = patterns
         self._lock = threading.Lock()
         self._semantic: Any = None
