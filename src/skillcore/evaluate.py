@@ -40,6 +40,8 @@ MAX_QUERY_CHARS = 4_000
 #: How many results one call of the search tool returns.
 SEARCH_DEPTH = 10
 KS = (1, 5, 10)
+#: Up to this many skills, the semantic linter compares every pair.
+SEMANTIC_ALL_PAIRS = 1_500
 
 
 class EvalFileError(ValueError):
@@ -301,7 +303,14 @@ def confusable_pairs(
         from skillcore.ranking import SemanticIndex
 
         emb = SemanticIndex(skills).vectors
-        scored = [(float(emb[a] @ emb[b]), a, b) for a, b in candidates]
+        if len(skills) <= SEMANTIC_ALL_PAIRS:
+            # Small enough to compare every pair: embeddings find paraphrases that share
+            # no distinctive word.
+            sims = emb @ emb.T
+            candidates = {(a, b) for a in range(len(skills)) for b in range(a + 1, len(skills))}
+            scored = [(float(sims[a, b]), a, b) for a, b in candidates]
+        else:
+            scored = [(float(emb[a] @ emb[b]), a, b) for a, b in candidates]
     else:
         scored = [(_cosine(vectors[a], vectors[b]), a, b) for a, b in candidates]
     best = heapq.nsmallest(

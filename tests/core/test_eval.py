@@ -147,3 +147,21 @@ def test_cli_lint_descriptions(capsys: pytest.CaptureFixture[str]) -> None:
     assert "<->" in out
     assert main(["lint-descriptions", str(EXAMPLES), "--method", "tfidf", "--json"]) == 0
     assert all({"first", "second", "score"} <= set(p) for p in json.loads(capsys.readouterr().out))
+
+
+def test_semantic_linter_needs_the_extra_or_finds_paraphrases() -> None:
+    from skillcore.ranking import semantic_available
+
+    cat = Catalog(
+        (
+            meta("ship-k8s", "Roll out containers to a Kubernetes cluster"),
+            meta("deploy-pods", "Deploy services onto k8s clusters"),
+            meta("bake", "Bake sourdough bread"),
+        )
+    )
+    if not semantic_available():
+        with pytest.raises(ImportError, match=r"skillcore-agents\[semantic\]"):
+            confusable_pairs(cat, method="semantic")
+        return
+    pairs = confusable_pairs(cat, top=1, method="semantic")
+    assert {pairs[0].first, pairs[0].second} == {"ship-k8s", "deploy-pods"}
