@@ -47,6 +47,8 @@ logger = logging.getLogger(__name__)
 DOWNLOAD_BATCH = 64
 #: Entries one ``ls`` of a directory may return; a larger listing is an error, not a cut.
 MAX_LS_ENTRIES = 100_000
+#: Files one ``find`` may return; more is an error, not a cut.
+MAX_FIND_ENTRIES = 200_000
 #: Directory levels a ``find`` descends at most (a symlink loop in a FilesystemBackend
 #: would otherwise be walked until the OS gives up).
 MAX_WALK_DEPTH = 32
@@ -135,6 +137,24 @@ class BackendFileSystem(AbstractFileSystem):
         entries = getattr(result, "entries", None)
         return list(entries or [])
 
+    def _info(self, fi: Any, base: str) -> dict[str, Any] | None:
+        """A backend FileInfo as an fsspec info dict (relative paths are below ``base``)."""
+        if not isinstance(fi, dict) or not isinstance(fi.get("path"), str):
+            return None
+        raw_path = fi["path"]
+        is_dir = bool(fi.get("is_dir")) or raw_path.endswith("/")
+        prefix = "/" if base == "/" else base + "/"
+        name = self._strip_protocol(raw_path if raw_path.startswith("/") else prefix + raw_path)
+        info: dict[str, Any] = {
+            "name": name,
+            "size": 0 if is_dir else _int_or_none(fi.get("size")),
+            "type": "directory" if is_dir else "file",
+        }
+        modified = fi.get("modified_at")
+        if isinstance(modified, str) and modified:
+            info["mtime"] = modified
+        return info
+
     def _entries(self, path: str) -> list[dict[str, Any]]:
         """Direct children of directory ``path`` as fsspec info dicts (sorted by name)."""
         raw = self._raw_entries(path)
@@ -142,29 +162,46 @@ class BackendFileSystem(AbstractFileSystem):
             raise OSError(
                 errno.EFBIG, f"{path} lists {len(raw)} entries, over the {MAX_LS_ENTRIES} limit"
             )
-        prefix = "/" if path == "/" else path + "/"
         out: dict[str, dict[str, Any]] = {}
         for fi in raw:
-            if not isinstance(fi, dict) or not isinstance(fi.get("path"), str):
-                continue
-            raw_path = fi["path"]
-            is_dir = bool(fi.get("is_dir")) or raw_path.endswith("/")
-            name = raw_path if raw_path.startswith("/") else prefix + raw_path
-            name = self._strip_protocol(name)
+            info = self._info(fi, path)
             # Only direct children: a backend that lists itself or deeper paths must not
             # send a walk in circles.
-            if name == path or posixpath.dirname(name) != path:
+            if info is None or info["name"] == path or posixpath.dirname(info["name"]) != path:
                 continue
-            info: dict[str, Any] = {
-                "name": name,
-                "size": _int_or_none(fi.get("size")) if not is_dir else 0,
-                "type": "directory" if is_dir else "file",
-            }
-            modified = fi.get("modified_at")
-            if isinstance(modified, str) and modified:
-                info["mtime"] = modified
-            out[name] = info
+            out[info["name"]] = info
         return [out[k] for k in sorted(out)]
+
+    def _glob_files(self, root: str) -> dict[str, dict[str, Any]] | None:
+        """Every file below ``root`` from one backend ``glob``, or None when the backend
+        cannot answer completely (no glob, an error, a truncated walk).
+
+        Key-value backends (State, Store) scan all their keys on every ``ls``, so walking
+        directory by directory costs one full scan per directory; one glob costs one.
+        """
+        glob = getattr(self.backend, "glob", None)
+        if not callable(glob):
+            return None
+        try:
+            result = glob("*", path=root)
+        except Exception:  # NotImplementedError, or anything a backend raises: walk instead
+            return None
+        matches = getattr(result, "matches", None)
+        if getattr(result, "error", None) or getattr(result, "truncated", False):
+            return None
+        if not isinstance(matches, list):
+            return None
+        if len(matches) > MAX_FIND_ENTRIES:
+            raise OSError(
+                errno.EFBIG, f"{root} holds {len(matches)} files, over the {MAX_FIND_ENTRIES} limit"
+            )
+        prefix = "/" if root == "/" else root + "/"
+        out: dict[str, dict[str, Any]] = {}
+        for fi in matches:
+            info = self._info(fi, root)
+            if info is not None and info["type"] == "file" and info["name"].startswith(prefix):
+                out[info["name"]] = info
+        return out
 
     def ls(self, path: str, detail: bool = True, **kwargs: Any) -> list[Any]:
         """Entries of a directory (or the one entry of a file)."""
@@ -202,31 +239,38 @@ class BackendFileSystem(AbstractFileSystem):
         detail: bool = False,
         **kwargs: Any,
     ) -> Any:
-        """Files below ``path`` (breadth first, at most :data:`MAX_WALK_DEPTH` levels)."""
+        """Files below ``path``, at most ``maxdepth`` (and :data:`MAX_WALK_DEPTH`) levels down:
+        one backend ``glob`` when it answers completely, else a walk with ``ls``."""
         root = self._strip_protocol(path)
         depth_cap = MAX_WALK_DEPTH if maxdepth is None else min(maxdepth, MAX_WALK_DEPTH)
-        found: dict[str, dict[str, Any]] = {}
-        level = [root]
-        depth = 0
         try:
             root_info = self.info(root)
         except FileNotFoundError:
             return {} if detail else []
-        if root_info["type"] == "file":
+        found: dict[str, dict[str, Any]] = {}
+        globbed = None if withdirs or root_info["type"] == "file" else self._glob_files(root)
+        if globbed is not None:
+            skip = 0 if root == "/" else len(root)
+            for name, info in globbed.items():
+                if name[skip:].count("/") <= depth_cap:
+                    found[name] = info
+        elif root_info["type"] == "file":
             found[root] = root_info
-            level = []
-        while level and depth < depth_cap:
-            depth += 1
-            nxt: list[str] = []
-            for directory in level:
-                for entry in self._entries(directory):
-                    if entry["type"] == "directory":
-                        nxt.append(entry["name"])
-                        if withdirs:
+        else:
+            level = [root]
+            depth = 0
+            while level and depth < depth_cap:
+                depth += 1
+                nxt: list[str] = []
+                for directory in level:
+                    for entry in self._entries(directory):
+                        if entry["type"] == "directory":
+                            nxt.append(entry["name"])
+                            if withdirs:
+                                found[entry["name"]] = entry
+                        else:
                             found[entry["name"]] = entry
-                    else:
-                        found[entry["name"]] = entry
-            level = nxt
+                level = nxt
         if detail:
             return {k: found[k] for k in sorted(found)}
         return sorted(found)
