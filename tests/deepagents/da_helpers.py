@@ -3,9 +3,17 @@ LangGraph run (``StateBackend`` reads the graph state of the running thread)."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
+from deepagents.backends.protocol import (
+    ExecuteResponse,
+    FileDownloadResponse,
+    FileUploadResponse,
+)
+from deepagents.backends.sandbox import BaseSandbox
 from deepagents.backends.utils import create_file_data
 from deepagents.middleware.filesystem import _file_data_reducer
 from langgraph.checkpoint.memory import InMemorySaver
@@ -63,3 +71,43 @@ def run_in_graph(fn: Callable[[], Any], files: dict[str, Any], *, is_async: bool
 
         return asyncio.run(app.ainvoke({"files": files}, config))["out"]
     return app.invoke({"files": files}, config)["out"]
+
+
+class LocalSandbox(BaseSandbox):
+    """deepagents' ``BaseSandbox`` over a local shell: its ``ls`` and ``glob`` run deepagents'
+    own remote scripts through :meth:`execute`, as in a real sandbox."""
+
+    def __init__(self) -> None:
+        self.commands: list[str] = []
+
+    @property
+    def id(self) -> str:
+        return "local-test-sandbox"
+
+    def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
+        self.commands.append(command)
+        proc = subprocess.run(
+            ["sh", "-c", command], capture_output=True, text=True, timeout=timeout or 60
+        )
+        return ExecuteResponse(proc.stdout + proc.stderr, proc.returncode)
+
+    def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
+        out = []
+        for path, data in files:
+            target = Path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+            out.append(FileUploadResponse(path=path))
+        return out
+
+    def download_files(self, paths: list[str]) -> list[FileDownloadResponse]:
+        out = []
+        for path in paths:
+            p = Path(path)
+            if p.is_dir():
+                out.append(FileDownloadResponse(path=path, error="is_directory"))
+            elif not p.is_file():
+                out.append(FileDownloadResponse(path=path, error="file_not_found"))
+            else:
+                out.append(FileDownloadResponse(path=path, content=p.read_bytes()))
+        return out

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from da_helpers import TREE, run_in_graph, skill_md, state_files
+from da_helpers import TREE, LocalSandbox, run_in_graph, skill_md, state_files
 from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend, StoreBackend
 from langgraph.store.memory import InMemoryStore
 
@@ -248,3 +248,16 @@ def test_async_library_over_a_store(store_backend: StoreBackend) -> None:
         return result.text
 
     assert "Skill directory: /skills/alpha" in asyncio.run(go())
+
+
+def test_sandbox_backend_lists_through_execute(tmp_path: Any) -> None:
+    """A BaseSandbox lists with deepagents' scripts run by ``execute``; the directory shown
+    is the sandbox's path, and running the script there works."""
+    sandbox = LocalSandbox()
+    root = tmp_path / "sandbox"
+    sandbox.upload_files([(f"{root}{path}", data) for path, data in TREE.items()])
+    library = SkillLibrary(backend_sources(sandbox, [f"{root}/skills"]))
+    check_library(library, f"{root}/skills/alpha")
+    assert sandbox.commands  # listed inside the sandbox, not on the host
+    ran = sandbox.execute(f"cd {root}/skills/alpha && python3 scripts/run.py")
+    assert ran.exit_code == 0 and "alpha ran" in ran.output
