@@ -96,6 +96,21 @@ def _short(text: str | None, n: int = 160) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
+def replies_for_server(tool_messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool replies in a form this server's prompt keeps.
+
+    The ``chatml-function-calling`` prompt template of llama-cpp-python renders system, user and
+    assistant messages only: a ``{"role": "tool"}`` message is silently left out of the prompt,
+    so the model would never read what ``load_skill`` returned. The same text is therefore sent
+    as a user message naming the call it answers. (Servers with native tool messages, such as
+    OpenAI's, take ``turn.messages`` as they are.)
+    """
+    return [
+        {"role": "user", "content": f"Result of tool call {m['tool_call_id']}:\n{m['content']}"}
+        for m in tool_messages
+    ]
+
+
 # -- 1. the OpenAI adapter's loop --------------------------------------------------------------
 
 
@@ -137,7 +152,10 @@ def openai_loop(base_url: str, prompt: str = PROMPT, max_calls: int = 4) -> dict
                 {"request": i + 1, "tool_choice": choice, "content": message.content,
                  "tool_calls": calls}
             )  # fmt: skip
-            messages.append(message.model_dump(exclude_none=True))
+            # llama-cpp-python's template reads ``content`` even on tool-call turns.
+            messages.append(
+                {**message.model_dump(exclude_none=True), "content": message.content or ""}
+            )
             if not message.tool_calls:
                 break
             turn = skills.dispatch_all(session, message.tool_calls)
@@ -146,7 +164,7 @@ def openai_loop(base_url: str, prompt: str = PROMPT, max_calls: int = 4) -> dict
                 transcript.append(
                     {"tool": r.call.name, "error": r.is_error, "reply": _short(r.output)}
                 )
-            messages.extend(turn.messages)
+            messages.extend(replies_for_server(turn.messages))
     finally:
         client.close()
     return {"transcript": transcript, "loaded": list(session.loaded_names)}
@@ -155,19 +173,60 @@ def openai_loop(base_url: str, prompt: str = PROMPT, max_calls: int = 4) -> dict
 # -- 2. LangChain create_agent -----------------------------------------------------------------
 
 
+def _for_server(request: Any) -> Any:
+    """The model request as this server takes it (what it sees of the agent state only)."""
+    from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+
+    changes: dict[str, Any] = {}
+    system = request.system_message
+    if system is not None and not isinstance(system.content, str):
+        # The server takes a system message only as a string; SkillsMiddleware appends the
+        # catalog as a content block of its own.
+        text = "".join(b if isinstance(b, str) else b.get("text", "") for b in system.content)
+        changes["system_message"] = SystemMessage(content=text)
+    if any(isinstance(m, ToolMessage) for m in request.messages):
+        # The chatml-function-calling template drops tool messages (see replies_for_server).
+        # It also wants a string as the content of an assistant tool-call message.
+        changes["messages"] = [
+            HumanMessage(f"Result of tool call {m.tool_call_id}:\n{m.text}")
+            if isinstance(m, ToolMessage)
+            else m.model_copy(update={"content": " "})
+            if isinstance(m, AIMessage) and not m.content
+            else m
+            for m in request.messages
+        ]
+    else:
+        changes["tool_choice"] = "load_skill"  # the first call, as in the OpenAI loop above
+    return request.override(**changes)
+
+
 def langchain_agent(base_url: str, prompt: str = PROMPT) -> dict[str, Any]:
     """``create_agent`` + ``SkillsMiddleware`` on ``ChatOpenAI`` against the same server."""
     from langchain.agents import create_agent
+    from langchain.agents.middleware import AgentMiddleware
     from langchain_openai import ChatOpenAI
 
     from skillcore_langchain import SkillsMiddleware
+
+    class ForServer(AgentMiddleware):
+        """Adapts each model request to llama-cpp-python's server (see ``_for_server``).
+        Listed after ``SkillsMiddleware``, so it sees the request with the catalog in it."""
+
+        def wrap_model_call(self, request: Any, handler: Any) -> Any:
+            return handler(_for_server(request))
+
+        async def awrap_model_call(self, request: Any, handler: Any) -> Any:
+            return await handler(_for_server(request))
 
     model = ChatOpenAI(
         model=MODEL_ALIAS, base_url=base_url, api_key="local", temperature=0, max_tokens=200,
         max_retries=0, timeout=600,
     )  # fmt: skip
     agent = create_agent(
-        model, tools=[], system_prompt=SYSTEM, middleware=[SkillsMiddleware(SKILLS)]
+        model,
+        tools=[],
+        system_prompt=SYSTEM,
+        middleware=[SkillsMiddleware(SKILLS), ForServer()],
     )
     result = agent.invoke(
         {"messages": [{"role": "user", "content": prompt}]}, {"recursion_limit": 8}
