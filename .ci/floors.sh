@@ -8,7 +8,13 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 python -m venv --system-site-packages "$work/venv"
 py="$work/venv/bin/python"
-pip_q() { "$py" -m pip install -q --disable-pip-version-check "$@" 2>&1 | grep -v -i -E "^(warning|error: pip's dependency resolver)|requires .*, but you have" || true; }
+pip_q() {  # quiet on success (the resolver warns about unrelated packages); all output on failure
+  local out
+  if ! out="$("$py" -m pip install -q --disable-pip-version-check "$@" 2>&1)"; then
+    echo "$out"
+    return 1
+  fi
+}
 run() { PYTHONPATH=src "$py" -m pytest -n 2 -q -p no:cacheprovider "$@"; }
 
 # 1. LangChain, LangGraph, Google ADK and the OpenAI Agents SDK at their floors.
