@@ -70,8 +70,26 @@ class SkillConfig:
             )
         return config
 
-    def library(self, sources: Sources) -> SkillLibrary:
-        """The library for ``sources`` (used as is when it already is one)."""
+    def library(
+        self,
+        sources: Sources,
+        backend: Any = None,
+        thread: Callable[[], str | None] | None = None,
+    ) -> SkillLibrary:
+        """The library for ``sources`` (used as is when it already is one).
+
+        With a deepagents ``backend``, ``sources`` are paths in it (or ``(path, label)``
+        tuples) and ``thread`` names the running conversation (see
+        :func:`skillcore.backends.deepagents.backend_library`)."""
+        if backend is not None:
+            from skillcore.backends.deepagents import backend_library
+
+            if isinstance(sources, SkillLibrary):
+                raise ValueError("pass paths in the backend as sources, not a SkillLibrary")
+            mode = self.validation_mode or ValidationMode.LENIENT
+            return backend_library(
+                backend, sources, thread=thread or (lambda: None), mode=mode  # type: ignore[arg-type]
+            )
         if isinstance(sources, SkillLibrary):
             if self.validation_mode is not None:
                 raise ValueError(
@@ -133,12 +151,15 @@ class AdapterParts:
         *,
         refresh: bool | float = True,
         also_allowed: Iterable[str] = (),
+        backend: Any = None,
+        thread: Callable[[], str | None] | None = None,
         **options: Any,
     ) -> AdapterParts:
         """The parts for ``sources`` and ``config`` (or its fields as ``options``);
-        ``also_allowed`` adds adapter-specific always-allowed tools."""
+        ``also_allowed`` adds adapter-specific always-allowed tools; ``backend`` and
+        ``thread``: see :meth:`SkillConfig.library`."""
         cfg = SkillConfig.build(config, **options)
-        library = cfg.library(sources)
+        library = cfg.library(sources, backend, thread)
         limits, policy, toolkit = (
             cfg.session_limits(),
             cfg.policy(also_allowed),

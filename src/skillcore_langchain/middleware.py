@@ -20,6 +20,7 @@ from langchain.agents.middleware.types import (
 from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
@@ -51,6 +52,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         sources: Sources,
         config: SkillConfig | None = None,
         *,
+        backend: Any = None,
         refresh: bool | float = True,
         share_with_subagents: bool = False,
         **options: Any,
@@ -59,14 +61,20 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
 
         Args:
             sources: skill folders or fsspec URLs (later ones override earlier ones),
-                :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`.
+                :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`;
+                with ``backend``, paths in it or ``(path, label)`` tuples, as deepagents takes.
             config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``.
+            backend: a deepagents backend holding the skills (``StateBackend``,
+                ``StoreBackend``, ``FilesystemBackend``, ``CompositeBackend``, a sandbox).
+                Backends whose files depend on the thread get one catalog per thread.
             refresh: re-scan the sources at the start of every run (unchanged files are not
                 read again); a number is the minimum seconds between scans; False: once.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
                 key, which deepagents' ``task`` tool forwards to subagents.
         """
-        p = AdapterParts.build(sources, config, refresh=refresh, **options)
+        p = AdapterParts.build(
+            sources, config, refresh=refresh, backend=backend, thread=_thread_id, **options
+        )
         self.config, self.library, self.limits, self.policy = (
             p.config,
             p.library,
@@ -257,6 +265,16 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             return message
         update = self._state_update(result.session, view.calls.turn, view.seq)
         return Command(update={**update, "messages": [message]})
+
+
+def _thread_id() -> str | None:
+    """The thread of the running graph (None outside a run)."""
+    try:
+        config = get_config()
+    except RuntimeError:
+        return None
+    thread = (config.get("configurable") or {}).get("thread_id")
+    return None if thread is None else str(thread)
 
 
 def _tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
