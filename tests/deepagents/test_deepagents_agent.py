@@ -1,0 +1,103 @@
+"""``create_deep_agent`` runs with skills kept in deepagents backends."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from da_helpers import TREE, skill_md, state_files
+from deepagents import create_deep_agent
+from deepagents.backends import LocalShellBackend, StateBackend
+from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from skillcore_langchain import SkillsMiddleware
+from skillcore_langchain.testing import ScriptedChatModel, tool_calls
+
+
+def skill_dir(messages: list[BaseMessage]) -> str:
+    """The skill directory named in the latest load_skill reply."""
+    for m in reversed(messages):
+        if isinstance(m, ToolMessage) and isinstance(m.content, str):
+            found = re.search(r"^Skill directory: (.+)$", m.content, re.M)
+            if found:
+                return found.group(1)
+    raise AssertionError("no load_skill reply in the prompt")
+
+
+def replies(out: dict[str, Any], name: str) -> list[str]:
+    return [
+        str(m.content) for m in out["messages"] if isinstance(m, ToolMessage) and m.name == name
+    ]
+
+
+def test_deep_agent_loads_a_skill_then_reads_and_runs_its_script(tmp_path: Path) -> None:
+    """The directory in the load reply is one deepagents' read_file and execute open."""
+    for path, data in TREE.items():
+        target = tmp_path / path.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    backend = LocalShellBackend(root_dir=tmp_path, virtual_mode=False)
+    model = ScriptedChatModel()
+    model.push(
+        tool_calls(("load_skill", {"skill_name": "alpha"})),
+        lambda messages: tool_calls(
+            ("read_file", {"file_path": f"{skill_dir(messages)}/scripts/run.py"}),
+            ("execute", {"command": f"python3 {skill_dir(messages)}/scripts/run.py"}),
+        ),
+    )
+    skills = SkillsMiddleware(backend=backend, sources=[(str(tmp_path / "skills"), "Project")])
+    agent = create_deep_agent(
+        model=model, backend=backend, middleware=[skills], checkpointer=InMemorySaver()
+    )
+    out = agent.invoke(
+        {"messages": [HumanMessage("use alpha")]}, {"configurable": {"thread_id": "a"}}
+    )
+    (loaded,) = replies(out, "load_skill")
+    assert f"Skill directory: {tmp_path}/skills/alpha" in loaded
+    assert "- **alpha**" in model.system(0)
+    (read,) = replies(out, "read_file")
+    assert "print('alpha ran')" in read
+    (ran,) = replies(out, "execute")
+    assert "alpha ran" in ran
+
+
+@pytest.mark.parametrize("refresh", [True, False, 3600.0], ids=["every-run", "once", "hourly"])
+def test_state_backend_catalogs_are_per_thread(refresh: bool | float) -> None:
+    """Skills in graph state: each thread sees its own files (also when the catalog is not
+    re-scanned every run), and the path shown is the state path read_file opens."""
+    model = ScriptedChatModel()
+    skills = SkillsMiddleware(backend=StateBackend(), sources=["/skills/"], refresh=refresh)
+    agent = create_deep_agent(model=model, middleware=[skills], checkpointer=InMemorySaver())
+    gamma = {"/skills/gamma/SKILL.md": skill_md("gamma", "Gamma tasks.")}
+
+    model.push(
+        tool_calls(("load_skill", {"skill_name": "alpha"})),
+        lambda messages: tool_calls(
+            ("read_file", {"file_path": f"{skill_dir(messages)}/references/notes.md"})
+        ),
+    )
+    first = agent.invoke(
+        {"messages": [HumanMessage("one")], "files": state_files(TREE)},
+        {"configurable": {"thread_id": "one"}},
+    )
+    shown_one = model.system(0)
+    n = len(model.requests)
+    second = agent.invoke(
+        {"messages": [HumanMessage("two")], "files": state_files(gamma)},
+        {"configurable": {"thread_id": "two"}},
+    )
+    shown_two = model.system(n)
+
+    assert "- **alpha**" in shown_one and "- **beta**" in shown_one
+    assert "gamma" not in shown_one
+    assert "- **gamma**" in shown_two and "alpha" not in shown_two
+    assert "Skill directory: /skills/alpha" in replies(first, "load_skill")[0]
+    assert "Alpha notes: 42." in replies(first, "read_file")[0]
+    assert not replies(second, "load_skill")
+
+    # thread one again: its catalog is still its own
+    agent.invoke({"messages": [HumanMessage("again")]}, {"configurable": {"thread_id": "one"}})
+    assert "- **beta**" in model.system(-1) and "gamma" not in model.system(-1)
