@@ -101,3 +101,48 @@ def test_state_backend_catalogs_are_per_thread(refresh: bool | float) -> None:
     # thread one again: its catalog is still its own
     agent.invoke({"messages": [HumanMessage("again")]}, {"configurable": {"thread_id": "one"}})
     assert "- **beta**" in model.system(-1) and "gamma" not in model.system(-1)
+
+
+def test_general_purpose_subagent_gets_the_skills(tmp_path: Path) -> None:
+    """The one-liner gives the general-purpose subagent skillcore's skills (deepagents only
+    creates the slot when skills= is given), and share_with_subagents seeds it."""
+    from skillcore_langchain.deepagents import create_deep_agent as create
+
+    for path, data in TREE.items():
+        target = tmp_path / path.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    backend = LocalShellBackend(root_dir=tmp_path, virtual_mode=False)
+    model = ScriptedChatModel()
+    skills = SkillsMiddleware(
+        backend=backend, sources=[str(tmp_path / "skills")], share_with_subagents=True
+    )
+    agent = create(model=model, backend=backend, middleware=[skills], checkpointer=InMemorySaver())
+    model.push(
+        tool_calls(("load_skill", {"skill_name": "alpha"})),
+        tool_calls(("task", {"description": "beta work", "subagent_type": "general-purpose"})),
+        tool_calls(("load_skill", {"skill_name": "beta"})),  # inside the subagent
+    )
+    agent.invoke({"messages": [HumanMessage("delegate")]}, {"configurable": {"thread_id": "g"}})
+    sub = [
+        i
+        for i in range(len(model.requests))
+        if "beta work" in str(model.requests[i]["messages"][1:2])
+    ]
+    assert sub, "the general-purpose subagent never ran"
+    for i in sub:
+        assert "- **beta**" in model.system(i)  # the subagent is shown the catalog
+        assert "## Skills System" not in model.system(i)  # not deepagents' own middleware
+    assert "- **alpha** [Loaded]" in model.system(sub[0])  # seeded from the parent
+    assert "load_skill" in model.tool_names(sub[0])
+
+
+def test_skills_argument_next_to_the_middleware_warns(tmp_path: Path) -> None:
+    from skillcore_langchain.deepagents import create_deep_agent as create
+
+    (tmp_path / "skills").mkdir()
+    skills = SkillsMiddleware(str(tmp_path / "skills"))
+    with pytest.warns(UserWarning, match="skills= has no effect"):
+        create(model=ScriptedChatModel(), middleware=[skills], skills=["/skills/"])
+    with pytest.raises(ValueError, match="one SkillsMiddleware"):
+        create(model=ScriptedChatModel(), middleware=[skills, SkillsMiddleware(str(tmp_path))])
