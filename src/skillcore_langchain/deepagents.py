@@ -28,7 +28,9 @@ def create_deep_agent(
     ``middleware`` serves the main agent and the general-purpose subagent.
 
     ``skills=`` has no effect next to a ``SkillsMiddleware`` (it reads its own sources): it
-    is ignored with a warning.
+    is ignored with a warning. ``interrupt_on`` is passed through
+    :meth:`SkillsMiddleware.gate_interrupts`, so the human is never asked to approve a call
+    the allowed-tools policy will block.
     """
     from deepagents import create_deep_agent as _create
 
@@ -45,4 +47,7 @@ def create_deep_agent(
             )
         # Any value makes deepagents create the slot; its middleware is replaced by ours.
         skills = [s.url for s in ours[0].library.sources] or ["/"]
+        if kwargs.get("interrupt_on"):
+            # Batched approvals ask before any call runs: skip calls RESTRICT will block.
+            kwargs["interrupt_on"] = ours[0].gate_interrupts(kwargs["interrupt_on"])
     return _create(*args, middleware=list(middleware), skills=skills, **kwargs)

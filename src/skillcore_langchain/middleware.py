@@ -28,6 +28,8 @@ from langgraph.types import Command
 from skillcore import OutcomeCode, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
 from skillcore.config import AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
+from skillcore.policy import PolicyMode
+from skillcore.preview import preview_decision
 from skillcore.reinjection import Reinjection
 from skillcore_langchain._state import SEED_KEY, STATE_KEY, SkillsState, merge_seed
 
@@ -105,6 +107,47 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         if self.share_with_subagents:
             update[SEED_KEY] = value
         return update
+
+    # -- human approval: RESTRICT before the interrupt ------------------------------------
+
+    def gate_interrupts(self, interrupt_on: Mapping[str, Any]) -> dict[str, Any]:
+        """``interrupt_on`` for ``HumanInTheLoopMiddleware`` that does not ask about calls the
+        allowed-tools policy will block (see :func:`skillcore.preview.preview_decision`):
+        each entry gets a ``when`` predicate (combined with its own). Under RECOMMEND nothing
+        is ever blocked, and ``interrupt_on`` is returned as it is."""
+        if self.policy.mode is PolicyMode.RECOMMEND:
+            return dict(interrupt_on)
+        gated: dict[str, Any] = {}
+        for tool_name, config in interrupt_on.items():
+            if config is False:
+                gated[tool_name] = config
+                continue
+            base = dict(_expanded(tool_name) if config is True else config)
+            gated[tool_name] = {**base, "when": self._when(base.get("when"))}
+        return gated
+
+    def _when(self, own: Callable[[ToolCallRequest], bool] | None) -> Callable[..., bool]:
+        def when(request: ToolCallRequest) -> bool:
+            if self._will_block(request):
+                return False
+            return True if own is None else bool(own(request))
+
+        return when
+
+    def _will_block(self, request: ToolCallRequest) -> bool:
+        state = request.state if isinstance(request.state, Mapping) else {}
+        call_id = request.tool_call.get("id")
+        for message in reversed(state.get("messages", ())):
+            if isinstance(message, AIMessage):
+                calls = [(c["name"], c.get("args") or {}) for c in message.tool_calls]
+                ids = [c.get("id") for c in message.tool_calls]
+                if call_id not in ids:
+                    return False
+                decision = preview_decision(
+                    self.toolkit, self.session(state), calls, ids.index(call_id)
+                )
+                return not decision.allowed
+        return False
 
     # -- before_agent: refresh, repair, seed -----------------------------------------------
 
@@ -265,6 +308,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             return message
         update = self._state_update(result.session, view.calls.turn, view.seq)
         return Command(update={**update, "messages": [message]})
+
+
+def _expanded(tool_name: str) -> Mapping[str, Any]:
+    """What ``interrupt_on={tool_name: True}`` means, as HumanInTheLoopMiddleware says."""
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    return HumanInTheLoopMiddleware(interrupt_on={tool_name: True}).interrupt_on[tool_name]
 
 
 def _thread_id() -> str | None:

@@ -146,3 +146,90 @@ def test_skills_argument_next_to_the_middleware_warns(tmp_path: Path) -> None:
         create(model=ScriptedChatModel(), middleware=[skills], skills=["/skills/"])
     with pytest.raises(ValueError, match="one SkillsMiddleware"):
         create(model=ScriptedChatModel(), middleware=[skills, SkillsMiddleware(str(tmp_path))])
+
+
+def restricted_tree(tmp_path: Path) -> LocalShellBackend:
+    tree = {
+        **TREE,
+        "/skills/alpha/SKILL.md": skill_md(
+            "alpha", "Alpha tasks.", extra="allowed-tools: read_file\n"
+        ),
+    }
+    for path, data in tree.items():
+        target = tmp_path / path.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return LocalShellBackend(root_dir=tmp_path, virtual_mode=False)
+
+
+@pytest.mark.parametrize("mode", ["batched", "per_call"])
+def test_restrict_is_checked_before_the_human_is_asked(tmp_path: Path, mode: str) -> None:
+    """A call the loaded skill does not allow is blocked without an approval request, also
+    when it follows the load_skill in the same model turn; allowed calls are still asked."""
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    from skillcore_langchain.deepagents import create_deep_agent as create
+
+    backend = restricted_tree(tmp_path)
+    model = ScriptedChatModel()
+    skills = SkillsMiddleware(
+        backend=backend, sources=[str(tmp_path / "skills")], allowed_tools_policy="restrict"
+    )
+    interrupt_on: dict[str, Any] = {"execute": True, "write_file": True}
+    if mode == "per_call":
+        # Per-call approvals are asked in HumanInTheLoopMiddleware.wrap_tool_call, which
+        # deepagents places outside the skills slot: the gated interrupt_on skips them.
+        hitl = HumanInTheLoopMiddleware(
+            interrupt_on=skills.gate_interrupts(interrupt_on), interrupt_mode="per_call"
+        )
+        agent = create(
+            model=model, backend=backend, middleware=[skills, hitl], checkpointer=InMemorySaver()
+        )
+    else:
+        agent = create(
+            model=model,
+            backend=backend,
+            middleware=[skills],
+            interrupt_on=interrupt_on,
+            checkpointer=InMemorySaver(),
+        )
+    config = {"configurable": {"thread_id": mode}}
+    model.push(
+        tool_calls(
+            ("load_skill", {"skill_name": "alpha"}),
+            ("execute", {"command": "echo should-not-run"}),
+        ),
+    )
+    out = agent.invoke({"messages": [HumanMessage("go")]}, config)
+    assert not out.get("__interrupt__"), "the human was asked about a call RESTRICT blocks"
+    (blocked,) = replies(out, "execute")
+    assert "should-not-run" not in blocked and "alpha" in blocked
+
+    # with no restricting skill loaded, the human is asked as before
+    model.push(
+        tool_calls(("unload_skill", {"skill_name": "alpha"})),
+        tool_calls(("execute", {"command": "echo asked"})),
+    )
+    out = agent.invoke({"messages": [HumanMessage("again")]}, config)
+    assert out.get("__interrupt__")
+
+
+def test_gate_interrupts_keeps_its_own_when_and_recommend_is_unchanged(tmp_path: Path) -> None:
+    backend = restricted_tree(tmp_path)
+    recommend = SkillsMiddleware(backend=backend, sources=[str(tmp_path / "skills")])
+    assert recommend.gate_interrupts({"execute": True}) == {"execute": True}
+    restrict = SkillsMiddleware(
+        backend=backend, sources=[str(tmp_path / "skills")], allowed_tools_policy="restrict"
+    )
+    gated = restrict.gate_interrupts(
+        {
+            "execute": True,
+            "ls": False,
+            "write_file": {"allowed_decisions": ["approve"], "when": lambda r: False},
+        }
+    )
+    assert gated["ls"] is False
+    assert set(gated["execute"]["allowed_decisions"]) >= {"approve", "reject"}
+    assert callable(gated["write_file"]["when"]) and gated["write_file"]["allowed_decisions"] == [
+        "approve"
+    ]
