@@ -11,7 +11,13 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, StateBacken
 from langgraph.store.memory import InMemoryStore
 
 from skillcore import SkillLibrary, SkillSource, SkillToolkit
-from skillcore.backends.deepagents import BackendFileSystem, backend_sources
+from skillcore.backends.deepagents import (
+    BackendFileSystem,
+    ScopedLibrary,
+    backend_library,
+    backend_sources,
+    run_scope,
+)
 from skillcore.diagnostics import Code
 from skillcore.errors import SourceError
 from skillcore.session import OutcomeCode
@@ -261,3 +267,70 @@ def test_sandbox_backend_lists_through_execute(tmp_path: Any) -> None:
     assert sandbox.commands  # listed inside the sandbox, not on the host
     ran = sandbox.execute(f"cd {root}/skills/alpha && python3 scripts/run.py")
     assert ran.exit_code == 0 and "alpha ran" in ran.output
+
+
+# -- backends whose files depend on the run ---------------------------------------------------
+
+
+def test_run_scope_of_each_backend(fs_backend: FilesystemBackend) -> None:
+    fixed = StoreBackend(store=InMemoryStore(), namespace=lambda _rt: ("x",))
+    assert run_scope(fs_backend, "t") is None
+    assert run_scope(fixed, "t") is None  # a fixed store and namespace: one catalog
+    assert run_scope(StateBackend(), "t") == ("thread", "t")
+    from_runtime = StoreBackend(namespace=lambda _rt: ("x",))  # the store comes from the run
+    assert run_scope(from_runtime, "t") == ("thread", "t")  # (outside a run: by thread)
+    composite = CompositeBackend(default=fs_backend, routes={"/s/": StateBackend(), "/f/": fixed})
+    assert run_scope(composite, "t") == (None, None, ("thread", "t"))
+    assert run_scope(CompositeBackend(default=fs_backend, routes={"/f/": fixed}), "t") is None
+
+
+def test_store_namespace_from_the_runtime_gets_a_catalog_per_user() -> None:
+    """A namespace read from the runtime context: each user sees their own skills, and the
+    library keeps one catalog per namespace."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    class Ctx(TypedDict):
+        user: str
+
+    class State(TypedDict, total=False):
+        out: Any
+
+    store = InMemoryStore()
+    backend = StoreBackend(store=store, namespace=lambda rt: ("skills", rt.context["user"]))
+    store.put(("skills", "ann"), "/skills/ann-only/SKILL.md", _item(skill_md("ann-only")))
+    store.put(("skills", "bob"), "/skills/bob-only/SKILL.md", _item(skill_md("bob-only")))
+    library = backend_library(backend, ["/skills"])
+    assert isinstance(library, ScopedLibrary)
+
+    def node(state: State) -> dict[str, Any]:
+        return {"out": names(library)}
+
+    graph = StateGraph(State, context_schema=Ctx)
+    graph.add_node("work", node)
+    graph.add_edge(START, "work")
+    graph.add_edge("work", END)
+    app = graph.compile()
+    assert app.invoke({}, context={"user": "ann"})["out"] == ["ann-only"]
+    assert app.invoke({}, context={"user": "bob"})["out"] == ["bob-only"]
+    assert app.invoke({}, context={"user": "ann"})["out"] == ["ann-only"]
+
+
+def _item(data: bytes) -> dict[str, Any]:
+    from deepagents.backends.utils import create_file_data
+
+    return dict(create_file_data(data.decode()))
+
+
+def test_scoped_library_keeps_at_most_max_scopes(store_backend: StoreBackend) -> None:
+    scope = ["a"]
+    library = ScopedLibrary(
+        backend_sources(store_backend, ["/skills"]), scope=lambda: scope[0], max_scopes=2
+    )
+    for key in ("a", "b", "c"):
+        scope[0] = key
+        assert names(library) == ["alpha", "beta"]
+    assert list(library._scopes) == ["b", "c"]
+    first = library.catalog
+    assert library.refresh() is first  # per scope: nothing changed, same catalog
