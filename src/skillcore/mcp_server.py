@@ -58,6 +58,8 @@ PAGE_SIZE = 100
 DEFAULT_MAX_SESSIONS = 1024
 #: How long a listing may be cached by the client (ms); a hint, not an integrity property.
 LIST_TTL_MS = 0
+#: Sent to every connected client after a refresh changed the catalog.
+_CHANGED = ("notifications/tools/list_changed", "notifications/resources/list_changed")
 
 
 class ListSkillsParams(types.PaginatedRequestParams):
@@ -243,7 +245,7 @@ class SkillMCPServer:
         self._catalog = catalog
         self.server.instructions = self.instructions()
         for outbound in list(self._states.keys()):
-            for method in ("notifications/tools/list_changed", "notifications/resources/list_changed"):
+            for method in _CHANGED:
                 try:
                     await outbound.notify(method, None)
                 except Exception as exc:  # a client that went away must not stop the others
@@ -282,7 +284,9 @@ class SkillMCPServer:
         ]
         return types.ListToolsResult(tools=tools, ttl_ms=LIST_TTL_MS, cache_scope="private")
 
-    async def _call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def _call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         state = self.state_for(ctx)
         result = await self.toolkit.acall(state, params.name, dict(params.arguments or {}))
         return types.CallToolResult(
