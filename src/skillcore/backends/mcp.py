@@ -263,8 +263,8 @@ def _mcp_error() -> type[Exception]:
 
 
 def _describe(exc: BaseException) -> str:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    while getattr(exc, "exceptions", None):  # an exception group: show its first cause
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
     return f"the MCP server cannot be reached or failed ({type(exc).__name__}: {exc})"
 
 
