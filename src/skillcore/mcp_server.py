@@ -130,6 +130,22 @@ def raw_frontmatter(data: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+class _Server(Server[Any]):
+    """The SDK's server, announcing ``listChanged`` for tools and resources on every
+    transport (refreshes send those notifications)."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        options = notification_options or NotificationOptions(
+            tools_changed=True, resources_changed=True
+        )
+        return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+
 class _ClientState:
     """The session of one client connection (a :class:`~skillcore.SessionStore`)."""
 
@@ -188,7 +204,7 @@ class SkillMCPServer:
         # closed connection's state goes with it, and capped in number.
         self._states: weakref.WeakKeyDictionary[Any, _ClientState] = weakref.WeakKeyDictionary()
         self._recent: OrderedDict[int, _ClientState] = OrderedDict()
-        self.server: Server[Any] = Server(
+        self.server: Server[Any] = _Server(
             name,
             version=__version__,
             instructions=None,
@@ -439,18 +455,12 @@ class SkillMCPServer:
 
     # -- running ---------------------------------------------------------------------------
 
-    def initialization_options(self) -> Any:
-        """The handshake options (capabilities with ``listChanged`` for tools and resources)."""
-        return self.server.create_initialization_options(
-            NotificationOptions(tools_changed=True, resources_changed=True)
-        )
-
     async def run_stdio(self) -> None:
         """Serve one client over stdin/stdout."""
         from mcp.server.stdio import stdio_server
 
         async with stdio_server() as (read, write):
-            await self.server.run(read, write, self.initialization_options())
+            await self.server.run(read, write, self.server.create_initialization_options())
 
     def streamable_http_app(self, **kwargs: Any) -> Any:
         """The Starlette app of the streamable HTTP transport (path ``/mcp``)."""
