@@ -58,7 +58,7 @@ class CoreDriver(AdapterDriver):
             call = calls[i]
             with self.turns_store.enter(turn, ids[i], session) as view:
                 if not self.toolkit.is_skill_tool(call.tool):
-                    decision = view.read().check_tool(call.tool)
+                    decision = self.toolkit.check_call(view, call.tool)
                     text = "ok" if decision.allowed else replies.blocked(decision)
                     return Reply(call.tool, text, not decision.allowed), None
                 res = self.toolkit.call(view, call.tool, call.args)

@@ -8,6 +8,7 @@ from typing import Any, Union
 
 import attrs
 
+from skillcore.coordination import RefreshGate, Restorer, TurnStore
 from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
 from skillcore.parsing import ValidationMode
@@ -103,4 +104,48 @@ class SkillConfig:
             catalog_format=self.catalog_format,
             enum_limit=self.enum_limit,
             budget_counter=self.budget_counter,
+        )
+
+
+@attrs.frozen
+class AdapterParts:
+    """What every adapter builds from its options (library, toolkit, policy, call order,
+    refresh gate, state restorer), built one way."""
+
+    config: SkillConfig
+    library: SkillLibrary
+    limits: Limits
+    policy: ToolPolicy
+    toolkit: SkillToolkit
+    names: ToolNames
+    #: When to re-scan the sources (see :class:`~skillcore.RefreshGate`).
+    refresh: RefreshGate
+    #: Call order of the tool calls of a turn (see :class:`~skillcore.TurnStore`).
+    turns: TurnStore
+    #: Saved state -> session over the current catalog (see :class:`Restorer`).
+    restore: Restorer
+
+    @classmethod
+    def build(
+        cls,
+        sources: Sources,
+        config: SkillConfig | None = None,
+        *,
+        refresh: bool | float = True,
+        also_allowed: Iterable[str] = (),
+        **options: Any,
+    ) -> AdapterParts:
+        """The parts for ``sources`` and ``config`` (or its fields as ``options``);
+        ``also_allowed`` adds adapter-specific always-allowed tools."""
+        cfg = SkillConfig.build(config, **options)
+        library = cfg.library(sources)
+        limits, policy, toolkit = (
+            cfg.session_limits(),
+            cfg.policy(also_allowed),
+            cfg.toolkit(library),
+        )
+        names = toolkit.names
+        restore = Restorer(lambda: library.catalog, limits, policy, names)
+        return cls(
+            cfg, library, limits, policy, toolkit, names, RefreshGate(refresh), TurnStore(), restore
         )

@@ -25,12 +25,15 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 import anyio
 import attrs
 
-from skillcore.session import SkillSession
+from skillcore.model import Catalog
+from skillcore.names import ToolNames
+from skillcore.policy import ToolPolicy
+from skillcore.session import Limits, Restored, SkillSession, restore_session
 
 #: How long a call waits for the earlier skill calls of its turn.
 DEFAULT_WAIT_SECONDS = 30.0
@@ -102,6 +105,23 @@ class TurnCalls:
             tuple(i for i, _ in pairs),
             frozenset(i for i, name in pairs if is_skill(name)),
         )
+
+    @classmethod
+    def locate(
+        cls,
+        conversation: str,
+        call_id: str,
+        turns: Iterable[tuple[str | None, Iterable[tuple[str, str]]]],
+        is_skill: Callable[[str], bool],
+    ) -> TurnCalls:
+        """The turn of ``call_id`` among a conversation's model turns, newest first: each a
+        ``(turn id or None, (call id, tool name) pairs)`` (a LangChain ``AIMessage``, an ADK
+        event). A call found nowhere is a turn of its own."""
+        for turn, calls in turns:
+            pairs = list(calls)
+            if any(i == call_id for i, _ in pairs):
+                return cls.of(conversation, turn or "|".join(i for i, _ in pairs), pairs, is_skill)
+        return cls.of(conversation, call_id, [(call_id, "")], is_skill)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -261,6 +281,48 @@ class TurnCall:
         self.__exit__(exc_type, exc, tb)
 
 
+class Restorer:
+    """How adapters read saved state: :func:`~skillcore.restore_session` over the current
+    catalog, remembering the last result. Frameworks hand every hook of a run the same state
+    object until it changes (LangGraph state, ADK session state values are replaced, never
+    mutated), so an identity check saves re-validating it, and a repair is reported once."""
+
+    def __init__(
+        self, catalog: Callable[[], Catalog], limits: Limits, policy: ToolPolicy, names: ToolNames
+    ) -> None:
+        self.catalog, self.limits, self.policy, self.names = catalog, limits, policy, names
+        # Holds a reference to the state object, so its id cannot be reused meanwhile.
+        self._last: tuple[Any, Catalog, Restored] | None = None
+
+    def __call__(self, state: Any) -> Restored:
+        """The session saved in ``state`` (None: an empty one); never raises."""
+        catalog, last = self.catalog(), self._last
+        if last is not None and last[0] is state and last[1] is catalog:
+            return last[2]
+        restored = restore_session(state, catalog, self.limits, self.policy, self.names)
+        self._last = (state, catalog, restored)
+        return restored
+
+
+T = TypeVar("T")
+
+
+class CatalogMemo(Generic[T]):
+    """A value derived from a catalog (e.g. framework tool objects for its specs), rebuilt only
+    when the catalog object changes: adapters ask on every model call."""
+
+    def __init__(self, build: Callable[[Catalog], T]) -> None:
+        self._build = build
+        self._cached: tuple[Catalog, T] | None = None
+
+    def __call__(self, catalog: Catalog) -> T:
+        """The value for ``catalog``."""
+        cached = self._cached
+        if cached is None or cached[0] is not catalog:
+            cached = self._cached = (catalog, self._build(catalog))
+        return cached[1]
+
+
 class RefreshGate:
     """When to re-scan skill sources: ``refresh=True`` once per run, a number at most that
     often (seconds), ``False`` once per process. Thread-safe; one per adapter instance."""
@@ -295,7 +357,9 @@ class RefreshGate:
 __all__ = [
     "DEFAULT_MAX_TURNS",
     "DEFAULT_WAIT_SECONDS",
+    "CatalogMemo",
     "RefreshGate",
+    "Restorer",
     "SessionRef",
     "SessionStore",
     "TurnCall",

@@ -11,6 +11,7 @@ from typing import Any
 
 import attrs
 
+from skillcore import events
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Catalog, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
@@ -98,6 +99,7 @@ class SkillLibrary:
         if isinstance(sources, (str, os.PathLike, SkillSource)):
             sources = [sources]
         self.sources: tuple[SkillSource, ...] = tuple(SkillSource.coerce(s) for s in sources)
+        events.check_sources(self.sources)
         labels = [s.label for s in self.sources]
         if len(set(labels)) != len(labels):
             raise ValueError(f"source labels must be unique, got {labels}")
@@ -421,6 +423,7 @@ class SkillLibrary:
         if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
             return old
         self._catalog = catalog
+        events.discovered(catalog, len(self.sources))
         return catalog
 
     # -- documents and resources -----------------------------------------------------------

@@ -35,13 +35,18 @@ def blocked(decision: ToolDecision) -> str:
     return error(decision.reason)
 
 
-def turn_incomplete(tool: str) -> str:
-    """The reply for a plain call decided while earlier skill calls of its turn never
-    finished (it is refused: the policy those calls set is unknown)."""
-    return error(
+def turn_incomplete_reason(tool: str) -> str:
+    """Why a plain call decided while earlier skill calls of its turn never finished is
+    refused (the policy those calls set is unknown)."""
+    return (
         f"{tool!r} was not run because earlier skill tool calls of this turn did not finish. "
         "Call it again."
     )
+
+
+def turn_incomplete(tool: str) -> str:
+    """The reply for such a call (see :func:`turn_incomplete_reason`)."""
+    return error(turn_incomplete_reason(tool))
 
 
 def unknown_tool(tool: str, known: tuple[str, ...]) -> str:
@@ -148,5 +153,6 @@ __all__ = [
     "search",
     "skill_content_marker",
     "turn_incomplete",
+    "turn_incomplete_reason",
     "unknown_tool",
 ]

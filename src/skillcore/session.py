@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import difflib
 import functools
-import logging
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
+from skillcore import events
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument
@@ -421,9 +421,6 @@ def _fitting(entries: list[LoadedSkill], catalog: Catalog, max_loaded: int) -> l
     return kept
 
 
-_log = logging.getLogger("skillcore")
-
-
 @attrs.frozen
 class Restored:
     """What :func:`restore_session` made of a saved state."""
@@ -450,21 +447,21 @@ def restore_session(
 
     Unreadable state (hand-edited, tampered, from an incompatible version) resets to an empty
     session; loaded skills no longer in the catalog are dropped. Either way the reason is
-    logged (logger ``skillcore``) and returned as ``note`` so the adapter can persist the
-    repaired state and tell the model.
+    reported (events ``state.reset`` / ``state.repaired``) and returned as ``note`` so the
+    adapter can persist the repaired state and tell the model.
     """
     try:
         session = SkillSession.from_state(state, catalog, limits, policy, names, strict=False)
     except StateError as exc:
         note = f"unreadable skill state was reset to an empty session ({exc})"
-        _log.warning("%s", note)
+        events.emit("state.reset", {"reason": str(exc)})
         return Restored(SkillSession.from_state(None, catalog, limits, policy, names), note)
     kept = set(session.loaded_names)
     stored = loaded_names_of(state)
     if stored != list(session.loaded_names):
         gone = ", ".join(n for n in stored if n not in kept)[:300] or "duplicates"
         note = f"loaded skills no longer available were dropped: {gone}"
-        _log.info("%s", note)
+        events.emit("state.repaired", {"dropped": gone})
         return Restored(session, note)
     return Restored(session)
 

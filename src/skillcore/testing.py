@@ -11,13 +11,16 @@ policy, and two ordinary tools the agent must expose: ``Read`` and ``Write`` (an
 from __future__ import annotations
 
 import abc
+import logging
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import attrs
 
+from skillcore.events import EVENTS
 from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
 from skillcore.policy import PolicyMode, ToolPolicy
@@ -123,6 +126,62 @@ def make_scenario_library(root: Path) -> Path:
 
 
 Check = Callable[[AdapterDriver, Path], None]
+
+
+@attrs.frozen
+class Event:
+    """One structured event as logged: its name, logger, level and fields."""
+
+    name: str
+    logger: str
+    level: int
+    fields: dict[str, Any]
+
+
+class EventRecorder(logging.Handler):
+    """Records skillcore's structured events (every level) while used as a context manager::
+
+        with EventRecorder() as rec:
+            toolkit.call(session, "load_skill", {"skill_name": "x"})
+        assert rec.names() == ["skill.loaded"]
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.events: list[Event] = []
+        self._logger = logging.getLogger("skillcore")
+        self._level = self._logger.level
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Keep records that carry a ``skillcore_event``."""
+        name = getattr(record, "skillcore_event", None)
+        if name in EVENTS:
+            fields = {f: getattr(record, f, None) for f in EVENTS[name].fields}
+            self.events.append(Event(name, record.name, record.levelno, fields))
+
+    def names(self) -> list[str]:
+        """Names of the recorded events, in order."""
+        return [e.name for e in self.events]
+
+    def take(self) -> list[Event]:
+        """The recorded events, then forget them."""
+        out, self.events = self.events, []
+        return out
+
+    def __enter__(self) -> EventRecorder:
+        self._level = self._logger.level
+        self._logger.setLevel(logging.DEBUG)
+        self._logger.addHandler(self)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._logger.removeHandler(self)
+        self._logger.setLevel(self._level)
 
 
 def _start(driver: AdapterDriver, root: Path) -> SkillLibrary:
@@ -309,6 +368,26 @@ def check_conversations_are_separate(driver: AdapterDriver, root: Path) -> None:
     assert _one(driver, Call("Write", {})).is_error
 
 
+def check_events_once(driver: AdapterDriver, root: Path) -> None:
+    """Every outcome is one structured event, emitted by the core (adapters never re-emit):
+    a turn ``[load a restricting skill, Write]`` logs one ``skill.loaded`` and one
+    ``tool.blocked``; a refused load logs one ``skill.load_refused``."""
+    _start(driver, root)
+    load = driver.names.load
+    with EventRecorder() as rec:
+        driver.turn([Call(load, {"skill_name": "alpha-tools"}), Call("Write", {})])
+        _one(driver, Call(load, {"skill_name": "alpha-tools"}))
+    calls = [e for e in rec.events if e.name.startswith(("skill.", "tool.", "resource."))]
+    got = [(e.name, e.fields.get("skill") or e.fields.get("tool")) for e in calls]
+    assert got == [
+        ("skill.loaded", "alpha-tools"),
+        ("tool.blocked", "Write"),
+        ("skill.load_refused", "alpha-tools"),
+    ], got
+    assert calls[1].fields["loaded"] == ("alpha-tools",), calls[1]
+    assert calls[2].fields["code"] == "ALREADY_LOADED", calls[2]
+
+
 CHECKS: tuple[Check, ...] = (
     check_catalog_in_instructions,
     check_load_and_marks,
@@ -321,6 +400,7 @@ CHECKS: tuple[Check, ...] = (
     check_search,
     check_call_order_in_one_turn,
     check_conversations_are_separate,
+    check_events_once,
 )
 
 

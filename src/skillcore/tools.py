@@ -12,13 +12,13 @@ from typing import Any
 
 import attrs
 
-from skillcore import replies
+from skillcore import events, replies
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.coordination import SessionRef, SessionStore, as_store
 from skillcore.library import ResourceContent, SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
-from skillcore.policy import ToolDecision
+from skillcore.policy import DecisionCode, PolicyMode, ToolDecision, ToolPolicy
 from skillcore.render import CatalogFormat, catalog_view, render_load_reply
 from skillcore.search import search_skills
 from skillcore.session import LoadRequest, Outcome, ResourceRequest, SkillSession
@@ -86,6 +86,8 @@ class SkillToolkit:
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
+        #: The last over-budget catalog reported (reported again only when it changes).
+        self._over_budget: tuple[Catalog, int, int] | None = None
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -100,17 +102,25 @@ class SkillToolkit:
 
     def instructions(self, session: SkillSession, budget: int | None = None) -> str:
         """The catalog text for the system prompt; empty when there are no skills."""
-        return catalog_view(session, self.catalog_format, budget, self.budget_counter).text
+        view = catalog_view(session, self.catalog_format, budget, self.budget_counter)
+        if view.omitted:
+            budget = session.limits.catalog_budget if budget is None else budget
+            key = (session.catalog, view.omitted, budget)
+            if self._over_budget != key:  # once per change, not on every model call
+                self._over_budget = key
+                events.catalog_over_budget(len(view.shown), view.omitted, budget)
+        return view.text
 
-    def specs(self, session: SkillSession) -> tuple[ToolSpec, ...]:
-        """Tool specs for this session's catalog (empty when no skill is model-visible).
-        Memoised per catalog object: adapters ask on every model call."""
+    def specs(self, session: SkillSession | Catalog) -> tuple[ToolSpec, ...]:
+        """Tool specs for a session's catalog (or a catalog); empty when no skill is
+        model-visible. Memoised per catalog object: adapters ask on every model call."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
         cached = self._specs_cache
-        if cached is not None and cached[0] is session.catalog:
+        if cached is not None and cached[0] is catalog:
             return cached[1]
-        visible = [s.name for s in session.catalog.model_visible]
+        visible = [s.name for s in catalog.model_visible]
         specs = self._specs(visible) if visible else ()
-        self._specs_cache = (session.catalog, specs)
+        self._specs_cache = (catalog, specs)
         return specs
 
     def generic_specs(self) -> tuple[ToolSpec, ...]:
@@ -127,8 +137,30 @@ class SkillToolkit:
         )
 
     def check_tool(self, session: SkillSession, tool_name: str) -> ToolDecision:
-        """The allowed-tools decision for a plain tool call (skill tools always pass)."""
+        """The allowed-tools decision for a plain tool call (skill tools always pass); a
+        query: nothing is reported (see :meth:`check_call`)."""
         return session.check_tool(tool_name)
+
+    def guards(self, policy: ToolPolicy, tool_name: str) -> bool:
+        """True when a plain call of ``tool_name`` must be decided in call order and checked
+        (:meth:`check_call`): never under RECOMMEND (it never blocks) nor for skill tools."""
+        return policy.mode is not PolicyMode.RECOMMEND and not self.is_skill_tool(tool_name)
+
+    def check_call(self, target: SkillSession | SessionStore, tool_name: str) -> ToolDecision:
+        """The decision for a plain tool call about to run, as every adapter makes it: on the
+        store's session, refused when the store waited in vain for the earlier skill calls
+        of its turn (``timed_out``, see :class:`~skillcore.TurnCall`), and reported as a
+        ``tool.blocked`` event when blocked. Reply with :func:`replies.blocked`."""
+        store = as_store(target)
+        session = store.read()
+        if getattr(store, "timed_out", False):
+            reason = replies.turn_incomplete_reason(tool_name)
+            decision = ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, tool_name)
+        else:
+            decision = session.check_tool(tool_name)
+        if not decision.allowed:
+            events.tool_blocked(tool_name, session.loaded_names, getattr(store, "timed_out", False))
+        return decision
 
     def parse_arguments(self, tool: str, arguments: Any) -> dict[str, Any]:
         """Validate raw arguments (a mapping or a JSON string). Raises ArgumentError."""
@@ -195,12 +227,34 @@ class SkillToolkit:
             else session.begin_resource(args["skill_name"], args["path"])
         )
         if isinstance(step, Outcome):
-            return ToolResult(session, replies.refusal(step), step.code, tool)
+            result = ToolResult(session, replies.refusal(step), step.code, tool)
+            events.tool_outcome(kind.value, result, args["skill_name"], args.get("path"))
+            return result
         return step
 
     def finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
         """Apply ``effect`` with the ``data`` read for it to the store's *current* session
-        (re-checked, since it may have changed while reading) and write the result."""
+        (re-checked, since it may have changed while reading) and write the result. Every
+        finished call is reported once as a structured event (:mod:`skillcore.events`)."""
+        result = self._finish(store, effect, data)
+        kind = (
+            ToolKind.RESOURCE
+            if isinstance(effect, ResourceRequest)
+            else ToolKind.UNLOAD
+            if isinstance(effect, Unload)
+            else ToolKind.LOAD
+        )
+        events.tool_outcome(
+            kind.value,
+            result,
+            effect.name,
+            getattr(effect, "path", None),
+            data.message if isinstance(data, ReadError) else None,
+            data.size if isinstance(data, ResourceContent) else None,
+        )
+        return result
+
+    def _finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
         session = store.read()
         if isinstance(effect, ResourceRequest):
             return self._resource(session, effect, data)

@@ -7,7 +7,6 @@ come from :class:`skillcore.SkillToolkit` and :class:`skillcore.SkillSession`.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -17,28 +16,21 @@ from google.genai import types
 
 from skillcore import (
     OutcomeCode,
-    PolicyMode,
-    RefreshGate,
     SkillConfig,
     SkillSession,
     ToolDecision,
     ToolResult,
     ToolSpec,
     TurnCalls,
-    TurnStore,
     replies,
-    restore_session,
 )
-from skillcore.config import Sources
-from skillcore.coordination import TurnCall
+from skillcore.config import AdapterParts, Sources
+from skillcore.coordination import CatalogMemo, TurnCall
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext
     from google.adk.models.llm_request import LlmRequest
     from google.adk.tools.tool_context import ToolContext
-
-logger = logging.getLogger("skillcore_adk")
-
 
 #: Session-state key prefix; the full key is ``"<prefix>:<agent name>"``.
 DEFAULT_STATE_KEY_PREFIX = "skillcore"
@@ -66,7 +58,7 @@ class _StateBinding:
         # A call reads the state several times; state values are replaced, never mutated, so
         # the same object means the same session (saves re-validating it each time).
         if self._session is None or raw is not self._raw:
-            self._raw, self._session = raw, self.toolset._restore(raw)
+            self._raw, self._session = raw, self.toolset.restore(raw).session
         return self._session
 
     def write(self, session: SkillSession) -> None:
@@ -160,18 +152,22 @@ class SkillToolset(BaseToolset):
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
-        self.config = SkillConfig.build(config, **options)
-        self.library = self.config.library(sources)
-        self.limits = self.config.session_limits()
-        self.policy = self.config.policy((AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ())
-        self.toolkit = self.config.toolkit(self.library)
-        self.names = self.toolkit.names
-        self.refresh = RefreshGate(refresh)
-        self.turns = TurnStore()
+        also = (AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ()
+        p = AdapterParts.build(sources, config, refresh=refresh, also_allowed=also, **options)
+        self.config, self.library, self.limits, self.policy = (
+            p.config,
+            p.library,
+            p.limits,
+            p.policy,
+        )
+        self.toolkit, self.names, self.refresh, self.turns = p.toolkit, p.names, p.refresh, p.turns
+        self.restore = p.restore
         self.state_key_prefix = state_key_prefix
         self._pending: asyncio.Future[Any] | None = None
-        self._tools: list[BaseTool] = []
-        self._tools_catalog: object = None
+        # Declarations depend on the catalog only (the enum of skill names).
+        self._tools_for: CatalogMemo[list[BaseTool]] = CatalogMemo(
+            lambda catalog: [SkillTool(self, s) for s in self.toolkit.specs(catalog)]
+        )
 
     # -- state -----------------------------------------------------------------------------
 
@@ -179,14 +175,10 @@ class SkillToolset(BaseToolset):
         """The session-state key holding ``agent_name``'s loaded skills."""
         return f"{self.state_key_prefix}:{agent_name}"
 
-    def _restore(self, state: Mapping[str, Any] | None) -> SkillSession:
-        # Unreadable state resets to an empty session (logged) instead of failing every turn.
-        catalog = self.library.catalog
-        return restore_session(state, catalog, self.limits, self.policy, self.names).session
-
     def session_for(self, context: ReadonlyContext) -> SkillSession:
-        """The skill session of the agent running in ``context`` (any ADK context)."""
-        return self._restore(context.state.get(self.state_key(context.agent_name)))
+        """The skill session of the agent running in ``context`` (any ADK context); unreadable
+        state resets to an empty session (reported) instead of failing every turn."""
+        return self.restore(context.state.get(self.state_key(context.agent_name))).session
 
     def loaded_skills(self, context: ReadonlyContext) -> list[str]:
         """Names of the skills loaded by the agent running in ``context``."""
@@ -217,14 +209,8 @@ class SkillToolset(BaseToolset):
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The four skill tools; none when the catalog has no model-visible skill."""
         await self._ensure_catalog(readonly_context.invocation_id if readonly_context else None)
-        catalog = self.library.catalog
-        if catalog is not self._tools_catalog:
-            # Declarations depend on the catalog only (the enum of skill names), so they are
-            # rebuilt only when a refresh produced a new catalog.
-            specs = self.toolkit.specs(self.library.session(self.limits, self.policy, self.names))
-            self._tools = [SkillTool(self, spec) for spec in specs]
-            self._tools_catalog = catalog
-        return [t for t in self._tools if self._is_tool_selected(t, readonly_context)]
+        tools = self._tools_for(self.library.catalog)
+        return [t for t in tools if self._is_tool_selected(t, readonly_context)]
 
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
@@ -273,18 +259,14 @@ class SkillToolset(BaseToolset):
         """The call's place in its model turn (the event listing the function calls), keyed by
         the ADK session and agent; the session itself is the live session state."""
         call_id = tool_context.function_call_id or ""
-        pairs: list[tuple[str, str]] = [(call_id, "")]
-        turn = call_id
-        for event in reversed(tool_context.session.events):
-            calls = event.get_function_calls()
-            if any(c.id == call_id for c in calls):
-                pairs = [(c.id or "", c.name or "") for c in calls]
-                turn = event.id
-                break
         s = tool_context.session
+        turns = (
+            (e.id, ((c.id or "", c.name or "") for c in e.get_function_calls()))
+            for e in reversed(s.events)
+        )
         conversation = f"{s.app_name}|{s.user_id}|{s.id}|{tool_context.agent_name}"
+        calls = TurnCalls.locate(conversation, call_id, turns, self.toolkit.is_skill_tool)
         binding = _StateBinding(self, tool_context.state, self.state_key(tool_context.agent_name))
-        calls = TurnCalls.of(conversation, turn, pairs, self.toolkit.is_skill_tool)
         return self.turns.enter(calls, call_id, binding)
 
     def _reply(self, result: ToolResult, tool_context: ToolContext) -> dict[str, Any]:
@@ -328,12 +310,10 @@ class SkillToolset(BaseToolset):
         response. Returns an error response (and the tool does not run) when the loaded
         skills' ``allowed-tools`` do not cover ``tool``; ``None`` lets the call through.
         """
-        if self.policy.mode is PolicyMode.RECOMMEND or self.toolkit.is_skill_tool(tool.name):
+        if not self.toolkit.guards(self.policy, tool.name):
             return None
         async with self._turn(tool_context) as view:
-            if view.timed_out:
-                return self._error(replies.turn_incomplete(tool.name), OutcomeCode.TOOL_BLOCKED)
-            decision = view.read().check_tool(tool.name)
+            decision = self.toolkit.check_call(view, tool.name)
         if decision.allowed:
             return None
         return self._error(replies.blocked(decision), OutcomeCode.TOOL_BLOCKED)

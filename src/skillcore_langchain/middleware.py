@@ -9,7 +9,6 @@ from :class:`skillcore.TurnStore`; persistence is the JSON-native
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -25,26 +24,11 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from skillcore import (
-    Catalog,
-    Code,
-    OutcomeCode,
-    PolicyMode,
-    RefreshGate,
-    SkillConfig,
-    SkillSession,
-    ToolSpec,
-    TurnCalls,
-    TurnStore,
-    replies,
-    restore_session,
-)
-from skillcore.config import Sources
-from skillcore.coordination import TurnCall
+from skillcore import OutcomeCode, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
+from skillcore.config import AdapterParts, Sources
+from skillcore.coordination import CatalogMemo, TurnCall
 from skillcore.reinjection import Reinjection
 from skillcore_langchain._state import SEED_KEY, STATE_KEY, SkillsState, merge_seed
-
-logger = logging.getLogger("skillcore_langchain")
 
 __all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]
 
@@ -75,32 +59,29 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
 
         Args:
             sources: skill folders or fsspec URLs (later ones override earlier ones),
-                :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`
-                (share one library between agents to discover once).
-            config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``
-                (``max_loaded_skills``, ``allowed_tools_policy``, ``tool_name_prefix``, ...).
-            refresh: re-scan the sources at the start of every run so skills added, changed or
-                removed show up on the next turn (unchanged files are not read again); a number
-                is the minimum seconds between two scans; False scans once per process.
+                :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`.
+            config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``.
+            refresh: re-scan the sources at the start of every run (unchanged files are not
+                read again); a number is the minimum seconds between scans; False: once.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
-                key, which deepagents' ``task`` tool forwards, so subagents start with the
-                skills loaded here.
+                key, which deepagents' ``task`` tool forwards to subagents.
         """
-        self.config = SkillConfig.build(config, **options)
-        self.library = self.config.library(sources)
-        self.limits = self.config.session_limits()
-        self.policy = self.config.policy()
-        self.toolkit = self.config.toolkit(self.library)
-        self.names = self.toolkit.names
-        self.refresh = RefreshGate(refresh)
-        self.turns = TurnStore()
+        p = AdapterParts.build(sources, config, refresh=refresh, **options)
+        self.config, self.library, self.limits, self.policy = (
+            p.config,
+            p.library,
+            p.limits,
+            p.policy,
+        )
+        self.toolkit, self.names, self.refresh, self.turns = p.toolkit, p.names, p.refresh, p.turns
+        self.restore = p.restore
         self.share_with_subagents = share_with_subagents
         self.reinjection = Reinjection(self.toolkit)
-        self._model_tools: tuple[Catalog, dict[str, BaseTool]] | None = None
-        self._seen_catalog: Catalog | None = None
-        self._last: tuple[Any, Catalog, SkillSession, bool] | None = None
-        # Registered with the tool node once; the model is shown per-catalog copies (with the
-        # skill names as an enum) from wrap_model_call, or none when there are no skills.
+        # The tools shown to the model: per-catalog copies with the skill names as an enum.
+        self._tools_for: CatalogMemo[dict[str, BaseTool]] = CatalogMemo(
+            lambda catalog: {s.name: self._make_tool(s) for s in self.toolkit.specs(catalog)}
+        )
+        # Registered with the tool node once (the model sees none when there are no skills).
         self.tools = [self._make_tool(spec) for spec in self.toolkit.generic_specs()]
 
     # -- sessions --------------------------------------------------------------------------
@@ -108,17 +89,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     def session(self, state: Mapping[str, Any] | None) -> SkillSession:
         """The skill session stored in an agent state (empty if there is none or it is
         unreadable; see :func:`skillcore.restore_session`)."""
-        return self._restore((state or {}).get(STATE_KEY))[0]
-
-    def _restore(self, raw: Any) -> tuple[SkillSession, bool]:
-        catalog, last = self.library.catalog, self._last
-        # LangGraph hands every hook of a run the same state object until it changes, so an
-        # identity check (holding a reference, so ids cannot be reused) saves the rebuild.
-        if last is not None and last[0] is raw and last[1] is catalog:
-            return last[2], last[3]
-        r = restore_session(raw, catalog, self.limits, self.policy, self.names)
-        self._last = (raw, catalog, r.session, r.repaired)
-        return r.session, r.repaired
+        return self.restore((state or {}).get(STATE_KEY)).session
 
     def _state_update(self, session: SkillSession, turn: str | None, seq: int) -> dict[str, Any]:
         value = session.to_state(turn=turn, seq=seq)
@@ -132,22 +103,23 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     def before_agent(self, state: SkillsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Refresh the catalog; seed a new thread or persist a repaired session."""
         if self.refresh.due():
-            self._note_catalog(self.library.refresh())
+            self.library.refresh()
         plan = self._plan(state)
         if not isinstance(plan, list):
             return plan
-        return self._seeded(self.toolkit.load_all(self.session(None), plan))
+        return self._state_update(self.toolkit.load_all(self.session(None), plan)[0], None, 0)
 
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         """Async :meth:`before_agent` (sources are scanned without blocking the loop)."""
         if self.refresh.due():
-            self._note_catalog(await self.library.arefresh())
+            await self.library.arefresh()
         plan = self._plan(state)
         if not isinstance(plan, list):
             return plan
-        return self._seeded(await self.toolkit.aload_all(self.session(None), plan))
+        loaded = await self.toolkit.aload_all(self.session(None), plan)
+        return self._state_update(loaded[0], None, 0)
 
     def _plan(self, state: Mapping[str, Any]) -> dict[str, Any] | list[str] | None:
         """A state update, names to load (seeding by name), or None when nothing changes."""
@@ -155,27 +127,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         if raw is None:
             seed = state.get(SEED_KEY)
             if isinstance(seed, Mapping):
-                return self._state_update(self._restore(seed)[0], None, 0)
+                return self._state_update(self.restore(seed).session, None, 0)
             if isinstance(seed, (list, tuple)):
                 return [n for n in seed if isinstance(n, str)]
             return None
-        session, repaired = self._restore(raw)
+        restored = self.restore(raw)
         # Unreadable state or skills removed from disk: persist the repaired session.
-        return self._state_update(session, None, 0) if repaired else None
-
-    def _seeded(self, loaded: tuple[SkillSession, list[Any]]) -> dict[str, Any]:
-        for result in loaded[1]:
-            if not result.ok:
-                logger.warning("skill seed not loaded: %s", result.text)
-        return self._state_update(loaded[0], None, 0)
-
-    def _note_catalog(self, catalog: Catalog) -> None:
-        if catalog is self._seen_catalog:
-            return
-        self._seen_catalog = catalog
-        for diag in catalog.diagnostics:
-            if diag.code in (Code.SOURCE_UNREACHABLE, Code.SOURCE_STALE):
-                logger.warning("%s", diag.format())
+        return self._state_update(restored.session, None, 0) if restored.repaired else None
 
     # -- wrap_model_call: catalog, tools, re-injection -------------------------------------
 
@@ -221,15 +179,6 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             system_message=_append_block(request.system_message, text), tools=tools
         )
 
-    def _tools_for(self, catalog: Catalog) -> dict[str, BaseTool]:
-        cached = self._model_tools
-        if cached is not None and cached[0] is catalog:
-            return cached[1]
-        session = SkillSession(catalog, self.limits, self.policy, (), self.names)
-        tools = {spec.name: self._make_tool(spec) for spec in self.toolkit.specs(session)}
-        self._model_tools = (catalog, tools)
-        return tools
-
     # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
 
     def _turn(self, state: Any, config: Any, call_id: str) -> TurnCall:
@@ -237,26 +186,19 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         thread id (never by session value) and the message."""
         thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
         messages = (state or {}).get("messages", ()) if isinstance(state, Mapping) else ()
-        pairs: list[tuple[str, str]] = [(call_id, "")]
-        turn = call_id
-        for message in reversed(messages):
-            if isinstance(message, AIMessage) and any(
-                c.get("id") == call_id for c in message.tool_calls
-            ):
-                pairs = [(str(c.get("id")), c.get("name", "")) for c in message.tool_calls]
-                turn = message.id or "|".join(p[0] for p in pairs)
-                break
-        calls = TurnCalls.of(thread, f"{thread}|{turn}", pairs, self.toolkit.is_skill_tool)
+        turns = (
+            (m.id, ((str(c.get("id")), c.get("name", "")) for c in m.tool_calls))
+            for m in reversed(messages)
+            if isinstance(m, AIMessage)
+        )
+        calls = TurnCalls.locate(thread, call_id, turns, self.toolkit.is_skill_tool)
         return self.turns.enter(calls, call_id, self.session(state))
 
     def _blocked(self, view: TurnCall, call: Mapping[str, Any]) -> ToolMessage | None:
-        if view.timed_out:
-            text = replies.turn_incomplete(call["name"])
-        else:
-            decision = view.read().check_tool(call["name"])
-            if decision.allowed:
-                return None
-            text = replies.blocked(decision)
+        decision = self.toolkit.check_call(view, call["name"])
+        if decision.allowed:
+            return None
+        text = replies.blocked(decision)
         return _message(text, OutcomeCode.TOOL_BLOCKED, call["id"], call["name"])
 
     def wrap_tool_call(
@@ -266,11 +208,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ) -> ToolMessage | Command[Any]:
         """Block tools the loaded skills do not allow (RESTRICT), deciding in call order."""
         call = request.tool_call
-        if self.policy.mode is PolicyMode.RECOMMEND or self.toolkit.is_skill_tool(call["name"]):
+        if not self.toolkit.guards(self.policy, call["name"]):
             return handler(request)
-        with self._turn(
-            request.state, getattr(request.runtime, "config", None), call["id"]
-        ) as view:
+        config = getattr(request.runtime, "config", None)
+        with self._turn(request.state, config, call["id"]) as view:
             blocked = self._blocked(view, call)
         return blocked if blocked is not None else handler(request)
 
@@ -281,11 +222,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
         call = request.tool_call
-        if self.policy.mode is PolicyMode.RECOMMEND or self.toolkit.is_skill_tool(call["name"]):
+        if not self.toolkit.guards(self.policy, call["name"]):
             return await handler(request)
-        async with self._turn(
-            request.state, getattr(request.runtime, "config", None), call["id"]
-        ) as view:
+        config = getattr(request.runtime, "config", None)
+        async with self._turn(request.state, config, call["id"]) as view:
             blocked = self._blocked(view, call)
         return blocked if blocked is not None else await handler(request)
 

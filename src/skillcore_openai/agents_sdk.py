@@ -216,7 +216,7 @@ class AgentSkills:
 
     def _check(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
-        decision = self.toolkit.check_tool(self.state_for(ctx).session, ctx.tool_name)
+        decision = self.toolkit.check_call(self.state_for(ctx).session, ctx.tool_name)
         if decision.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info=decision)
         return ToolGuardrailFunctionOutput.reject_content(

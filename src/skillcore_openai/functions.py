@@ -408,10 +408,6 @@ class OpenAISkills:
     async def _ordered(self, view: TurnCall, call: Any) -> ToolCallResult:
         async with view:
             c = parse_call(call)
-            if view.timed_out and not self.toolkit.is_skill_tool(c.name):
-                return self._error(
-                    view, c, replies.turn_incomplete(c.name), OutcomeCode.TOOL_BLOCKED
-                )
             if self.toolkit.is_skill_tool(c.name):
                 return await self.adispatch(view, c)
             plan = self._plan(view, c)
@@ -436,7 +432,7 @@ class OpenAISkills:
         )
 
     def _plan(self, store: SessionStore, c: FunctionCall) -> ToolCallResult | _Plan:
-        decision = self.toolkit.check_tool(store.read(), c.name)
+        decision = self.toolkit.check_call(store, c.name)  # refused if its turn timed out
         if not decision.allowed:
             return self._error(
                 store, c, replies.blocked(decision), OutcomeCode.TOOL_BLOCKED, decision
