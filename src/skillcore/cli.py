@@ -458,6 +458,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the skills over MCP (stdio or streamable HTTP)."""
+    import anyio
+
+    from skillcore.mcp_server import SkillMCPServer
+
+    lib = _library(args)
+    for diag in lib.catalog.errors:  # stdout belongs to the protocol on stdio
+        print(single_line(_where(diag).format()), file=sys.stderr)
+    server = SkillMCPServer(
+        lib, limits=Limits(catalog_budget=args.budget), budget=args.budget, refresh=args.refresh
+    )
+    if args.transport == "stdio":
+        anyio.run(server.run_stdio)
+    else:
+        anyio.run(server.run_http, args.host, args.port)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
@@ -564,6 +583,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-score", type=float, default=0.0, help="only pairs at least this alike")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_lint_descriptions)
+
+    p = add("mcp", "serve the skills over MCP: the skill tools, skill:// resources, skills/list")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP host (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
+    p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
+    p.add_argument(
+        "--refresh",
+        type=float,
+        default=None,
+        help="re-scan the sources every this many seconds and tell clients when skills change",
+    )
+    p.set_defaults(func=cmd_mcp)
     return parser
 
 

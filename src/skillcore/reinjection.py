@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from skillcore import replies
 from skillcore.model import SkillDocument, SkillMetadata
+from skillcore.render import SKILL_CONTENT_PREFIX
 from skillcore.session import SkillSession
 from skillcore.sources import ReadError
 from skillcore.tools import SkillToolkit
@@ -34,7 +35,7 @@ class Reinjection:
         for text in tool_replies if wanted else ():
             # Only the head of a reply is inspected: scanning whole texts would cost more than
             # the rest of a model call's skill work on long conversations.
-            if text.startswith("<skill_content"):
+            if text.startswith(SKILL_CONTENT_PREFIX):
                 wanted.pop(text[: text.find(">") + 1], None)
                 if not wanted:
                     break

@@ -251,6 +251,15 @@ def _xml_wrap(body: str, omitted: int, names: ToolNames) -> str:
     return head + "<available_skills>\n" + body + "</available_skills>\n" + tail
 
 
+#: How every load reply starts: recognises delivered instructions in a conversation's history.
+SKILL_CONTENT_PREFIX = "<skill_content"
+
+
+def skill_content_marker(name: str) -> str:
+    """The opening tag of a load reply for the skill ``name``."""
+    return f"{SKILL_CONTENT_PREFIX} name={quoteattr(name)}>"
+
+
 def render_load_reply(
     document: SkillDocument, resources_truncated: bool = False, resource_tool: str | None = None
 ) -> str:
@@ -258,7 +267,7 @@ def render_load_reply(
     recognised later, the skill directory, its resources and dependencies."""
     meta = document.metadata
     parts = [
-        f"<skill_content name={quoteattr(meta.name)}>",
+        skill_content_marker(meta.name),
         prompt_text(document.body.strip("\n")),
         "</skill_content>",
         "",

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from skillcore.library import ResourceContent
 from skillcore.names import ToolNames
 from skillcore.policy import ToolDecision
-from skillcore.render import entry_description, quoteattr
+from skillcore.render import entry_description, quoteattr, skill_content_marker
 from skillcore.search import SearchHit
 from skillcore.session import Outcome, SkillSession
 from skillcore.sources import ReadError
@@ -112,11 +112,6 @@ def search(
         lines.append(f"- {hit.skill.name}{mark}: {entry_description(hit.skill)}")
     lines.append(f"Call {session.names.load} with a name to use one.")
     return "\n".join(lines)
-
-
-def skill_content_marker(name: str) -> str:
-    """The opening tag of a load reply: recognises delivered instructions in a history."""
-    return f"<skill_content name={quoteattr(name)}>"
 
 
 def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:

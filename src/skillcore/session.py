@@ -6,7 +6,6 @@ whose ``code`` is stable and whose ``message`` is written for the model.
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Mapping
 from typing import Any
@@ -19,6 +18,7 @@ from skillcore.errors import StateError
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import PolicyMode, ToolDecision, ToolPolicy, decide
+from skillcore.ranking import close_names
 
 
 def _positive(instance: Any, attribute: attrs.Attribute[Any], value: int) -> None:
@@ -317,8 +317,7 @@ class SkillSession:
         return f"Skill {name!r} can only be invoked by the user, not used by the model."
 
     def _not_found(self, name: str) -> str:
-        visible = [s.name for s in self.catalog.model_visible]
-        close = difflib.get_close_matches(name, visible, n=3, cutoff=0.6)
+        close = close_names(self.catalog, name)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         return (
             f"No skill named {name!r}.{hint} Call {self.names.search} with keywords to find "

@@ -1112,6 +1112,7 @@ _FACTORIES: dict[str, ReaderFactory] = {}
 _S3 = "skillcore.backends.s3:open_s3_reader"
 _GIT = "skillcore.backends.git:open_git_reader"
 _ARCHIVE = "skillcore.backends.archive:open_archive_reader"
+_MCP = "skillcore.backends.mcp:open_mcp_reader"
 #: Built-in backends, imported on first use so ``import skillcore`` stays light (no s3fs,
 #: no pygit2). A user's :func:`register_reader` for the same protocol takes precedence.
 _BUILTIN_READERS: dict[str, str] = {
@@ -1124,6 +1125,9 @@ _BUILTIN_READERS: dict[str, str] = {
     "git+ssh": _GIT,
     "zip": _ARCHIVE,
     "tar": _ARCHIVE,
+    "mcp+stdio": _MCP,
+    "mcp+http": _MCP,
+    "mcp+https": _MCP,
 }
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 
