@@ -19,6 +19,7 @@ from skillcore.library import ResourceContent, SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import DecisionCode, PolicyMode, ToolDecision, ToolPolicy
+from skillcore.relevance import CatalogOrder, relevant_catalog
 from skillcore.render import CatalogFormat, catalog_view, render_load_reply
 from skillcore.search import search_skills
 from skillcore.session import LoadRequest, Outcome, ResourceRequest, SkillSession
@@ -73,6 +74,7 @@ class SkillToolkit:
         catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
         enum_limit: int = DEFAULT_ENUM_LIMIT,
         budget_counter: Callable[[str], int] = len,
+        catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
     ) -> None:
         self.library = library
         self.names = names or ToolNames()
@@ -81,13 +83,14 @@ class SkillToolkit:
         self.enum_limit = enum_limit
         #: Measures catalog entries against the budget: ``len`` (characters) or a token count.
         self.budget_counter = budget_counter
+        #: How unloaded skills fill the budget (see :class:`~skillcore.relevance.CatalogOrder`).
+        self.catalog_order = CatalogOrder(catalog_order)
         n = self.names
         self._kinds = {n.load: ToolKind.LOAD, n.unload: ToolKind.UNLOAD, n.search: ToolKind.SEARCH}
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
-        #: The last over-budget catalog reported (reported again only when it changes).
-        self._over_budget: tuple[Catalog, int, int] | None = None
+        self._budget_report = events.BudgetReport()
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -100,16 +103,26 @@ class SkillToolkit:
         """True if ``name`` is one of this toolkit's tools."""
         return name in self._kinds
 
-    def instructions(self, session: SkillSession, budget: int | None = None) -> str:
-        """The catalog text for the system prompt; empty when there are no skills."""
-        view = catalog_view(session, self.catalog_format, budget, self.budget_counter)
-        if view.omitted:
-            budget = session.limits.catalog_budget if budget is None else budget
-            key = (session.catalog, view.omitted, budget)
-            if self._over_budget != key:  # once per change, not on every model call
-                self._over_budget = key
-                events.catalog_over_budget(len(view.shown), view.omitted, budget)
-        return view.text
+    def instructions(
+        self, session: SkillSession, budget: int | None = None, query: str | None = None
+    ) -> str:
+        """The catalog text for the system prompt; empty when there are no skills.
+
+        ``query`` is the latest user message: with ``catalog_order="relevance"`` the budget is
+        filled by relevance to it (:func:`~skillcore.relevance.relevant_catalog`), and without
+        one in precedence order. Memoised: the same session and query give the same text, so
+        pass the same message until the user writes again to keep the prompt prefix stable.
+        """
+        budget = session.limits.catalog_budget if budget is None else budget
+        fmt, counter = self.catalog_format, self.budget_counter
+        if self.catalog_order is CatalogOrder.RELEVANCE and query and query.strip():
+            rel = relevant_catalog(session, query, fmt, budget, counter)
+            text, shown, omitted = rel.text, len(rel.shown) + len(rel.named), rel.omitted
+        else:
+            view = catalog_view(session, fmt, budget, counter)
+            text, shown, omitted = view.text, len(view.shown), view.omitted
+        self._budget_report(session.catalog, shown, omitted, budget)
+        return text
 
     def specs(self, session: SkillSession | Catalog) -> tuple[ToolSpec, ...]:
         """Tool specs for a session's catalog (or a catalog); empty when no skill is
