@@ -276,10 +276,16 @@ def _tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
 
 
 def _latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
-    """Text of the last HumanMessage (its text blocks), or None."""
+    """Text of the last HumanMessage (its text blocks, one per line), or None."""
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
-            return query_text([message.text])
+            content = message.content
+            if isinstance(content, str):
+                return query_text([content])
+            return query_text(
+                b if isinstance(b, str) else b.get("text") if b.get("type") == "text" else None
+                for b in content
+            )
     return None
 
 
