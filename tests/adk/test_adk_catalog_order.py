@@ -10,6 +10,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
+from skillcore.relevance import _relevant
 from skillcore_adk import SkillToolset
 from skillcore_adk._toolset import _latest_user_text
 
@@ -46,8 +47,10 @@ async def test_relevance_puts_the_asked_skill_in_the_prompt_and_keeps_it_stable(
     library: Path,
 ) -> None:
     runner, sid, model = await _runner(library, "relevance")
+    misses = _relevant.cache_info().misses
     await run_turn(runner, sid, INVOICE)
     assert len(model.requests) == 2
+    assert _relevant.cache_info().misses == misses + 1  # ranked once for two calls
     first, second = model.instructions(0), model.instructions(1)
     assert "**zz-invoice-check**" in first
     assert first == second  # a function response is no new user message

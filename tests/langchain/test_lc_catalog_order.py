@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
+from skillcore.relevance import _relevant
 from skillcore.testing import write_skill
 from skillcore_langchain.middleware import _latest_user_text
 from skillcore_langchain.testing import ScriptedChatModel, tool_calls
@@ -37,8 +38,10 @@ def test_relevance_puts_the_asked_skill_in_the_prompt_and_keeps_it_stable(
         library, catalog_order="relevance", max_description_budget=BUDGET, system_prompt="Hi."
     )
     model.push(tool_calls(("Read", {"path": "invoice.pdf"})))  # two model calls this message
+    misses = _relevant.cache_info().misses
     run(agent, INVOICE, use_async=use_async)
     assert len(model.requests) == 2
+    assert _relevant.cache_info().misses == misses + 1  # ranked once for two calls
     first, second = model.system(0), model.system(1)
     assert "**zz-invoice-check**" in first
     assert first == second  # the same user message: the same prompt
