@@ -13,6 +13,7 @@ from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
 from skillcore.parsing import ValidationMode
 from skillcore.policy import PolicyMode, ToolPolicy
+from skillcore.relevance import CatalogOrder
 from skillcore.render import CatalogFormat
 from skillcore.session import Limits
 from skillcore.sources import SkillSource
@@ -57,6 +58,11 @@ class SkillConfig:
     limits: Limits | None = None
     #: Measures the catalog budget: ``len`` (characters) or a token counter (``str -> int``).
     budget_counter: Callable[[str], int] = len
+    #: How unloaded skills fill the catalog budget: ``"precedence"`` (the same skills for
+    #: every conversation) or ``"relevance"`` (ranked for the latest user message).
+    catalog_order: CatalogOrder = attrs.field(
+        default=CatalogOrder.PRECEDENCE, converter=CatalogOrder
+    )
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -122,6 +128,7 @@ class SkillConfig:
             catalog_format=self.catalog_format,
             enum_limit=self.enum_limit,
             budget_counter=self.budget_counter,
+            catalog_order=self.catalog_order,
         )
 
 

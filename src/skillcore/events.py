@@ -267,6 +267,23 @@ def catalog_over_budget(shown: int, omitted: int, budget: int) -> None:
     emit("catalog.budget_exceeded", {"shown": shown, "omitted": omitted, "budget": budget})
 
 
+class BudgetReport:
+    """Reports ``catalog.budget_exceeded`` once per change of (catalog, omitted count,
+    budget), not on every model call that renders the same catalog. ``shown`` counts every
+    skill the prompt names (with or without its description)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[Any, int, int] | None = None
+
+    def __call__(self, catalog: Any, shown: int, omitted: int, budget: int) -> None:
+        if not omitted:
+            return
+        key = (catalog, omitted, budget)
+        if self._last != key:
+            self._last = key
+            catalog_over_budget(shown, omitted, budget)
+
+
 # -- the events of the library shell ------------------------------------------------------
 
 
@@ -314,6 +331,7 @@ def check_sources(sources: Iterable[Any]) -> None:
 __all__ = [
     "EVENTS",
     "OTEL_ATTRIBUTES",
+    "BudgetReport",
     "EventSpec",
     "catalog_over_budget",
     "check_sources",

@@ -13,30 +13,47 @@ skills to every conversation. :func:`relevant_catalog` shows instead, within the
 The result is a pure function of (catalog, loaded skills, tool names, format, budget, query,
 ranker): deterministic, and memoised. To keep a stable prompt prefix, pass the same query
 until a new user message arrives (recompute per user message, not per model call).
+
+Adapters use it through ``SkillToolkit(catalog_order="relevance")`` (``SkillConfig.catalog_order``),
+passing the latest user message's text, joined by :func:`query_text`, as the query.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import attrs
 
 from skillcore._text import single_line
 from skillcore.model import Catalog
-from skillcore.ranking import Ranker, index_for
-from skillcore.render import (
-    CatalogFormat,
-    _md_entry,
-    _md_wrap,
-    _xml_entry,
-    _xml_wrap,
-    escape,
-)
+from skillcore.ranking import MAX_QUERY_CHARS, Ranker, index_for
+from skillcore.render import CatalogFormat, catalog_entry, escape, wrap_catalog
 from skillcore.session import LoadedSkill, SkillSession, ToolNames
 
 #: How many search results may jump ahead of precedence order.
 RELEVANT_DEPTH = 50
+
+
+class CatalogOrder(str, enum.Enum):
+    """How unloaded skills fill the catalog's budget.
+
+    ``precedence``: in catalog (source precedence) order, the same for every conversation;
+    ``relevance``: by relevance to the latest user message (:func:`relevant_catalog`), and in
+    precedence order while there is no user message yet.
+    """
+
+    PRECEDENCE = "precedence"
+    RELEVANCE = "relevance"
+
+
+def query_text(parts: Iterable[str | None]) -> str | None:
+    """The query for :func:`relevant_catalog` from the text parts of one user message:
+    joined by newlines, stripped and cut to what the ranking reads (so an unchanged start of
+    a long message is an unchanged query); None when there is no text."""
+    text = "\n".join(p for p in parts if p).strip()[:MAX_QUERY_CHARS]
+    return text or None
 
 
 @attrs.frozen
@@ -74,7 +91,7 @@ def relevant_catalog(
         fmt,
         budget,
         counter,
-        (query or "").strip(),
+        (query or "").strip()[:MAX_QUERY_CHARS],  # what the ranking reads; bounds the cache
         ranker,
     )
 
@@ -110,10 +127,9 @@ def _relevant(
     if not visible:
         return RelevantCatalog((), (), (), 0, 0, "")
     markdown = fmt is CatalogFormat.MARKDOWN
-    entry = _md_entry if markdown else _xml_entry
     loaded_by_name = {s.name: s for s in loaded}
     loaded_entries = [
-        entry(meta, loaded_by_name[name])
+        catalog_entry(meta, loaded_by_name[name], fmt)
         for name in loaded_by_name
         if (meta := catalog.get(name)) is not None
     ]
@@ -129,7 +145,7 @@ def _relevant(
     texts: list[str] = []
     used = 0
     for name in candidates:
-        text = entry(catalog.get(name), None)  # type: ignore[arg-type]
+        text = catalog_entry(catalog.get(name), None, fmt)  # type: ignore[arg-type]
         size = counter(text)
         if used + size > left:
             break
@@ -147,7 +163,7 @@ def _relevant(
     used += counter(tier) if tier else 0
     omitted = len(candidates) - len(shown) - len(named)
     body = "".join(loaded_entries) + "".join(texts) + tier
-    text = _md_wrap(body, omitted, names) if markdown else _xml_wrap(body, omitted, names)
+    text = wrap_catalog(body, omitted, names, fmt)
     return RelevantCatalog(tuple(loaded_by_name), tuple(shown), tuple(named), omitted, used, text)
 
 

@@ -121,6 +121,17 @@ def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
     return "\n".join(parts) + "\n"
 
 
+def catalog_entry(meta: SkillMetadata, loaded: LoadedSkill | None, fmt: CatalogFormat) -> str:
+    """One skill's catalog entry in ``fmt`` (``loaded``: its session entry, if loaded)."""
+    return (_md_entry if fmt is CatalogFormat.MARKDOWN else _xml_entry)(meta, loaded)
+
+
+def wrap_catalog(body: str, omitted: int, names: ToolNames, fmt: CatalogFormat) -> str:
+    """The catalog text around entries ``body``: the heading that tells the model how to use
+    skills and, when ``omitted`` skills are left out, the closing line that counts them."""
+    return (_md_wrap if fmt is CatalogFormat.MARKDOWN else _xml_wrap)(body, omitted, names)
+
+
 def render_catalog(session: SkillSession, fmt: CatalogFormat, budget: int) -> str:
     """The catalog text for the prompt (see :func:`catalog_view`)."""
     return catalog_view(session, fmt, budget).text
@@ -209,10 +220,7 @@ def _view(
         shown_entries.append(text)
     omitted = len(candidates) - len(shown)
     body = "".join(loaded_entries) + "".join(shown_entries)
-    if fmt is CatalogFormat.MARKDOWN:
-        text = _md_wrap(body, omitted, names)
-    else:
-        text = _xml_wrap(body, omitted, names)
+    text = wrap_catalog(body, omitted, names, fmt)
     return CatalogView(tuple(loaded_by_name), tuple(shown), omitted, used, text)
 
 

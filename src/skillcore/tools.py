@@ -2,7 +2,8 @@
 
 Schemas and argument rules live in :mod:`skillcore.specs`, every rule about sessions in
 :mod:`skillcore.session`, reply texts in :mod:`skillcore.replies`, and where the session lives
-while calls run in :mod:`skillcore.coordination`. Adapters only translate framework objects.
+while calls run in :mod:`skillcore.coordination`, the steps of a call (effect, reads, result,
+event) in :mod:`skillcore.calls`. Adapters only translate framework objects.
 """
 
 from __future__ import annotations
@@ -12,16 +13,18 @@ from typing import Any
 
 import attrs
 
-from skillcore import events, replies
-from skillcore.codes import Coded, OutcomeCode
+from skillcore import calls, events, replies
+from skillcore.calls import Data, Effect, ToolResult, Unload
+from skillcore.codes import OutcomeCode
 from skillcore.coordination import SessionRef, SessionStore, as_store
-from skillcore.library import ResourceContent, SkillLibrary
+from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import DecisionCode, PolicyMode, ToolDecision, ToolPolicy
+from skillcore.relevance import CatalogOrder, relevant_catalog
 from skillcore.render import CatalogFormat, catalog_view, render_load_reply
 from skillcore.search import search_skills
-from skillcore.session import LoadRequest, Outcome, ResourceRequest, SkillSession
+from skillcore.session import Outcome, ResourceRequest, SkillSession
 from skillcore.sources import ReadError
 from skillcore.specs import (
     DEFAULT_ENUM_LIMIT,
@@ -31,33 +34,6 @@ from skillcore.specs import (
     build_specs,
     parse_arguments,
 )
-
-
-@attrs.frozen
-class Unload:
-    """A planned unload (no I/O needed)."""
-
-    name: str
-
-
-#: What a planned call needs done before it can finish.
-Effect = LoadRequest | ResourceRequest | Unload
-#: What the shell read for an effect.
-Data = SkillDocument | ResourceContent | ReadError | None
-
-
-@attrs.frozen
-class ToolResult(Coded):
-    """The result of one skill tool call: the session after it and the reply for the model."""
-
-    session: SkillSession
-    text: str
-    code: OutcomeCode
-    tool: str
-    #: Position of this call's write within its turn (see :class:`TurnStore`); 0 if none.
-    seq: int = 0
-    #: The loaded document when ``code`` is LOADED (adapters may keep it for re-injection).
-    document: SkillDocument | None = None
 
 
 class SkillToolkit:
@@ -73,6 +49,7 @@ class SkillToolkit:
         catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
         enum_limit: int = DEFAULT_ENUM_LIMIT,
         budget_counter: Callable[[str], int] = len,
+        catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
     ) -> None:
         self.library = library
         self.names = names or ToolNames()
@@ -81,13 +58,14 @@ class SkillToolkit:
         self.enum_limit = enum_limit
         #: Measures catalog entries against the budget: ``len`` (characters) or a token count.
         self.budget_counter = budget_counter
+        #: How unloaded skills fill the budget (see :class:`~skillcore.relevance.CatalogOrder`).
+        self.catalog_order = CatalogOrder(catalog_order)
         n = self.names
         self._kinds = {n.load: ToolKind.LOAD, n.unload: ToolKind.UNLOAD, n.search: ToolKind.SEARCH}
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
-        #: The last over-budget catalog reported (reported again only when it changes).
-        self._over_budget: tuple[Catalog, int, int] | None = None
+        self._budget_report = events.BudgetReport()
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -100,16 +78,26 @@ class SkillToolkit:
         """True if ``name`` is one of this toolkit's tools."""
         return name in self._kinds
 
-    def instructions(self, session: SkillSession, budget: int | None = None) -> str:
-        """The catalog text for the system prompt; empty when there are no skills."""
-        view = catalog_view(session, self.catalog_format, budget, self.budget_counter)
-        if view.omitted:
-            budget = session.limits.catalog_budget if budget is None else budget
-            key = (session.catalog, view.omitted, budget)
-            if self._over_budget != key:  # once per change, not on every model call
-                self._over_budget = key
-                events.catalog_over_budget(len(view.shown), view.omitted, budget)
-        return view.text
+    def instructions(
+        self, session: SkillSession, budget: int | None = None, query: str | None = None
+    ) -> str:
+        """The catalog text for the system prompt; empty when there are no skills.
+
+        ``query`` is the latest user message: with ``catalog_order="relevance"`` the budget is
+        filled by relevance to it (:func:`~skillcore.relevance.relevant_catalog`), and without
+        one in precedence order. Memoised: the same session and query give the same text, so
+        pass the same message until the user writes again to keep the prompt prefix stable.
+        """
+        budget = session.limits.catalog_budget if budget is None else budget
+        fmt, counter = self.catalog_format, self.budget_counter
+        if self.catalog_order is CatalogOrder.RELEVANCE and query and query.strip():
+            rel = relevant_catalog(session, query, fmt, budget, counter)
+            text, shown, omitted = rel.text, len(rel.shown) + len(rel.named), rel.omitted
+        else:
+            view = catalog_view(session, fmt, budget, counter)
+            text, shown, omitted = view.text, len(view.shown), view.omitted
+        self._budget_report(session.catalog, shown, omitted, budget)
+        return text
 
     def specs(self, session: SkillSession | Catalog) -> tuple[ToolSpec, ...]:
         """Tool specs for a session's catalog (or a catalog); empty when no skill is
@@ -175,7 +163,7 @@ class SkillToolkit:
         step = self.plan(store.read(), tool, arguments)
         if isinstance(step, ToolResult):
             return step
-        return self.finish(store, step, self._read(step, store.read()))
+        return self.finish(store, step, calls.read(self.library, step, store.read()))
 
     async def acall(
         self, target: SkillSession | SessionStore, tool: str, arguments: Any
@@ -186,7 +174,7 @@ class SkillToolkit:
         step = self.plan(store.read(), tool, arguments)
         if isinstance(step, ToolResult):
             return step
-        return self.finish(store, step, await self._aread(step, store.read()))
+        return self.finish(store, step, await calls.aread(self.library, step, store.read()))
 
     def load_all(
         self, session: SkillSession, names: Iterable[str]
@@ -237,27 +225,13 @@ class SkillToolkit:
         (re-checked, since it may have changed while reading) and write the result. Every
         finished call is reported once as a structured event (:mod:`skillcore.events`)."""
         result = self._finish(store, effect, data)
-        kind = (
-            ToolKind.RESOURCE
-            if isinstance(effect, ResourceRequest)
-            else ToolKind.UNLOAD
-            if isinstance(effect, Unload)
-            else ToolKind.LOAD
-        )
-        events.tool_outcome(
-            kind.value,
-            result,
-            effect.name,
-            getattr(effect, "path", None),
-            data.message if isinstance(data, ReadError) else None,
-            data.size if isinstance(data, ResourceContent) else None,
-        )
+        calls.report(effect, result, data)
         return result
 
     def _finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
         session = store.read()
         if isinstance(effect, ResourceRequest):
-            return self._resource(session, effect, data)
+            return calls.resource_result(session, effect, data, self.names)
         tool = self.names.unload if isinstance(effect, Unload) else self.names.load
         if isinstance(data, ReadError):
             outcome = session.fail_load(effect.name, data.code, data.message)
@@ -274,53 +248,6 @@ class SkillToolkit:
         if isinstance(effect, Unload):
             return ToolResult(new, outcome.message, outcome.code, tool, seq)
         return ToolResult(new, self.load_reply(new, data), outcome.code, tool, seq, data)
-
-    def _read(self, effect: Effect, session: SkillSession) -> Data:
-        try:
-            if isinstance(effect, LoadRequest):
-                return self.library.read_document(effect.name, self._file_cap(session))
-            if isinstance(effect, ResourceRequest):
-                cap = session.limits.max_resource_bytes
-                return self.library.read_resource(effect.name, effect.path, cap)
-        except ReadError as exc:
-            return exc
-        return None
-
-    async def _aread(self, effect: Effect, session: SkillSession) -> Data:
-        try:
-            if isinstance(effect, LoadRequest):
-                return await self.library.aread_document(effect.name, self._file_cap(session))
-            if isinstance(effect, ResourceRequest):
-                cap = session.limits.max_resource_bytes
-                return await self.library.aread_resource(effect.name, effect.path, cap)
-        except ReadError as exc:
-            return exc
-        return None
-
-    def _file_cap(self, session: SkillSession) -> int:
-        # The tighter of the library's and the session's caps applies.
-        return min(self.library.max_file_bytes, session.limits.max_file_bytes)
-
-    def _resource(self, session: SkillSession, req: ResourceRequest, data: Data) -> ToolResult:
-        tool = self.names.resource
-        again = session.begin_resource(req.name, req.path)  # e.g. unloaded meanwhile
-        if isinstance(again, Outcome):
-            return ToolResult(session, replies.refusal(again), again.code, tool)
-        name, path = req.name, req.path
-        if isinstance(data, ReadError):
-            loaded = session.loaded_skill(name)
-            listing = None
-            if data.code is OutcomeCode.RESOURCE_NOT_FOUND:
-                listing = tuple(r.path for r in loaded.resources) if loaded else ()
-            text = replies.read_failed(path, name, data, listing, self.names)
-            return ToolResult(session, text, data.code, tool)
-        assert isinstance(data, ResourceContent)
-        if data.binary:
-            text = replies.binary_resource(path, name, data)
-            return ToolResult(session, text, OutcomeCode.BINARY_RESOURCE, tool)
-        return ToolResult(
-            session, replies.resource(path, name, data), OutcomeCode.RESOURCE_READ, tool
-        )
 
     def load_reply(self, session: SkillSession, document: SkillDocument) -> str:
         """The text of a successful load of ``document`` (``<skill_content ...>``, directory,

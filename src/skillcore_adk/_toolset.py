@@ -26,6 +26,7 @@ from skillcore import (
 )
 from skillcore.config import AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
+from skillcore.relevance import query_text
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext
@@ -221,7 +222,7 @@ class SkillToolset(BaseToolset):
         """
         await self._ensure_catalog(tool_context.invocation_id)
         session = self.session_for(tool_context)
-        text = self.toolkit.instructions(session)
+        text = self.toolkit.instructions(session, query=_latest_user_text(llm_request))
         if not text:
             return
         note = self._collision_note(session, llm_request)
@@ -321,3 +322,15 @@ class SkillToolset(BaseToolset):
     @staticmethod
     def _error(text: str, code: OutcomeCode) -> dict[str, Any]:
         return {"error": text, "error_code": code.value}
+
+
+def _latest_user_text(llm_request: LlmRequest) -> str | None:
+    """Text of the last user-authored content with text (function responses are user
+    contents too, without text; they are skipped), or None."""
+    for content in reversed(llm_request.contents or ()):
+        if content.role != "user":
+            continue
+        texts = [p.text for p in content.parts or () if p.text and not p.thought]
+        if texts:
+            return query_text(texts)
+    return None

@@ -18,7 +18,13 @@ from langchain.agents.middleware.types import (
     ModelResponse,
 )
 from langchain.tools import ToolRuntime
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.tools import BaseTool, StructuredTool
 from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolCallRequest
@@ -31,6 +37,7 @@ from skillcore.coordination import CatalogMemo, TurnCall
 from skillcore.policy import PolicyMode
 from skillcore.preview import preview_decision
 from skillcore.reinjection import Reinjection
+from skillcore.relevance import query_text
 from skillcore_langchain._state import SEED_KEY, STATE_KEY, SkillsState, merge_seed
 
 __all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]
@@ -223,7 +230,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             tools.append(t)
         if not shown:  # no skills: no catalog and no skill tools
             return request.override(tools=tools)
-        text = self.toolkit.instructions(session)
+        # The latest user message: with catalog_order="relevance" the catalog is ranked for it
+        # (the same message on every model call of a run, so the same text).
+        text = self.toolkit.instructions(session, query=_latest_user_text(request.messages))
         if repeated:
             text += "\n" + repeated
         return request.override(
@@ -332,6 +341,20 @@ def _tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
     for message in reversed(messages):
         if isinstance(message, ToolMessage) and isinstance(message.content, str):
             yield message.content
+
+
+def _latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
+    """Text of the last HumanMessage (its text blocks, one per line), or None."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            content = message.content
+            if isinstance(content, str):
+                return query_text([content])
+            return query_text(
+                b if isinstance(b, str) else b.get("text") if b.get("type") == "text" else None
+                for b in content
+            )
+    return None
 
 
 def _message(

@@ -26,6 +26,7 @@ from skillcore import (
 )
 from skillcore.config import Sources
 from skillcore.errors import require
+from skillcore_openai.functions import latest_user_text
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 
@@ -192,7 +193,10 @@ class AgentSkills:
             text = base(ctx, agent) if callable(base) else base
             if inspect.isawaitable(text):
                 text = await text
-            catalog = self.toolkit.instructions(self.state_for(ctx).session)
+            # The run's input (``turn_input``, set before each model call) holds the user
+            # message; with catalog_order="relevance" the catalog is ranked for it.
+            query = latest_user_text(getattr(ctx, "turn_input", None))
+            catalog = self.toolkit.instructions(self.state_for(ctx).session, query=query)
             return "\n\n".join(part for part in (str(text or "").rstrip(), catalog) if part)
 
         return render

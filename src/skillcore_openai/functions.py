@@ -40,6 +40,7 @@ from skillcore import (
 )
 from skillcore.config import Sources
 from skillcore.coordination import TurnCall, as_store
+from skillcore.relevance import query_text
 from skillcore.specs import parse_json_object
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "TurnResult",
     "chat_tool",
     "instructions",
+    "latest_user_text",
     "parse_call",
     "response_tool",
     "tool_output",
@@ -100,6 +102,23 @@ def instructions(
 ) -> str:
     """The skill catalog text for the system prompt / ``instructions=`` (empty if no skills)."""
     return catalog_view(session, CatalogFormat(format), budget).text
+
+
+def latest_user_text(messages: str | Iterable[Any] | None) -> str | None:
+    """Text of the last user message with text in a Chat Completions ``messages`` list or a
+    Responses ``input`` (a string, or a list of items; SDK objects or dicts): the ``query``
+    for a catalog ordered by relevance. Its text parts are joined; None if there is none."""
+    if isinstance(messages, str):
+        return query_text([messages])
+    for item in reversed(list(messages or ())):
+        if _get(item, "role") != "user":
+            continue
+        content = _get(item, "content")
+        parts = [content] if isinstance(content, str) else [_get(p, "text") for p in content or ()]
+        text = query_text(p for p in parts if isinstance(p, str))
+        if text is not None:
+            return text
+    return None
 
 
 # -- tool calls ----------------------------------------------------------------------------
@@ -319,10 +338,19 @@ class OpenAISkills:
         return [response_tool(s, strict=self.strict) for s in self.toolkit.specs(session)]
 
     def instructions(
-        self, session: SkillSession, base: str = "", *, budget: int | None = None
+        self,
+        session: SkillSession,
+        base: str = "",
+        *,
+        budget: int | None = None,
+        query: str | None = None,
     ) -> str:
-        """``base`` followed by the skill catalog (just ``base`` when there are no skills)."""
-        catalog = self.toolkit.instructions(session, budget)
+        """``base`` followed by the skill catalog (just ``base`` when there are no skills).
+
+        ``query``: the latest user message (:func:`latest_user_text` of your messages), which
+        orders the catalog when ``catalog_order="relevance"``; pass the same one on every
+        model call of a user message and the text stays the same."""
+        catalog = self.toolkit.instructions(session, budget, query)
         return "\n\n".join(part for part in (base.rstrip(), catalog) if part)
 
     def is_skill_call(self, call: Any) -> bool:
