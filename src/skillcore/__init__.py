@@ -31,6 +31,7 @@ from skillcore.model import (
 from skillcore.names import ToolNames
 from skillcore.parsing import ValidationMode, parse_skill_file
 from skillcore.policy import DecisionCode, PolicyMode, ToolDecision, ToolPattern, ToolPolicy
+from skillcore.relevance import CatalogOrder
 from skillcore.render import CatalogFormat, CatalogView, catalog_view
 from skillcore.search import SearchHit, search_skills
 from skillcore.session import (
@@ -63,6 +64,7 @@ __all__ = [
     "ArgumentError",
     "Catalog",
     "CatalogFormat",
+    "CatalogOrder",
     "CatalogView",
     "Code",
     "DecisionCode",

@@ -30,10 +30,14 @@ from skillcore.evaluate import (
 from skillcore.library import SkillLibrary
 from skillcore.parsing import ValidationMode, check_name
 from skillcore.policy import PolicyMode, ToolPolicy
+from skillcore.relevance import CatalogOrder
 from skillcore.render import CatalogFormat, entry_description
 from skillcore.session import Limits
 from skillcore.sources import ReadError, SkillSource
 from skillcore.tools import SkillToolkit
+
+#: The catalog budget of a session with default limits.
+_BUDGET = Limits().catalog_budget
 
 
 def default_examples() -> str:
@@ -529,7 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_show_args)
 
     p = add("render", "print the catalog exactly as the model sees it")
-    p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
     p.add_argument(
         "--format", choices=[f.value for f in CatalogFormat], default=CatalogFormat.MARKDOWN.value
     )
@@ -543,7 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_new)
 
     p = add("demo", "a scripted walk through discover, load, tool policy and unload")
-    p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
     p.set_defaults(func=cmd_demo)
 
     p = add("eval", "measure skill selection: recall@k, MRR and catalog reach for query files")
@@ -560,14 +564,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--ranker", choices=["auto", "bm25", "hybrid"], default="bm25", help="default: bm25"
     )
-    p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
     p.add_argument(
         "--sizes", type=_sizes, help="also measure sub-libraries of these sizes, e.g. 10,100"
     )
     p.add_argument(
         "--catalog",
-        choices=["precedence", "relevance"],
-        default="precedence",
+        choices=[o.value for o in CatalogOrder],
+        default=CatalogOrder.PRECEDENCE.value,
         help="which catalog 'visible' measures: the default one, or filled by relevance",
     )
     p.add_argument("--plot", help="write a chart (PNG) of the results (needs matplotlib)")
@@ -588,7 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP host (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
-    p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
     p.add_argument(
         "--refresh",
         type=float,

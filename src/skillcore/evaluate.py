@@ -32,6 +32,8 @@ from skillcore.ranking import (
     skill_text,
     tokens,
 )
+from skillcore.relevance import CatalogOrder, relevant_catalog
+from skillcore.session import Limits, SkillSession
 
 #: Bounds on what an eval file may hold.
 MAX_EVAL_FILE_BYTES = 10 * 1024 * 1024
@@ -160,6 +162,10 @@ class EvalReport:
         return data
 
 
+#: The catalog budget of a session with default limits.
+DEFAULT_BUDGET = Limits().catalog_budget
+
+
 def visible_names(catalog: Catalog, budget: int) -> frozenset[str]:
     """Skills whose entry the budgeted catalog shows with no skill loaded."""
     from skillcore.render import CatalogFormat, catalog_view
@@ -173,9 +179,6 @@ def visible_names(catalog: Catalog, budget: int) -> frozenset[str]:
 
 def relevant_shown(catalog: Catalog, query: str, budget: int, ranker: Ranker) -> set[str]:
     """Skills the relevance-aware catalog shows with a description for ``query``."""
-    from skillcore.relevance import relevant_catalog
-    from skillcore.session import Limits, SkillSession
-
     if budget <= 0:
         return set()
     session = SkillSession(catalog, Limits(catalog_budget=budget))
@@ -187,9 +190,9 @@ def evaluate(
     cases: Sequence[EvalCase],
     *,
     ranker: Ranker = "bm25",
-    budget: int = 16_000,
+    budget: int = DEFAULT_BUDGET,
     ks: Sequence[int] = KS,
-    catalog_order: str = "precedence",
+    catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
 ) -> EvalReport:
     """Run ``cases`` against ``catalog`` and measure selection (see the module docstring).
 
@@ -198,8 +201,7 @@ def evaluate(
     visibility in the relevance-aware catalog (:mod:`skillcore.relevance`) for each query
     instead of the precedence-ordered one.
     """
-    if catalog_order not in ("precedence", "relevance"):
-        raise ValueError(f"unknown catalog order {catalog_order!r}")
+    order = CatalogOrder(catalog_order)  # ValueError names an unknown order
     index = index_for(catalog)
     present = {s.name for s in index.skills}
     unknown = tuple(sorted({c.skill for c in cases if c.skill not in present}))
@@ -219,7 +221,7 @@ def evaluate(
         rr += 1.0 / rank if rank else 0.0
         seen = (
             case.skill in shown
-            if catalog_order == "precedence"
+            if order is CatalogOrder.PRECEDENCE
             else case.skill in relevant_shown(catalog, case.query, budget, ranker)
         )
         got = rank is not None and rank <= SEARCH_DEPTH
