@@ -39,7 +39,7 @@ from skillcore import (
     restore_session,
 )
 from skillcore.config import Sources
-from skillcore.coordination import TurnCall, as_store
+from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
 from skillcore.specs import parse_json_object
 
 __all__ = [
@@ -259,13 +259,16 @@ class OpenAISkills:
         handlers: Mapping[str, Handler] | None = None,
         strict: bool = True,
         policy: ToolPolicy | None = None,
+        states: StateStore | None = None,
         **options: Any,
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`.
 
         ``config`` (a :class:`skillcore.SkillConfig`) or its fields as keyword ``options``
         set the defaults of :meth:`session` and :meth:`restore`; ``policy`` overrides the two
-        policy knobs with a ready :class:`ToolPolicy`.
+        policy knobs with a ready :class:`ToolPolicy`. ``states`` is where :meth:`load` and
+        :meth:`save` keep each conversation's state (default: in memory; a
+        :class:`skillcore.coordination.SQLiteStateStore` survives restarts).
         """
         self.config = SkillConfig.build(config, **options)
         if isinstance(skills, SkillToolkit):
@@ -279,6 +282,7 @@ class OpenAISkills:
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
         self.turns = TurnStore()
+        self.states: StateStore = states if states is not None else MemoryStateStore()
 
     @property
     def library(self) -> SkillLibrary:
@@ -307,6 +311,21 @@ class OpenAISkills:
             policy or self.policy,
             self.toolkit.names,
         ).session
+
+    def load(
+        self,
+        conversation_id: str,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+    ) -> SkillSession:
+        """The session of a conversation as :meth:`save` left it (an empty one the first
+        time), over the current catalog, with this adapter's limits and policy unless given
+        (they are configuration, never read from saved state)."""
+        return self.restore(self.states.load(conversation_id), limits, policy)
+
+    def save(self, conversation_id: str, session: SkillSession) -> None:
+        """Save a conversation's session (e.g. after each :meth:`dispatch_all`)."""
+        self.states.save(conversation_id, session.to_state())
 
     # -- what the model sees ---------------------------------------------------------------
 
