@@ -45,6 +45,7 @@ from skillcore.specs import parse_json_object
 __all__ = [
     "FunctionCall",
     "Handler",
+    "OnHandlerError",
     "OpenAISkills",
     "ToolCallResult",
     "TurnResult",
@@ -55,14 +56,21 @@ __all__ = [
     "tool_output",
 ]
 
-Api = Literal["chat", "responses"]
+Api = Literal["chat", "responses", "anthropic"]
 
 #: A handler for a non-skill tool: gets the parsed arguments (a dict; the raw input string for
 #: custom tools) and returns the output (a string, or anything JSON-serialisable), or an
-#: awaitable of it when used with the async methods.
-Handler = Callable[[Any], Any]
-#: A plain call cleared to run: its handler, the arguments and the policy decision.
-_Plan = tuple[Handler, Any, "ToolDecision"]
+#: awaitable of it when used with the async methods. A handler with a ``call`` parameter also
+#: gets the :class:`FunctionCall` (``call.call_id``), one with a ``session`` parameter the
+#: :class:`SkillSession` the call was decided on.
+Handler = Callable[..., Any]
+#: What to do when a handler raises: ``"reply"`` (an error reply for that call, the others
+#: are kept), ``"raise"``, or a function ``(call, exception) -> reply text``.
+OnHandlerError = Literal["reply", "raise"] | Callable[["FunctionCall", Exception], str]
+#: A plain call cleared to run: its handler, the arguments, the policy decision and the
+#: keyword arguments the handler asked for.
+_Plan = tuple[Handler, Any, "ToolDecision", dict[str, Any]]
+_EXTRAS = ("call", "session")
 
 
 # -- schemas -------------------------------------------------------------------------------
@@ -128,9 +136,10 @@ def _get(obj: Any, key: str) -> Any:
 
 def parse_call(call: Any) -> FunctionCall:
     """Normalise a tool call: a Chat Completions ``message.tool_calls[i]`` (``.id``,
-    ``.function.name/.arguments``) or a Responses ``function_call`` output item (``.call_id``,
-    ``.name/.arguments``), as an SDK object or a dict. Custom tool calls of both APIs are
-    accepted too.
+    ``.function.name/.arguments``), a Responses ``function_call`` output item (``.call_id``,
+    ``.name/.arguments``) or an Anthropic Messages ``tool_use`` content block (``.id``,
+    ``.name``, ``.input``), as an SDK object or a dict. Custom tool calls of both OpenAI APIs
+    are accepted too.
 
     Raises ValueError for something that is not a tool call (caller misuse: the API never
     returns one).
@@ -138,6 +147,10 @@ def parse_call(call: Any) -> FunctionCall:
     if isinstance(call, FunctionCall):
         return call
     kind = _get(call, "type")
+    if kind == "tool_use":  # an Anthropic Messages content block
+        return FunctionCall(
+            "anthropic", _str(_get(call, "name"), "name"), _get(call, "input"), _id(call)
+        )
     function = _get(call, "function")
     if function is not None and kind in (None, "function"):
         return FunctionCall(
@@ -160,8 +173,8 @@ def parse_call(call: Any) -> FunctionCall:
             is_custom,
         )
     raise ValueError(
-        "not a tool call: expected a Chat Completions tool call (with 'function') or a "
-        f"Responses 'function_call' item, got {call!r:.200}"
+        "not a tool call: expected a Chat Completions tool call (with 'function'), a "
+        f"Responses 'function_call' item or a 'tool_use' block, got {call!r:.200}"
     )
 
 
@@ -175,11 +188,19 @@ def _id(call: Any) -> str:
     return _str(_get(call, "id"), "id")
 
 
-def tool_output(call: Any, output: str) -> dict[str, Any]:
+def tool_output(call: Any, output: str, *, is_error: bool = False) -> dict[str, Any]:
     """The message/item that returns ``output`` for ``call``, in the call's API shape:
-    ``{"role": "tool", "tool_call_id", "content"}`` or ``{"type": "function_call_output",
-    "call_id", "output"}``."""
+    ``{"role": "tool", "tool_call_id", "content"}``, ``{"type": "function_call_output",
+    "call_id", "output"}`` or an Anthropic ``{"type": "tool_result", "tool_use_id", "content",
+    "is_error"}`` block (``is_error`` is only carried by that shape)."""
     c = parse_call(call)
+    if c.api == "anthropic":
+        return {
+            "type": "tool_result",
+            "tool_use_id": c.call_id,
+            "content": output,
+            "is_error": is_error,
+        }
     if c.api == "chat":
         return {"role": "tool", "tool_call_id": c.call_id, "content": output}
     kind = "custom_tool_call_output" if c.custom else "function_call_output"
@@ -260,6 +281,7 @@ class OpenAISkills:
         strict: bool = True,
         policy: ToolPolicy | None = None,
         states: StateStore | None = None,
+        on_handler_error: OnHandlerError = "reply",
         **options: Any,
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`.
@@ -269,6 +291,7 @@ class OpenAISkills:
         policy knobs with a ready :class:`ToolPolicy`. ``states`` is where :meth:`load` and
         :meth:`save` keep each conversation's state (default: in memory; a
         :class:`skillcore.coordination.SQLiteStateStore` survives restarts).
+        ``on_handler_error``: what a handler that raises becomes (see :data:`OnHandlerError`).
         """
         self.config = SkillConfig.build(config, **options)
         if isinstance(skills, SkillToolkit):
@@ -283,6 +306,11 @@ class OpenAISkills:
         self.strict = strict
         self.turns = TurnStore()
         self.states: StateStore = states if states is not None else MemoryStateStore()
+        if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
+            raise ValueError(
+                f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"
+            )
+        self.on_handler_error = on_handler_error
 
     @property
     def library(self) -> SkillLibrary:
@@ -360,7 +388,10 @@ class OpenAISkills:
         plan = self._plan(store, c)
         if isinstance(plan, ToolCallResult):
             return plan
-        out = plan[0](plan[1])
+        try:
+            out = plan[0](plan[1], **plan[3])
+        except Exception as exc:
+            return self._failed(store, c, exc, plan[2])
         if inspect.isawaitable(out):
             if inspect.iscoroutine(out):
                 out.close()
@@ -379,14 +410,18 @@ class OpenAISkills:
     ) -> ToolCallResult:
         if isinstance(plan, ToolCallResult):
             return plan
-        out = plan[0](plan[1])
-        if inspect.isawaitable(out):
-            out = await out
+        try:
+            out = plan[0](plan[1], **plan[3])
+            if inspect.isawaitable(out):
+                out = await out
+        except Exception as exc:
+            return self._failed(store, c, exc, plan[2])
         return self._handled(store, c, out, plan[2])
 
     def dispatch_all(self, session: SkillSession, calls: Iterable[Any] | None) -> TurnResult:
         """Apply every tool call of one assistant message, in order; returns the final
-        session and the messages to append."""
+        session and the messages to append. A handler that raises gets an error reply for
+        its call (see ``on_handler_error``); the other calls are unaffected."""
         store = SessionRef(session)
         results = tuple(self.dispatch(store, c) for c in calls or ())
         return TurnResult(store.session, results)
@@ -408,8 +443,8 @@ class OpenAISkills:
         errors: list[BaseException | None] = [None] * len(items)
 
         async def one(i: int) -> None:
-            # Errors are collected rather than raised so the caller sees the handler's own
-            # exception, not an ExceptionGroup from the task group.
+            # Errors (only caller misuse, or on_handler_error="raise") are collected rather
+            # than raised so the caller sees the exception itself, not an ExceptionGroup.
             try:
                 results[i] = await self._ordered(views[i], items[i])
             except Exception as exc:
@@ -434,9 +469,8 @@ class OpenAISkills:
         return await self._arun(view, c, plan)
 
     def _skill(self, store: SessionStore, c: FunctionCall, res: ToolResult) -> ToolCallResult:
-        return ToolCallResult(
-            store.read(), tool_output(c, res.text), c, res.text, not res.ok, res.code, result=res
-        )
+        message = tool_output(c, res.text, is_error=not res.ok)
+        return ToolCallResult(store.read(), message, c, res.text, not res.ok, res.code, result=res)
 
     def _error(
         self,
@@ -447,38 +481,74 @@ class OpenAISkills:
         decision: ToolDecision | None = None,
     ) -> ToolCallResult:
         return ToolCallResult(
-            store.read(), tool_output(c, text), c, text, True, code, decision=decision
+            store.read(),
+            tool_output(c, text, is_error=True),
+            c,
+            text,
+            True,
+            code,
+            decision=decision,
         )
 
     def _plan(self, store: SessionStore, c: FunctionCall) -> ToolCallResult | _Plan:
+        handler = None if self.handlers is None else self.handlers.get(c.name)
+        if self.handlers is not None and handler is None:
+            # Unknown before blocked: a tool that does not exist is reported as such, even
+            # while a skill restricts the tools (the model would otherwise try to unload).
+            known = ", ".join([*self.toolkit.tool_names, *self.handlers]) or "(none)"
+            text = replies.error(
+                f"there is no tool named {c.name[:80]!r}. Available tools: {known}."
+            )
+            return self._error(store, c, text, OutcomeCode.UNKNOWN_TOOL)
         decision = self.toolkit.check_call(store, c.name)  # refused if its turn timed out
         if not decision.allowed:
             return self._error(
                 store, c, replies.blocked(decision), OutcomeCode.TOOL_BLOCKED, decision
             )
-        if self.handlers is None:
-            return ToolCallResult(store.read(), None, c, None, False, decision=decision)
-        handler = self.handlers.get(c.name)
         if handler is None:
-            known = ", ".join([*self.toolkit.tool_names, *self.handlers]) or "(none)"
-            text = replies.error(
-                f"there is no tool named {c.name[:80]!r}. Available tools: {known}."
-            )
-            return self._error(store, c, text, OutcomeCode.UNKNOWN_TOOL, decision)
+            return ToolCallResult(store.read(), None, c, None, False, decision=decision)
+        extras = {"call": c, "session": store.read()}
+        wanted = {k: extras[k] for k in _wants(handler)}
         if c.custom:
-            return handler, "" if c.arguments is None else c.arguments, decision
+            return handler, "" if c.arguments is None else c.arguments, decision, wanted
         try:
             args = parse_json_object(c.arguments)
         except ArgumentError as exc:
             text = replies.invalid_arguments(c.name, str(exc))
             return self._error(store, c, text, OutcomeCode.INVALID_ARGUMENTS, decision)
-        return handler, args, decision
+        return handler, args, decision, wanted
+
+    def _failed(
+        self, store: SessionStore, c: FunctionCall, exc: Exception, decision: ToolDecision
+    ) -> ToolCallResult:
+        if self.on_handler_error == "raise":
+            raise exc
+        if callable(self.on_handler_error):
+            text = self.on_handler_error(c, exc)
+        else:
+            text = replies.tool_failed(c.name, exc)
+        return self._error(store, c, text, OutcomeCode.TOOL_FAILED, decision)
 
     def _handled(
         self, store: SessionStore, c: FunctionCall, out: Any, decision: ToolDecision
     ) -> ToolCallResult:
         text = out if isinstance(out, str) else json.dumps(out, default=str, ensure_ascii=False)
         return ToolCallResult(store.read(), tool_output(c, text), c, text, False, decision=decision)
+
+
+def _wants(handler: Handler) -> tuple[str, ...]:
+    """Which of ``call`` / ``session`` the handler takes as keyword arguments."""
+    try:
+        params = inspect.signature(handler).parameters
+    except (TypeError, ValueError):  # builtins without a signature take neither
+        return ()
+    return tuple(
+        k
+        for k in _EXTRAS
+        if k in params
+        and params[k].kind
+        in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    )
 
 
 _turn_ids = itertools.count(1)
