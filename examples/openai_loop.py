@@ -2,6 +2,7 @@
 
     python examples/openai_loop.py                      # offline, both APIs
     python examples/openai_loop.py --api responses "Is my CSV clean?"
+    python examples/openai_loop.py --stream             # stream=True on both APIs
 
 Offline (no OPENAI_API_KEY) the model is a scripted OpenAI-compatible server on 127.0.0.1, so
 the real client, real HTTP and the real request payloads are used without a network. With
@@ -25,8 +26,8 @@ from typing import Any
 
 import openai
 
-from skillcore import Limits, PolicyMode, SkillLibrary, ToolPolicy
-from skillcore_openai import OpenAISkills
+from skillcore import Limits, PolicyMode, SessionRef, SkillLibrary, ToolPolicy
+from skillcore_openai import ChatDeltas, OpenAISkills
 from skillcore_openai.testing import ScriptedCall, ScriptedServer, text, tool_calls
 
 ROOT = Path(__file__).resolve().parent
@@ -93,29 +94,43 @@ def show(results: Any) -> None:
         print(f"  {r.call.name}({r.call.arguments}) -> [{flag}] {first}")
 
 
-def chat_loop(client: openai.OpenAI, model: str, skills: OpenAISkills, prompt: str) -> str:
+def chat_loop(
+    client: openai.OpenAI, model: str, skills: OpenAISkills, prompt: str, stream: bool = False
+) -> str:
     session = skills.session(Limits(max_loaded=3), ToolPolicy(PolicyMode.RESTRICT))
     messages: list[Any] = [{"role": "system", "content": ""}, {"role": "user", "content": prompt}]
     for _ in range(10):
         # The catalog changes as skills load and unload: rebuild the system message each call.
         messages[0] = {"role": "system", "content": skills.instructions(session, SYSTEM)}
-        response = client.chat.completions.create(
-            model=model,
-            messages=messages,
-            tools=[*skills.chat_tools(session), *own_tools("chat")],
-        )
-        message = response.choices[0].message
+        tools = [*skills.chat_tools(session), *own_tools("chat")]
+        if stream:
+            # Tool calls arrive in pieces: assemble the message, dispatch when it is complete.
+            deltas = ChatDeltas()
+            for chunk in client.chat.completions.create(
+                model=model, messages=messages, tools=tools, stream=True
+            ):
+                deltas.add(chunk)
+            message: Any = deltas.message
+            calls: Any = deltas.tool_calls
+        else:
+            response = client.chat.completions.create(model=model, messages=messages, tools=tools)
+            message = response.choices[0].message
+            calls = message.tool_calls
         messages.append(message)
-        if not message.tool_calls:
-            return message.content or ""
-        turn = skills.dispatch_all(session, message.tool_calls)
+        if not calls:
+            return (message["content"] if stream else message.content) or ""
+        turn = skills.dispatch_all(session, calls)
         show(turn.results)
         session = turn.session
         messages.extend(turn.messages)
     return "(stopped after 10 model calls)"
 
 
-def responses_loop(client: openai.OpenAI, model: str, skills: OpenAISkills, prompt: str) -> str:
+def responses_loop(
+    client: openai.OpenAI, model: str, skills: OpenAISkills, prompt: str, stream: bool = False
+) -> str:
+    if stream:
+        return responses_stream_loop(client, model, skills, prompt)
     session = skills.session(Limits(max_loaded=3), ToolPolicy(PolicyMode.RESTRICT))
     items: list[Any] = [{"role": "user", "content": prompt}]
     for _ in range(10):
@@ -133,6 +148,35 @@ def responses_loop(client: openai.OpenAI, model: str, skills: OpenAISkills, prom
         show(turn.results)
         session = turn.session
         items += turn.messages
+    return "(stopped after 10 model calls)"
+
+
+def responses_stream_loop(
+    client: openai.OpenAI, model: str, skills: OpenAISkills, prompt: str
+) -> str:
+    """Each function call is dispatched as soon as its ``response.output_item.done`` event
+    arrives; one shared store carries the session from call to call."""
+    store = SessionRef(skills.session(Limits(max_loaded=3), ToolPolicy(PolicyMode.RESTRICT)))
+    items: list[Any] = [{"role": "user", "content": prompt}]
+    for _ in range(10):
+        results, answer = [], ""
+        for event in client.responses.create(
+            model=model,
+            instructions=skills.instructions(store.read(), SYSTEM),
+            input=items,
+            tools=[*skills.response_tools(store.read()), *own_tools("responses")],
+            stream=True,
+        ):
+            if event.type == "response.output_item.done":
+                items.append(event.item)
+                if event.item.type == "function_call":
+                    results.append(skills.dispatch(store, event.item))
+            elif event.type == "response.completed":
+                answer = event.response.output_text
+        if not results:
+            return answer
+        show(results)
+        items += [r.message for r in results]
     return "(stopped after 10 model calls)"
 
 
@@ -159,6 +203,7 @@ def script() -> list[Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--api", choices=["chat", "responses", "both"], default="both")
+    parser.add_argument("--stream", action="store_true", help="stream the model's answers")
     parser.add_argument("prompt", nargs="?", default=PROMPT)
     args = parser.parse_args(argv)
     apis = ["chat", "responses"] if args.api == "both" else [args.api]
@@ -177,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             model = "scripted-model"
         try:
             loop = chat_loop if api == "chat" else responses_loop
-            answer = loop(client, model, skills, args.prompt)
+            answer = loop(client, model, skills, args.prompt, args.stream)
         finally:
             client.close()
             if server is not None:

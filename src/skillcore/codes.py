@@ -28,6 +28,8 @@ class OutcomeCode(str, enum.Enum):
     UNKNOWN_TOOL = "UNKNOWN_TOOL"
     #: A plain tool call refused by the allowed-tools policy (the one code every adapter uses).
     TOOL_BLOCKED = "TOOL_BLOCKED"
+    #: A plain tool's own handler raised (the model gets an error reply for that call).
+    TOOL_FAILED = "TOOL_FAILED"
 
 
 class DecisionCode(str, enum.Enum):

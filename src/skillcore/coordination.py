@@ -20,6 +20,9 @@ session; a plain call that times out is refused (fail closed) and the adapter sa
 
 from __future__ import annotations
 
+import json
+import os
+import sqlite3
 import threading
 import time
 from collections import OrderedDict
@@ -354,14 +357,180 @@ class RefreshGate:
             self._at, self._run = None, None
 
 
+# -- saved state per conversation ------------------------------------------------------------
+
+#: Longest conversation key a state store accepts (keys are ids, not data).
+MAX_CONVERSATION_KEY = 1024
+#: Largest saved state a state store accepts (a session's state is a few hundred bytes).
+MAX_SAVED_STATE_BYTES = 1 << 20
+
+
+@runtime_checkable
+class StateStore(Protocol):
+    """Saved skill state (``SkillSession.to_state()`` output) per conversation key: what a
+    framework without a checkpointer (the Agents SDK, your own loop) keeps between turns and
+    across restarts. ``load`` returns None for a conversation it has never seen."""
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        """The state saved for ``key``, or None."""
+        ...
+
+    def save(self, key: str, state: dict[str, Any]) -> None:
+        """Save ``state`` for ``key`` (replacing what was there)."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Forget ``key`` (no error when it is unknown)."""
+        ...
+
+
+def _encode_state(key: str, state: dict[str, Any]) -> str:
+    if not isinstance(key, str) or not key or len(key) > MAX_CONVERSATION_KEY:
+        raise ValueError(
+            f"a conversation key must be a non-empty string of at most {MAX_CONVERSATION_KEY} "
+            f"characters, got {key!r:.80}"
+        )
+    text = json.dumps(state, separators=(",", ":"), sort_keys=True)
+    if len(text.encode()) > MAX_SAVED_STATE_BYTES:
+        raise ValueError(f"skill state of {key!r:.80} exceeds {MAX_SAVED_STATE_BYTES} bytes")
+    return text
+
+
+def _decode_state(text: str | None) -> dict[str, Any] | None:
+    # Whatever was stored is handed to restore_session, which repairs or drops what it
+    # cannot use; a row that is not a JSON object reads as "nothing saved".
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class MemoryStateStore:
+    """A :class:`StateStore` in process memory (thread-safe; the least recently used of more
+    than ``max_conversations`` are dropped). States are stored as JSON text, so what the
+    caller holds can never change what is saved."""
+
+    def __init__(self, *, max_conversations: int = 10_000) -> None:
+        self.max_conversations = max_conversations
+        self._lock = threading.Lock()
+        self._states: OrderedDict[str, str] = OrderedDict()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._states)
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        """The state saved for ``key``, or None."""
+        with self._lock:
+            text = self._states.get(key)
+            if text is not None:
+                self._states.move_to_end(key)
+        return _decode_state(text)
+
+    def save(self, key: str, state: dict[str, Any]) -> None:
+        """Save ``state`` for ``key``."""
+        text = _encode_state(key, state)
+        with self._lock:
+            self._states[key] = text
+            self._states.move_to_end(key)
+            while len(self._states) > self.max_conversations:
+                self._states.popitem(last=False)
+
+    def delete(self, key: str) -> None:
+        """Forget ``key``."""
+        with self._lock:
+            self._states.pop(key, None)
+
+
+class SQLiteStateStore:
+    """A :class:`StateStore` in a SQLite table (``skillcore_state`` unless ``table`` says
+    otherwise): survives restarts, and can live in the same database file as your
+    conversation history (e.g. the Agents SDK's ``SQLiteSession``) as a side table.
+    Thread-safe; every save is committed."""
+
+    def __init__(self, path: str | os.PathLike[str], *, table: str = "skillcore_state") -> None:
+        if not table.isidentifier():
+            raise ValueError(f"table must be a plain SQL identifier, got {table!r:.80}")
+        self.path, self.table = os.fspath(path), table
+        self._lock = threading.Lock()
+        # One connection per store; ":memory:" databases exist only within it.
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
+        with self._lock, self._conn:
+            self._conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {table} "
+                "(conversation TEXT PRIMARY KEY, state TEXT NOT NULL)"
+            )
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        """The state saved for ``key``, or None."""
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT state FROM {self.table} WHERE conversation = ?", (key,)
+            ).fetchone()
+        return _decode_state(row[0] if row else None)
+
+    def save(self, key: str, state: dict[str, Any]) -> None:
+        """Save ``state`` for ``key`` (committed before returning)."""
+        text = _encode_state(key, state)
+        with self._lock, self._conn:
+            self._conn.execute(
+                f"INSERT INTO {self.table} (conversation, state) VALUES (?, ?) "
+                "ON CONFLICT(conversation) DO UPDATE SET state = excluded.state",
+                (key, text),
+            )
+
+    def delete(self, key: str) -> None:
+        """Forget ``key``."""
+        with self._lock, self._conn:
+            self._conn.execute(f"DELETE FROM {self.table} WHERE conversation = ?", (key,))
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._conn.close()
+
+
+class SavedSession:
+    """The :class:`SessionStore` of one conversation whose state lives in a
+    :class:`StateStore`: read from it once (``restore`` turns saved state into a session
+    over the current catalog), written through on every change, so a restart resumes where
+    the conversation was. Thread-safe."""
+
+    def __init__(
+        self, states: StateStore, key: str, restore: Callable[[Any], SkillSession]
+    ) -> None:
+        self.states, self.key = states, key
+        self._lock = threading.Lock()
+        self._session = restore(states.load(key))
+
+    def read(self) -> SkillSession:
+        """The current session."""
+        return self._session
+
+    def write(self, session: SkillSession) -> None:
+        """Replace the session and save it."""
+        with self._lock:
+            self.states.save(self.key, session.to_state())
+            self._session = session
+
+
 __all__ = [
     "DEFAULT_MAX_TURNS",
     "DEFAULT_WAIT_SECONDS",
+    "MAX_CONVERSATION_KEY",
+    "MAX_SAVED_STATE_BYTES",
     "CatalogMemo",
+    "MemoryStateStore",
     "RefreshGate",
     "Restorer",
+    "SQLiteStateStore",
+    "SavedSession",
     "SessionRef",
     "SessionStore",
+    "StateStore",
     "TurnCall",
     "TurnCalls",
     "TurnStore",

@@ -128,9 +128,11 @@ def decide(
     policy: ToolPolicy,
     loaded: Iterable[tuple[str, tuple[str, ...] | None]],
     skill_tools: frozenset[str] = frozenset(),
-    unload_tool: str = "unload_skill",
+    unload_tool: str | None = "unload_skill",
 ) -> ToolDecision:
     """Decide one tool call. ``loaded`` is ``(skill name, allowed_tools or None)`` pairs.
+    ``unload_tool`` is None when the caller (e.g. an agent a conversation was handed off to)
+    has no unload tool, so the reason does not tell it to call one.
 
     RESTRICT blocks a tool iff it is not always allowed, at least one skill is loaded, every
     loaded skill declares ``allowed-tools``, and the tool matches none of their entries.
@@ -163,7 +165,8 @@ def decide(
                 entries.append(pattern.entry)
     skills = ", ".join(single_line(s) for s, _ in pairs)
     allowed = ", ".join(single_line(e) for e in entries) if entries else "(none)"
-    extra = sorted(policy.always_allowed | skill_tools)
+    # A caller without the unload tool has none of the skill tools: do not offer them.
+    extra = sorted(policy.always_allowed | (skill_tools if unload_tool is not None else set()))
     always = f" Always allowed: {', '.join(extra)}." if extra else ""
     shown = repr(name)
     if len(name) > MAX_TOOL_NAME:
@@ -171,9 +174,15 @@ def decide(
             f"{name[:32]!r}... ({len(name)} characters; names longer than {MAX_TOOL_NAME} "
             "characters match no allowed-tools entry)"
         )
+    lift = (
+        f"Use one of those tools, or call {unload_tool} for a skill you no longer need to "
+        "lift its restriction."
+        if unload_tool is not None
+        else "Use one of those tools; you cannot unload skills, so the restriction stays "
+        "until an agent that can unloads them."
+    )
     reason = (
         f"Tool {shown} is not allowed while these skills are loaded: {skills}. "
-        f"Their allowed-tools are: {allowed}.{always} Use one of those tools, or call "
-        f"{unload_tool} for a skill you no longer need to lift its restriction."
+        f"Their allowed-tools are: {allowed}.{always} {lift}"
     )
     return ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, name)

@@ -49,6 +49,20 @@ def turn_incomplete(tool: str) -> str:
     return error(turn_incomplete_reason(tool))
 
 
+#: How much of a failing handler's exception message the model sees.
+MAX_FAILURE_CHARS = 500
+
+
+def tool_failed(tool: str, exc: BaseException) -> str:
+    """The reply for a plain tool call whose handler raised."""
+    shown = tool[:80].encode("utf-8", "backslashreplace").decode("utf-8")
+    detail = str(exc)[:MAX_FAILURE_CHARS]
+    return error(
+        f"{shown!r} failed: {type(exc).__name__}{': ' + detail if detail else ''}. "
+        "Fix the arguments or try another way."
+    )
+
+
 def unknown_tool(tool: str, known: tuple[str, ...]) -> str:
     """The reply for a call of a tool that does not exist."""
     shown = tool[:80].encode("utf-8", "backslashreplace").decode("utf-8")

@@ -243,17 +243,18 @@ class SkillSession:
             name,
         )
 
-    def check_tool(self, tool_name: str) -> ToolDecision:
+    def check_tool(self, tool_name: str, *, can_unload: bool = True) -> ToolDecision:
         """Decide whether a tool call is allowed under the session's policy.
 
-        The skill tools themselves are always allowed, so the model can always unload.
+        The skill tools themselves are always allowed, so the model can always unload;
+        ``can_unload=False`` (a caller without the unload tool) drops that advice.
         """
         return decide(
             tool_name,
             self.policy,
             ((s.name, self._allowed_tools(s.name)) for s in self.loaded),
             _skill_tool_set(self.names),
-            self.names.unload,
+            self.names.unload if can_unload else None,
         )
 
     def _allowed_tools(self, name: str) -> tuple[str, ...] | None:

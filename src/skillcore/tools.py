@@ -134,18 +134,21 @@ class SkillToolkit:
         (:meth:`check_call`): never under RECOMMEND (it never blocks) nor for skill tools."""
         return policy.mode is not PolicyMode.RECOMMEND and not self.is_skill_tool(tool_name)
 
-    def check_call(self, target: SkillSession | SessionStore, tool_name: str) -> ToolDecision:
+    def check_call(
+        self, target: SkillSession | SessionStore, tool_name: str, *, can_unload: bool = True
+    ) -> ToolDecision:
         """The decision for a plain tool call about to run, as every adapter makes it: on the
         store's session, refused when the store waited in vain for the earlier skill calls
         of its turn (``timed_out``, see :class:`~skillcore.TurnCall`), and reported as a
-        ``tool.blocked`` event when blocked. Reply with :func:`replies.blocked`."""
+        ``tool.blocked`` event when blocked. Reply with :func:`replies.blocked`.
+        ``can_unload=False``: the caller has no unload tool (the reason says so)."""
         store = as_store(target)
         session = store.read()
         if getattr(store, "timed_out", False):
             reason = replies.turn_incomplete_reason(tool_name)
             decision = ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, tool_name)
         else:
-            decision = session.check_tool(tool_name)
+            decision = session.check_tool(tool_name, can_unload=can_unload)
         if not decision.allowed:
             events.tool_blocked(tool_name, session.loaded_names, getattr(store, "timed_out", False))
         return decision

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from skillcore_openai.functions import (
+    ChatDeltas,
     FunctionCall,
     Handler,
     OpenAISkills,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AgentSkills",
+    "ChatDeltas",
     "FunctionCall",
     "Handler",
     "OpenAISkills",

@@ -1,15 +1,22 @@
 """Skills for the OpenAI Agents SDK (``openai-agents``): ``FunctionTool``s for the skill tools,
-dynamic instructions with the catalog, and RESTRICT through a tool input guardrail.
+dynamic instructions with the catalog, and RESTRICT through tool input guardrails on function
+tools, MCP tools and handed-off agents (:meth:`AgentSkills.guard_agent`).
 
-Where the session lives: by default in :attr:`AgentSkills.state` (one conversation). For many
-conversations, give each run its own :class:`SkillState` as the run ``context``, or as the
-``skill_state`` attribute (or key) of your context object.
+Where the session lives: :meth:`AgentSkills.conversation` gives the :class:`SkillState` of one
+conversation (keyed by an id or an Agents SDK ``Session``, saved in a state store, next to a
+``SQLiteSession``'s history when that is the session); pass it as the run ``context``, or as the
+``skill_state`` attribute (or key) of your context object. Runs that carry none use
+:attr:`AgentSkills.state`, one shared conversation, which is refused once per-conversation
+state is in use (a second user must never inherit the first user's skills).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import os
 import threading
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -25,19 +32,31 @@ from skillcore import (
     restore_session,
 )
 from skillcore.config import Sources
+from skillcore.coordination import (
+    MemoryStateStore,
+    SavedSession,
+    SessionRef,
+    SessionStore,
+    SQLiteStateStore,
+    StateStore,
+)
 from skillcore.errors import require
 from skillcore_openai.functions import latest_user_text
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 
 from agents import (  # noqa: E402 - after the friendly dependency check
+    Agent,
     FunctionTool,
+    Handoff,
     RunContextWrapper,
     Tool,
     ToolGuardrailFunctionOutput,
     ToolInputGuardrail,
     ToolInputGuardrailData,
+    UserError,
 )
+from agents.mcp import MCPServer  # noqa: E402
 
 if TYPE_CHECKING:
     from agents import AgentBase
@@ -54,37 +73,40 @@ class SkillState:
     transition on the session as it is when the call's file I/O is done.
     """
 
-    def __init__(self, session: SkillSession) -> None:
-        self._session = session
+    def __init__(self, session: SkillSession | SessionStore, key: str | None = None) -> None:
+        """``session``: a session, or the store it lives in (e.g. a
+        :class:`skillcore.coordination.SavedSession` that saves every change); ``key`` names
+        the conversation (None: not keyed)."""
+        self._store = SessionRef(session) if isinstance(session, SkillSession) else session
+        self.key = key
         self._lock = threading.Lock()
 
     @property
     def session(self) -> SkillSession:
         """The current session."""
-        return self._session
+        return self._store.read()
 
     @session.setter
     def session(self, value: SkillSession) -> None:
-        with self._lock:
-            self._session = value
+        self.write(value)
 
     @property
     def loaded_names(self) -> tuple[str, ...]:
         """Names of the loaded skills."""
-        return self._session.loaded_names
+        return self._store.read().loaded_names
 
     def to_state(self) -> dict[str, Any]:
         """The JSON-native state of the session (see :meth:`AgentSkills.new_state`)."""
-        return self._session.to_state()
+        return self._store.read().to_state()
 
     def read(self) -> SkillSession:
         """The current session (the :class:`skillcore.SessionStore` protocol)."""
-        return self._session
+        return self._store.read()
 
     def write(self, session: SkillSession) -> None:
         """Replace the session (the :class:`skillcore.SessionStore` protocol)."""
         with self._lock:
-            self._session = session
+            self._store.write(session)
 
     async def apply(
         self, toolkit: SkillToolkit, tool: str, arguments: Mapping[str, Any] | str | None
@@ -99,15 +121,28 @@ class SkillState:
         return await toolkit.acall(self, tool, arguments)
 
 
+class _SkillsGuardrail(ToolInputGuardrail[Any]):
+    """The allowed-tools guardrail of an :class:`AgentSkills` (a type of its own, so guarding
+    a tool again, by any ``AgentSkills``, replaces it instead of stacking a stale copy)."""
+
+
+def _without_ours(guardrails: Any) -> list[ToolInputGuardrail[Any]]:
+    return [g for g in guardrails or () if not isinstance(g, _SkillsGuardrail)]
+
+
 class AgentSkills:
     """Skill tools, instructions and the RESTRICT guardrail for ``agents.Agent``::
 
     skills = AgentSkills(library, policy=ToolPolicy(PolicyMode.RESTRICT))
-    agent = Agent(
-        name="assistant",
-        instructions=skills.instructions("You are a helpful assistant."),
-        tools=[*skills.tools(), *skills.guard(read_file, write_file)],
+    agent = skills.guard_agent(
+        Agent(
+            name="assistant",
+            instructions=skills.instructions("You are a helpful assistant."),
+            tools=[*skills.tools(), read_file, write_file],
+            mcp_servers=[my_mcp_server],
+        )
     )
+    await Runner.run(agent, text, session=session, context=skills.conversation(session))
     """
 
     def __init__(
@@ -117,10 +152,19 @@ class AgentSkills:
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
         state_from: Callable[[RunContextWrapper[Any] | None], SkillState] | None = None,
+        states: StateStore | None = None,
+        require_conversation: bool | None = None,
         **options: Any,
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`;
-        ``options`` are the knobs every adapter takes (:class:`skillcore.SkillConfig`)."""
+        ``options`` are the knobs every adapter takes (:class:`skillcore.SkillConfig`).
+
+        ``states`` is where :meth:`conversation` keeps each conversation's state (default: in
+        memory, or a side table of the ``SQLiteSession`` you pass it). ``require_conversation``
+        refuses runs that carry no state of their own instead of using the shared
+        :attr:`state`; by default it turns on with ``states=`` or the first
+        :meth:`conversation` call.
+        """
         if isinstance(skills, SkillToolkit):
             if options:
                 raise TypeError("options apply only when sources or a SkillLibrary are given")
@@ -133,22 +177,65 @@ class AgentSkills:
         self.limits = config.session_limits()
         self.policy = policy or config.policy()
         self._state_from = state_from
-        #: The state used when the run context does not carry one.
+        #: Where conversation states are saved when no other store applies.
+        self.states: StateStore = states if states is not None else MemoryStateStore()
+        self._explicit_states = states is not None
+        self._require = require_conversation
+        self._lock = threading.Lock()
+        self._live: weakref.WeakValueDictionary[tuple[int, str], SkillState] = (
+            weakref.WeakValueDictionary()
+        )
+        self._beside: dict[str, SQLiteStateStore] = {}
+        #: The state used when the run context does not carry one (a single conversation).
         self.state = self.new_state()
-        self.guardrail: ToolInputGuardrail[Any] = ToolInputGuardrail(
+        self.guardrail: ToolInputGuardrail[Any] = _SkillsGuardrail(
             self._check, name="skillcore_allowed_tools"
         )
 
     # -- state -----------------------------------------------------------------------------
 
     def new_state(self, state: Mapping[str, Any] | None = None) -> SkillState:
-        """A fresh state, or one restored from ``SkillState.to_state()`` output."""
+        """A fresh state, or one restored from ``SkillState.to_state()`` output (not saved
+        anywhere: see :meth:`conversation` for that)."""
+        return SkillState(self._restore(state))
+
+    def _restore(self, state: Any) -> SkillSession:
         catalog = self.toolkit.library.catalog
-        restored = restore_session(state, catalog, self.limits, self.policy, self.toolkit.names)
-        return SkillState(restored.session)
+        return restore_session(state, catalog, self.limits, self.policy, self.toolkit.names).session
+
+    def conversation(self, conversation: str | Any) -> SkillState:
+        """The state of one conversation, restored from where it was saved and saved on every
+        change: ``conversation`` is its id or an Agents SDK ``Session`` (its ``session_id``;
+        a file-backed ``SQLiteSession`` keeps the state in a side table of its own database
+        unless ``states=`` was given). Pass the result as the run ``context`` (or as your
+        context's ``skill_state``). The same conversation gives the same live state while it
+        is in use."""
+        key = conversation if isinstance(conversation, str) else conversation.session_id
+        states = self._states_for(conversation)
+        with self._lock:
+            if self._require is None:
+                self._require = True
+            found = self._live.get((id(states), key))
+            if found is None:
+                found = SkillState(SavedSession(states, key, self._restore), key)
+                self._live[(id(states), key)] = found
+            return found
+
+    def _states_for(self, conversation: Any) -> StateStore:
+        path = getattr(conversation, "db_path", None)
+        if self._explicit_states or path is None or str(path) == ":memory:":
+            return self.states
+        where = os.fspath(path)
+        with self._lock:
+            store = self._beside.get(where)
+            if store is None:
+                store = self._beside[where] = SQLiteStateStore(where)
+        return store
 
     def state_for(self, ctx: RunContextWrapper[Any] | None) -> SkillState:
-        """The state of the run behind ``ctx`` (see the module docs for the lookup order)."""
+        """The state of the run behind ``ctx`` (see the module docs for the lookup order).
+        Raises ``agents.UserError`` when the run carries none and per-conversation state is
+        required."""
         if self._state_from is not None:
             return self._state_from(ctx)
         context = getattr(ctx, "context", None)
@@ -159,7 +246,15 @@ class AgentSkills:
             if isinstance(context, Mapping)
             else getattr(context, "skill_state", None)
         )
-        return found if isinstance(found, SkillState) else self.state
+        if isinstance(found, SkillState):
+            return found
+        if self._require or (self._require is None and self._explicit_states):
+            raise UserError(
+                "this run carries no skill state, and sharing one state between "
+                "conversations would let one user's skills restrict another's: pass "
+                "context=skills.conversation(session) (or set your context's skill_state)"
+            )
+        return self.state
 
     # -- what the agent gets ---------------------------------------------------------------
 
@@ -202,27 +297,132 @@ class AgentSkills:
         return render
 
     def guard(self, *tools: Tool) -> list[Tool]:
-        """Add the allowed-tools guardrail to your function tools (in place) and return them.
+        """Copies of your function tools that carry the allowed-tools guardrail (the tools
+        you pass are not changed; a guardrail another ``AgentSkills`` added is replaced).
 
-        Only ``FunctionTool`` supports tool input guardrails; other tool types raise TypeError
-        because RESTRICT could not block them.
+        Only ``FunctionTool`` supports tool input guardrails; other tool types raise
+        TypeError because RESTRICT could not block them, unless their name is always allowed.
+        Skill tools are returned as they are (they are never blocked).
         """
-        for tool in tools:
-            if not isinstance(tool, FunctionTool):
-                raise TypeError(
-                    f"{type(tool).__name__} has no tool input guardrails, so RESTRICT cannot "
-                    "block it; guard FunctionTools only"
-                )
-            existing = list(tool.tool_input_guardrails or ())
-            if self.guardrail not in existing:
-                tool.tool_input_guardrails = [*existing, self.guardrail]
-        return list(tools)
+        return [self._guard_tool(tool) for tool in tools]
+
+    def _guard_tool(self, tool: Tool) -> Tool:
+        if isinstance(tool, FunctionTool):
+            if self.toolkit.is_skill_tool(tool.name):
+                return tool
+            guardrails = [*_without_ours(tool.tool_input_guardrails), self.guardrail]
+            return dataclasses.replace(tool, tool_input_guardrails=guardrails)
+        if getattr(tool, "name", None) in self.policy.always_allowed:
+            return tool
+        raise TypeError(
+            f"{type(tool).__name__} has no tool input guardrails, so RESTRICT cannot "
+            "block it; guard FunctionTools only (or list its name in always_allowed_tools)"
+        )
+
+    def guard_agent(self, agent: Agent[Any]) -> Agent[Any]:
+        """A copy of ``agent`` whose every tool call passes the allowed-tools check: its
+        function tools (as :meth:`guard`), the tools of its MCP servers (the servers are
+        wrapped, not changed: connect and clean up the originals as usual), and the same for
+        every agent it can hand off to, directly or through ``handoff()`` objects. Your
+        agents, tools and servers are left unchanged."""
+        return self._guard_agent(agent, {})
+
+    def _guard_agent(self, agent: Agent[Any], done: dict[int, Agent[Any]]) -> Agent[Any]:
+        found = done.get(id(agent))
+        if found is not None:
+            return found
+        copy = agent.clone()
+        done[id(agent)] = copy  # before the handoffs: agents may hand off to each other
+        copy.tools = [self._guard_tool(t) for t in agent.tools]
+        copy.mcp_servers = [
+            s
+            if isinstance(s, _GuardedServer) and s.guardrail is self.guardrail
+            else _GuardedServer(s, self.guardrail)
+            for s in agent.mcp_servers
+        ]
+        copy.handoffs = [self._guard_handoff(h, done) for h in agent.handoffs]
+        return copy
+
+    def _guard_handoff(self, target: Any, done: dict[int, Agent[Any]]) -> Any:
+        if isinstance(target, Agent):
+            return self._guard_agent(target, done)
+        if isinstance(target, Handoff):
+            invoke = target.on_invoke_handoff
+
+            async def guarded(ctx: RunContextWrapper[Any], arguments: str) -> Any:
+                chosen = await invoke(ctx, arguments)
+                return self._guard_agent(chosen, done) if isinstance(chosen, Agent) else chosen
+
+            return dataclasses.replace(target, on_invoke_handoff=guarded)
+        return target
 
     def _check(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
-        decision = self.toolkit.check_call(self.state_for(ctx).session, ctx.tool_name)
+        # An agent without the unload tool (e.g. one the conversation was handed off to) is
+        # not told to call it.
+        tools = getattr(data.agent, "tools", None) or ()
+        can_unload = any(getattr(t, "name", None) == self.toolkit.names.unload for t in tools)
+        decision = self.toolkit.check_call(
+            self.state_for(ctx).session, ctx.tool_name, can_unload=can_unload
+        )
         if decision.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info=decision)
         return ToolGuardrailFunctionOutput.reject_content(
             replies.blocked(decision), output_info=decision
         )
+
+
+class _GuardedServer(MCPServer):
+    """An MCP server as the agent sees it through :meth:`AgentSkills.guard_agent`: the
+    original server, with the allowed-tools guardrail added to its tools' input guardrails.
+    Everything else is the original's (connection, tool list, calls, approval settings)."""
+
+    def __init__(self, inner: MCPServer, guardrail: ToolInputGuardrail[Any]) -> None:
+        # No super().__init__(): every setting is read from the original server.
+        self.__dict__["inner"] = inner
+        self.__dict__["guardrail"] = guardrail
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.__dict__["inner"], name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.inner, name, value)
+
+    @property
+    def tool_input_guardrails(self) -> list[ToolInputGuardrail[Any]]:  # type: ignore[override]
+        return [*_without_ours(self.inner.tool_input_guardrails), self.guardrail]
+
+    @property
+    def name(self) -> str:
+        return str(self.inner.name)
+
+    @property
+    def cached_tools(self) -> Any:
+        return self.inner.cached_tools
+
+    async def connect(self) -> None:
+        await self.inner.connect()
+
+    async def cleanup(self) -> None:
+        await self.inner.cleanup()
+
+    async def list_tools(self, *args: Any, **kwargs: Any) -> Any:
+        return await self.inner.list_tools(*args, **kwargs)
+
+    async def call_tool(self, *args: Any, **kwargs: Any) -> Any:
+        return await self.inner.call_tool(*args, **kwargs)
+
+    async def list_prompts(self, *args: Any, **kwargs: Any) -> Any:
+        return await self.inner.list_prompts(*args, **kwargs)
+
+    async def get_prompt(self, *args: Any, **kwargs: Any) -> Any:
+        return await self.inner.get_prompt(*args, **kwargs)
+
+    async def list_resources(self, *args: Any, **kwargs: Any) -> Any:
+        return await self.inner.list_resources(*args, **kwargs)
+
+    async def list_resource_templates(self, *args: Any, **kwargs: Any) -> Any:
+        return await self.inner.list_resource_templates(*args, **kwargs)
+
+    async def read_resource(self, *args: Any, **kwargs: Any) -> Any:
+        return await self.inner.read_resource(*args, **kwargs)

@@ -39,13 +39,15 @@ from skillcore import (
     restore_session,
 )
 from skillcore.config import Sources
-from skillcore.coordination import TurnCall, as_store
+from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
 from skillcore.relevance import query_text
 from skillcore.specs import parse_json_object
 
 __all__ = [
+    "ChatDeltas",
     "FunctionCall",
     "Handler",
+    "OnHandlerError",
     "OpenAISkills",
     "ToolCallResult",
     "TurnResult",
@@ -57,14 +59,21 @@ __all__ = [
     "tool_output",
 ]
 
-Api = Literal["chat", "responses"]
+Api = Literal["chat", "responses", "anthropic"]
 
 #: A handler for a non-skill tool: gets the parsed arguments (a dict; the raw input string for
 #: custom tools) and returns the output (a string, or anything JSON-serialisable), or an
-#: awaitable of it when used with the async methods.
-Handler = Callable[[Any], Any]
-#: A plain call cleared to run: its handler, the arguments and the policy decision.
-_Plan = tuple[Handler, Any, "ToolDecision"]
+#: awaitable of it when used with the async methods. A handler with a ``call`` parameter also
+#: gets the :class:`FunctionCall` (``call.call_id``), one with a ``session`` parameter the
+#: :class:`SkillSession` the call was decided on.
+Handler = Callable[..., Any]
+#: What to do when a handler raises: ``"reply"`` (an error reply for that call, the others
+#: are kept), ``"raise"``, or a function ``(call, exception) -> reply text``.
+OnHandlerError = Literal["reply", "raise"] | Callable[["FunctionCall", Exception], str]
+#: A plain call cleared to run: its handler, the arguments, the policy decision and the
+#: keyword arguments the handler asked for.
+_Plan = tuple[Handler, Any, "ToolDecision", dict[str, Any]]
+_EXTRAS = ("call", "session")
 
 
 # -- schemas -------------------------------------------------------------------------------
@@ -147,9 +156,10 @@ def _get(obj: Any, key: str) -> Any:
 
 def parse_call(call: Any) -> FunctionCall:
     """Normalise a tool call: a Chat Completions ``message.tool_calls[i]`` (``.id``,
-    ``.function.name/.arguments``) or a Responses ``function_call`` output item (``.call_id``,
-    ``.name/.arguments``), as an SDK object or a dict. Custom tool calls of both APIs are
-    accepted too.
+    ``.function.name/.arguments``), a Responses ``function_call`` output item (``.call_id``,
+    ``.name/.arguments``) or an Anthropic Messages ``tool_use`` content block (``.id``,
+    ``.name``, ``.input``), as an SDK object or a dict. Custom tool calls of both OpenAI APIs
+    are accepted too.
 
     Raises ValueError for something that is not a tool call (caller misuse: the API never
     returns one).
@@ -157,6 +167,10 @@ def parse_call(call: Any) -> FunctionCall:
     if isinstance(call, FunctionCall):
         return call
     kind = _get(call, "type")
+    if kind == "tool_use":  # an Anthropic Messages content block
+        return FunctionCall(
+            "anthropic", _str(_get(call, "name"), "name"), _get(call, "input"), _id(call)
+        )
     function = _get(call, "function")
     if function is not None and kind in (None, "function"):
         return FunctionCall(
@@ -179,8 +193,8 @@ def parse_call(call: Any) -> FunctionCall:
             is_custom,
         )
     raise ValueError(
-        "not a tool call: expected a Chat Completions tool call (with 'function') or a "
-        f"Responses 'function_call' item, got {call!r:.200}"
+        "not a tool call: expected a Chat Completions tool call (with 'function'), a "
+        f"Responses 'function_call' item or a 'tool_use' block, got {call!r:.200}"
     )
 
 
@@ -194,15 +208,96 @@ def _id(call: Any) -> str:
     return _str(_get(call, "id"), "id")
 
 
-def tool_output(call: Any, output: str) -> dict[str, Any]:
+def tool_output(call: Any, output: str, *, is_error: bool = False) -> dict[str, Any]:
     """The message/item that returns ``output`` for ``call``, in the call's API shape:
-    ``{"role": "tool", "tool_call_id", "content"}`` or ``{"type": "function_call_output",
-    "call_id", "output"}``."""
+    ``{"role": "tool", "tool_call_id", "content"}``, ``{"type": "function_call_output",
+    "call_id", "output"}`` or an Anthropic ``{"type": "tool_result", "tool_use_id", "content",
+    "is_error"}`` block (``is_error`` is only carried by that shape)."""
     c = parse_call(call)
+    if c.api == "anthropic":
+        return {
+            "type": "tool_result",
+            "tool_use_id": c.call_id,
+            "content": output,
+            "is_error": is_error,
+        }
     if c.api == "chat":
         return {"role": "tool", "tool_call_id": c.call_id, "content": output}
     kind = "custom_tool_call_output" if c.custom else "function_call_output"
     return {"type": kind, "call_id": c.call_id, "output": output}
+
+
+#: Most tool calls one streamed message may carry, and most characters of content plus
+#: arguments it may accumulate (a stream is model output: bound it).
+MAX_STREAMED_CALLS = 256
+MAX_STREAMED_CHARS = 16 * 1024 * 1024
+
+
+class ChatDeltas:
+    """Assembles a streamed Chat Completions message (``stream=True``) from its chunks: the
+    text, and each tool call from its pieces (id and name first, then argument fragments,
+    matched by ``index``)::
+
+        deltas = ChatDeltas()
+        for chunk in client.chat.completions.create(..., stream=True):
+            deltas.add(chunk)
+        messages.append(deltas.message)
+        session, replies = skills.dispatch_all(session, deltas.tool_calls)
+
+    Chunks may be SDK objects or dicts. Raises ValueError for a stream that breaks the
+    bounds (:data:`MAX_STREAMED_CALLS`, :data:`MAX_STREAMED_CHARS`).
+    """
+
+    def __init__(self) -> None:
+        self.content: str = ""
+        self.finish_reason: str | None = None
+        self._calls: dict[int, dict[str, Any]] = {}
+        self._chars = 0
+
+    def _grow(self, text: Any) -> str:
+        piece = text if isinstance(text, str) else ""
+        self._chars += len(piece)
+        if self._chars > MAX_STREAMED_CHARS:
+            raise ValueError(f"the streamed message exceeds {MAX_STREAMED_CHARS} characters")
+        return piece
+
+    def add(self, chunk: Any) -> None:
+        """Take one chunk (``chat.completion.chunk``; only its first choice is read)."""
+        choices = _get(chunk, "choices") or ()
+        if not choices:
+            return  # e.g. the usage chunk at the end
+        choice = choices[0]
+        self.finish_reason = _get(choice, "finish_reason") or self.finish_reason
+        delta = _get(choice, "delta")
+        if delta is None:
+            return
+        self.content += self._grow(_get(delta, "content"))
+        for part in _get(delta, "tool_calls") or ():
+            index = _get(part, "index")
+            if not isinstance(index, int) or not 0 <= index < MAX_STREAMED_CALLS:
+                raise ValueError(f"a streamed tool call has an invalid index {index!r:.40}")
+            call = self._calls.setdefault(
+                index, {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+            )
+            if isinstance(_get(part, "id"), str):
+                call["id"] = _get(part, "id")
+            function = _get(part, "function")
+            if function is not None:
+                call["function"]["name"] += self._grow(_get(function, "name"))
+                call["function"]["arguments"] += self._grow(_get(function, "arguments"))
+
+    @property
+    def tool_calls(self) -> list[dict[str, Any]]:
+        """The assembled tool calls, in index order (Chat Completions dicts)."""
+        return [self._calls[i] for i in sorted(self._calls)]
+
+    @property
+    def message(self) -> dict[str, Any]:
+        """The assistant message to append to ``messages``."""
+        message: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+        if self._calls:
+            message["tool_calls"] = self.tool_calls
+        return message
 
 
 @attrs.frozen
@@ -278,13 +373,18 @@ class OpenAISkills:
         handlers: Mapping[str, Handler] | None = None,
         strict: bool = True,
         policy: ToolPolicy | None = None,
+        states: StateStore | None = None,
+        on_handler_error: OnHandlerError = "reply",
         **options: Any,
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`.
 
         ``config`` (a :class:`skillcore.SkillConfig`) or its fields as keyword ``options``
         set the defaults of :meth:`session` and :meth:`restore`; ``policy`` overrides the two
-        policy knobs with a ready :class:`ToolPolicy`.
+        policy knobs with a ready :class:`ToolPolicy`. ``states`` is where :meth:`load` and
+        :meth:`save` keep each conversation's state (default: in memory; a
+        :class:`skillcore.coordination.SQLiteStateStore` survives restarts).
+        ``on_handler_error``: what a handler that raises becomes (see :data:`OnHandlerError`).
         """
         self.config = SkillConfig.build(config, **options)
         if isinstance(skills, SkillToolkit):
@@ -298,6 +398,12 @@ class OpenAISkills:
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
         self.turns = TurnStore()
+        self.states: StateStore = states if states is not None else MemoryStateStore()
+        if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
+            raise ValueError(
+                f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"
+            )
+        self.on_handler_error = on_handler_error
 
     @property
     def library(self) -> SkillLibrary:
@@ -326,6 +432,21 @@ class OpenAISkills:
             policy or self.policy,
             self.toolkit.names,
         ).session
+
+    def load(
+        self,
+        conversation_id: str,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+    ) -> SkillSession:
+        """The session of a conversation as :meth:`save` left it (an empty one the first
+        time), over the current catalog, with this adapter's limits and policy unless given
+        (they are configuration, never read from saved state)."""
+        return self.restore(self.states.load(conversation_id), limits, policy)
+
+    def save(self, conversation_id: str, session: SkillSession) -> None:
+        """Save a conversation's session (e.g. after each :meth:`dispatch_all`)."""
+        self.states.save(conversation_id, session.to_state())
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -369,7 +490,10 @@ class OpenAISkills:
         plan = self._plan(store, c)
         if isinstance(plan, ToolCallResult):
             return plan
-        out = plan[0](plan[1])
+        try:
+            out = plan[0](plan[1], **plan[3])
+        except Exception as exc:
+            return self._failed(store, c, exc, plan[2])
         if inspect.isawaitable(out):
             if inspect.iscoroutine(out):
                 out.close()
@@ -388,14 +512,18 @@ class OpenAISkills:
     ) -> ToolCallResult:
         if isinstance(plan, ToolCallResult):
             return plan
-        out = plan[0](plan[1])
-        if inspect.isawaitable(out):
-            out = await out
+        try:
+            out = plan[0](plan[1], **plan[3])
+            if inspect.isawaitable(out):
+                out = await out
+        except Exception as exc:
+            return self._failed(store, c, exc, plan[2])
         return self._handled(store, c, out, plan[2])
 
     def dispatch_all(self, session: SkillSession, calls: Iterable[Any] | None) -> TurnResult:
         """Apply every tool call of one assistant message, in order; returns the final
-        session and the messages to append."""
+        session and the messages to append. A handler that raises gets an error reply for
+        its call (see ``on_handler_error``); the other calls are unaffected."""
         store = SessionRef(session)
         results = tuple(self.dispatch(store, c) for c in calls or ())
         return TurnResult(store.session, results)
@@ -417,8 +545,8 @@ class OpenAISkills:
         errors: list[BaseException | None] = [None] * len(items)
 
         async def one(i: int) -> None:
-            # Errors are collected rather than raised so the caller sees the handler's own
-            # exception, not an ExceptionGroup from the task group.
+            # Errors (only caller misuse, or on_handler_error="raise") are collected rather
+            # than raised so the caller sees the exception itself, not an ExceptionGroup.
             try:
                 results[i] = await self._ordered(views[i], items[i])
             except Exception as exc:
@@ -443,9 +571,8 @@ class OpenAISkills:
         return await self._arun(view, c, plan)
 
     def _skill(self, store: SessionStore, c: FunctionCall, res: ToolResult) -> ToolCallResult:
-        return ToolCallResult(
-            store.read(), tool_output(c, res.text), c, res.text, not res.ok, res.code, result=res
-        )
+        message = tool_output(c, res.text, is_error=not res.ok)
+        return ToolCallResult(store.read(), message, c, res.text, not res.ok, res.code, result=res)
 
     def _error(
         self,
@@ -456,38 +583,74 @@ class OpenAISkills:
         decision: ToolDecision | None = None,
     ) -> ToolCallResult:
         return ToolCallResult(
-            store.read(), tool_output(c, text), c, text, True, code, decision=decision
+            store.read(),
+            tool_output(c, text, is_error=True),
+            c,
+            text,
+            True,
+            code,
+            decision=decision,
         )
 
     def _plan(self, store: SessionStore, c: FunctionCall) -> ToolCallResult | _Plan:
+        handler = None if self.handlers is None else self.handlers.get(c.name)
+        if self.handlers is not None and handler is None:
+            # Unknown before blocked: a tool that does not exist is reported as such, even
+            # while a skill restricts the tools (the model would otherwise try to unload).
+            known = ", ".join([*self.toolkit.tool_names, *self.handlers]) or "(none)"
+            text = replies.error(
+                f"there is no tool named {c.name[:80]!r}. Available tools: {known}."
+            )
+            return self._error(store, c, text, OutcomeCode.UNKNOWN_TOOL)
         decision = self.toolkit.check_call(store, c.name)  # refused if its turn timed out
         if not decision.allowed:
             return self._error(
                 store, c, replies.blocked(decision), OutcomeCode.TOOL_BLOCKED, decision
             )
-        if self.handlers is None:
-            return ToolCallResult(store.read(), None, c, None, False, decision=decision)
-        handler = self.handlers.get(c.name)
         if handler is None:
-            known = ", ".join([*self.toolkit.tool_names, *self.handlers]) or "(none)"
-            text = replies.error(
-                f"there is no tool named {c.name[:80]!r}. Available tools: {known}."
-            )
-            return self._error(store, c, text, OutcomeCode.UNKNOWN_TOOL, decision)
+            return ToolCallResult(store.read(), None, c, None, False, decision=decision)
+        extras = {"call": c, "session": store.read()}
+        wanted = {k: extras[k] for k in _wants(handler)}
         if c.custom:
-            return handler, "" if c.arguments is None else c.arguments, decision
+            return handler, "" if c.arguments is None else c.arguments, decision, wanted
         try:
             args = parse_json_object(c.arguments)
         except ArgumentError as exc:
             text = replies.invalid_arguments(c.name, str(exc))
             return self._error(store, c, text, OutcomeCode.INVALID_ARGUMENTS, decision)
-        return handler, args, decision
+        return handler, args, decision, wanted
+
+    def _failed(
+        self, store: SessionStore, c: FunctionCall, exc: Exception, decision: ToolDecision
+    ) -> ToolCallResult:
+        if self.on_handler_error == "raise":
+            raise exc
+        if callable(self.on_handler_error):
+            text = self.on_handler_error(c, exc)
+        else:
+            text = replies.tool_failed(c.name, exc)
+        return self._error(store, c, text, OutcomeCode.TOOL_FAILED, decision)
 
     def _handled(
         self, store: SessionStore, c: FunctionCall, out: Any, decision: ToolDecision
     ) -> ToolCallResult:
         text = out if isinstance(out, str) else json.dumps(out, default=str, ensure_ascii=False)
         return ToolCallResult(store.read(), tool_output(c, text), c, text, False, decision=decision)
+
+
+def _wants(handler: Handler) -> tuple[str, ...]:
+    """Which of ``call`` / ``session`` the handler takes as keyword arguments."""
+    try:
+        params = inspect.signature(handler).parameters
+    except (TypeError, ValueError):  # builtins without a signature take neither
+        return ()
+    return tuple(
+        k
+        for k in _EXTRAS
+        if k in params
+        and params[k].kind
+        in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    )
 
 
 _turn_ids = itertools.count(1)

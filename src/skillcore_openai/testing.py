@@ -10,7 +10,10 @@ what the SDK sent::
         ...
         srv.requests[0].body["tools"]
 
-Streaming is not supported (requests with ``"stream": true`` get a 400 error).
+Requests with ``"stream": true`` are answered as the API streams (server-sent events): Chat
+Completions chunks whose tool-call arguments arrive in pieces, and the Responses events
+(``response.output_item.added`` ... ``response.output_item.done`` per item, then
+``response.completed``).
 """
 
 from __future__ import annotations
@@ -160,15 +163,17 @@ class ScriptedServer:
             return 404, _error(f"no route {request.method} {request.path}", "not_found")
         if not isinstance(body, dict):
             return 400, _error("the request body must be a JSON object", "invalid_request")
-        if body.get("stream"):
-            return 400, _error("the scripted server does not stream", "invalid_request")
         with self._lock:
             self.requests.append(request)
             item = self._script.popleft() if self._script else None
         if item is None:
             return 400, _error("the script has no more turns", "script_exhausted")
         turn = item(request) if callable(item) else item
-        return 200, self._chat(turn) if kind == "chat" else self._responses(turn)
+        payload = self._chat(turn) if kind == "chat" else self._responses(turn)
+        if body.get("stream"):
+            events = _chat_chunks(payload) if kind == "chat" else _response_events(payload)
+            return 200, {_STREAM: events}
+        return 200, payload
 
     def _call_id(self, call: ScriptedCall) -> str:
         return call.call_id or f"call_{self._next_id()}"
@@ -243,8 +248,89 @@ class ScriptedServer:
         }
 
 
+#: Key of an answer that is a list of server-sent events rather than one JSON body.
+_STREAM = "__stream__"
+#: Streamed tool-call arguments arrive in pieces of this many characters.
+_PIECE = 7
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[i : i + _PIECE] for i in range(0, len(text), _PIECE)] or [""]
+
+
+def _chat_chunks(completion: dict[str, Any]) -> list[Any]:
+    """A completion as the stream of ``chat.completion.chunk`` deltas the API sends."""
+    base = {k: completion[k] for k in ("id", "created", "model")}
+    message = completion["choices"][0]["message"]
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        return {**base, "object": "chat.completion.chunk", "choices": [choice]}
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": part}) for part in _pieces(message["content"] or "")]
+    for index, call in enumerate(message.get("tool_calls") or ()):
+        fn = call["function"]
+        head = {"index": index, "id": call["id"], "type": "function"}
+        chunks.append(chunk({"tool_calls": [{**head, "function": {"name": fn["name"]}}]}))
+        for part in _pieces(fn["arguments"]):
+            chunks.append(
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]})
+            )
+    chunks.append(chunk({}, completion["choices"][0]["finish_reason"]))
+    return [*chunks, "[DONE]"]
+
+
+def _response_events(response: dict[str, Any]) -> list[Any]:
+    """A response as the stream of Responses events the API sends."""
+    events: list[dict[str, Any]] = []
+
+    def event(kind: str, **fields: Any) -> None:
+        events.append({"type": kind, "sequence_number": len(events), **fields})
+
+    started = {**response, "status": "in_progress", "output": []}
+    event("response.created", response=started)
+    event("response.in_progress", response=started)
+    for i, item in enumerate(response["output"]):
+        if item["type"] == "function_call":
+            event("response.output_item.added", output_index=i, item={**item, "arguments": ""})
+            for part in _pieces(item["arguments"]):
+                event(
+                    "response.function_call_arguments.delta",
+                    output_index=i,
+                    item_id=item["id"],
+                    delta=part,
+                )
+            event(
+                "response.function_call_arguments.done",
+                output_index=i,
+                item_id=item["id"],
+                name=item["name"],
+                arguments=item["arguments"],
+            )
+        else:
+            text = item["content"][0]["text"]
+            ids = {"output_index": i, "item_id": item["id"], "content_index": 0}
+            event("response.output_item.added", output_index=i, item={**item, "content": []})
+            empty = {"type": "output_text", "text": "", "annotations": []}
+            event("response.content_part.added", part=empty, **ids)
+            for part in _pieces(text):
+                event("response.output_text.delta", delta=part, logprobs=[], **ids)
+            event("response.output_text.done", text=text, logprobs=[], **ids)
+            event("response.content_part.done", part=item["content"][0], **ids)
+        event("response.output_item.done", output_index=i, item=item)
+    event("response.completed", response=response)
+    return events
+
+
 def _error(message: str, code: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+
+
+def _sse(event: Any) -> bytes:
+    data = event if isinstance(event, str) else json.dumps(event)
+    name = f"event: {event['type']}\n" if isinstance(event, dict) and "type" in event else ""
+    return f"{name}data: {data}\n\n".encode()
 
 
 def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
@@ -265,9 +351,13 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 status, payload = server._answer(request)
             except Exception as exc:  # a failing responder must not hang the client
                 status, payload = 500, _error(f"responder failed: {exc!r}", "responder_error")
-            data = json.dumps(payload).encode()
+            if _STREAM in payload:
+                data = b"".join(_sse(e) for e in payload[_STREAM])
+                content_type = "text/event-stream"
+            else:
+                data, content_type = json.dumps(payload).encode(), "application/json"
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

@@ -224,9 +224,9 @@ def test_custom_state_lookup_and_dynamic_base(examples_library: SkillLibrary) ->
 def test_guard(examples_library: SkillLibrary) -> None:
     skills = AgentSkills(examples_library)
     read, write = make_tools([])
-    assert skills.guard(read, write) == [read, write]
-    skills.guard(read)
-    assert read.tool_input_guardrails == [skills.guardrail]  # added once
+    guarded = skills.guard(read, write)
+    assert [t.name for t in guarded] == ["Read", "Write"]
+    assert skills.guard(guarded[0])[0].tool_input_guardrails == [skills.guardrail]  # added once
     with pytest.raises(TypeError, match="RESTRICT cannot block"):
         skills.guard(WebSearchTool())
     with pytest.raises(TypeError):

@@ -157,8 +157,8 @@ def test_restrict_blocks_plain_tools(make_skills, restrict, api: str) -> None:
     assert "Tool 'Write' is not allowed" in res.output and "unload_skill" in res.output
     assert not res.decision.allowed
     assert not skills.dispatch(session, make_call(api, "Read", {"path": "x"})).is_error
-    # Exact names: a look-alike of an allowed tool stays blocked.
-    assert skills.dispatch(session, make_call(api, "read", {})).code is OutcomeCode.TOOL_BLOCKED
+    # Exact names: a look-alike of an allowed tool is no tool at all (unknown, not blocked).
+    assert skills.dispatch(session, make_call(api, "read", {})).code is OutcomeCode.UNKNOWN_TOOL
     session, _ = skills.dispatch(
         session, make_call(api, "unload_skill", {"skill_name": "csv-data-audit"})
     )
@@ -301,7 +301,11 @@ def test_adispatch_all_raises_the_handlers_own_error(examples_library) -> None:
     def boom(args: dict) -> str:
         raise LookupError("disk on fire")
 
-    skills = OpenAISkills(examples_library, handlers={"Read": boom, "Write": lambda a: "w"})
+    skills = OpenAISkills(
+        examples_library,
+        handlers={"Read": boom, "Write": lambda a: "w"},
+        on_handler_error="raise",
+    )
     calls = [make_call("chat", "Write", {}, "a"), make_call("chat", "Read", {}, "b")]
     with pytest.raises(LookupError, match="disk on fire"):
         _run_all(skills, skills.session(), calls)

@@ -8,7 +8,8 @@ import pytest
 from conftest import ROOT
 
 
-def test_example_loop_offline(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+@pytest.mark.parametrize("flags", [[], ["--stream"]], ids=["plain", "stream"])
+def test_example_loop_offline(monkeypatch: pytest.MonkeyPatch, capsys, flags: list[str]) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     spec = importlib.util.spec_from_file_location(
         "openai_loop", ROOT / "examples" / "openai_loop.py"
@@ -16,7 +17,7 @@ def test_example_loop_offline(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.main([]) == 0
+    assert module.main(flags) == 0
     out = capsys.readouterr().out
     for api in ("chat", "responses"):
         section = out.split(f"== {api} (offline, scripted server)\n")[1].split("answer:")[0]

@@ -1,0 +1,90 @@
+"""Saved skill state per conversation: the in-memory and SQLite stores, and SavedSession."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from skillcore import SkillLibrary, SkillToolkit
+from skillcore.coordination import (
+    MAX_CONVERSATION_KEY,
+    MAX_SAVED_STATE_BYTES,
+    MemoryStateStore,
+    SavedSession,
+    SQLiteStateStore,
+    StateStore,
+)
+from skillcore.session import restore_session
+
+ROOT = Path(__file__).resolve().parents[2]
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+states = st.dictionaries(st.text(max_size=8), json_values, max_size=5)
+keys = st.text(min_size=1, max_size=40)
+
+
+@pytest.fixture(scope="module")
+def sqlite_store() -> SQLiteStateStore:
+    return SQLiteStateStore(":memory:")
+
+
+@given(key=keys, state=states)
+def test_round_trip_and_isolation(sqlite_store: SQLiteStateStore, key: str, state: dict) -> None:
+    for store in (MemoryStateStore(), sqlite_store):
+        assert isinstance(store, StateStore)
+        store.save(key, state)
+        assert store.load(key) == state
+        assert store.load(key + "-other") is None
+        state["mutated-key"] = True  # what the caller holds cannot change what was saved
+        assert "mutated-key" not in (store.load(key) or {})
+        del state["mutated-key"]
+        store.delete(key)
+        assert store.load(key) is None
+
+
+def test_bounds_and_bad_keys(tmp_path: Path) -> None:
+    store = MemoryStateStore(max_conversations=2)
+    for k in "abc":
+        store.save(k, {"n": k})
+    assert len(store) == 2 and store.load("a") is None
+    for bad in ("", "x" * (MAX_CONVERSATION_KEY + 1)):
+        with pytest.raises(ValueError, match="conversation key"):
+            store.save(bad, {})
+    with pytest.raises(ValueError, match="exceeds"):
+        store.save("big", {"x": "y" * MAX_SAVED_STATE_BYTES})
+    with pytest.raises(ValueError, match="identifier"):
+        SQLiteStateStore(tmp_path / "x.db", table="t; DROP TABLE x")
+
+
+def test_sqlite_survives_reopen_and_bad_rows(tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    SQLiteStateStore(db).save("c", {"schema": 1, "loaded": []})
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO skillcore_state VALUES ('bad', 'not json')")
+        conn.execute("INSERT INTO skillcore_state VALUES ('list', '[1]')")
+    again = SQLiteStateStore(db)
+    assert again.load("c") == {"schema": 1, "loaded": []}
+    assert again.load("bad") is None and again.load("list") is None
+
+
+def test_saved_session_writes_through() -> None:
+    library = SkillLibrary([ROOT / "examples" / "skills"])
+    store = MemoryStateStore()
+
+    def restore(state: object):
+        return restore_session(state, library.catalog).session
+
+    saved = SavedSession(store, "c", restore)
+    assert saved.read().loaded_names == ()
+    SkillToolkit(library).call(saved, "load_skill", {"skill_name": "csv-data-audit"})
+    assert SavedSession(store, "c", restore).read().loaded_names == ("csv-data-audit",)
