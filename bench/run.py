@@ -178,6 +178,11 @@ def main(argv: list[str] | None = None) -> None:
             ["bench_langchain.py", "--skills", "1000"],
         ),
         (
+            "deepagents backends: skillcore vs deepagents' SkillsMiddleware, one turn",
+            "deepagents",
+            ["bench_deepagents.py", "--json", str(out / "deepagents.json"), *cache],
+        ),
+        (
             "Skill selection: recall@k against library size",
             "selection",
             [
