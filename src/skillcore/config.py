@@ -132,6 +132,20 @@ class SkillConfig:
         )
 
 
+class AdapterAttributes:
+    """The attributes every adapter exposes, set by :meth:`AdapterParts.attach`."""
+
+    config: SkillConfig
+    library: SkillLibrary
+    limits: Limits
+    policy: ToolPolicy
+    toolkit: SkillToolkit
+    names: ToolNames
+    refresh: RefreshGate
+    turns: TurnStore
+    restore: Restorer
+
+
 @attrs.frozen
 class AdapterParts:
     """What every adapter builds from its options (library, toolkit, policy, call order,
@@ -177,3 +191,9 @@ class AdapterParts:
         return cls(
             cfg, library, limits, policy, toolkit, names, RefreshGate(refresh), TurnStore(), restore
         )
+
+    def attach(self, adapter: AdapterAttributes) -> None:
+        """Set every part as an attribute of ``adapter`` (``adapter.library``, ``.toolkit``,
+        ...), the public names each adapter documents."""
+        for field in attrs.fields(type(self)):
+            setattr(adapter, field.name, getattr(self, field.name))

@@ -27,9 +27,8 @@ from collections.abc import Callable, Iterable
 import attrs
 
 from skillcore._text import single_line
-from skillcore.model import Catalog
 from skillcore.ranking import MAX_QUERY_CHARS, Ranker, index_for
-from skillcore.render import CatalogFormat, catalog_entry, escape, wrap_catalog
+from skillcore.render import CatalogFormat, CatalogKey, catalog_entry, escape, wrap_catalog
 from skillcore.session import LoadedSkill, SkillSession, ToolNames
 
 #: How many search results may jump ahead of precedence order.
@@ -85,7 +84,7 @@ def relevant_catalog(
     """
     budget = session.limits.catalog_budget if budget is None else budget
     return _relevant(
-        _Identity(session.catalog),
+        CatalogKey(session.catalog),
         session.loaded,
         session.names,
         fmt,
@@ -96,24 +95,9 @@ def relevant_catalog(
     )
 
 
-class _Identity:
-    """Cache key comparing a catalog by identity (equality is field by field: slow)."""
-
-    __slots__ = ("catalog",)
-
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
-
-    def __hash__(self) -> int:
-        return id(self.catalog)  # the cache holds the key, so the id cannot be reused
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Identity) and other.catalog is self.catalog
-
-
 @functools.lru_cache(maxsize=256)
 def _relevant(
-    key: _Identity,
+    key: CatalogKey,
     loaded: tuple[LoadedSkill, ...],
     names: ToolNames,
     fmt: CatalogFormat,

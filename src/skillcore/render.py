@@ -154,10 +154,10 @@ def catalog_view(
     ``unloaded_chars`` of the result is then in the counter's unit.
     """
     budget = session.limits.catalog_budget if budget is None else budget
-    return _view(_Same(session.catalog), session.loaded, session.names, fmt, budget, counter)
+    return _view(CatalogKey(session.catalog), session.loaded, session.names, fmt, budget, counter)
 
 
-class _Same:
+class CatalogKey:
     """Cache key comparing a catalog by identity: two equal catalogs from different libraries
     would otherwise be compared field by field (milliseconds at 1,000 skills) on every hit."""
 
@@ -170,12 +170,12 @@ class _Same:
         return id(self.catalog)  # the cache holds the key, so the id cannot be reused
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Same) and other.catalog is self.catalog
+        return isinstance(other, CatalogKey) and other.catalog is self.catalog
 
 
 # A process usually renders one or two catalogs in one or two formats.
 @functools.lru_cache(maxsize=8)
-def _unloaded_entries(key: _Same, fmt: CatalogFormat) -> dict[str, str]:
+def _unloaded_entries(key: CatalogKey, fmt: CatalogFormat) -> dict[str, str]:
     """The entries of a catalog's unloaded skills, filled as they are first rendered: a
     load or unload changes the view's cache key, but not these texts (built and sanitised once
     per catalog and format)."""
@@ -184,7 +184,7 @@ def _unloaded_entries(key: _Same, fmt: CatalogFormat) -> dict[str, str]:
 
 @functools.lru_cache(maxsize=256)
 def _view(
-    key: _Same,
+    key: CatalogKey,
     loaded: tuple[LoadedSkill, ...],
     names: ToolNames,
     fmt: CatalogFormat,

@@ -24,7 +24,7 @@ from skillcore import (
     TurnCalls,
     replies,
 )
-from skillcore.config import AdapterParts, Sources
+from skillcore.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
 from skillcore.relevance import query_text
 
@@ -116,7 +116,7 @@ class SkillTool(BaseTool):
         return None
 
 
-class SkillToolset(BaseToolset):
+class SkillToolset(BaseToolset, AdapterAttributes):
     """Agent Skills for a Google ADK agent: catalog in the instructions, four tools, load state.
 
     ``SkillToolset("./skills")`` or ``SkillToolset(SkillLibrary([...]))``. Add it to
@@ -154,15 +154,9 @@ class SkillToolset(BaseToolset):
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
         also = (AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ()
-        p = AdapterParts.build(sources, config, refresh=refresh, also_allowed=also, **options)
-        self.config, self.library, self.limits, self.policy = (
-            p.config,
-            p.library,
-            p.limits,
-            p.policy,
-        )
-        self.toolkit, self.names, self.refresh, self.turns = p.toolkit, p.names, p.refresh, p.turns
-        self.restore = p.restore
+        AdapterParts.build(
+            sources, config, refresh=refresh, also_allowed=also, **options
+        ).attach(self)
         self.state_key_prefix = state_key_prefix
         self._pending: asyncio.Future[Any] | None = None
         # Declarations depend on the catalog only (the enum of skill names).

@@ -32,7 +32,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import OutcomeCode, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
-from skillcore.config import AdapterParts, Sources
+from skillcore.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
 from skillcore.policy import PolicyMode
 from skillcore.preview import preview_decision
@@ -43,7 +43,7 @@ from skillcore_langchain._state import SEED_KEY, STATE_KEY, SkillsState, merge_s
 __all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]
 
 
-class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
+class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes):
     """Agent Skills for LangChain agents, backed by skillcore.
 
     ``create_agent(model, tools, middleware=[SkillsMiddleware("./skills")])`` adds a budgeted
@@ -81,17 +81,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
                 key, which deepagents' ``task`` tool forwards to subagents.
         """
-        p = AdapterParts.build(
+        AdapterParts.build(
             sources, config, refresh=refresh, backend=backend, thread=_thread_id, **options
-        )
-        self.config, self.library, self.limits, self.policy = (
-            p.config,
-            p.library,
-            p.limits,
-            p.policy,
-        )
-        self.toolkit, self.names, self.refresh, self.turns = p.toolkit, p.names, p.refresh, p.turns
-        self.restore = p.restore
+        ).attach(self)
         self.share_with_subagents = share_with_subagents
         self.reinjection = Reinjection(self.toolkit)
         # The tools shown to the model: per-catalog copies with the skill names as an enum.
