@@ -9,7 +9,7 @@ from :class:`skillcore.TurnStore`; persistence is the JSON-native
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain.agents.middleware.types import (
@@ -20,13 +20,9 @@ from langchain.agents.middleware.types import (
 from langchain.tools import ToolRuntime
 from langchain_core.messages import (
     AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
     ToolMessage,
 )
 from langchain_core.tools import BaseTool, StructuredTool
-from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
@@ -34,10 +30,15 @@ from langgraph.types import Command
 from skillcore import OutcomeCode, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
 from skillcore.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
-from skillcore.policy import PolicyMode
-from skillcore.preview import preview_decision
 from skillcore.reinjection import Reinjection
-from skillcore.relevance import query_text
+from skillcore_langchain._approval import gate
+from skillcore_langchain._messages import (
+    append_block,
+    latest_user_text,
+    thread_id,
+    tool_message,
+    tool_replies,
+)
 from skillcore_langchain._state import SEED_KEY, STATE_KEY, SkillsState, merge_seed
 
 __all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]
@@ -82,7 +83,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 key, which deepagents' ``task`` tool forwards to subagents.
         """
         AdapterParts.build(
-            sources, config, refresh=refresh, backend=backend, thread=_thread_id, **options
+            sources, config, refresh=refresh, backend=backend, thread=thread_id, **options
         ).attach(self)
         self.share_with_subagents = share_with_subagents
         self.reinjection = Reinjection(self.toolkit)
@@ -107,46 +108,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             update[SEED_KEY] = value
         return update
 
-    # -- human approval: RESTRICT before the interrupt ------------------------------------
-
     def gate_interrupts(self, interrupt_on: Mapping[str, Any]) -> dict[str, Any]:
         """``interrupt_on`` for ``HumanInTheLoopMiddleware`` that does not ask about calls the
-        allowed-tools policy will block (see :func:`skillcore.preview.preview_decision`):
-        each entry gets a ``when`` predicate (combined with its own). Under RECOMMEND nothing
-        is ever blocked, and ``interrupt_on`` is returned as it is."""
-        if self.policy.mode is PolicyMode.RECOMMEND:
-            return dict(interrupt_on)
-        gated: dict[str, Any] = {}
-        for tool_name, config in interrupt_on.items():
-            if config is False:
-                gated[tool_name] = config
-                continue
-            base = dict(_expanded(tool_name) if config is True else config)
-            gated[tool_name] = {**base, "when": self._when(base.get("when"))}
-        return gated
-
-    def _when(self, own: Callable[[ToolCallRequest], bool] | None) -> Callable[..., bool]:
-        def when(request: ToolCallRequest) -> bool:
-            if self._will_block(request):
-                return False
-            return True if own is None else bool(own(request))
-
-        return when
-
-    def _will_block(self, request: ToolCallRequest) -> bool:
-        state = request.state if isinstance(request.state, Mapping) else {}
-        call_id = request.tool_call.get("id")
-        for message in reversed(state.get("messages", ())):
-            if isinstance(message, AIMessage):
-                calls = [(c["name"], c.get("args") or {}) for c in message.tool_calls]
-                ids = [c.get("id") for c in message.tool_calls]
-                if call_id not in ids:
-                    return False
-                decision = preview_decision(
-                    self.toolkit, self.session(state), calls, ids.index(call_id)
-                )
-                return not decision.allowed
-        return False
+        allowed-tools policy will block (see :func:`skillcore_langchain._approval.gate`)."""
+        return gate(self, interrupt_on)
 
     # -- before_agent: refresh, repair, seed -----------------------------------------------
 
@@ -194,7 +159,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ModelResponse[Any] | AIMessage:
         """Show the budgeted catalog and the skill tools; restore compacted instructions."""
         session = self.session(request.state)
-        missing = self.reinjection.missing(session, _tool_replies(request.messages))
+        missing = self.reinjection.missing(session, tool_replies(request.messages))
         return handler(self._prepare(request, session, self.reinjection.text(session, missing)))
 
     async def awrap_model_call(
@@ -204,7 +169,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         session = self.session(request.state)
-        missing = self.reinjection.missing(session, _tool_replies(request.messages))
+        missing = self.reinjection.missing(session, tool_replies(request.messages))
         repeated = await self.reinjection.atext(session, missing)
         return await handler(self._prepare(request, session, repeated))
 
@@ -224,11 +189,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return request.override(tools=tools)
         # The latest user message: with catalog_order="relevance" the catalog is ranked for it
         # (the same message on every model call of a run, so the same text).
-        text = self.toolkit.instructions(session, query=_latest_user_text(request.messages))
+        text = self.toolkit.instructions(session, query=latest_user_text(request.messages))
         if repeated:
             text += "\n" + repeated
         return request.override(
-            system_message=_append_block(request.system_message, text), tools=tools
+            system_message=append_block(request.system_message, text), tools=tools
         )
 
     # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
@@ -251,7 +216,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         if decision.allowed:
             return None
         text = replies.blocked(decision)
-        return _message(text, OutcomeCode.TOOL_BLOCKED, call["id"], call["name"])
+        return tool_message(text, OutcomeCode.TOOL_BLOCKED, call["id"], call["name"])
 
     def wrap_tool_call(
         self,
@@ -304,74 +269,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     def _reply(
         self, result: Any, runtime: ToolRuntime, view: TurnCall
     ) -> ToolMessage | Command[Any]:
-        message = _message(result.text, result.code, runtime.tool_call_id, result.tool, result.ok)
+        message = tool_message(
+            result.text, result.code, runtime.tool_call_id, result.tool, result.ok
+        )
         if not result.changed:
             return message
         update = self._state_update(result.session, view.calls.turn, view.seq)
         return Command(update={**update, "messages": [message]})
-
-
-def _expanded(tool_name: str) -> Mapping[str, Any]:
-    """What ``interrupt_on={tool_name: True}`` means, as HumanInTheLoopMiddleware says."""
-    from langchain.agents.middleware import HumanInTheLoopMiddleware
-
-    return HumanInTheLoopMiddleware(interrupt_on={tool_name: True}).interrupt_on[tool_name]
-
-
-def _thread_id() -> str | None:
-    """The thread of the running graph (None outside a run)."""
-    try:
-        config = get_config()
-    except RuntimeError:
-        return None
-    thread = (config.get("configurable") or {}).get("thread_id")
-    return None if thread is None else str(thread)
-
-
-def _tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
-    """Texts of tool replies, newest first."""
-    for message in reversed(messages):
-        if isinstance(message, ToolMessage) and isinstance(message.content, str):
-            yield message.content
-
-
-def _latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
-    """Text of the last HumanMessage (its text blocks, one per line), or None."""
-    for message in reversed(messages):
-        if isinstance(message, HumanMessage):
-            content = message.content
-            if isinstance(content, str):
-                return query_text([content])
-            return query_text(
-                b if isinstance(b, str) else b.get("text") if b.get("type") == "text" else None
-                for b in content
-            )
-    return None
-
-
-def _message(
-    text: str, code: OutcomeCode, call_id: str, name: str, ok: bool = False
-) -> ToolMessage:
-    return ToolMessage(
-        content=text,
-        tool_call_id=call_id,
-        name=name,
-        status="success" if ok else "error",
-        artifact={"code": code.value},
-    )
-
-
-def _append_block(system: SystemMessage | None, text: str) -> SystemMessage:
-    """Append ``text`` as its own content block (earlier blocks stay byte-identical, which
-    keeps provider prompt caches valid); the block starts with a blank line."""
-    if system is None:
-        return SystemMessage(content=text)
-    content = system.content
-    # Raw content items are kept as they are (cheaper than a content_blocks round trip).
-    blocks: list[Any] = (
-        ([{"type": "text", "text": content}] if content else [])
-        if isinstance(content, str)
-        else list(content)
-    )
-    blocks.append({"type": "text", "text": f"\n\n{text}" if blocks else text})
-    return SystemMessage(content=blocks)

@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 
 from skillcore.relevance import _relevant
 from skillcore.testing import write_skill
-from skillcore_langchain.middleware import _latest_user_text
+from skillcore_langchain._messages import latest_user_text as _latest_user_text
 from skillcore_langchain.testing import ScriptedChatModel, tool_calls
 
 BUDGET = 1_500

@@ -1,0 +1,71 @@
+"""LangChain message and config helpers of the middleware (translation only)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langgraph.config import get_config
+
+from skillcore import OutcomeCode
+from skillcore.relevance import query_text
+
+
+def thread_id() -> str | None:
+    """The thread of the running graph (None outside a run)."""
+    try:
+        config = get_config()
+    except RuntimeError:
+        return None
+    thread = (config.get("configurable") or {}).get("thread_id")
+    return None if thread is None else str(thread)
+
+
+def tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
+    """Texts of tool replies, newest first."""
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage) and isinstance(message.content, str):
+            yield message.content
+
+
+def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
+    """Text of the last HumanMessage (its text blocks, one per line), or None."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            content = message.content
+            if isinstance(content, str):
+                return query_text([content])
+            return query_text(
+                b if isinstance(b, str) else b.get("text") if b.get("type") == "text" else None
+                for b in content
+            )
+    return None
+
+
+def tool_message(
+    text: str, code: OutcomeCode, call_id: str, name: str, ok: bool = False
+) -> ToolMessage:
+    return ToolMessage(
+        content=text,
+        tool_call_id=call_id,
+        name=name,
+        status="success" if ok else "error",
+        artifact={"code": code.value},
+    )
+
+
+def append_block(system: SystemMessage | None, text: str) -> SystemMessage:
+    """Append ``text`` as its own content block (earlier blocks stay byte-identical, which
+    keeps provider prompt caches valid); the block starts with a blank line."""
+    if system is None:
+        return SystemMessage(content=text)
+    content = system.content
+    # Raw content items are kept as they are (cheaper than a content_blocks round trip).
+    blocks: list[Any] = (
+        ([{"type": "text", "text": content}] if content else [])
+        if isinstance(content, str)
+        else list(content)
+    )
+    blocks.append({"type": "text", "text": f"\n\n{text}" if blocks else text})
+    return SystemMessage(content=blocks)
