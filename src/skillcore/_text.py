@@ -90,3 +90,9 @@ def folded(text: str, limit: int) -> str:
     if len(text) > limit:
         text = text[: max(limit - 1, 0)].rstrip() + ELLIPSIS
     return single_line(text)
+
+
+def quoted_excerpt(text: str, limit: int = 80) -> str:
+    """A bounded, printable repr of model-provided text for messages (its first ``limit``
+    characters; escapes and unencodable characters spelled out)."""
+    return repr(text[:limit].encode("utf-8", "backslashreplace").decode("utf-8"))

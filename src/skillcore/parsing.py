@@ -1132,12 +1132,23 @@ def _build(
         ("disable-model-invocation", "disable_model_invocation"),
         ("user-invocable", "user_invocable"),
     ):
-        if fm.get(field) is None:
+        if field not in fm:
             continue
         flag = fm[field]
         if isinstance(flag, bool):
             kwargs[attr] = flag
-        else:
+        elif attr == "disable_model_invocation":
+            # Fails closed, like allowed-tools: an unreadable value keeps the skill user-only.
+            kwargs[attr] = True
+            diags.append(
+                ctx.problem(
+                    Code.INVALID_TYPE,
+                    f"'{field}' must be true or false, got {_type_name(flag)}; the skill is "
+                    "treated as disabled for the model",
+                    field,
+                )
+            )
+        elif flag is not None:
             diags.append(
                 ctx.problem(Code.INVALID_TYPE, f"'{field}' must be true or false; ignored", field)
             )

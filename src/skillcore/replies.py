@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from skillcore._text import quoted_excerpt, single_line
 from skillcore.library import ResourceContent
 from skillcore.names import ToolNames
 from skillcore.policy import ToolDecision
@@ -82,7 +83,7 @@ def read_failed(
     hint = ""
     if listing is not None:
         hint = (
-            f" Files of this skill: {', '.join(listing[:20])}."
+            f" Files of this skill: {', '.join(single_line(p) for p in listing[:20])}."
             if listing
             else f" Load the skill with {names.load} to see its files."
         )
@@ -112,7 +113,7 @@ def search(
 ) -> str:
     """The reply of the search tool."""
     what = (
-        " and ".join(f"{k} {v!r}" for k, v in (("query", query), ("path", path)) if v)
+        " and ".join(f"{k} {quoted_excerpt(v)}" for k, v in (("query", query), ("path", path)) if v)
         or "no filter"
     )
     if not hits:

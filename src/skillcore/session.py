@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from skillcore import events
+from skillcore._text import quoted_excerpt
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument
@@ -142,9 +143,16 @@ def _check_loaded(instance: SkillSession, attribute: attrs.Attribute[Any], value
         raise ValueError(
             f"{len(names)} loaded skills exceed max_loaded={instance.limits.max_loaded}"
         )
-    missing = [n for n in names if n not in instance.catalog]
+    missing = [n for n in names if not _loadable(instance.catalog, n)]
     if missing:
-        raise ValueError(f"loaded skills not in the catalog: {missing}")
+        raise ValueError(f"loaded skills not loadable from the catalog: {missing}")
+
+
+def _loadable(catalog: Catalog, name: str) -> bool:
+    """In the catalog and loadable by the model: the only skills a session can hold (so a
+    saved state can never hold what the model's own calls could not load)."""
+    meta = catalog.get(name)
+    return meta is not None and not meta.disable_model_invocation
 
 
 @attrs.frozen(cache_hash=True)
@@ -289,8 +297,8 @@ class SkillSession:
         if problem is not None:
             return Outcome(
                 OutcomeCode.PATH_REJECTED,
-                f"Cannot read {_short(path)} of skill {name!r}: {problem}. Do not retry this "
-                "path; give one relative to the skill directory, as listed when the skill was "
+                f"Cannot read {quoted_excerpt(path)} of skill {name!r}: {problem}. Do not retry "
+                "this path; give one relative to the skill directory, as listed when the skill was "
                 "loaded.",
                 name,
             )
@@ -301,7 +309,8 @@ class SkillSession:
         return Outcome(code, f"Could not load skill {name!r}: {detail}", name)
 
     def with_catalog(self, catalog: Catalog) -> tuple[SkillSession, tuple[str, ...]]:
-        """Rebind to a refreshed catalog; loaded skills that vanished are dropped and named.
+        """Rebind to a refreshed catalog; loaded skills that vanished (or are no longer
+        loadable by the model) are dropped and named.
 
         Dropping (rather than keeping a skill whose metadata is gone) keeps the catalog the
         only policy input: sources that fail keep their last good skills, so a skill vanishes
@@ -309,8 +318,8 @@ class SkillSession:
         """
         if catalog is self.catalog:
             return self, ()
-        kept = tuple(s for s in self.loaded if s.name in catalog)
-        dropped = tuple(s.name for s in self.loaded if s.name not in catalog)
+        kept = tuple(s for s in self.loaded if _loadable(catalog, s.name))
+        dropped = tuple(s.name for s in self.loaded if not _loadable(catalog, s.name))
         return attrs.evolve(self, catalog=catalog, loaded=kept), dropped
 
     @staticmethod
@@ -321,8 +330,8 @@ class SkillSession:
         close = close_names(self.catalog, name)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         return (
-            f"No skill named {name!r}.{hint} Call {self.names.search} with keywords to find "
-            "available skills."
+            f"No skill named {quoted_excerpt(name)}.{hint} Call {self.names.search} with "
+            "keywords to find available skills."
         )
 
     # -- rendering -------------------------------------------------------------------------
@@ -415,7 +424,7 @@ def _fitting(entries: list[LoadedSkill], catalog: Catalog, max_loaded: int) -> l
     seen: set[str] = set()
     kept = []
     for e in entries:
-        if e.name in catalog and e.name not in seen and len(kept) < max_loaded:
+        if _loadable(catalog, e.name) and e.name not in seen and len(kept) < max_loaded:
             kept.append(e)
             seen.add(e.name)
     return kept
@@ -500,11 +509,6 @@ _PATH_PROBLEMS = (
     ("empty", "the path is empty"),
     ("names the skill directory", "it names the skill directory itself"),
 )
-
-
-def _short(text: str, limit: int = 80) -> str:
-    """A bounded, printable repr of model-provided text for messages."""
-    return repr(text[:limit].encode("utf-8", "backslashreplace").decode("utf-8"))
 
 
 def loaded_names_of(state: Any) -> list[str]:

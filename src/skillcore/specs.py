@@ -21,6 +21,8 @@ DEFAULT_ENUM_LIMIT = 200
 #: Raw JSON arguments longer than this are refused before parsing (skill tool arguments are
 #: a name and a path).
 MAX_ARGUMENT_CHARS = 64 * 1024
+#: The longest single string argument (a name, a path, a query), however the arguments came.
+MAX_ARGUMENT_VALUE_CHARS = 4096
 
 
 class ToolKind(str, enum.Enum):
@@ -176,6 +178,11 @@ def parse_arguments(kind: ToolKind, tool: str, arguments: Any) -> dict[str, Any]
             f"unexpected argument(s) {', '.join(extra[:5])}; {tool} takes "
             f"{', '.join(sorted(allowed)) or 'no arguments'}"
         )
+    for key, value in args.items():
+        if isinstance(value, str) and len(value) > MAX_ARGUMENT_VALUE_CHARS:
+            raise ArgumentError(
+                f"argument {key!r} is longer than {MAX_ARGUMENT_VALUE_CHARS} characters"
+            )
     out: dict[str, Any] = {}
     for key in required:
         value = args.get(key)
@@ -200,6 +207,7 @@ def _got(value: Any) -> str:
 __all__ = [
     "DEFAULT_ENUM_LIMIT",
     "MAX_ARGUMENT_CHARS",
+    "MAX_ARGUMENT_VALUE_CHARS",
     "ArgumentError",
     "ToolKind",
     "ToolSpec",

@@ -373,7 +373,7 @@ def test_evolve_rechecks_invariants() -> None:
 
     meta = SkillMetadata("a", "d", SkillLocation("s", "a", "/a"))
     s = SkillSession(Catalog((meta,)), Limits(max_loaded=1))
-    with pytest.raises(ValueError, match="not in the catalog"):
+    with pytest.raises(ValueError, match="not loadable from the catalog"):
         attrs.evolve(s, loaded=(LoadedSkill("zzz"),))
     with pytest.raises(ValueError, match="duplicate"):
         attrs.evolve(s, limits=Limits(max_loaded=3), loaded=(LoadedSkill("a"), LoadedSkill("a")))
