@@ -29,10 +29,13 @@ __all__ = ["scan_frontmatter"]
 _MAX_INT_CHARS = 20
 
 # Characters YAML accepts in a stream, minus the ones this scanner does not handle (tab, CR,
-# NEL, LS, PS, BOM): anything else sends the text to the full loader.
-_UNHANDLED = re.compile(
+# NEL, LS, PS, BOM): anything else sends the text to the full loader. The non-ASCII class is
+# compiled on first use (compiling its ranges costs milliseconds of import time).
+_ASCII_UNHANDLED = re.compile("[^\n\x20-\x7e]")
+_UNHANDLED_RANGES = (
     "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
+_unhandled: list[re.Pattern[str]] = []
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$")
 #: Characters that cannot start a plain scalar (or start one only in ways left to libyaml).
 _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
@@ -64,8 +67,14 @@ def scan_frontmatter(text: str) -> dict[str, Any] | None:
         text = text.replace("\r\n", "\n")
         if "\r" in text:
             return None
-    if _UNHANDLED.search(text) is not None:
-        return None
+    if text.isascii():
+        if _ASCII_UNHANDLED.search(text) is not None:
+            return None
+    else:
+        if not _unhandled:
+            _unhandled.append(re.compile(_UNHANDLED_RANGES))
+        if _unhandled[0].search(text) is not None:
+            return None
     try:
         return _scan(text.split("\n"))
     except Exception:  # _Decline, or any surprise: the full loader decides

@@ -29,7 +29,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -145,6 +144,8 @@ class ParseCache:
             ).encode("utf-8", "surrogatepass")
             digest = hashlib.blake2b(payload, digest_size=_DIGEST).digest()
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.path.parent)
             try:
                 with os.fdopen(fd, "wb") as fh:
