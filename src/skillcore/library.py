@@ -154,8 +154,15 @@ class SkillLibrary:
         return self.refresh()
 
     def refresh(self) -> Catalog:
-        """Re-scan all sources; only changed SKILL.md files are read and parsed again."""
+        """Re-scan all sources; only changed SKILL.md files are read and parsed again.
+
+        When every source is local and its last scan was clean, an unchanged library is
+        recognised without listing anything: one ``stat`` of each source root, of each
+        directory that holds no skill, and of each ``SKILL.md`` (see ``LocalReader.unchanged``).
+        """
         with self._lock:
+            if self._catalog is not None and self._unchanged():
+                return self._catalog
             self._dirty = False
             scans = [self._scan_one(src) for src in self.sources]
             if not self._dirty and self._catalog is not None:
@@ -169,7 +176,10 @@ class SkillLibrary:
     async def arefresh(self) -> Catalog:
         """Async :meth:`refresh`; each source scans in one worker-thread hop (or natively)."""
         import anyio
+        import anyio.to_thread
 
+        if self._catalog is not None and await anyio.to_thread.run_sync(self._locked_unchanged):
+            return self._catalog
         results: list[Scan | BaseException | None] = [None] * len(self.sources)
 
         async def one(i: int, src: SkillSource) -> None:
@@ -191,6 +201,25 @@ class SkillLibrary:
             if not self._dirty and self._catalog is not None:
                 return self._catalog
             return self._merge(scans)
+
+    def _unchanged(self) -> bool:
+        """True when no source changed since its last clean scan (local sources only)."""
+        for src in self.sources:
+            state = self._states[src.label]
+            reader = self._readers.get(src.label)
+            if (
+                not state.ok
+                or state.diagnostics
+                or state.failing_since
+                or not isinstance(reader, LocalReader)
+                or not reader.unchanged(state.stamps)
+            ):
+                return False
+        return True
+
+    def _locked_unchanged(self) -> bool:
+        with self._lock:
+            return self._catalog is not None and self._unchanged()
 
     def _scan_one(self, src: SkillSource) -> tuple[SkillSource, list[Diagnostic]]:
         try:
