@@ -29,9 +29,8 @@ __all__ = ["scan_frontmatter"]
 _MAX_INT_CHARS = 20
 
 # Characters YAML accepts in a stream, minus the ones this scanner does not handle (tab, CR,
-# NEL, LS, PS, BOM): anything else sends the text to the full loader. The non-ASCII class is
-# compiled on first use (compiling its ranges costs milliseconds of import time).
-_ASCII_UNHANDLED = re.compile("[^\n\x20-\x7e]")
+# NEL, LS, PS, BOM): anything else sends the text to the full loader. This class is only
+# needed for non-ASCII text and compiled on first use (its ranges cost ms of import time).
 _UNHANDLED_RANGES = (
     "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
@@ -67,16 +66,19 @@ def scan_frontmatter(text: str) -> dict[str, Any] | None:
         text = text.replace("\r\n", "\n")
         if "\r" in text:
             return None
+    lines = text.split("\n")
     if text.isascii():
-        if _ASCII_UNHANDLED.search(text) is not None:
-            return None
+        # For ASCII, str.isprintable is exactly 0x20-0x7E: no tab, CR or control character.
+        for line in lines:
+            if not line.isprintable():
+                return None
     else:
         if not _unhandled:
             _unhandled.append(re.compile(_UNHANDLED_RANGES))
         if _unhandled[0].search(text) is not None:
             return None
     try:
-        return _scan(text.split("\n"))
+        return _scan(lines)
     except Exception:  # _Decline, or any surprise: the full loader decides
         return None
 
@@ -88,13 +90,18 @@ def _scan(lines: list[str]) -> dict[str, Any] | None:
     while i < n:
         line = lines[i]
         i += 1
-        if not line or line[0] == "#" or not line.strip(" "):
+        c = line[:1]
+        if not c or c == "#":
             continue  # blank, or a comment in column 0
+        if c == " ":
+            if line.strip(" "):
+                raise _Decline  # indentation where none is expected
+            continue
         m = _KEY_LINE.match(line)
         if m is None:
-            raise _Decline  # indentation where none is expected, '---', '- item', '? ', ...
+            raise _Decline  # '---', '- item', '? ', ...
         key = m.group(1)
-        if _resolve(key) is not key:
+        if not _plain_key(key):
             raise _Decline  # a key such as 'yes', 'null' or '<<'
         # Keys that differ only by case or '_' / '-' are one field downstream: the full
         # loader reports them as duplicates.
@@ -219,6 +226,20 @@ def _resolve(v: str) -> Any:
     return v
 
 
+_STR_KEYS: set[str] = set()
+
+
+def _plain_key(key: str) -> bool:
+    """True when the plain scalar ``key`` resolves to a string (memoised: keys repeat)."""
+    if key in _STR_KEYS:
+        return True
+    if _resolve(key) is not key:
+        return False
+    if len(_STR_KEYS) < 4096:
+        _STR_KEYS.add(key)
+    return True
+
+
 def _nested(lines: list[str], i: int) -> tuple[Any, int]:
     """``key:`` followed by ``- item`` lines or indented ``k: scalar`` lines (or nothing)."""
     n = len(lines)
@@ -232,8 +253,8 @@ def _nested(lines: list[str], i: int) -> tuple[Any, int]:
     block = lines[start:i]
     if not block:
         return None, i
-    if any(not line.strip(" ") for line in block):
-        raise _Decline
+    # A whitespace-only line fails the indentation checks below (or indexes past its end,
+    # which scan_frontmatter turns into a decline).
     first = block[0]
     indent = len(first) - len(first.lstrip(" "))
     pad = " " * indent
@@ -257,7 +278,7 @@ def _nested(lines: list[str], i: int) -> tuple[Any, int]:
         if m is None:
             raise _Decline
         key = m.group(1)
-        if _resolve(key) is not key or key in mapping:
+        if not _plain_key(key) or key in mapping:
             raise _Decline
         value = _inline(m.group(2) or "")
         if value is _EMPTY:
@@ -275,8 +296,6 @@ def _block_scalar(lines: list[str], i: int, style: str) -> tuple[str, int]:
     while i < n and lines[i][:1] == " ":
         i += 1
     block = lines[start:i]
-    if any(not line.strip(" ") for line in block):
-        raise _Decline
     # No content, a whitespace-only line, or the text ending without a final newline: each
     # changes the result in ways left to libyaml.
     if not block or i >= n or (lines[i] and not lines[i].strip(" ")):
