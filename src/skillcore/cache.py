@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,10 @@ _FORMAT = 1
 _DIGEST = 32
 #: Cache files larger than this are not read (about 300,000 skills).
 MAX_CACHE_BYTES = 512 * 1024 * 1024
+#: After its first write, a library rewrites its cache at most this often (seconds): a stale
+#: entry only costs one parse of that file at the next cold start, while rewriting the file
+#: of a 100,000-skill library after every edit would cost more than the edits.
+SAVE_INTERVAL = 60.0
 
 
 def cache_disabled() -> bool:
@@ -94,6 +99,7 @@ class ParseCache:
         self._key: str | None = None
         #: Stamps of the last file read or written (to skip writing an unchanged cache).
         self.saved: dict[str, str] | None = None
+        self._written_at: float | None = None
 
     def key(self) -> str:
         """The rules key (computed once per cache object)."""
@@ -134,6 +140,9 @@ class ParseCache:
         keep = {d: s for d, s in stamps.items() if s and d in parsed}
         if keep == self.saved:
             return False
+        now = time.monotonic()
+        if self._written_at is not None and now - self._written_at < SAVE_INTERVAL:
+            return False
         try:
             entries = {d: _dump(s, parsed[d]) for d, s in keep.items()}
             payload = json.dumps(
@@ -158,6 +167,7 @@ class ParseCache:
         except Exception:
             return False
         self.saved = keep
+        self._written_at = now
         return True
 
 

@@ -325,3 +325,23 @@ def test_cached_results_round_trip(
     assert c.save({"skill-a": "9:9"}, {"skill-a": result})
     loaded = ParseCache(cache_dir, "src", "/r", "lenient", 100).load(lambda d: f"/r/{d}")
     assert loaded == {"skill-a": ("9:9", result)}
+
+
+def test_rewrites_are_throttled_after_the_first_write(
+    lib_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-running library does not rewrite the whole cache after every edit."""
+    cache_dir = tmp_path / "cache"
+    lib = SkillLibrary(lib_root, cache=cache_dir)
+    _ = lib.catalog
+    (path,) = cache_files(cache_dir)
+    before = path.read_bytes()
+    write(lib_root, "alpha", desc="Edited once more, and longer.")
+    lib.refresh()
+    assert path.read_bytes() == before  # within the interval: not rewritten
+    monkeypatch.setattr(cache_mod, "SAVE_INTERVAL", 0.0)
+    write(lib_root, "alpha", desc="Edited again, and longer still.")
+    lib.refresh()
+    assert path.read_bytes() != before
+    # A stale entry costs one parse at the next cold start, never a wrong result.
+    assert SkillLibrary(lib_root, cache=cache_dir).catalog == lib.catalog
