@@ -282,17 +282,50 @@ _PER_CALL = textwrap.dedent(
 # -- report --------------------------------------------------------------------------------
 
 
+def chart(results: dict[str, Any], path: Path) -> bool:
+    """Bars of the warm and cold comparisons (CPU ms per N); False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    panels = (
+        (axes[0], results["warm"], ("skillcore", "best", "plain"), lambda r, k: r[k],
+         "Warm discovery + render"),
+        (axes[1], results["cold"], ("cached", "floor", "nocache"), lambda r, k: r[k]["cpu"],
+         "Cold start to a rendered catalog"),
+    )  # fmt: skip
+    for ax, rows, keys, get, title in panels:
+        ns = [r["n"] for r in rows]
+        width = 0.8 / len(keys)
+        for i, key in enumerate(keys):
+            xs = [j + i * width for j in range(len(ns))]
+            ax.bar(xs, [get(r, key) * 1000 for r in rows], width, label=key)
+        ax.set_xticks([j + width for j in range(len(ns))], [f"N={n:,}" for n in ns])
+        ax.set_yscale("log")
+        ax.set_ylabel("CPU ms (median, interleaved)")
+        ax.set_title(title)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
 def ms(s: float) -> str:
     return f"{s * 1000:,.1f}"
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="+", type=int, default=[1000, 10000])
+    parser.add_argument("--sizes", nargs="*", type=int, default=[1000, 10000])
     parser.add_argument("--big", type=int, default=0, help="also memory/per-call at this N")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/skillcore-bench"))
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--chart", type=Path, help="write a PNG of the warm and cold tables")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {"warm": [], "cold": [], "big": None, "imports": None}
     work = Path(tempfile.mkdtemp(prefix="skillcore-perf-"))
@@ -430,6 +463,8 @@ def main(argv: list[str] | None = None) -> None:
     print(text)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
+    if args.chart and results["warm"]:
+        chart(results, args.chart)
 
 
 if __name__ == "__main__":

@@ -187,6 +187,7 @@ def main(argv: list[str] | None = None) -> None:
             "skillcore against its floors: discovery, cold start, memory, per call",
             "perf",
             ["bench_perf.py", "--sizes", *sizes[1:], *cache, "--json", str(out / "perf.json")]
+            + ["--chart", str(out / "perf.png")]
             + ([] if args.quick else ["--big", "100000"]),
         )
     )

@@ -24,7 +24,7 @@ import stat as stat_mod
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -427,8 +427,7 @@ _UNTRUSTED = "/"
 _RACY_SECONDS = 1.0
 
 
-@attrs.frozen
-class _Seen:
+class _Seen(NamedTuple):
     """The root's signature, the directories without a skill, and when the scan started."""
 
     root: tuple[int, int, int, int]
