@@ -366,3 +366,33 @@ def test_parse_results_are_the_same_with_and_without_the_fast_path(
     fast = parse_all()
     monkeypatch.setattr(parsing, "scan_frontmatter", lambda text: None)
     assert parse_all() == fast
+
+
+_chunks = st.sampled_from(
+    [
+        b"---\n", b"---\r\n", b"...\n", b"--- x\n", b"----\n", b"name: a\n", b"description: d\n",
+        b"body\n", b"\x00", b"\xff", "\u00e9".encode(), b"\r", b"\n", b"  ---\n", b"-", b"\xc3",
+    ]
+)  # fmt: skip
+
+
+@settings(settings.get_profile("skillcore"))
+@given(st.lists(_chunks, max_size=12), st.booleans())
+@example([b"---\n", b"name: a\n", b"description: d\n", b"---\n", b"\x00"], False)
+@example([b"---\n", b"name: a\n", b"description: d\n", b"---\n", b"\xff"], True)
+def test_scans_keep_only_the_frontmatter_without_changing_the_parse(
+    chunks: list[bytes], complete: bool
+) -> None:
+    from skillcore.sources import _frontmatter_prefix
+
+    head = b"".join(chunks)
+    if not head.startswith(b"---"):
+        head = b"---\nname: a\n" + head
+    loc = SkillLocation("s", "a", "/a")
+
+    def parse(data: bytes) -> object:
+        return parse_skill_file(
+            data, directory_name="a", location=loc, path="a/SKILL.md", complete=complete
+        )
+
+    assert parse(_frontmatter_prefix(head)) == parse(head)
