@@ -185,7 +185,12 @@ class SkillLibrary:
         async def one(i: int, src: SkillSource) -> None:
             try:
                 reader = self.reader(src)
-                results[i] = await reader.ascan(self.head_bytes, self._known(src, reader))
+                if self._states[src.label].cache is None and isinstance(reader, LocalReader):
+                    # Loading the parse cache is file I/O and JSON: keep it off the event loop.
+                    known = await anyio.to_thread.run_sync(self._known, src, reader)
+                else:
+                    known = self._known(src, reader)
+                results[i] = await reader.ascan(self.head_bytes, known)
             except Exception as exc:
                 results[i] = exc
 

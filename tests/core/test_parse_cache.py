@@ -345,3 +345,16 @@ def test_rewrites_are_throttled_after_the_first_write(
     assert path.read_bytes() != before
     # A stale entry costs one parse at the next cold start, never a wrong result.
     assert SkillLibrary(lib_root, cache=cache_dir).catalog == lib.catalog
+
+
+def test_async_discovery_reads_the_cache_too(
+    lib_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anyio
+
+    cache_dir = tmp_path / "cache"
+    first = anyio.run(SkillLibrary(lib_root, cache=cache_dir).adiscover)
+    counter = CountingParse(monkeypatch)
+    again = anyio.run(SkillLibrary(lib_root, cache=cache_dir).adiscover)
+    assert counter.calls == 0
+    assert again == first and again.diagnostics == first.diagnostics
