@@ -143,6 +143,7 @@ class ParseCache:
         now = time.monotonic()
         if self._written_at is not None and now - self._written_at < SAVE_INTERVAL:
             return False
+        self._written_at = now  # also after a failure: an unwritable directory costs one try
         try:
             entries = {d: _dump(s, parsed[d]) for d, s in keep.items()}
             payload = json.dumps(
@@ -167,7 +168,6 @@ class ParseCache:
         except Exception:
             return False
         self.saved = keep
-        self._written_at = now
         return True
 
 
