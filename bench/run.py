@@ -4,8 +4,9 @@
     python bench/run.py --quick                                  # N = 100, 1,000 only
 
 Writes ``RESULTS.md`` (the tables of every benchmark, a summary and the machine description),
-``machine.md``, the raw ``*.json`` results and ``chart.png`` (discovery time, catalog size and
-state bytes against N for each system). Each benchmark runs in its own process, one after the
+``machine.md``, the raw ``*.json`` results, ``chart.png`` (discovery time, catalog size and
+state bytes against N for each system) and ``selection.png`` (recall@k against N per ranker).
+Each benchmark runs in its own process, one after the
 other, so they do not compete for the two cores; the ratios inside each table come from one run
 of that table, which is what to quote.
 """
@@ -177,6 +178,21 @@ def main(argv: list[str] | None = None) -> None:
             ["bench_langchain.py", "--skills", "1000"],
         ),
         (
+            "Skill selection: recall@k against library size",
+            "selection",
+            [
+                "bench_selection.py",
+                "--sizes",
+                *sizes,
+                "--timing-sizes",
+                *(["1000", "10000"] if args.quick else ["1000", "10000", "100000"]),
+                "--json",
+                str(out / "selection.json"),
+                "--chart",
+                str(out / "selection.png"),
+            ],
+        ),
+        (
             "Google ADK: skillcore vs ADK's SkillToolset",
             "adk",
             ["bench_adk.py", "--n", "1000", *cache],
@@ -207,6 +223,8 @@ def main(argv: list[str] | None = None) -> None:
     png = chart(out)
     if png is not None:
         parts += ["## Chart", "", f"![benchmarks]({png.name})", ""]
+    if (out / "selection.png").is_file():
+        parts += ["## Skill selection chart", "", "![skill selection](selection.png)", ""]
     (out / "RESULTS.md").write_text("\n".join(parts))
     print(f"wrote {out / 'RESULTS.md'}")
 

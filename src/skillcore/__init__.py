@@ -10,8 +10,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from skillcore import replies
+    from skillcore.codes import OutcomeCode
     from skillcore.config import SkillConfig
-    from skillcore.coordination import SessionCoordinator
+    from skillcore.coordination import (
+        RefreshGate,
+        SessionRef,
+        SessionStore,
+        TurnCalls,
+        TurnStore,
+    )
     from skillcore.diagnostics import Code, Diagnostic, Severity
     from skillcore.errors import MissingDependencyError, SkillcoreError, SourceError, StateError
     from skillcore.library import ResourceContent, SkillLibrary
@@ -34,10 +42,12 @@ if TYPE_CHECKING:
         LoadedSkill,
         LoadRequest,
         Outcome,
-        OutcomeCode,
+        ResourceRequest,
+        Restored,
         SkillSession,
         loaded_names_of,
         merge_states,
+        restore_session,
     )
     from skillcore.sources import (
         ReadError,
@@ -46,13 +56,21 @@ if TYPE_CHECKING:
         project_sources,
         register_reader,
     )
-    from skillcore.tools import ArgumentError, SessionStore, SkillToolkit, ToolResult, ToolSpec
+    from skillcore.specs import ArgumentError, ToolSpec
+    from skillcore.tools import SkillToolkit, ToolResult
 
 # Names are imported on first use (PEP 562), so ``import skillcore`` stays light: a program
 # that only needs one part does not pay for the rest (YAML, attrs classes, the tools).
+# A value naming ``skillcore.<name>`` itself is a submodule.
 _LAZY: dict[str, str] = {
+    "replies": "skillcore.replies",
+    "OutcomeCode": "skillcore.codes",
     "SkillConfig": "skillcore.config",
-    "SessionCoordinator": "skillcore.coordination",
+    "RefreshGate": "skillcore.coordination",
+    "SessionRef": "skillcore.coordination",
+    "SessionStore": "skillcore.coordination",
+    "TurnCalls": "skillcore.coordination",
+    "TurnStore": "skillcore.coordination",
     "Code": "skillcore.diagnostics",
     "Diagnostic": "skillcore.diagnostics",
     "Severity": "skillcore.diagnostics",
@@ -86,20 +104,21 @@ _LAZY: dict[str, str] = {
     "LoadedSkill": "skillcore.session",
     "LoadRequest": "skillcore.session",
     "Outcome": "skillcore.session",
-    "OutcomeCode": "skillcore.session",
+    "ResourceRequest": "skillcore.session",
+    "Restored": "skillcore.session",
     "SkillSession": "skillcore.session",
     "loaded_names_of": "skillcore.session",
     "merge_states": "skillcore.session",
+    "restore_session": "skillcore.session",
     "ReadError": "skillcore.sources",
     "SkillSource": "skillcore.sources",
     "SourceReader": "skillcore.sources",
     "project_sources": "skillcore.sources",
     "register_reader": "skillcore.sources",
-    "ArgumentError": "skillcore.tools",
-    "SessionStore": "skillcore.tools",
+    "ArgumentError": "skillcore.specs",
+    "ToolSpec": "skillcore.specs",
     "SkillToolkit": "skillcore.tools",
     "ToolResult": "skillcore.tools",
-    "ToolSpec": "skillcore.tools",
 }
 
 
@@ -109,7 +128,8 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'skillcore' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(module), name)
+    imported = importlib.import_module(module)
+    value = imported if module == f"skillcore.{name}" else getattr(imported, name)
     globals()[name] = value
     return value
 
@@ -137,11 +157,14 @@ __all__ = [
     "OutcomeCode",
     "PolicyMode",
     "ReadError",
+    "RefreshGate",
     "Resource",
     "ResourceContent",
     "ResourceKind",
+    "ResourceRequest",
+    "Restored",
     "SearchHit",
-    "SessionCoordinator",
+    "SessionRef",
     "SessionStore",
     "Severity",
     "SkillConfig",
@@ -162,6 +185,8 @@ __all__ = [
     "ToolPolicy",
     "ToolResult",
     "ToolSpec",
+    "TurnCalls",
+    "TurnStore",
     "ValidationMode",
     "__version__",
     "catalog_view",
@@ -170,5 +195,7 @@ __all__ = [
     "parse_skill_file",
     "project_sources",
     "register_reader",
+    "replies",
+    "restore_session",
     "search_skills",
 ]

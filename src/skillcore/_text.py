@@ -18,6 +18,10 @@ Two flavours, one rule each:
   names): also escapes ``\\n``, ``\\r``, ``\\t`` and the Unicode line/paragraph separators, so a
   value can never start a new line (or a new entry) of its own.
 
+- :func:`folded` for multi-line text shown as one line of a listing (a description in the
+  catalog or a search reply): whitespace runs, line breaks included, become one space, the
+  text is shortened to a limit with a visible ``…``, then made safe as :func:`single_line`.
+
 Text without anything to escape is returned as is (one scan), so the common case costs almost
 nothing.
 """
@@ -73,3 +77,16 @@ def is_clean(text: str, multi_line: bool = False) -> bool:
     """True when ``text`` has nothing :func:`prompt_text` / :func:`single_line` would escape."""
     unsafe = _MULTI_LINE_UNSAFE if multi_line else _SINGLE_LINE_UNSAFE
     return unsafe.search(text) is None and not (multi_line and "\r" in text)
+
+
+#: Ends a text that :func:`folded` shortened, so a reader knows there is more.
+ELLIPSIS = "…"
+
+
+def folded(text: str, limit: int) -> str:
+    """Multi-line text on one line: whitespace folded, at most ``limit`` characters (a cut
+    text ends with :data:`ELLIPSIS`), and safe as :func:`single_line`."""
+    text = " ".join(text.split())  # also folds \u2028, \x85 and the \x1c-\x1f separators
+    if len(text) > limit:
+        text = text[: max(limit - 1, 0)].rstrip() + ELLIPSIS
+    return single_line(text)

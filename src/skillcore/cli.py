@@ -1,4 +1,5 @@
-"""The ``skillcore`` command line: list, validate, show, render, new, demo."""
+"""The ``skillcore`` command line: list, validate, show, render, new, demo, eval,
+lint-descriptions."""
 
 from __future__ import annotations
 
@@ -15,10 +16,21 @@ import attrs
 from skillcore._text import prompt_text, single_line
 from skillcore.diagnostics import Diagnostic, Severity
 from skillcore.errors import SkillcoreError
+from skillcore.evaluate import (
+    EvalCase,
+    EvalFileError,
+    EvalReport,
+    confusable_pairs,
+    evaluate,
+    load_routing,
+    load_trigger_evals,
+    skill_for_file,
+    sub_catalog,
+)
 from skillcore.library import SkillLibrary
 from skillcore.parsing import ValidationMode, check_name
 from skillcore.policy import PolicyMode, ToolPolicy
-from skillcore.render import CatalogFormat
+from skillcore.render import CatalogFormat, entry_description
 from skillcore.session import Limits
 from skillcore.sources import ReadError, SkillSource
 from skillcore.tools import SkillToolkit
@@ -109,7 +121,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not cat.skills:
         print("no skills found")
     # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._text).
-    rows = [(single_line(s.name), single_line(s.description)) for s in cat]
+    rows = [(single_line(s.name), entry_description(s)) for s in cat]
     width = max((len(name) for name, _ in rows), default=4)
     for name, desc in rows:
         desc = desc if len(desc) <= 80 else desc[:77] + "..."
@@ -195,6 +207,150 @@ def cmd_render(args: argparse.Namespace) -> int:
         session = result.session
     # Already safe (render sanitises skill text); prompt_text leaves safe text unchanged.
     sys.stdout.write(prompt_text(toolkit.instructions(session)))
+    return 0
+
+
+def _eval_cases(args: argparse.Namespace, lib: SkillLibrary) -> list[EvalCase]:
+    cases: list[EvalCase] = []
+    try:
+        for path in args.routing or ():
+            cases += load_routing(path)
+        for spec in args.trigger or ():
+            skill, sep, path = spec.partition("=")
+            if not sep:
+                path = spec
+                found = skill_for_file(path, lib.catalog.names)
+                if found is None:
+                    raise UsageError(
+                        f"cannot tell which skill {path} is for; use --trigger SKILL={path}"
+                    )
+                skill = found
+            cases += load_trigger_evals(path, skill)
+    except EvalFileError as exc:
+        raise UsageError(single_line(str(exc))) from exc
+    if not cases:
+        raise UsageError("no queries: give --routing FILE and/or --trigger [SKILL=]FILE")
+    return cases
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
+    if not sizes or sizes[0] < 1:
+        raise argparse.ArgumentTypeError("sizes must be 1 or more")
+    return sizes
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    cases = _eval_cases(args, lib)
+    cat = lib.catalog
+    sizes = [n for n in (args.sizes or [len(cat)]) if n <= len(cat)] or [len(cat)]
+    keep = {c.skill for c in cases}
+    try:
+        reports = [
+            evaluate(
+                sub_catalog(cat, n, keep) if n < len(cat) else cat,
+                cases,
+                ranker=args.ranker,
+                budget=args.budget,
+                catalog_order=args.catalog,
+            )
+            for n in sizes
+        ]
+    except ImportError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.json:
+        json.dump([r.to_dict() for r in reports], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(eval_table(reports))
+        last = reports[-1]
+        if last.unknown:
+            print(f"\nnot in the library (left out): {single_line(', '.join(last.unknown))}")
+        for miss in last.misses[: args.misses]:
+            where = f"rank {miss.rank}" if miss.rank else "not in the top 10"
+            print(
+                single_line(
+                    f"miss: {miss.query!r} -> expected {miss.expected} ({where}), "
+                    f"got {miss.got or 'nothing'}"
+                )
+            )
+    if args.plot:
+        plot_reports(reports, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+def eval_table(reports: Sequence[EvalReport]) -> str:
+    """A Markdown table of eval reports, one row per library size."""
+    head = (
+        "| skills | queries | recall@1 | recall@5 | recall@10 | MRR | visible | "
+        "found by search | visible or found | false triggers |"
+    )
+    rows = [head, "|" + " --- |" * 10]
+    for r in reports:
+        rows.append(
+            f"| {r.skills} | {r.positives} | {r.recall.get(1, 0):.2f} | {r.recall.get(5, 0):.2f} "
+            f"| {r.recall.get(10, 0):.2f} | {r.mrr:.2f} | {r.visible:.2f} | "
+            f"{r.found_by_search:.2f} | {r.visible_or_found:.2f} | "
+            + (f"{r.false_triggers:.2f} |" if r.negatives else "- |")
+        )
+    if reports:
+        r = reports[-1]
+        rows.append(
+            f"\nranker: {r.ranker}; catalog budget: {r.budget} characters; "
+            f"{r.negatives} should-not-trigger queries"
+        )
+    return "\n".join(rows)
+
+
+def plot_reports(reports: Sequence[EvalReport], path: str) -> None:
+    """Plot recall@k and catalog reach against library size (needs matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise UsageError('--plot needs matplotlib: pip install "skillcore-agents[plot]"') from exc
+    xs = [r.skills for r in reports]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for k in sorted(reports[0].recall):
+        ax.plot(xs, [r.recall[k] for r in reports], marker="o", label=f"recall@{k}")
+    ax.plot(xs, [r.mrr for r in reports], marker="s", label="MRR")
+    ax.plot(xs, [r.visible for r in reports], marker="^", linestyle="--", label="visible")
+    ax.plot(
+        xs, [r.visible_or_found for r in reports], marker="v", linestyle=":", label="visible|found"
+    )
+    if len(xs) > 1 and xs[-1] / max(xs[0], 1) >= 10:
+        ax.set_xscale("log")
+    ax.set(xlabel="skills in the library", ylabel="fraction of queries", ylim=(0, 1.02))
+    ax.set_title(f"Skill selection ({reports[-1].ranker})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def cmd_lint_descriptions(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    try:
+        pairs = confusable_pairs(lib.catalog, args.top, args.method, args.min_score)
+    except ImportError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.json:
+        json.dump([attrs.asdict(p) for p in pairs], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if not pairs:
+        print("no similar descriptions found")
+        return 0
+    for p in pairs:
+        shared = f"  (shared: {', '.join(p.shared)})" if p.shared else ""
+        print(single_line(f"{p.score:.2f}  {p.first}  <->  {p.second}{shared}"))
     return 0
 
 
@@ -302,6 +458,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the skills over MCP (stdio or streamable HTTP)."""
+    import anyio
+
+    from skillcore.mcp_server import SkillMCPServer
+
+    lib = _library(args)
+    for diag in lib.catalog.errors:  # stdout belongs to the protocol on stdio
+        print(single_line(_where(diag).format()), file=sys.stderr)
+    server = SkillMCPServer(
+        lib, limits=Limits(catalog_budget=args.budget), budget=args.budget, refresh=args.refresh
+    )
+    if args.transport == "stdio":
+        anyio.run(server.run_stdio)
+    else:
+        anyio.run(server.run_http, args.host, args.port)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     parser = argparse.ArgumentParser(
@@ -370,6 +545,57 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("demo", "a scripted walk through discover, load, tool policy and unload")
     p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
     p.set_defaults(func=cmd_demo)
+
+    p = add("eval", "measure skill selection: recall@k, MRR and catalog reach for query files")
+    p.add_argument(
+        "--routing", action="append", help="JSON file of {query, skill} entries (repeatable)"
+    )
+    p.add_argument(
+        "--trigger",
+        action="append",
+        metavar="[SKILL=]FILE",
+        help="agentskills trigger-eval file ({query, should_trigger}) of one skill; the skill "
+        "is the nearest folder or the file named like one, or SKILL= (repeatable)",
+    )
+    p.add_argument(
+        "--ranker", choices=["auto", "bm25", "hybrid"], default="bm25", help="default: bm25"
+    )
+    p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
+    p.add_argument(
+        "--sizes", type=_sizes, help="also measure sub-libraries of these sizes, e.g. 10,100"
+    )
+    p.add_argument(
+        "--catalog",
+        choices=["precedence", "relevance"],
+        default="precedence",
+        help="which catalog 'visible' measures: the default one, or filled by relevance",
+    )
+    p.add_argument("--plot", help="write a chart (PNG) of the results (needs matplotlib)")
+    p.add_argument("--misses", type=int, default=10, help="print this many misses (default 10)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_eval)
+
+    p = add("lint-descriptions", "list pairs of skills whose descriptions are confusable")
+    p.add_argument("--top", type=int, default=20, help="how many pairs (default 20)")
+    p.add_argument(
+        "--method", choices=["auto", "tfidf", "semantic"], default="tfidf", help="default: tfidf"
+    )
+    p.add_argument("--min-score", type=float, default=0.0, help="only pairs at least this alike")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_lint_descriptions)
+
+    p = add("mcp", "serve the skills over MCP: the skill tools, skill:// resources, skills/list")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP host (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
+    p.add_argument("--budget", type=_budget, default=16_000, help="catalog character budget")
+    p.add_argument(
+        "--refresh",
+        type=float,
+        default=None,
+        help="re-scan the sources every this many seconds and tell clients when skills change",
+    )
+    p.set_defaults(func=cmd_mcp)
     return parser
 
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import Union
+from typing import Any, Union
 
 import attrs
 
+from skillcore.coordination import RefreshGate, Restorer, TurnStore
 from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
 from skillcore.parsing import ValidationMode
 from skillcore.policy import PolicyMode, ToolPolicy
+from skillcore.relevance import CatalogOrder
 from skillcore.render import CatalogFormat
 from skillcore.session import Limits
 from skillcore.sources import SkillSource
@@ -40,8 +42,8 @@ class SkillConfig:
     paths/URLs (a ready :class:`SkillLibrary` has its own mode).
     """
 
-    max_loaded_skills: int = 10
-    max_description_budget: int = 16_000
+    max_loaded_skills: int = attrs.field(default=attrs.fields(Limits).max_loaded.default)
+    max_description_budget: int = attrs.field(default=attrs.fields(Limits).catalog_budget.default)
     allowed_tools_policy: PolicyMode = attrs.field(
         default=PolicyMode.RECOMMEND, converter=PolicyMode
     )
@@ -56,9 +58,44 @@ class SkillConfig:
     limits: Limits | None = None
     #: Measures the catalog budget: ``len`` (characters) or a token counter (``str -> int``).
     budget_counter: Callable[[str], int] = len
+    #: How unloaded skills fill the catalog budget: ``"precedence"`` (the same skills for
+    #: every conversation) or ``"relevance"`` (ranked for the latest user message).
+    catalog_order: CatalogOrder = attrs.field(
+        default=CatalogOrder.PRECEDENCE, converter=CatalogOrder
+    )
 
-    def library(self, sources: Sources) -> SkillLibrary:
-        """The library for ``sources`` (used as is when it already is one)."""
+    @classmethod
+    def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
+        """``config`` as given, or one built from keyword options (not both): how every
+        adapter constructor takes its options."""
+        if config is None:
+            return cls(**options)
+        if options:
+            raise TypeError(
+                f"pass either config= or options ({', '.join(sorted(options))}), not both"
+            )
+        return config
+
+    def library(
+        self,
+        sources: Sources,
+        backend: Any = None,
+        thread: Callable[[], str | None] | None = None,
+    ) -> SkillLibrary:
+        """The library for ``sources`` (used as is when it already is one).
+
+        With a deepagents ``backend``, ``sources`` are paths in it (or ``(path, label)``
+        tuples) and ``thread`` names the running conversation (see
+        :func:`skillcore.backends.deepagents.backend_library`)."""
+        if backend is not None:
+            from skillcore.backends.deepagents import backend_library
+
+            if isinstance(sources, SkillLibrary):
+                raise ValueError("pass paths in the backend as sources, not a SkillLibrary")
+            mode = self.validation_mode or ValidationMode.LENIENT
+            return backend_library(
+                backend, sources, thread=thread or (lambda: None), mode=mode  # type: ignore[arg-type]
+            )
         if isinstance(sources, SkillLibrary):
             if self.validation_mode is not None:
                 raise ValueError(
@@ -91,4 +128,52 @@ class SkillConfig:
             catalog_format=self.catalog_format,
             enum_limit=self.enum_limit,
             budget_counter=self.budget_counter,
+            catalog_order=self.catalog_order,
+        )
+
+
+@attrs.frozen
+class AdapterParts:
+    """What every adapter builds from its options (library, toolkit, policy, call order,
+    refresh gate, state restorer), built one way."""
+
+    config: SkillConfig
+    library: SkillLibrary
+    limits: Limits
+    policy: ToolPolicy
+    toolkit: SkillToolkit
+    names: ToolNames
+    #: When to re-scan the sources (see :class:`~skillcore.RefreshGate`).
+    refresh: RefreshGate
+    #: Call order of the tool calls of a turn (see :class:`~skillcore.TurnStore`).
+    turns: TurnStore
+    #: Saved state -> session over the current catalog (see :class:`Restorer`).
+    restore: Restorer
+
+    @classmethod
+    def build(
+        cls,
+        sources: Sources,
+        config: SkillConfig | None = None,
+        *,
+        refresh: bool | float = True,
+        also_allowed: Iterable[str] = (),
+        backend: Any = None,
+        thread: Callable[[], str | None] | None = None,
+        **options: Any,
+    ) -> AdapterParts:
+        """The parts for ``sources`` and ``config`` (or its fields as ``options``);
+        ``also_allowed`` adds adapter-specific always-allowed tools; ``backend`` and
+        ``thread``: see :meth:`SkillConfig.library`."""
+        cfg = SkillConfig.build(config, **options)
+        library = cfg.library(sources, backend, thread)
+        limits, policy, toolkit = (
+            cfg.session_limits(),
+            cfg.policy(also_allowed),
+            cfg.toolkit(library),
+        )
+        names = toolkit.names
+        restore = Restorer(lambda: library.catalog, limits, policy, names)
+        return cls(
+            cfg, library, limits, policy, toolkit, names, RefreshGate(refresh), TurnStore(), restore
         )

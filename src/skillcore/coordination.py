@@ -1,60 +1,369 @@
-"""Serialising parallel skill tool calls so every reply tells the truth.
+"""Where a session lives while tool calls run, and in what order the calls of a turn run.
 
-Frameworks run the tool calls of one model turn concurrently, each seeing the state as it was
-before the turn. Without coordination two loads could both claim the last free slot. The
-coordinator keeps, per turn, the latest session produced by that turn's calls: each call's
-pure transition runs on it under a lock (I/O happens outside the lock), and the result carries
-a ``seq`` so :func:`skillcore.session.merge_states` can pick the final state in any order.
+A model turn can call several tools at once and frameworks run them concurrently. Two
+strategies, both as a :class:`SessionStore` handed to :meth:`SkillToolkit.call`:
+
+- **live state** (ADK session state, an Agents SDK run context, your own object): calls read
+  and write one shared session; the toolkit re-checks a transition after its file I/O.
+- **a turn store** (:class:`TurnStore`, for frameworks that merge parallel state writes with
+  a reducer, like LangGraph): per conversation and turn, the turn's latest session; each write
+  gets a ``seq`` so :func:`skillcore.merge_states` keeps the last one.
+
+Either way, calls of one turn are decided **in the model's call order** (DESIGN §3.8): a
+call waits until the earlier *skill* calls of its turn have finished, then reads the
+session. This cannot deadlock: a call only waits for calls listed before it, frameworks start
+calls in list order (thread pools and task groups are FIFO), so the earliest unfinished call
+never waits; and every wait is bounded (``wait_seconds``) for calls that never arrive (another
+middleware short-circuited them). A skill call that times out proceeds on the latest
+session; a plain call that times out is refused (fail closed) and the adapter says so.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
-from typing import TypeVar
+from collections.abc import Callable, Iterable
+from types import TracebackType
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from skillcore.session import SkillSession
+import anyio
+import attrs
 
-R = TypeVar("R")
+from skillcore.model import Catalog
+from skillcore.names import ToolNames
+from skillcore.policy import ToolPolicy
+from skillcore.session import Limits, Restored, SkillSession, restore_session
+
+#: How long a call waits for the earlier skill calls of its turn.
+DEFAULT_WAIT_SECONDS = 30.0
+#: Finished turns kept per store (least recently used are dropped first).
+DEFAULT_MAX_TURNS = 1024
 
 
-class SessionCoordinator:
-    """Per-turn serialisation of pure session transitions (thread- and task-safe)."""
+@runtime_checkable
+class SessionStore(Protocol):
+    """Where a call reads and writes its session. ``read`` returns the current session and
+    ``write`` replaces it; neither may await (so a read-transition-write is atomic on one
+    event loop)."""
 
-    def __init__(self, max_turns: int = 1024) -> None:
-        self._lock = threading.Lock()
-        self._turns: OrderedDict[Hashable, tuple[SkillSession, int]] = OrderedDict()
-        self._max = max_turns
+    def read(self) -> SkillSession:
+        """The current session."""
+        ...
 
-    def apply(
-        self,
-        turn: Hashable | None,
-        base: SkillSession,
-        transition: Callable[[SkillSession], tuple[SkillSession, R]],
-    ) -> tuple[SkillSession, R, int]:
-        """Run ``transition`` on the latest session of ``turn`` (``base`` if it is new).
+    def write(self, session: SkillSession) -> None:
+        """Replace the session."""
+        ...
 
-        Returns ``(new_session, result, seq)``; ``seq`` increases within a turn. With
-        ``turn=None`` the transition runs on ``base`` with ``seq`` 0.
+
+class SessionRef:
+    """The simplest store: one session in a box (what a plain ``SkillSession`` becomes)."""
+
+    __slots__ = ("session",)
+
+    def __init__(self, session: SkillSession) -> None:
+        self.session = session
+
+    def read(self) -> SkillSession:
+        """The current session."""
+        return self.session
+
+    def write(self, session: SkillSession) -> None:
+        """Replace the session."""
+        self.session = session
+
+
+def as_store(target: SkillSession | SessionStore) -> SessionStore:
+    """``target`` as a store (a session is boxed in a :class:`SessionRef`)."""
+    return SessionRef(target) if isinstance(target, SkillSession) else target
+
+
+@attrs.frozen
+class TurnCalls:
+    """The calls of one model turn: whose conversation, which turn, and the call ids in the
+    model's order with those that are skill calls. ``conversation`` is a LangGraph thread id,
+    an ADK session id + agent, or any key your loop has: never a session value."""
+
+    conversation: str
+    turn: str
+    order: tuple[str, ...] = attrs.field(converter=tuple)
+    skill: frozenset[str] = attrs.field(converter=frozenset)
+
+    @classmethod
+    def of(
+        cls,
+        conversation: str,
+        turn: str,
+        calls: Iterable[tuple[str, str]],
+        is_skill: Callable[[str], bool],
+    ) -> TurnCalls:
+        """From ``(call id, tool name)`` pairs in the model's order."""
+        pairs = list(calls)
+        return cls(
+            conversation,
+            turn,
+            tuple(i for i, _ in pairs),
+            frozenset(i for i, name in pairs if is_skill(name)),
+        )
+
+    @classmethod
+    def locate(
+        cls,
+        conversation: str,
+        call_id: str,
+        turns: Iterable[tuple[str | None, Iterable[tuple[str, str]]]],
+        is_skill: Callable[[str], bool],
+    ) -> TurnCalls:
+        """The turn of ``call_id`` among a conversation's model turns, newest first: each a
+        ``(turn id or None, (call id, tool name) pairs)`` (a LangChain ``AIMessage``, an ADK
+        event). A call found nowhere is a turn of its own."""
+        for turn, calls in turns:
+            pairs = list(calls)
+            if any(i == call_id for i, _ in pairs):
+                return cls.of(conversation, turn or "|".join(i for i, _ in pairs), pairs, is_skill)
+        return cls.of(conversation, call_id, [(call_id, "")], is_skill)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """The store key: conversation and turn."""
+        return (self.conversation, self.turn)
+
+    def earlier_skill_calls(self, call_id: str) -> tuple[str, ...]:
+        """Skill calls listed before ``call_id``, in order (none if it is not listed)."""
+        if call_id not in self.order:
+            return ()
+        return tuple(c for c in self.order[: self.order.index(call_id)] if c in self.skill)
+
+
+class _Turn:
+    __slots__ = ("after", "base", "done", "seq", "session")
+
+    def __init__(self, session: SkillSession) -> None:
+        self.base = self.session = session
+        self.seq = 0
+        self.done: set[str] = set()
+        #: The session right after each finished skill call (what later plain calls see).
+        self.after: dict[str, SkillSession] = {}
+
+
+class TurnStore:
+    """Per conversation and turn: call order and the turn's latest session (thread- and
+    task-safe). Finished turns are dropped; at most ``max_turns`` unfinished ones are kept."""
+
+    def __init__(
+        self, *, max_turns: int = DEFAULT_MAX_TURNS, wait_seconds: float = DEFAULT_WAIT_SECONDS
+    ) -> None:
+        self._cond = threading.Condition()
+        self._turns: OrderedDict[tuple[str, str], _Turn] = OrderedDict()
+        self.max_turns = max_turns
+        self.wait_seconds = wait_seconds
+
+    def __len__(self) -> int:
+        with self._cond:
+            return len(self._turns)
+
+    def enter(self, calls: TurnCalls, call_id: str, base: SkillSession | SessionStore) -> TurnCall:
+        """The store of one call (use as ``with`` or ``async with`` to wait for its turn).
+
+        ``base`` is the session as it was before the turn (the turn's first call sets it), or
+        the live :class:`SessionStore` the calls share (then only the order comes from here).
         """
-        if turn is None:
-            new, result = transition(base)
-            return new, result, 0
-        key = (turn, base)
-        with self._lock:
-            current, seq = self._turns.get(key, (base, 0))
-            new, result = transition(current)
-            seq += 1
-            self._turns[key] = (new, seq)
-            self._turns.move_to_end(key)
-            while len(self._turns) > self._max:
-                self._turns.popitem(last=False)
-            return new, result, seq
+        live = None if isinstance(base, SkillSession) else base
+        with self._cond:
+            turn = self._turns.get(calls.key)
+            if turn is None:
+                start = base if isinstance(base, SkillSession) else base.read()
+                turn = self._turns[calls.key] = _Turn(start)
+                while len(self._turns) > self.max_turns:
+                    self._turns.popitem(last=False)
+            self._turns.move_to_end(calls.key)
+        return TurnCall(self, turn, calls, call_id, live)
 
-    def current(self, turn: Hashable | None, base: SkillSession) -> SkillSession:
-        """The latest session of ``turn`` (or ``base``)."""
-        if turn is None:
-            return base
+    def _ready(self, turn: _Turn, calls: TurnCalls, call_id: str) -> bool:
+        return turn.done.issuperset(calls.earlier_skill_calls(call_id))
+
+    def _finish(self, view: TurnCall) -> None:
+        turn, calls, call_id = view._turn, view.calls, view.call_id
+        with self._cond:
+            if call_id in calls.skill:
+                turn.after[call_id] = view._latest()
+            turn.done.add(call_id)
+            if turn.done >= set(calls.order) and self._turns.get(calls.key) is turn:
+                del self._turns[calls.key]
+            self._cond.notify_all()
+
+
+class TurnCall:
+    """One call's view of its turn: a :class:`SessionStore` and a context manager that
+    waits (bounded) for the earlier skill calls of the turn. ``timed_out`` tells whether
+    the wait gave up; ``seq`` is the position of this call's write within the turn."""
+
+    def __init__(
+        self,
+        store: TurnStore,
+        turn: _Turn,
+        calls: TurnCalls,
+        call_id: str,
+        live: SessionStore | None = None,
+    ) -> None:
+        self._store, self._turn, self.calls, self.call_id = store, turn, calls, call_id
+        self._live = live
+        self.seq = 0
+        self.timed_out = False
+
+    def read(self) -> SkillSession:
+        """The session this call is decided on: for a skill call the turn's latest (or the
+        live store's); for a plain call the session as the earlier calls left it, even if
+        later calls already finished."""
+        if self.call_id in self.calls.skill or self.call_id not in self.calls.order:
+            return self._latest()
+        earlier = self.calls.earlier_skill_calls(self.call_id)
+        with self._store._cond:
+            if not earlier:
+                return self._turn.base
+            snapshot = self._turn.after.get(earlier[-1])
+        return snapshot if snapshot is not None else self._latest()
+
+    def _latest(self) -> SkillSession:
+        if self._live is not None:
+            return self._live.read()
+        with self._store._cond:
+            return self._turn.session
+
+    def write(self, session: SkillSession) -> None:
+        """Commit ``session`` as the turn's latest (or to the live store)."""
+        if self._live is not None:
+            self._live.write(session)
+            return
+        with self._store._cond:
+            self._turn.seq += 1
+            self._turn.session, self.seq = session, self._turn.seq
+
+    def _ready(self) -> bool:
+        return self._store._ready(self._turn, self.calls, self.call_id)
+
+    def __enter__(self) -> TurnCall:
+        with self._store._cond:
+            self.timed_out = not self._store._cond.wait_for(
+                self._ready, timeout=self._store.wait_seconds
+            )
+        return self
+
+    async def __aenter__(self) -> TurnCall:
+        # Polling keeps this loop-agnostic (asyncio or trio, any thread) and never blocks the
+        # event loop; turns have few calls, so the cost is a few short sleeps.
+        deadline = time.monotonic() + self._store.wait_seconds
+        delay = 0.0005
+        while True:
+            with self._store._cond:
+                if self._ready():
+                    return self
+            if time.monotonic() >= deadline:
+                self.timed_out = True
+                return self
+            await anyio.sleep(delay)
+            delay = min(delay * 2, 0.02)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._store._finish(self)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.__exit__(exc_type, exc, tb)
+
+
+class Restorer:
+    """How adapters read saved state: :func:`~skillcore.restore_session` over the current
+    catalog, remembering the last result. Frameworks hand every hook of a run the same state
+    object until it changes (LangGraph state, ADK session state values are replaced, never
+    mutated), so an identity check saves re-validating it, and a repair is reported once."""
+
+    def __init__(
+        self, catalog: Callable[[], Catalog], limits: Limits, policy: ToolPolicy, names: ToolNames
+    ) -> None:
+        self.catalog, self.limits, self.policy, self.names = catalog, limits, policy, names
+        # Holds a reference to the state object, so its id cannot be reused meanwhile.
+        self._last: tuple[Any, Catalog, Restored] | None = None
+
+    def __call__(self, state: Any) -> Restored:
+        """The session saved in ``state`` (None: an empty one); never raises."""
+        catalog, last = self.catalog(), self._last
+        if last is not None and last[0] is state and last[1] is catalog:
+            return last[2]
+        restored = restore_session(state, catalog, self.limits, self.policy, self.names)
+        self._last = (state, catalog, restored)
+        return restored
+
+
+T = TypeVar("T")
+
+
+class CatalogMemo(Generic[T]):
+    """A value derived from a catalog (e.g. framework tool objects for its specs), rebuilt only
+    when the catalog object changes: adapters ask on every model call."""
+
+    def __init__(self, build: Callable[[Catalog], T]) -> None:
+        self._build = build
+        self._cached: tuple[Catalog, T] | None = None
+
+    def __call__(self, catalog: Catalog) -> T:
+        """The value for ``catalog``."""
+        cached = self._cached
+        if cached is None or cached[0] is not catalog:
+            cached = self._cached = (catalog, self._build(catalog))
+        return cached[1]
+
+
+class RefreshGate:
+    """When to re-scan skill sources: ``refresh=True`` once per run, a number at most that
+    often (seconds), ``False`` once per process. Thread-safe; one per adapter instance."""
+
+    def __init__(self, refresh: bool | float = True) -> None:
+        self.interval: float | None = (
+            (0.0 if refresh else None) if isinstance(refresh, bool) else float(refresh)
+        )
+        self._lock = threading.Lock()
+        self._at: float | None = None
+        self._run: object = None
+
+    def due(self, run: object = None) -> bool:
+        """True when a scan should start now (and records it). ``run`` identifies the run
+        (e.g. an invocation id): a run never scans twice."""
         with self._lock:
-            return self._turns.get((turn, base), (base, 0))[0]
+            now = time.monotonic()
+            if self._at is not None:
+                if self.interval is None or (run is not None and run == self._run):
+                    return False
+                if now - self._at < self.interval:
+                    return False
+            self._at, self._run = now, run
+            return True
+
+    def reset(self) -> None:
+        """Forget the last scan (it failed): the next call is due."""
+        with self._lock:
+            self._at, self._run = None, None
+
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "DEFAULT_WAIT_SECONDS",
+    "CatalogMemo",
+    "RefreshGate",
+    "Restorer",
+    "SessionRef",
+    "SessionStore",
+    "TurnCall",
+    "TurnCalls",
+    "TurnStore",
+    "as_store",
+]

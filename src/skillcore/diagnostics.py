@@ -48,6 +48,11 @@ class Code(str, enum.Enum):
     # Reading hostile trees: a name that is not UTF-8, a skill kept through a failed re-read.
     UNDECODABLE_NAME = "UNDECODABLE_NAME"
     SKILL_STALE = "SKILL_STALE"
+    # Discovery that finds nothing, or finds a near miss: a source without any skill, a file
+    # named ``skill.md`` (or another case variant), a ``SKILL.md`` that is not a file.
+    EMPTY_SOURCE = "EMPTY_SOURCE"
+    MISNAMED_SKILL_FILE = "MISNAMED_SKILL_FILE"
+    SKILL_FILE_NOT_A_FILE = "SKILL_FILE_NOT_A_FILE"
 
 
 @attrs.frozen

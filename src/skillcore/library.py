@@ -12,11 +12,13 @@ from typing import Any
 
 import attrs
 
+from skillcore import events
 from skillcore.cache import ParseCache, cache_disabled, default_cache_dir
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Catalog, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.parsing import (
+    FRONTMATTER_HEAD_BYTES,
     MAX_FRONTMATTER_BYTES,
     ParseResult,
     ValidationMode,
@@ -106,6 +108,7 @@ class SkillLibrary:
         if isinstance(sources, (str, os.PathLike, SkillSource)):
             sources = [sources]
         self.sources: tuple[SkillSource, ...] = tuple(SkillSource.coerce(s) for s in sources)
+        events.check_sources(self.sources)
         labels = [s.label for s in self.sources]
         if len(set(labels)) != len(labels):
             raise ValueError(f"source labels must be unique, got {labels}")
@@ -327,7 +330,30 @@ class SkillLibrary:
         state.parsed = parsed
         state.stamps = stamps
         state.ok = True
-        return list(scan.diagnostics), changed
+        return self._scan_diagnostics(src, scan), changed
+
+    def _scan_diagnostics(self, src: SkillSource, scan: Scan) -> list[Diagnostic]:
+        """A scan's findings in this library's mode, plus a word when it found no skill."""
+        diags = list(scan.diagnostics)
+        if self.mode is ValidationMode.STRICT:
+            # The spec names the file exactly; a case variant is a warning only in lenient mode.
+            diags = [
+                attrs.evolve(d, severity=Severity.ERROR)
+                if d.code is Code.MISNAMED_SKILL_FILE
+                else d
+                for d in diags
+            ]
+        if not scan.entries:
+            diags.append(
+                Diagnostic(
+                    Severity.WARNING,
+                    Code.EMPTY_SOURCE,
+                    f"no skills found in {self.reader(src).url_for('')}: no directory in it "
+                    f"holds a {SKILL_FILE} file",
+                    src.label,
+                )
+            )
+        return diags
 
     def _keep_stale(
         self,
@@ -380,14 +406,14 @@ class SkillLibrary:
             stamp=entry.stamp,
         )
         if result.need_more:
-            # Frontmatter longer than the head: read up to the frontmatter cap once.
+            # Frontmatter longer than the head: read a prefix that holds any frontmatter under
+            # the cap, whatever the size of the body after it.
             try:
-                more = reader.read_file(entry.directory, SKILL_FILE, MAX_FRONTMATTER_BYTES + 8)
-                complete = True
+                more, complete = reader.read_head(
+                    entry.directory, SKILL_FILE, FRONTMATTER_HEAD_BYTES
+                )
             except ReadError as exc:
-                if exc.code is not OutcomeCode.TOO_LARGE:
-                    return ParseResult(None, (_read_diag(reader, path, exc),))
-                more, complete = b"", False
+                return ParseResult(None, (_read_diag(reader, path, exc),))
             if more:
                 result = parse_skill_file(
                     more,
@@ -461,6 +487,7 @@ class SkillLibrary:
         if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
             return old
         self._catalog = catalog
+        events.discovered(catalog, len(self.sources))
         return catalog
 
     # -- documents and resources -----------------------------------------------------------

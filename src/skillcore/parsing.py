@@ -18,7 +18,9 @@ expanded size (aliases)        131,072      characters plus one per collection i
                                             skill skipped (``YAML_TOO_COMPLEX``)
 integer literal                100 chars    skill skipped (``YAML_ERROR``)
 name                           64 / 128     spec limit (warning; error in strict) / unusable
-description                    1,024        truncated (lenient) / error (strict)
+description                    1,024 /      spec limit (warning; error in strict) / truncated
+                               16,384       (lenient) / error (strict); kept as written,
+                                            rendering shortens (see ``skillcore.render``)
 compatibility                  500 / 1,024  spec limit (warning) / truncated
 license, argument-hint         1,024        truncated (lenient) / error (strict)
 version                        128          truncated (lenient) / error (strict)
@@ -61,7 +63,12 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 #: The spec's name limit (a warning in lenient mode) and the longest name usable at all.
 MAX_NAME = 64
 MAX_NAME_USABLE = 2 * MAX_NAME
+#: The spec's description limit: longer is a warning (an error in strict mode). The text is
+#: kept whole; only a catalog entry folds and shortens it (``skillcore.render``).
 MAX_DESCRIPTION = 1024
+#: The longest description kept at all (a bound on memory and on search work); longer text is
+#: truncated in lenient mode.
+MAX_DESCRIPTION_STORED = 16 * 1024
 #: The spec's compatibility limit (a warning); ``MAX_TEXT`` truncates.
 MAX_COMPATIBILITY = 500
 #: Hard cap of every other kept text value (license, compatibility, argument-hint, metadata
@@ -874,11 +881,15 @@ def _build(
             safe_key = clean(key, "extra")
             extra[safe_key] = _jsonable(value, clean)
             if ctx.mode is ValidationMode.STRICT:
+                # As the reference validator: a field the spec does not define is an error.
+                # Lenient keeps it in ``extra`` silently (skills written for other clients).
                 diags.append(
                     ctx.diag(
-                        Severity.WARNING,
+                        Severity.ERROR,
                         Code.UNKNOWN_FIELD,
-                        f"field {safe_key[:60]!r} is not part of the Agent Skills spec",
+                        f"field {safe_key[:60]!r} is not part of the Agent Skills spec (allowed: "
+                        f"{', '.join(sorted(_SPEC_FIELDS))}, and the extensions "
+                        f"{', '.join(sorted(_KNOWN - _SPEC_FIELDS))})",
                         safe_key[:60],
                     )
                 )
@@ -916,14 +927,30 @@ def _build(
             "in YAML",
             "name",
         )
-    name = name.strip(" \t\n")  # other whitespace and controls are refused, not trimmed
+    written = name.strip(" \t\n")  # other whitespace and controls are refused, not trimmed
+    # Name and directory are compared in one Unicode form, NFKC, as the reference validator
+    # does: "cafe" + U+0301 (as macOS may write a directory name) equals "café". The name is
+    # stored in that form, so tool arguments and lookups see one spelling. Normalising first
+    # also means the checks below see what NFKC makes of look-alikes (a fullwidth solidus
+    # becomes "/", which is refused).
+    name = unicodedata.normalize("NFKC", written)
+    if name != written:
+        diags.append(
+            ctx.diag(
+                Severity.WARNING,
+                Code.INVALID_NAME,
+                f"name {written[:80]!r} is not in Unicode normal form NFKC; stored as "
+                f"{name[:80]!r} (write it that way in the file)",
+                "name",
+            )
+        )
     usable, problem = check_name(name, ctx.mode)
     if not usable:
         return _fail(ctx, diags, Code.INVALID_NAME, problem or "invalid name", "name")
     if problem:
         code = Code.FIELD_TOO_LONG if "characters long" in problem else Code.INVALID_NAME
         diags.append(ctx.problem(code, problem, "name"))
-    if name != directory_name:
+    if name != unicodedata.normalize("NFKC", directory_name):
         diags.append(
             ctx.problem(
                 Code.NAME_MISMATCH,
@@ -945,10 +972,25 @@ def _build(
             f"'description' must be a string, got {_type_name(description)}",
             "description",
         )
-    description = " ".join(clean(description, "description").split())
-    if not description:
+    # Kept as YAML gives it (line breaks of a block scalar included), less unsafe characters;
+    # the catalog renderer folds whitespace and shortens, so the author's text is not rewritten.
+    description = clean(description, "description")
+    if not description.strip():
         return _fail(ctx, diags, Code.MISSING_FIELD, "'description' is empty", "description")
-    description = _cap_text(description, "description", MAX_DESCRIPTION, ctx, diags)
+    if MAX_DESCRIPTION_STORED >= len(description) > MAX_DESCRIPTION:
+        diags.append(
+            ctx.problem(
+                Code.FIELD_TOO_LONG,
+                f"description is {len(description)} characters long (limit {MAX_DESCRIPTION})"
+                + (
+                    f"; kept whole, the catalog shortens it to {MAX_DESCRIPTION} characters"
+                    if ctx.mode is ValidationMode.LENIENT
+                    else ""
+                ),
+                "description",
+            )
+        )
+    description = _cap_text(description, "description", MAX_DESCRIPTION_STORED, ctx, diags)
 
     kwargs: dict[str, Any] = {}
     for field in ("license", "compatibility"):
@@ -1000,11 +1042,17 @@ def _build(
                     break
                 if not converted and (not isinstance(k, str) or not isinstance(v, str)):
                     converted = True  # one diagnostic, not one per entry
+                    bad = k if not isinstance(k, str) else v
+                    outcome = (
+                        "quote it in YAML"
+                        if ctx.mode is ValidationMode.STRICT
+                        else "converted to text"
+                    )
                     diags.append(
                         ctx.problem(
                             Code.INVALID_TYPE,
-                            f"metadata entry {str(k)[:60]!r} should map a string to a string; "
-                            "converted to text",
+                            f"metadata entry {_scalar_text(k)[:60]!r} should map a string to a "
+                            f"string, got a {_type_name(bad)}; {outcome}",
                             "metadata",
                         )
                     )

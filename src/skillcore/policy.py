@@ -10,6 +10,7 @@ from collections.abc import Iterable
 import attrs
 
 from skillcore._text import single_line
+from skillcore.codes import DecisionCode  # defined with OutcomeCode; re-exported here
 
 #: Longest tool name that can match an ``allowed-tools`` entry; a longer name matches nothing
 #: (so RESTRICT blocks it). Real tool names are far shorter (OpenAI allows 64 characters).
@@ -106,17 +107,6 @@ def wildcard_match(pattern: str, name: str) -> bool:
                 return False
             pos = found + len(segment)
     return True
-
-
-class DecisionCode(str, enum.Enum):
-    """Why a tool call was allowed or blocked."""
-
-    RECOMMEND_MODE = "RECOMMEND_MODE"
-    ALWAYS_ALLOWED = "ALWAYS_ALLOWED"
-    NO_SKILL_LOADED = "NO_SKILL_LOADED"
-    UNRESTRICTED_SKILL_LOADED = "UNRESTRICTED_SKILL_LOADED"
-    MATCHED = "MATCHED"
-    TOOL_BLOCKED = "TOOL_BLOCKED"
 
 
 @attrs.frozen

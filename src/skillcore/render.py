@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from skillcore._text import prompt_text, single_line
-from skillcore.model import Catalog, Resource, SkillDocument, SkillMetadata
+from skillcore._text import folded, prompt_text, single_line
+from skillcore.model import Catalog, Resource, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
+from skillcore.parsing import MAX_DESCRIPTION
+from skillcore.sources import SKILL_FILE
 
 if TYPE_CHECKING:
     from skillcore.session import LoadedSkill, SkillSession
@@ -37,6 +39,21 @@ def quoteattr(text: str) -> str:
 def _x(text: str) -> str:
     """An untrusted one-line field inside an XML element."""
     return escape(single_line(text))
+
+
+def entry_description(meta: SkillMetadata) -> str:
+    """A skill's description as one catalog or search line: the stored text keeps the author's
+    line breaks and length; here whitespace is folded and the text cut at the spec's 1,024
+    characters, ending with ``…`` when cut."""
+    return folded(meta.description, MAX_DESCRIPTION)
+
+
+def skill_file_url(location: SkillLocation) -> str:
+    """The ``SKILL.md`` of a skill directory (the catalog's ``<location>``, as the
+    agentskills client guide defines it)."""
+    url = location.url
+    sep = "\\" if "\\" in url and "/" not in url else "/"  # a Windows path stays one
+    return url.rstrip(sep) + sep + SKILL_FILE
 
 
 def _tools(allowed: tuple[str, ...], sep: str) -> str:
@@ -72,13 +89,13 @@ def resource_summary(resources: Sequence[Resource], truncated: bool = False) -> 
 
 
 def _md_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
-    name, description = single_line(meta.name), single_line(meta.description)
+    name, description = single_line(meta.name), entry_description(meta)
     if loaded is None:
         return f"- **{name}**: {description}\n"
     line = f"- **{name}** [Loaded]: {description}"
     extras = [f"resources: {resource_summary(loaded.resources, loaded.resources_truncated)}"]
-    if loaded.allowed_tools is not None:
-        extras.append(f"allowed tools: {_tools(loaded.allowed_tools, ', ') or 'none'}")
+    if meta.allowed_tools is not None:
+        extras.append(f"allowed tools: {_tools(meta.allowed_tools, ', ') or 'none'}")
     return f"{line} ({'; '.join(extras)})\n"
 
 
@@ -86,8 +103,8 @@ def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
     parts = [
         "<skill>",
         f"<name>{_x(meta.name)}</name>",
-        f"<description>{_x(meta.description)}</description>",
-        f"<location>{_x(meta.location.url)}</location>",
+        f"<description>{escape(entry_description(meta))}</description>",
+        f"<location>{_x(skill_file_url(meta.location))}</location>",
     ]
     if loaded is not None:
         parts.append("<loaded>true</loaded>")
@@ -96,12 +113,23 @@ def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
             + escape(resource_summary(loaded.resources, loaded.resources_truncated))
             + "</resources>"
         )
-        if loaded.allowed_tools is not None:
+        if meta.allowed_tools is not None:
             parts.append(
-                f"<allowed_tools>{escape(_tools(loaded.allowed_tools, ' '))}</allowed_tools>"
+                f"<allowed_tools>{escape(_tools(meta.allowed_tools, ' '))}</allowed_tools>"
             )
     parts.append("</skill>")
     return "\n".join(parts) + "\n"
+
+
+def catalog_entry(meta: SkillMetadata, loaded: LoadedSkill | None, fmt: CatalogFormat) -> str:
+    """One skill's catalog entry in ``fmt`` (``loaded``: its session entry, if loaded)."""
+    return (_md_entry if fmt is CatalogFormat.MARKDOWN else _xml_entry)(meta, loaded)
+
+
+def wrap_catalog(body: str, omitted: int, names: ToolNames, fmt: CatalogFormat) -> str:
+    """The catalog text around entries ``body``: the heading that tells the model how to use
+    skills and, when ``omitted`` skills are left out, the closing line that counts them."""
+    return (_md_wrap if fmt is CatalogFormat.MARKDOWN else _xml_wrap)(body, omitted, names)
 
 
 def render_catalog(session: SkillSession, fmt: CatalogFormat, budget: int) -> str:
@@ -192,10 +220,7 @@ def _view(
         shown_entries.append(text)
     omitted = len(candidates) - len(shown)
     body = "".join(loaded_entries) + "".join(shown_entries)
-    if fmt is CatalogFormat.MARKDOWN:
-        text = _md_wrap(body, omitted, names)
-    else:
-        text = _xml_wrap(body, omitted, names)
+    text = wrap_catalog(body, omitted, names, fmt)
     return CatalogView(tuple(loaded_by_name), tuple(shown), omitted, used, text)
 
 
@@ -234,6 +259,15 @@ def _xml_wrap(body: str, omitted: int, names: ToolNames) -> str:
     return head + "<available_skills>\n" + body + "</available_skills>\n" + tail
 
 
+#: How every load reply starts: recognises delivered instructions in a conversation's history.
+SKILL_CONTENT_PREFIX = "<skill_content"
+
+
+def skill_content_marker(name: str) -> str:
+    """The opening tag of a load reply for the skill ``name``."""
+    return f"{SKILL_CONTENT_PREFIX} name={quoteattr(name)}>"
+
+
 def render_load_reply(
     document: SkillDocument, resources_truncated: bool = False, resource_tool: str | None = None
 ) -> str:
@@ -241,7 +275,7 @@ def render_load_reply(
     recognised later, the skill directory, its resources and dependencies."""
     meta = document.metadata
     parts = [
-        f"<skill_content name={quoteattr(meta.name)}>",
+        skill_content_marker(meta.name),
         prompt_text(document.body.strip("\n")),
         "</skill_content>",
         "",

@@ -6,20 +6,19 @@ whose ``code`` is stable and whose ``message`` is written for the model.
 
 from __future__ import annotations
 
-import difflib
-import enum
 import functools
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
+from skillcore import events
+from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import PolicyMode, ToolDecision, ToolPolicy, decide
-
-STATE_SCHEMA = "skillcore.session/1"
+from skillcore.ranking import close_names
 
 
 def _positive(instance: Any, attribute: attrs.Attribute[Any], value: int) -> None:
@@ -38,71 +37,13 @@ class Limits:
     max_resource_bytes: int = attrs.field(default=256 * 1024, validator=_positive)
 
 
-class OutcomeCode(str, enum.Enum):
-    """Stable codes of transition outcomes and tool results."""
-
-    LOADED = "LOADED"
-    UNLOADED = "UNLOADED"
-    RESOURCE_READ = "RESOURCE_READ"
-    SEARCH_RESULTS = "SEARCH_RESULTS"
-    SKILL_NOT_FOUND = "SKILL_NOT_FOUND"
-    ALREADY_LOADED = "ALREADY_LOADED"
-    LOAD_LIMIT_REACHED = "LOAD_LIMIT_REACHED"
-    DISABLED = "DISABLED"
-    NOT_LOADED = "NOT_LOADED"
-    READ_FAILED = "READ_FAILED"
-    TOO_LARGE = "TOO_LARGE"
-    DECODE_ERROR = "DECODE_ERROR"
-    BINARY_RESOURCE = "BINARY_RESOURCE"
-    RESOURCE_NOT_FOUND = "RESOURCE_NOT_FOUND"
-    PATH_REJECTED = "PATH_REJECTED"
-    INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
-    UNKNOWN_TOOL = "UNKNOWN_TOOL"
-    TOOL_BLOCKED = "TOOL_BLOCKED"
-
-
-#: Codes after which retrying the same call cannot succeed.
-TERMINAL_CODES = frozenset(
-    {
-        OutcomeCode.SKILL_NOT_FOUND,
-        OutcomeCode.DISABLED,
-        OutcomeCode.RESOURCE_NOT_FOUND,
-        OutcomeCode.PATH_REJECTED,
-        OutcomeCode.BINARY_RESOURCE,
-        OutcomeCode.TOO_LARGE,
-        OutcomeCode.DECODE_ERROR,
-        OutcomeCode.UNKNOWN_TOOL,
-    }
-)
-
-
 @attrs.frozen
-class Outcome:
+class Outcome(Coded):
     """What a transition did. ``ok`` is False for refusals and failures."""
 
     code: OutcomeCode
     message: str
     skill: str | None = None
-
-    @property
-    def ok(self) -> bool:
-        """True for LOADED, UNLOADED, RESOURCE_READ and SEARCH_RESULTS."""
-        return self.code in _OK
-
-    @property
-    def terminal(self) -> bool:
-        """True when retrying the same call cannot succeed."""
-        return self.code in TERMINAL_CODES
-
-
-_OK = frozenset(
-    {
-        OutcomeCode.LOADED,
-        OutcomeCode.UNLOADED,
-        OutcomeCode.RESOURCE_READ,
-        OutcomeCode.SEARCH_RESULTS,
-    }
-)
 
 
 @attrs.frozen
@@ -112,16 +53,26 @@ class LoadRequest:
     name: str
 
 
+@attrs.frozen
+class ResourceRequest:
+    """Phase one of a resource read accepted: the shell should read ``path`` of ``name``."""
+
+    name: str
+    path: str
+
+
 @attrs.frozen(cache_hash=True)
 class LoadedSkill:
-    """A skill loaded in a session, with what the model was told about it."""
+    """A skill loaded in a session, with the resource listing the model was shown.
+
+    Its ``allowed-tools`` are deliberately not here: policy inputs always come from the
+    current catalog's metadata, never from stored state (a tampered or stale checkpoint must
+    not be able to widen a restriction).
+    """
 
     name: str
     resources: tuple[Resource, ...] = attrs.field(default=(), converter=tuple)
     resources_truncated: bool = False
-    allowed_tools: tuple[str, ...] | None = attrs.field(
-        default=None, converter=attrs.converters.optional(tuple)
-    )
 
     def to_json(self) -> dict[str, Any]:
         """JSON-native form used in session state."""
@@ -129,26 +80,58 @@ class LoadedSkill:
             "name": self.name,
             "resources": [[r.path, r.kind.value, r.size] for r in self.resources],
             "truncated": self.resources_truncated,
-            "allowed_tools": None if self.allowed_tools is None else list(self.allowed_tools),
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> LoadedSkill:
-        """Inverse of :meth:`to_json`; raises StateError on malformed data."""
-        try:
-            name = data["name"]
-            if not isinstance(name, str):
-                raise TypeError("name")
-            resources = tuple(
-                Resource(str(p), ResourceKind(k), None if s is None else int(s))
-                for p, k, s in data.get("resources", ())
+    def from_json(cls, data: Any) -> LoadedSkill:
+        """Inverse of :meth:`to_json`; raises StateError (with a short message) on malformed
+        data. Unknown keys, such as ``allowed_tools`` written by older versions, are ignored."""
+        if not isinstance(data, Mapping):
+            raise StateError(f"a loaded-skill entry must be an object, got {_kind(data)}")
+        name = data.get("name")
+        if not isinstance(name, str) or not name or len(name) > MAX_STATE_STRING:
+            raise StateError(f"a loaded-skill entry needs a short string 'name', got {_kind(name)}")
+        raw = data.get("resources", ())
+        if not isinstance(raw, (list, tuple)) or len(raw) > MAX_STATE_RESOURCES:
+            raise StateError(
+                f"'resources' of {name[:80]!r} must be a list of at most "
+                f"{MAX_STATE_RESOURCES} entries"
             )
-            tools = data.get("allowed_tools")
-            if tools is not None and not all(isinstance(t, str) for t in tools):
-                raise TypeError("allowed_tools")
-            return cls(name, resources, bool(data.get("truncated", False)), tools)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise StateError(f"malformed loaded-skill entry {data!r}: {exc}") from exc
+        resources = tuple(_resource_from_json(name, item) for item in raw)
+        truncated = data.get("truncated", False)
+        if not isinstance(truncated, bool):
+            raise StateError(f"'truncated' of {name[:80]!r} must be a boolean")
+        return cls(name, resources, truncated)
+
+
+#: Bounds on serialized state, so hostile state costs little to reject.
+MAX_STATE_ENTRIES = 1_000
+MAX_STATE_RESOURCES = 10_000
+MAX_STATE_STRING = 4_096
+
+
+def _kind(value: Any) -> str:
+    """A bounded description of a value for error messages (never its repr)."""
+    return type(value).__name__
+
+
+def _resource_from_json(skill: str, item: Any) -> Resource:
+    if not isinstance(item, (list, tuple)) or len(item) != 3:
+        raise StateError(f"a resource of {skill[:80]!r} must be [path, kind, size]")
+    path, kind, size = item
+    if not isinstance(path, str) or len(path) > MAX_STATE_STRING:
+        raise StateError(f"a resource path of {skill[:80]!r} must be a short string")
+    if not isinstance(kind, str) or kind not in _RESOURCE_KINDS:
+        kinds = ", ".join(sorted(_RESOURCE_KINDS))
+        raise StateError(f"a resource kind of {skill[:80]!r} must be one of {kinds}")
+    if size is not None and (
+        not isinstance(size, int) or isinstance(size, bool) or not 0 <= size < 2**63
+    ):
+        raise StateError(f"a resource size of {skill[:80]!r} must be a non-negative integer")
+    return Resource(path, ResourceKind(kind), size)
+
+
+_RESOURCE_KINDS = frozenset(k.value for k in ResourceKind)
 
 
 def _check_loaded(instance: SkillSession, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -211,11 +194,7 @@ class SkillSession:
         if meta is None:
             return Outcome(OutcomeCode.SKILL_NOT_FOUND, self._not_found(name), name)
         if meta.disable_model_invocation:
-            return Outcome(
-                OutcomeCode.DISABLED,
-                f"Skill {name!r} can only be invoked by the user, not loaded by the model.",
-                name,
-            )
+            return Outcome(OutcomeCode.DISABLED, self._disabled(name), name)
         if self.is_loaded(name):
             return Outcome(
                 OutcomeCode.ALREADY_LOADED,
@@ -242,7 +221,7 @@ class SkillSession:
             return self, first
         resources = document.resources[: self.limits.max_resources]
         truncated = document.resources_truncated or len(document.resources) > len(resources)
-        entry = LoadedSkill(document.name, resources, truncated, document.metadata.allowed_tools)
+        entry = LoadedSkill(document.name, resources, truncated)
         new = attrs.evolve(self, loaded=(*self.loaded, entry))
         return new, Outcome(OutcomeCode.LOADED, f"Loaded skill {document.name!r}.", document.name)
 
@@ -272,26 +251,73 @@ class SkillSession:
         return decide(
             tool_name,
             self.policy,
-            ((s.name, s.allowed_tools) for s in self.loaded),
+            ((s.name, self._allowed_tools(s.name)) for s in self.loaded),
             _skill_tool_set(self.names),
             self.names.unload,
         )
+
+    def _allowed_tools(self, name: str) -> tuple[str, ...] | None:
+        # The current catalog is the only policy input. A value that is not a tuple of
+        # strings cannot be read, so it restricts to nothing (fails closed).
+        meta = self.catalog.get(name)
+        tools = meta.allowed_tools if meta is not None else ()
+        if tools is None:
+            return None
+        if not isinstance(tools, tuple) or not all(isinstance(t, str) for t in tools):
+            return ()
+        return tools
+
+    def begin_resource(self, name: str, path: str) -> ResourceRequest | Outcome:
+        """Phase one of reading a resource file: a refusal, or a request for the file.
+
+        Only files of a *loaded* skill are readable, by a path relative to its directory.
+        """
+        meta = self.catalog.get(name)
+        if meta is None:
+            return Outcome(OutcomeCode.SKILL_NOT_FOUND, self._not_found(name), name)
+        if meta.disable_model_invocation:
+            return Outcome(OutcomeCode.DISABLED, self._disabled(name), name)
+        if not self.is_loaded(name):
+            return Outcome(
+                OutcomeCode.NOT_LOADED,
+                f"Skill {name!r} is not loaded. Call {self.names.load} for it first; its "
+                "reply lists the files you can read.",
+                name,
+            )
+        problem = _path_problem(path)
+        if problem is not None:
+            return Outcome(
+                OutcomeCode.PATH_REJECTED,
+                f"Cannot read {_short(path)} of skill {name!r}: {problem}. Do not retry this "
+                "path; give one relative to the skill directory, as listed when the skill was "
+                "loaded.",
+                name,
+            )
+        return ResourceRequest(name, path)
 
     def fail_load(self, name: str, code: OutcomeCode, detail: str) -> Outcome:
         """The outcome for a load whose document could not be read (session unchanged)."""
         return Outcome(code, f"Could not load skill {name!r}: {detail}", name)
 
     def with_catalog(self, catalog: Catalog) -> tuple[SkillSession, tuple[str, ...]]:
-        """Rebind to a refreshed catalog; loaded skills that vanished are dropped and named."""
+        """Rebind to a refreshed catalog; loaded skills that vanished are dropped and named.
+
+        Dropping (rather than keeping a skill whose metadata is gone) keeps the catalog the
+        only policy input: sources that fail keep their last good skills, so a skill vanishes
+        only when it was removed, and its rules go with it.
+        """
         if catalog is self.catalog:
             return self, ()
         kept = tuple(s for s in self.loaded if s.name in catalog)
         dropped = tuple(s.name for s in self.loaded if s.name not in catalog)
         return attrs.evolve(self, catalog=catalog, loaded=kept), dropped
 
+    @staticmethod
+    def _disabled(name: str) -> str:
+        return f"Skill {name!r} can only be invoked by the user, not used by the model."
+
     def _not_found(self, name: str) -> str:
-        visible = [s.name for s in self.catalog.model_visible]
-        close = difflib.get_close_matches(name, visible, n=3, cutoff=0.6)
+        close = close_names(self.catalog, name)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         return (
             f"No skill named {name!r}.{hint} Call {self.names.search} with keywords to find "
@@ -309,9 +335,19 @@ class SkillSession:
 
     # -- serialization ---------------------------------------------------------------------
 
-    def to_state(self) -> dict[str, Any]:
-        """A JSON-native dict of the loaded state; the catalog is *not* included."""
-        return {"schema": STATE_SCHEMA, "loaded": [s.to_json() for s in self.loaded]}
+    def to_state(self, *, turn: str | None = None, seq: int = 0) -> dict[str, Any]:
+        """The saved state: a JSON-native dict without the catalog (see :data:`STATE_SCHEMA`).
+
+        ``turn``/``seq`` mark a write made by a call of one model turn, for
+        :func:`merge_states`.
+        """
+        state: dict[str, Any] = {
+            "schema": STATE_SCHEMA,
+            "loaded": [s.to_json() for s in self.loaded],
+        }
+        if turn is not None:
+            state["turn"], state["seq"] = turn, seq
+        return state
 
     @classmethod
     def from_state(
@@ -326,33 +362,107 @@ class SkillSession:
     ) -> SkillSession:
         """Rebuild a session from :meth:`to_state` output over ``catalog``.
 
-        With ``strict=False``, loaded skills that are no longer in the catalog (or beyond the
-        limit) are dropped instead of raising :class:`StateError`.
+        Raises only :class:`StateError` (with a short message), whatever ``state`` holds. With
+        ``strict=False``, loaded skills that are no longer in the catalog (or beyond the
+        limit, or repeated) are dropped instead.
         """
         limits = limits or Limits()
         base = cls(catalog, limits, policy or ToolPolicy(), (), names or ToolNames())
-        if not state:
+        try:
+            entries = _loaded_entries(state)
+        except RecursionError:
+            raise StateError("session state is nested too deeply") from None
+        if entries is None:
             return base
-        if not isinstance(state, Mapping) or state.get("schema") != STATE_SCHEMA:
-            raise StateError(
-                f"unsupported session state (expected schema {STATE_SCHEMA!r}): {state!r:.200}"
-            )
-        raw = state.get("loaded", ())
-        if not isinstance(raw, (list, tuple)):
-            raise StateError("session state 'loaded' must be a list")
-        entries = [LoadedSkill.from_json(item) for item in raw]
         if not strict:
-            seen: set[str] = set()
-            kept = []
-            for e in entries:
-                if e.name in catalog and e.name not in seen and len(kept) < limits.max_loaded:
-                    kept.append(e)
-                    seen.add(e.name)
-            entries = kept
+            entries = _fitting(entries, catalog, limits.max_loaded)
         try:
             return attrs.evolve(base, loaded=tuple(entries))
         except ValueError as exc:
-            raise StateError(f"session state does not fit the catalog: {exc}") from exc
+            raise StateError(f"session state does not fit the catalog: {str(exc)[:300]}") from None
+
+
+#: The saved state format, owned here. A JSON object::
+#:
+#:     {"schema": "skillcore.session/1",
+#:      "loaded": [{"name": str, "resources": [[path, kind, size|null], ...],
+#:                  "truncated": bool}, ...],
+#:      "turn": str, "seq": int}      # only on writes made by a call of a model turn
+#:
+#: The catalog and each skill's ``allowed-tools`` are never stored: they come from the
+#: current catalog on every restore.
+STATE_SCHEMA = "skillcore.session/1"
+
+
+def _loaded_entries(state: Any) -> list[LoadedSkill] | None:
+    """The loaded entries of a serialized state (None for no state); raises StateError."""
+    if state is None or (isinstance(state, Mapping) and not state):
+        return None
+    if not isinstance(state, Mapping):
+        raise StateError(f"session state must be an object, got {_kind(state)}")
+    schema = state.get("schema")
+    if schema != STATE_SCHEMA:
+        shown = repr(schema[:40]) if isinstance(schema, str) else _kind(schema)
+        raise StateError(f"unsupported session state schema {shown} (expected {STATE_SCHEMA!r})")
+    raw = state.get("loaded", ())
+    if not isinstance(raw, (list, tuple)) or len(raw) > MAX_STATE_ENTRIES:
+        raise StateError(f"session state 'loaded' must be a list of at most {MAX_STATE_ENTRIES}")
+    return [LoadedSkill.from_json(item) for item in raw]
+
+
+def _fitting(entries: list[LoadedSkill], catalog: Catalog, max_loaded: int) -> list[LoadedSkill]:
+    seen: set[str] = set()
+    kept = []
+    for e in entries:
+        if e.name in catalog and e.name not in seen and len(kept) < max_loaded:
+            kept.append(e)
+            seen.add(e.name)
+    return kept
+
+
+@attrs.frozen
+class Restored:
+    """What :func:`restore_session` made of a saved state."""
+
+    session: SkillSession
+    #: Why the state was not used as it was (None when it was): unreadable state was reset,
+    #: or loaded skills that left the catalog were dropped.
+    note: str | None = None
+
+    @property
+    def repaired(self) -> bool:
+        """True when the saved state should be replaced by ``session.to_state()``."""
+        return self.note is not None
+
+
+def restore_session(
+    state: Any,
+    catalog: Catalog,
+    limits: Limits | None = None,
+    policy: ToolPolicy | None = None,
+    names: ToolNames | None = None,
+) -> Restored:
+    """How every adapter reads saved state: never raises for what the state holds.
+
+    Unreadable state (hand-edited, tampered, from an incompatible version) resets to an empty
+    session; loaded skills no longer in the catalog are dropped. Either way the reason is
+    reported (events ``state.reset`` / ``state.repaired``) and returned as ``note`` so the
+    adapter can persist the repaired state and tell the model.
+    """
+    try:
+        session = SkillSession.from_state(state, catalog, limits, policy, names, strict=False)
+    except StateError as exc:
+        note = f"unreadable skill state was reset to an empty session ({exc})"
+        events.emit("state.reset", {"reason": str(exc)})
+        return Restored(SkillSession.from_state(None, catalog, limits, policy, names), note)
+    kept = set(session.loaded_names)
+    stored = loaded_names_of(state)
+    if stored != list(session.loaded_names):
+        gone = ", ".join(n for n in stored if n not in kept)[:300] or "duplicates"
+        note = f"loaded skills no longer available were dropped: {gone}"
+        events.emit("state.repaired", {"dropped": gone})
+        return Restored(session, note)
+    return Restored(session)
 
 
 @functools.lru_cache(maxsize=64)
@@ -360,33 +470,83 @@ def _skill_tool_set(names: ToolNames) -> frozenset[str]:
     return frozenset(names.all())
 
 
-def loaded_names_of(state: Mapping[str, Any] | None) -> list[str]:
-    """Names of loaded skills in a serialized state, without needing the catalog."""
-    if not state:
+def _path_problem(path: str) -> str | None:
+    """Why ``path`` cannot name a file of a skill directory (None when it can)."""
+    from skillcore.sources import ReadError, safe_relpath  # sources imports this module
+
+    if len(path) > MAX_STATE_STRING:
+        return "the path is too long"
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "the path is not valid Unicode"
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return "the path contains control characters"
+    try:
+        safe_relpath(path)
+    except ReadError as exc:
+        for clue, problem in _PATH_PROBLEMS:
+            if clue in exc.message:
+                return problem
+        return "it is not a path inside the skill directory"
+    return None
+
+
+_PATH_PROBLEMS = (
+    ("..", "it points outside the skill directory"),
+    ("absolute", "it is absolute"),
+    ("NUL or backslashes", "it contains a backslash"),
+    ("empty", "the path is empty"),
+    ("names the skill directory", "it names the skill directory itself"),
+)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    """A bounded, printable repr of model-provided text for messages."""
+    return repr(text[:limit].encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+def loaded_names_of(state: Any) -> list[str]:
+    """Names of loaded skills in a serialized state, without needing the catalog (names of
+    malformed entries are left out; never raises)."""
+    if not isinstance(state, Mapping):
         return []
-    return [item.get("name") for item in state.get("loaded", ()) if isinstance(item, Mapping)]
+    raw = state.get("loaded")
+    if not isinstance(raw, (list, tuple)):
+        return []
+    return [
+        item["name"]
+        for item in raw[:MAX_STATE_ENTRIES]
+        if isinstance(item, Mapping) and isinstance(item.get("name"), str)
+    ]
 
 
-def merge_states(left: Mapping[str, Any] | None, right: Mapping[str, Any] | None) -> Any:
+def _seq(state: Mapping[str, Any]) -> int:
+    seq = state.get("seq", 0)
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
+
+
+def merge_states(left: Any, right: Any) -> Any:
     """Reducer for frameworks that merge parallel state writes (LangGraph channels).
 
-    Writes produced in the same turn carry ``turn`` and ``seq`` (from
-    :class:`~skillcore.coordination.SessionCoordinator`); the highest ``seq`` of a turn holds
-    every earlier change of that turn, so it wins whatever order the writes arrive in.
-    Otherwise the newer write wins. Either way the result is a state some sequence of valid
-    transitions produced, so the session invariants hold.
+    Writes produced in the same turn carry ``turn`` and ``seq`` (see
+    :class:`~skillcore.coordination.TurnStore`); the highest ``seq`` of a turn holds every
+    earlier change of that turn, so it wins whatever order the writes arrive in. Otherwise
+    the newer write wins. Either way the result is a state some sequence of valid
+    transitions produced, so the session invariants hold. Never raises.
     """
     if right is None:
         return left
-    if left is None:
+    if left is None or not isinstance(left, Mapping) or not isinstance(right, Mapping):
         return right
     lt, rt = left.get("turn"), right.get("turn")
-    if lt is not None and lt == rt and int(left.get("seq", 0)) > int(right.get("seq", 0)):
+    if isinstance(lt, str) and lt == rt and _seq(left) > _seq(right):
         return left
     return right
 
 
 __all__ = [
+    "MAX_STATE_ENTRIES",
     "STATE_SCHEMA",
     "Limits",
     "LoadRequest",
@@ -394,9 +554,12 @@ __all__ = [
     "Outcome",
     "OutcomeCode",
     "PolicyMode",
+    "ResourceRequest",
+    "Restored",
     "SkillSession",
     "ToolDecision",
     "ToolPolicy",
     "loaded_names_of",
     "merge_states",
+    "restore_session",
 ]

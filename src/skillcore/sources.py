@@ -204,6 +204,20 @@ class SourceReader:
         """Read a file of a skill directory, confined to it. Raises ReadError."""
         raise NotImplementedError
 
+    def read_head(self, directory: str, rel_path: str, max_bytes: int) -> tuple[bytes, bool]:
+        """The first ``max_bytes`` of a file and whether that is all of it. Raises ReadError.
+
+        This default reads the file whole (up to ``max_file_bytes``) and cuts it; readers that
+        can read a byte range override it.
+        """
+        try:
+            return self.read_file(directory, rel_path, max_bytes), True
+        except ReadError as exc:
+            if exc.code is not OutcomeCode.TOO_LARGE:
+                raise
+        data = self.read_file(directory, rel_path, max(self.max_file_bytes, max_bytes))
+        return data[:max_bytes], len(data) <= max_bytes
+
     def list_files(self, directory: str, max_entries: int) -> tuple[tuple[Resource, ...], bool]:
         """Files of a skill directory (excluding SKILL.md), capped; ``(resources, truncated)``."""
         raise NotImplementedError
@@ -232,6 +246,25 @@ class SourceReader:
         import anyio.to_thread
 
         return await anyio.to_thread.run_sync(self.list_files, directory, max_entries)
+
+
+def misnamed_skill_file(name: str) -> bool:
+    """True for a case variant of ``SKILL.md`` (``skill.md``, ``Skill.md``, ...): the guide
+    asks for a file "named exactly ``SKILL.md``", so it is reported, not read."""
+    return name != SKILL_FILE and name.lower() == SKILL_FILE.lower()
+
+
+def misnamed_diagnostic(reader: SourceReader, path: str) -> Diagnostic:
+    """A WARNING; the library makes it an ERROR in strict mode."""
+    name = posixpath.basename(path)
+    return _diag(
+        Code.MISNAMED_SKILL_FILE,
+        f"{name!r} is not read as a skill: the file must be named exactly {SKILL_FILE} "
+        "(case matters); rename it",
+        reader,
+        path,
+        Severity.WARNING,
+    )
 
 
 def _join(*parts: str) -> str:
@@ -672,11 +705,14 @@ class LocalReader(SourceReader):
                     if cur.canon != base:
                         raise PathEscape(False)
                 elif stat_mod.S_ISDIR(st.st_mode):
+                    diags.append(_not_a_file(self, file_rel, "a directory"))
                     return _NOT_A_SKILL
             except (FileNotFoundError, NotADirectoryError):
+                self._report_misnamed(cur.fd, rel, diags)
                 return _NOT_A_SKILL
             except NotRegularFile:
-                return _NOT_A_SKILL  # SKILL.md is a link to a directory
+                diags.append(_not_a_file(self, file_rel, "a symlink to a directory"))
+                return _NOT_A_SKILL
             stamp = f"{st.st_size}:{st.st_mtime_ns}"
             if (
                 known.get(rel) == stamp
@@ -707,6 +743,19 @@ class LocalReader(SourceReader):
             cur.close()
         complete = st.st_size <= len(head)
         return ScanEntry(rel, dir_name, stamp, _frontmatter_prefix(head), complete=complete)
+
+    def _report_misnamed(self, dir_fd: int, rel: str, diags: list[Diagnostic]) -> None:
+        """A directory without SKILL.md: name a case variant of it if there is one (bounded
+        listing; only directories that are no skill pay for it)."""
+        try:
+            with os.scandir(dir_fd) as it:
+                for i, child in enumerate(it):
+                    if i >= self.source.max_entries:
+                        return
+                    if misnamed_skill_file(child.name) and not undecodable(child.name):
+                        diags.append(misnamed_diagnostic(self, _join(rel, child.name)))
+        except OSError:
+            return  # the walk that follows reports an unreadable directory
 
     def _locate(
         self, cur: _Cursor, directory: str, rel: str, rel_path: str
@@ -742,6 +791,21 @@ class LocalReader(SourceReader):
 
     def read_file(self, directory: str, rel_path: str, max_bytes: int) -> bytes:
         """Read at most ``max_bytes``; larger files raise ReadError(TOO_LARGE)."""
+        data, size = self._read(directory, rel_path, max_bytes + 1)
+        if len(data) > max_bytes:
+            raise ReadError(
+                OutcomeCode.TOO_LARGE,
+                f"{rel_path!r} is {size} bytes, over the {max_bytes}-byte limit",
+            )
+        return data
+
+    def read_head(self, directory: str, rel_path: str, max_bytes: int) -> tuple[bytes, bool]:
+        """The first ``max_bytes`` of a file (one bounded read) and whether that is all."""
+        data, _ = self._read(directory, rel_path, max_bytes + 1)
+        return data[:max_bytes], len(data) <= max_bytes
+
+    def _read(self, directory: str, rel_path: str, limit: int) -> tuple[bytes, int]:
+        """At most ``limit`` bytes of a file, confined, and the file's size."""
         rel = safe_relpath(rel_path)
         try:
             root_fd = self._open_root()
@@ -755,18 +819,13 @@ class LocalReader(SourceReader):
             except NotRegularFile as exc:
                 code = OutcomeCode.PATH_REJECTED if exc.hardlink else OutcomeCode.RESOURCE_NOT_FOUND
                 raise ReadError(code, _refusal(rel_path, exc)) from None
-            data = _read_fd(fd, max_bytes + 1)
+            data = _read_fd(fd, limit)
         except OSError as exc:
             raise read_error(exc, rel_path, str) from exc
         finally:
             cur.close()
             os.close(root_fd)
-        if len(data) > max_bytes:
-            raise ReadError(
-                OutcomeCode.TOO_LARGE,
-                f"{rel_path!r} is {st.st_size} bytes, over the {max_bytes}-byte limit",
-            )
-        return data
+        return data, st.st_size
 
     def list_files(self, directory: str, max_entries: int) -> tuple[tuple[Resource, ...], bool]:
         """Files of the skill directory: confined, never through symlinked directories,
@@ -901,6 +960,16 @@ def _open_dirs(dir_fd: int, rel: str) -> int:
     return fd
 
 
+def _not_a_file(reader: SourceReader, path: str, what: str) -> Diagnostic:
+    return _diag(
+        Code.SKILL_FILE_NOT_A_FILE,
+        f"skipped: {SKILL_FILE} is {what}, not a file",
+        reader,
+        path,
+        Severity.WARNING,
+    )
+
+
 def _refusal(rel_path: str, exc: NotRegularFile) -> str:
     if exc.hardlink:
         return (
@@ -943,6 +1012,7 @@ class FsspecReader(SourceReader):
         diags: list[Diagnostic] = []
         prefix = self.root.rstrip("/") + "/" if self.root not in ("", "/") else self.root
         candidates: list[tuple[str, dict[str, Any]]] = []
+        misnamed: list[str] = []
         root_is_skill = False
         for path, info in sorted(found.items()):
             rel = path[len(prefix) :] if path.startswith(prefix) else path.lstrip("/")
@@ -951,6 +1021,8 @@ class FsspecReader(SourceReader):
                 candidates = [("", info)]
                 break
             if not rel.endswith("/" + SKILL_FILE):
+                if misnamed_skill_file(posixpath.basename(rel)):
+                    misnamed.append(rel)
                 continue
             directory = rel[: -len(SKILL_FILE) - 1]
             segments = directory.split("/")
@@ -972,6 +1044,13 @@ class FsspecReader(SourceReader):
             # A skill directory's own sub-folders are resources, not more skills.
             dirs = {d for d, _ in candidates}
             candidates = [(d, i) for d, i in candidates if not _has_ancestor(d, dirs)]
+            for rel in misnamed:
+                directory = posixpath.dirname(rel)
+                segments = directory.split("/") if directory else []
+                if directory in dirs or _has_ancestor(directory, dirs) or undecodable(rel):
+                    continue  # a skill's own file, or a resource of a skill
+                if not any(s.startswith(".") or s in SKIP_DIRS for s in segments):
+                    diags.append(misnamed_diagnostic(self, rel))
         if len(candidates) > self.source.max_entries:
             diags.append(
                 _diag(
@@ -1035,6 +1114,11 @@ class FsspecReader(SourceReader):
             self.fs, self._abs(directory, safe_relpath(rel_path)), rel_path, max_bytes
         )
 
+    def read_head(self, directory: str, rel_path: str, max_bytes: int) -> tuple[bytes, bool]:
+        """One ranged read of the first ``max_bytes`` (and one more, to tell the end)."""
+        path = self._abs(directory, safe_relpath(rel_path))
+        return cat_head(self.fs, path, rel_path, max_bytes)
+
     def list_files(self, directory: str, max_entries: int) -> tuple[tuple[Resource, ...], bool]:
         """One ``find`` under the skill directory."""
         base = self._abs(directory)
@@ -1082,6 +1166,24 @@ def read_error(
     return ReadError(OutcomeCode.READ_FAILED, f"cannot read {rel_path!r}: {describe(exc)}")
 
 
+def cat_head(
+    fs: Any,
+    path: str,
+    rel_path: str,
+    max_bytes: int,
+    describe: Callable[[BaseException], str] = _describe,
+) -> tuple[bytes, bool]:
+    """The first ``max_bytes`` of ``path`` and whether that is all of it: one ranged
+    ``cat_file`` of ``max_bytes + 1`` (tells the end without a HEAD request)."""
+    try:
+        data = fs.cat_file(path, start=0, end=max_bytes + 1)
+    except Exception as exc:  # backends raise anything from OSError to botocore errors
+        if isinstance(exc, OSError) and exc.errno == 22 and "range" in str(exc).lower():
+            return b"", True  # an empty object answers a ranged GET with 416
+        raise read_error(exc, rel_path, describe) from exc
+    return bytes(data[:max_bytes]), len(data) <= max_bytes
+
+
 def cat_capped(
     fs: Any,
     path: str,
@@ -1089,17 +1191,12 @@ def cat_capped(
     max_bytes: int,
     describe: Callable[[BaseException], str] = _describe,
 ) -> bytes:
-    """Read at most ``max_bytes`` of ``path`` with one ranged ``cat_file`` (``max_bytes + 1``
-    tells an over-size file without a HEAD request); failures become :class:`ReadError`."""
-    try:
-        data = fs.cat_file(path, start=0, end=max_bytes + 1)
-    except Exception as exc:  # backends raise anything from OSError to botocore errors
-        if isinstance(exc, OSError) and exc.errno == 22 and "range" in str(exc).lower():
-            return b""  # an empty object answers a ranged GET with 416
-        raise read_error(exc, rel_path, describe) from exc
-    if len(data) > max_bytes:
+    """Read at most ``max_bytes`` of ``path`` with one ranged read; a larger file raises
+    ReadError(TOO_LARGE), as do failures (as :class:`ReadError`)."""
+    data, complete = cat_head(fs, path, rel_path, max_bytes, describe)
+    if not complete:
         raise ReadError(OutcomeCode.TOO_LARGE, f"{rel_path!r} is over the {max_bytes}-byte limit")
-    return bytes(data)
+    return data
 
 
 def _stamp(info: Mapping[str, Any]) -> str:
@@ -1125,6 +1222,7 @@ _FACTORIES: dict[str, ReaderFactory] = {}
 _S3 = "skillcore.backends.s3:open_s3_reader"
 _GIT = "skillcore.backends.git:open_git_reader"
 _ARCHIVE = "skillcore.backends.archive:open_archive_reader"
+_MCP = "skillcore.backends.mcp:open_mcp_reader"
 #: Built-in backends, imported on first use so ``import skillcore`` stays light (no s3fs,
 #: no pygit2). A user's :func:`register_reader` for the same protocol takes precedence.
 _BUILTIN_READERS: dict[str, str] = {
@@ -1137,6 +1235,9 @@ _BUILTIN_READERS: dict[str, str] = {
     "git+ssh": _GIT,
     "zip": _ARCHIVE,
     "tar": _ARCHIVE,
+    "mcp+stdio": _MCP,
+    "mcp+http": _MCP,
+    "mcp+https": _MCP,
 }
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 

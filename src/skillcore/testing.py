@@ -11,13 +11,16 @@ policy, and two ordinary tools the agent must expose: ``Read`` and ``Write`` (an
 from __future__ import annotations
 
 import abc
+import logging
 import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import attrs
 
+from skillcore.events import EVENTS
 from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
 from skillcore.policy import PolicyMode, ToolPolicy
@@ -64,6 +67,12 @@ class AdapterDriver(abc.ABC):
     @abc.abstractmethod
     def loaded(self) -> list[str]:
         """Loaded skill names according to the adapter's persisted state."""
+
+    @abc.abstractmethod
+    def use_conversation(self, key: str) -> None:
+        """Continue with conversation ``key`` of the same agent (a fresh one the first time;
+        :meth:`start` begins conversation ``"main"``). Turns of every conversation are
+        numbered the same way, so nothing but the conversation keeps them apart."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources."""
@@ -117,6 +126,62 @@ def make_scenario_library(root: Path) -> Path:
 
 
 Check = Callable[[AdapterDriver, Path], None]
+
+
+@attrs.frozen
+class Event:
+    """One structured event as logged: its name, logger, level and fields."""
+
+    name: str
+    logger: str
+    level: int
+    fields: dict[str, Any]
+
+
+class EventRecorder(logging.Handler):
+    """Records skillcore's structured events (every level) while used as a context manager::
+
+        with EventRecorder() as rec:
+            toolkit.call(session, "load_skill", {"skill_name": "x"})
+        assert rec.names() == ["skill.loaded"]
+    """
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.events: list[Event] = []
+        self._logger = logging.getLogger("skillcore")
+        self._level = self._logger.level
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Keep records that carry a ``skillcore_event``."""
+        name = getattr(record, "skillcore_event", None)
+        if name in EVENTS:
+            fields = {f: getattr(record, f, None) for f in EVENTS[name].fields}
+            self.events.append(Event(name, record.name, record.levelno, fields))
+
+    def names(self) -> list[str]:
+        """Names of the recorded events, in order."""
+        return [e.name for e in self.events]
+
+    def take(self) -> list[Event]:
+        """The recorded events, then forget them."""
+        out, self.events = self.events, []
+        return out
+
+    def __enter__(self) -> EventRecorder:
+        self._level = self._logger.level
+        self._logger.setLevel(logging.DEBUG)
+        self._logger.addHandler(self)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._logger.removeHandler(self)
+        self._logger.setLevel(self._level)
 
 
 def _start(driver: AdapterDriver, root: Path) -> SkillLibrary:
@@ -232,8 +297,10 @@ def check_restrict_policy(driver: AdapterDriver, root: Path) -> None:
 def check_resources(driver: AdapterDriver, root: Path) -> None:
     """Resources are read confined; escapes, missing and binary files are clear errors."""
     _start(driver, root)
-    if driver.names.resource is None:  # pragma: no cover - adapters always name it
-        return
+    args = {"skill_name": "gamma-files", "path": "references/notes.md"}
+    r = _one(driver, Call(driver.names.resource, args))
+    assert r.is_error and "not loaded" in r.text and driver.names.load in r.text, r
+    _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"}))
     r = _one(
         driver,
         Call(driver.names.resource, {"skill_name": "gamma-files", "path": "references/notes.md"}),
@@ -263,6 +330,64 @@ def check_search(driver: AdapterDriver, root: Path) -> None:
     assert "beta-open" not in r.text, r
 
 
+def check_call_order_in_one_turn(driver: AdapterDriver, root: Path) -> None:
+    """Calls of one turn are decided in the model's call order (DESIGN §3.8), even when the
+    framework runs them concurrently."""
+    _start(driver, root)
+    load, unload = driver.names.load, driver.names.unload
+    r_load, r_write = driver.turn([Call(load, {"skill_name": "alpha-tools"}), Call("Write", {})])
+    assert not r_load.is_error, r_load
+    assert r_write.is_error and "not allowed" in r_write.text, "Write after a restricting load"
+    r_write, r_load = driver.turn([Call("Write", {}), Call(load, {"skill_name": "beta-open"})])
+    assert r_write.is_error and not r_load.is_error, "Write before an unrestricted load"
+    r_unload, r_write = driver.turn([Call(unload, {"skill_name": "beta-open"}), Call("Write", {})])
+    assert not r_unload.is_error and r_write.is_error, "alpha-tools still restricts"
+    r_unload, r_write = driver.turn(
+        [Call(unload, {"skill_name": "alpha-tools"}), Call("Write", {})]
+    )
+    assert not r_unload.is_error and not r_write.is_error, "nothing restricts after the unload"
+    assert driver.loaded() == []
+
+
+def check_conversations_are_separate(driver: AdapterDriver, root: Path) -> None:
+    """Two conversations of one agent never see each other's state (DESIGN §3.9)."""
+    _start(driver, root)
+    load = driver.names.load
+    assert not _one(driver, Call(load, {"skill_name": "alpha-tools"})).is_error
+    driver.use_conversation("other")
+    r = _one(driver, Call("Write", {}))
+    assert not r.is_error, f"nothing is loaded in this conversation: {r}"
+    r = _one(driver, Call(load, {"skill_name": "alpha-tools"}))
+    assert not r.is_error and "only read" in r.text, r
+    assert driver.loaded() == ["alpha-tools"]
+    driver.use_conversation("main")
+    assert not _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"})).is_error
+    assert driver.loaded() == []
+    driver.use_conversation("other")
+    assert driver.loaded() == ["alpha-tools"]
+    assert _one(driver, Call("Write", {})).is_error
+
+
+def check_events_once(driver: AdapterDriver, root: Path) -> None:
+    """Every outcome is one structured event, emitted by the core (adapters never re-emit):
+    a turn ``[load a restricting skill, Write]`` logs one ``skill.loaded`` and one
+    ``tool.blocked``; a refused load logs one ``skill.load_refused``."""
+    _start(driver, root)
+    load = driver.names.load
+    with EventRecorder() as rec:
+        driver.turn([Call(load, {"skill_name": "alpha-tools"}), Call("Write", {})])
+        _one(driver, Call(load, {"skill_name": "alpha-tools"}))
+    calls = [e for e in rec.events if e.name.startswith(("skill.", "tool.", "resource."))]
+    got = [(e.name, e.fields.get("skill") or e.fields.get("tool")) for e in calls]
+    assert got == [
+        ("skill.loaded", "alpha-tools"),
+        ("tool.blocked", "Write"),
+        ("skill.load_refused", "alpha-tools"),
+    ], got
+    assert calls[1].fields["loaded"] == ("alpha-tools",), calls[1]
+    assert calls[2].fields["code"] == "ALREADY_LOADED", calls[2]
+
+
 CHECKS: tuple[Check, ...] = (
     check_catalog_in_instructions,
     check_load_and_marks,
@@ -273,6 +398,9 @@ CHECKS: tuple[Check, ...] = (
     check_restrict_policy,
     check_resources,
     check_search,
+    check_call_order_in_one_turn,
+    check_conversations_are_separate,
+    check_events_once,
 )
 
 

@@ -13,12 +13,13 @@ Install with ``pip install "skillcore-agents[adk]"``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skillcore.errors import require
 
 require("google.adk", "adk", "skillcore_adk")
 
 from skillcore_adk._plugin import SkillPolicyPlugin  # noqa: E402
-from skillcore_adk._registry import LibrarySkillRegistry, to_frontmatter  # noqa: E402
 from skillcore_adk._toolset import (  # noqa: E402
     AGENT_TRANSFER_TOOL,
     DEFAULT_STATE_KEY_PREFIX,
@@ -35,3 +36,16 @@ __all__ = [
     "SkillToolset",
     "to_frontmatter",
 ]
+
+if TYPE_CHECKING:
+    from skillcore_adk._registry import LibrarySkillRegistry, to_frontmatter
+
+
+def __getattr__(name: str) -> object:
+    # ``google.adk.skills`` is imported on first use only: the toolset does not need it, and on
+    # some ADK releases importing it pulls in optional cloud-storage dependencies.
+    if name in ("LibrarySkillRegistry", "to_frontmatter"):
+        from skillcore_adk import _registry
+
+        return getattr(_registry, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -37,7 +37,7 @@ class SkillPolicyPlugin(BasePlugin):
     ) -> dict[str, Any] | None:
         """Return an error response for a blocked call; ``None`` lets it run."""
         for toolset in self._toolsets_for(tool_context):
-            blocked = toolset.before_tool_callback(tool, tool_args, tool_context)
+            blocked = await toolset.before_tool_callback(tool, tool_args, tool_context)
             if blocked is not None:
                 return blocked
         return None

@@ -7,9 +7,7 @@ come from :class:`skillcore.SkillToolkit` and :class:`skillcore.SkillSession`.
 from __future__ import annotations
 
 import asyncio
-import logging
-import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
@@ -17,27 +15,23 @@ from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
 from google.genai import types
 
 from skillcore import (
-    CatalogFormat,
-    Limits,
     OutcomeCode,
-    PolicyMode,
     SkillConfig,
     SkillSession,
-    StateError,
     ToolDecision,
     ToolResult,
     ToolSpec,
-    ValidationMode,
+    TurnCalls,
+    replies,
 )
-from skillcore.config import Sources
+from skillcore.config import AdapterParts, Sources
+from skillcore.coordination import CatalogMemo, TurnCall
+from skillcore.relevance import query_text
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext
     from google.adk.models.llm_request import LlmRequest
     from google.adk.tools.tool_context import ToolContext
-
-logger = logging.getLogger("skillcore_adk")
-
 
 #: Session-state key prefix; the full key is ``"<prefix>:<agent name>"``.
 DEFAULT_STATE_KEY_PREFIX = "skillcore"
@@ -65,7 +59,7 @@ class _StateBinding:
         # A call reads the state several times; state values are replaced, never mutated, so
         # the same object means the same session (saves re-validating it each time).
         if self._session is None or raw is not self._raw:
-            self._raw, self._session = raw, self.toolset._restore(raw)
+            self._raw, self._session = raw, self.toolset.restore(raw).session
         return self._session
 
     def write(self, session: SkillSession) -> None:
@@ -112,7 +106,7 @@ class SkillTool(BaseTool):
         return self._declaration.model_copy(update={"name": self.name})
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        """Run the call through the toolkit; state is persisted by the coordinator."""
+        """Run the call through the toolkit, in call order, on the live session state."""
         return await self._toolset._run(self.spec.name, args, tool_context)
 
     def _detect_error_in_response(self, response: Any) -> str | None:
@@ -138,64 +132,43 @@ class SkillToolset(BaseToolset):
     def __init__(
         self,
         sources: Sources,
+        config: SkillConfig | None = None,
         *,
-        max_loaded_skills: int = 10,
-        max_description_budget: int = 16_000,
-        allowed_tools_policy: PolicyMode | str = PolicyMode.RECOMMEND,
-        always_allowed_tools: Iterable[str] = (),
         allow_agent_transfer: bool = True,
-        catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
-        validation_mode: ValidationMode | str | None = None,
-        tool_name_prefix: str = "",
-        include_resource_tool: bool = True,
-        limits: Limits | None = None,
-        budget_counter: Callable[[str], int] = len,
         refresh: bool | float = True,
         state_key_prefix: str = DEFAULT_STATE_KEY_PREFIX,
         tool_filter: ToolPredicate | list[str] | None = None,
+        **options: Any,
     ) -> None:
         """Build the toolset.
 
-        ``sources``: a :class:`SkillLibrary`, or paths/URLs/:class:`SkillSource`s for a new one
-        (``validation_mode`` applies to those). ``limits`` overrides ``max_loaded_skills`` and
-        ``max_description_budget`` when given; ``budget_counter`` measures the budget
-        (``len``: characters, or a token counter). ``tool_name_prefix`` is prepended verbatim
-        (``"sc_"`` gives ``sc_load_skill``) so this toolset can sit next to ADK's own
-        ``SkillToolset``. ``allow_agent_transfer`` keeps ADK's ``transfer_to_agent`` usable
-        under RESTRICT. ``refresh`` re-scans the sources (only changed files are
-        read) once per invocation, so skills added or removed show up on the next turn.
+        ``sources``: a :class:`SkillLibrary`, or paths/URLs/:class:`SkillSource`s for a new one.
+        ``config``: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``
+        (``max_loaded_skills``, ``allowed_tools_policy``, ``tool_name_prefix``, ``limits``,
+        ...). ``tool_name_prefix`` is prepended verbatim (``"sc_"`` gives ``sc_load_skill``)
+        so this toolset can sit next to ADK's own ``SkillToolset``. ``allow_agent_transfer``
+        keeps ADK's ``transfer_to_agent`` usable under RESTRICT. ``refresh`` re-scans the
+        sources (only changed files are read) once per invocation, or at most every
+        ``refresh`` seconds, so skills added or removed show up on the next turn.
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
-        self.config = SkillConfig(
-            max_loaded_skills=max_loaded_skills,
-            max_description_budget=max_description_budget,
-            allowed_tools_policy=allowed_tools_policy,
-            always_allowed_tools=always_allowed_tools,
-            catalog_format=catalog_format,
-            validation_mode=validation_mode,
-            tool_name_prefix=tool_name_prefix,
-            include_resource_tool=include_resource_tool,
-            limits=limits,
-            budget_counter=budget_counter,
+        also = (AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ()
+        p = AdapterParts.build(sources, config, refresh=refresh, also_allowed=also, **options)
+        self.config, self.library, self.limits, self.policy = (
+            p.config,
+            p.library,
+            p.limits,
+            p.policy,
         )
-        self.library = self.config.library(sources)
-        self.limits = self.config.session_limits()
-        self.policy = self.config.policy((AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ())
-        self.toolkit = self.config.toolkit(self.library)
-        self.names = self.toolkit.names
-        # Same meaning as the LangChain adapter's ``refresh``: True = once per invocation, a
-        # number = at most that often (seconds), False = once per process.
-        if isinstance(refresh, bool):
-            self.refresh_interval: float | None = 0.0 if refresh else None
-        else:
-            self.refresh_interval = float(refresh)
-        self._scanned_at = 0.0
+        self.toolkit, self.names, self.refresh, self.turns = p.toolkit, p.names, p.refresh, p.turns
+        self.restore = p.restore
         self.state_key_prefix = state_key_prefix
-        self._fresh_for: object = _NEVER
         self._pending: asyncio.Future[Any] | None = None
-        self._tools: list[BaseTool] = []
-        self._tools_catalog: object = None
+        # Declarations depend on the catalog only (the enum of skill names).
+        self._tools_for: CatalogMemo[list[BaseTool]] = CatalogMemo(
+            lambda catalog: [SkillTool(self, s) for s in self.toolkit.specs(catalog)]
+        )
 
     # -- state -----------------------------------------------------------------------------
 
@@ -203,53 +176,33 @@ class SkillToolset(BaseToolset):
         """The session-state key holding ``agent_name``'s loaded skills."""
         return f"{self.state_key_prefix}:{agent_name}"
 
-    def _restore(self, state: Mapping[str, Any] | None) -> SkillSession:
-        try:
-            return self.library.restore(state, self.limits, self.policy, self.names)
-        except StateError as exc:
-            # Unreadable state (hand-edited, or from an incompatible version): start empty
-            # rather than failing every turn of the conversation.
-            logger.warning("ignoring unreadable skill state: %s", exc)
-            return self.library.restore(None, self.limits, self.policy, self.names)
-
     def session_for(self, context: ReadonlyContext) -> SkillSession:
-        """The skill session of the agent running in ``context`` (any ADK context)."""
-        return self._restore(context.state.get(self.state_key(context.agent_name)))
+        """The skill session of the agent running in ``context`` (any ADK context); unreadable
+        state resets to an empty session (reported) instead of failing every turn."""
+        return self.restore(context.state.get(self.state_key(context.agent_name))).session
 
     def loaded_skills(self, context: ReadonlyContext) -> list[str]:
         """Names of the skills loaded by the agent running in ``context``."""
         return list(self.session_for(context).loaded_names)
 
     async def _ensure_catalog(self, invocation_id: str | None) -> None:
-        """Discover on first use; then re-scan at most once per invocation (and at most every
-        ``refresh`` seconds when that is a number).
-
-        Concurrent callers of one invocation (ADK resolves tools in parallel) share a single
-        scan instead of starting one each.
-        """
-        interval = self.refresh_interval
-        if self._fresh_for is not _NEVER and (
-            interval is None
-            or invocation_id is None
-            or self._fresh_for == invocation_id
-            or time.monotonic() - self._scanned_at < interval
-        ):
+        """Discover on first use; then re-scan as :class:`~skillcore.RefreshGate` says (once
+        per invocation). Concurrent callers (ADK resolves tools in parallel) share one scan."""
+        if not self.refresh.due(invocation_id or ""):
             pending = self._pending
             if (
                 pending is not None
                 and not pending.done()
-                and pending.get_loop() is asyncio.get_running_loop()
+                and (pending.get_loop() is asyncio.get_running_loop())
             ):
                 await asyncio.shield(pending)
             return
-        self._fresh_for = invocation_id
-        self._scanned_at = time.monotonic()
         self._pending = asyncio.ensure_future(self.library.arefresh())
         try:
             # Shielded: one caller being cancelled must not cancel the scan the others share.
             await asyncio.shield(self._pending)
         except BaseException:
-            self._fresh_for = _NEVER  # try again on the next call
+            self.refresh.reset()  # try again on the next call
             raise
 
     # -- BaseToolset -----------------------------------------------------------------------
@@ -257,14 +210,8 @@ class SkillToolset(BaseToolset):
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The four skill tools; none when the catalog has no model-visible skill."""
         await self._ensure_catalog(readonly_context.invocation_id if readonly_context else None)
-        catalog = self.library.catalog
-        if catalog is not self._tools_catalog:
-            # Declarations depend on the catalog only (the enum of skill names), so they are
-            # rebuilt only when a refresh produced a new catalog.
-            specs = self.toolkit.specs(self.library.session(self.limits, self.policy, self.names))
-            self._tools = [SkillTool(self, spec) for spec in specs]
-            self._tools_catalog = catalog
-        return [t for t in self._tools if self._is_tool_selected(t, readonly_context)]
+        tools = self._tools_for(self.library.catalog)
+        return [t for t in tools if self._is_tool_selected(t, readonly_context)]
 
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
@@ -275,7 +222,7 @@ class SkillToolset(BaseToolset):
         """
         await self._ensure_catalog(tool_context.invocation_id)
         session = self.session_for(tool_context)
-        text = self.toolkit.instructions(session)
+        text = self.toolkit.instructions(session, query=_latest_user_text(llm_request))
         if not text:
             return
         note = self._collision_note(session, llm_request)
@@ -305,9 +252,23 @@ class SkillToolset(BaseToolset):
 
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
-        binding = _StateBinding(self, tool_context.state, self.state_key(tool_context.agent_name))
-        result = await self.toolkit.acall_in(binding, tool, dict(args))
+        async with self._turn(tool_context) as view:
+            result = await self.toolkit.acall(view, tool, dict(args))
         return self._reply(result, tool_context)
+
+    def _turn(self, tool_context: ToolContext) -> TurnCall:
+        """The call's place in its model turn (the event listing the function calls), keyed by
+        the ADK session and agent; the session itself is the live session state."""
+        call_id = tool_context.function_call_id or ""
+        s = tool_context.session
+        turns = (
+            (e.id, ((c.id or "", c.name or "") for c in e.get_function_calls()))
+            for e in reversed(s.events)
+        )
+        conversation = f"{s.app_name}|{s.user_id}|{s.id}|{tool_context.agent_name}"
+        calls = TurnCalls.locate(conversation, call_id, turns, self.toolkit.is_skill_tool)
+        binding = _StateBinding(self, tool_context.state, self.state_key(tool_context.agent_name))
+        return self.turns.enter(calls, call_id, binding)
 
     def _reply(self, result: ToolResult, tool_context: ToolContext) -> dict[str, Any]:
         if result.ok:
@@ -315,7 +276,7 @@ class SkillToolset(BaseToolset):
         text = result.text
         if result.terminal:
             text = self._repeat_guard(result, tool_context) or text
-        return {"error": text, "error_code": result.code.value}
+        return self._error(text, result.code)
 
     def _repeat_guard(self, result: ToolResult, tool_context: ToolContext) -> str | None:
         """Stop retry loops: the same failing call again in one invocation gets a firmer reply.
@@ -341,25 +302,35 @@ class SkillToolset(BaseToolset):
         """The allowed-tools decision for ``tool_name`` called by the agent in ``context``."""
         return self.session_for(context).check_tool(tool_name)
 
-    def before_tool_callback(
+    async def before_tool_callback(
         self, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
         """RESTRICT enforcement for one agent: ``LlmAgent(before_tool_callback=...)``.
 
-        Returns an error response (and the tool does not run) when the loaded skills'
-        ``allowed-tools`` do not cover ``tool``; ``None`` lets the call through.
+        Decided in the model's call order: after the earlier skill calls of the same model
+        response. Returns an error response (and the tool does not run) when the loaded
+        skills' ``allowed-tools`` do not cover ``tool``; ``None`` lets the call through.
         """
-        if self.policy.mode is PolicyMode.RECOMMEND:
+        if not self.toolkit.guards(self.policy, tool.name):
             return None
-        decision = self.check_tool(tool.name, tool_context)
+        async with self._turn(tool_context) as view:
+            decision = self.toolkit.check_call(view, tool.name)
         if decision.allowed:
             return None
-        return {"error": decision.reason, "error_code": OutcomeCode.TOOL_BLOCKED.value}
+        return self._error(replies.blocked(decision), OutcomeCode.TOOL_BLOCKED)
+
+    @staticmethod
+    def _error(text: str, code: OutcomeCode) -> dict[str, Any]:
+        return {"error": text, "error_code": code.value}
 
 
-class _Never:
-    def __repr__(self) -> str:
-        return "<never>"
-
-
-_NEVER = _Never()
+def _latest_user_text(llm_request: LlmRequest) -> str | None:
+    """Text of the last user-authored content with text (function responses are user
+    contents too, without text; they are skipped), or None."""
+    for content in reversed(llm_request.contents or ()):
+        if content.role != "user":
+            continue
+        texts = [p.text for p in content.parts or () if p.text and not p.thought]
+        if texts:
+            return query_text(texts)
+    return None

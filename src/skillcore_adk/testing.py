@@ -168,10 +168,17 @@ class AdkDriver(AdapterDriver):
         else:
             app = App(name=self.app_name, root_agent=agent, plugins=[SkillPolicyPlugin()])
             self.runner = InMemoryRunner(app=app)
-        session = self.loop.run_until_complete(
-            self.runner.session_service.create_session(app_name=self.app_name, user_id="u")
-        )
-        self.session_id = session.id
+        self.sessions: dict[str, str] = {}
+        self.use_conversation("main")
+
+    def use_conversation(self, key: str) -> None:
+        """Continue conversation ``key`` (a new ADK session the first time)."""
+        if key not in self.sessions:
+            session = self.loop.run_until_complete(
+                self.runner.session_service.create_session(app_name=self.app_name, user_id="u")
+            )
+            self.sessions[key] = session.id
+        self.session_id = self.sessions[key]
 
     def turn(self, calls: Sequence[Call]) -> list[Reply]:
         """One model turn issuing ``calls``; replies in call order."""

@@ -10,12 +10,12 @@ from skillcore.errors import require
 
 require("langchain.agents", "langchain", "skillcore_langchain")
 
-from skillcore_langchain.middleware import (  # noqa: E402 - after the dependency check
+from skillcore_langchain._state import (  # noqa: E402 - after the dependency check
     SEED_KEY,
     STATE_KEY,
-    SkillsMiddleware,
     SkillsState,
     merge_seed,
 )
+from skillcore_langchain.middleware import SkillsMiddleware  # noqa: E402
 
 __all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]

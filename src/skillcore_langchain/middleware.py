@@ -1,91 +1,46 @@
 """``SkillsMiddleware``: Agent Skills for ``langchain.agents.create_agent`` (and deepagents).
 
-The middleware only translates: schemas, argument validation, execution and replies come from
-:class:`skillcore.SkillToolkit`; the allowed-tools decision from
-:meth:`skillcore.SkillSession.check_tool`; persistence is the JSON-native
+Translation only: schemas, execution and replies come from :class:`skillcore.SkillToolkit`,
+the policy from :meth:`skillcore.SkillSession.check_tool`, call order and the per-turn session
+from :class:`skillcore.TurnStore`; persistence is the JSON-native
 :meth:`skillcore.SkillSession.to_state` in one graph state key merged by
 :func:`skillcore.merge_states`.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
-import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from typing import Annotated, Any
-from xml.sax.saxutils import quoteattr
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from langchain.agents.middleware.types import (
     AgentMiddleware,
-    AgentState,
     ModelRequest,
     ModelResponse,
-    OmitFromOutput,
-    PrivateStateAttr,
 )
 from langchain.tools import ToolRuntime
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.config import get_config
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
-from typing_extensions import NotRequired
 
-from skillcore import (
-    STATE_SCHEMA,
-    Catalog,
-    CatalogFormat,
-    Code,
-    Limits,
-    PolicyMode,
-    ReadError,
-    SkillConfig,
-    SkillDocument,
-    SkillMetadata,
-    SkillSession,
-    StateError,
-    ToolResult,
-    ToolSpec,
-    ValidationMode,
-    loaded_names_of,
-    merge_states,
-)
-from skillcore.config import Sources
+from skillcore import OutcomeCode, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
+from skillcore.config import AdapterParts, Sources
+from skillcore.coordination import CatalogMemo, TurnCall
+from skillcore.policy import PolicyMode
+from skillcore.preview import preview_decision
+from skillcore.reinjection import Reinjection
+from skillcore.relevance import query_text
+from skillcore_langchain._state import SEED_KEY, STATE_KEY, SkillsState, merge_seed
 
-logger = logging.getLogger("skillcore_langchain")
-
-#: The graph state key holding the serialized skill session (private to each agent).
-STATE_KEY = "skillcore"
-#: Input-only key that seeds the session of a thread's first run (see ``share_with_subagents``).
-SEED_KEY = "skillcore_seed"
-
-#: How many re-read skill documents are kept for re-injection after compaction.
-_DOC_CACHE_SIZE = 64
-
-
-def merge_seed(left: Any, right: Any) -> Any:
-    """Reducer of :data:`SEED_KEY`: a serialized state merges like the session, names replace."""
-    if isinstance(left, Mapping) and isinstance(right, Mapping):
-        return merge_states(left, right)
-    return left if right is None else right
-
-
-# LangGraph resolves these annotations at runtime: keep the schema at module level, every name
-# imported for real, and the reducer as the last ``Annotated`` entry.
-class SkillsState(AgentState):
-    """Graph state added by :class:`SkillsMiddleware`."""
-
-    skillcore: NotRequired[Annotated[dict[str, Any] | None, PrivateStateAttr, merge_states]]
-    """``SkillSession.to_state()`` plus ``turn``/``seq``; never the catalog. Private: it is
-    neither accepted as input nor returned, so parents and subagents never share it."""
-
-    skillcore_seed: NotRequired[
-        Annotated[dict[str, Any] | list[str] | None, OmitFromOutput, merge_seed]
-    ]
-    """Input-only: a serialized session (a parent's ``skillcore`` value) or skill names to load
-    when a thread starts. Ignored once the thread has its own session."""
+__all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]
 
 
 class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
@@ -94,8 +49,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ``create_agent(model, tools, middleware=[SkillsMiddleware("./skills")])`` adds a budgeted
     skill catalog to the system message and the tools ``load_skill``, ``unload_skill``,
     ``load_skill_resource`` and ``search_skills``. Load state lives in the graph state (a few
-    hundred bytes, whatever the catalog size), so it follows checkpointers, and several skill
-    tool calls in one model turn are serialised so every reply is truthful.
+    hundred bytes, whatever the catalog size), so it follows checkpointers; the tool calls of
+    one model turn are decided in the model's call order, so every reply is truthful and a
+    tool called after a restricting ``load_skill`` in the same turn is blocked.
     """
 
     state_schema = SkillsState
@@ -103,137 +59,125 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     def __init__(
         self,
         sources: Sources,
+        config: SkillConfig | None = None,
         *,
-        max_loaded_skills: int = 10,
-        max_description_budget: int = 16_000,
-        allowed_tools_policy: PolicyMode | str = PolicyMode.RECOMMEND,
-        always_allowed_tools: Iterable[str] = (),
-        catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
-        validation_mode: ValidationMode | str | None = None,
-        tool_name_prefix: str = "",
-        include_resource_tool: bool = True,
+        backend: Any = None,
         refresh: bool | float = True,
         share_with_subagents: bool = False,
-        limits: Limits | None = None,
-        budget_counter: Callable[[str], int] = len,
+        **options: Any,
     ) -> None:
         """Build the middleware.
 
         Args:
             sources: skill folders or fsspec URLs (later ones override earlier ones),
-                :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`
-                (share one library between agents to discover once).
-            max_loaded_skills: how many skills can be loaded at once.
-            max_description_budget: characters of the catalog in the system message.
-            allowed_tools_policy: ``"recommend"`` shows each skill's ``allowed-tools``;
-                ``"restrict"`` also blocks other tools while restricting skills are loaded.
-            always_allowed_tools: tool names RESTRICT never blocks.
-            catalog_format: ``"markdown"`` (a bullet list) or ``"xml"`` (``<available_skills>``).
-            validation_mode: ``"lenient"`` (default) or ``"strict"``; only with ``sources`` that
-                are not a library (a library has its own mode).
-            tool_name_prefix: prefix of the four tool names, e.g. ``"sc_"`` -> ``sc_load_skill``.
-            include_resource_tool: set False when the agent reads files with its own tool.
-            refresh: re-scan the sources at the start of every run so skills added, changed or
-                removed show up on the next turn (unchanged files are not read again); a number
-                is the minimum seconds between two scans; False scans once per process.
-            budget_counter: measures ``max_description_budget``: ``len`` (characters) or a
-                token counter such as ``lambda s: len(encoding.encode(s))``.
-            limits: a full :class:`~skillcore.Limits` (file and resource caps too); overrides
-                ``max_loaded_skills`` and ``max_description_budget``.
+                :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`;
+                with ``backend``, paths in it or ``(path, label)`` tuples, as deepagents takes.
+            config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``.
+            backend: a deepagents backend holding the skills (``StateBackend``,
+                ``StoreBackend``, ``FilesystemBackend``, ``CompositeBackend``, a sandbox).
+                Backends whose files depend on the thread get one catalog per thread.
+            refresh: re-scan the sources at the start of every run (unchanged files are not
+                read again); a number is the minimum seconds between scans; False: once.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
-                key, which deepagents' ``task`` tool forwards, so subagents start with the
-                skills loaded here.
+                key, which deepagents' ``task`` tool forwards to subagents.
         """
-        self.config = SkillConfig(
-            max_loaded_skills=max_loaded_skills,
-            max_description_budget=max_description_budget,
-            allowed_tools_policy=allowed_tools_policy,
-            always_allowed_tools=always_allowed_tools,
-            catalog_format=catalog_format,
-            validation_mode=validation_mode,
-            tool_name_prefix=tool_name_prefix,
-            include_resource_tool=include_resource_tool,
-            limits=limits,
-            budget_counter=budget_counter,
+        p = AdapterParts.build(
+            sources, config, refresh=refresh, backend=backend, thread=_thread_id, **options
         )
-        self.library = self.config.library(sources)
-        self.limits = self.config.session_limits()
-        self.policy = self.config.policy()
-        self.toolkit = self.config.toolkit(self.library)
-        self.names = self.toolkit.names
-        if isinstance(refresh, bool):
-            self.refresh_interval: float | None = 0.0 if refresh else None
-        else:
-            self.refresh_interval = float(refresh)
-        self._scanned_at: float | None = None
+        self.config, self.library, self.limits, self.policy = (
+            p.config,
+            p.library,
+            p.limits,
+            p.policy,
+        )
+        self.toolkit, self.names, self.refresh, self.turns = p.toolkit, p.names, p.refresh, p.turns
+        self.restore = p.restore
         self.share_with_subagents = share_with_subagents
-        self._lock = threading.Lock()
-        self._model_tools: tuple[Catalog, dict[str, BaseTool]] | None = None
-        self._docs: OrderedDict[SkillMetadata, SkillDocument | ReadError] = OrderedDict()
-        self._seen_catalog: Catalog | None = None
-        self._last_session: tuple[Any, Catalog, SkillSession] | None = None
-        # Registered with the tool node once; the model is shown per-catalog copies (with the
-        # skill names as an enum) from wrap_model_call, or none when there are no skills.
+        self.reinjection = Reinjection(self.toolkit)
+        # The tools shown to the model: per-catalog copies with the skill names as an enum.
+        self._tools_for: CatalogMemo[dict[str, BaseTool]] = CatalogMemo(
+            lambda catalog: {s.name: self._make_tool(s) for s in self.toolkit.specs(catalog)}
+        )
+        # Registered with the tool node once (the model sees none when there are no skills).
         self.tools = [self._make_tool(spec) for spec in self.toolkit.generic_specs()]
 
     # -- sessions --------------------------------------------------------------------------
 
     def session(self, state: Mapping[str, Any] | None) -> SkillSession:
-        """The skill session stored in an agent state (empty if there is none)."""
-        raw = (state or {}).get(STATE_KEY)
-        catalog = self.library.catalog
-        last = self._last_session
-        # LangGraph hands every hook of a run the same state object until it changes, so an
-        # identity check (holding a reference, so ids cannot be reused) saves the rebuild.
-        if last is not None and last[0] is raw and last[1] is catalog:
-            return last[2]
-        try:
-            session = SkillSession.from_state(
-                raw, catalog, self.limits, self.policy, self.names, strict=False
-            )
-        except StateError as exc:
-            # A checkpoint from an incompatible version must not brick the thread.
-            logger.warning("ignoring unreadable skill state: %s", exc)
-            session = SkillSession(catalog, self.limits, self.policy, (), self.names)
-        self._last_session = (raw, catalog, session)
-        return session
+        """The skill session stored in an agent state (empty if there is none or it is
+        unreadable; see :func:`skillcore.restore_session`)."""
+        return self.restore((state or {}).get(STATE_KEY)).session
 
     def _state_update(self, session: SkillSession, turn: str | None, seq: int) -> dict[str, Any]:
-        value: dict[str, Any] = {**session.to_state(), "turn": turn, "seq": seq}
+        value = session.to_state(turn=turn, seq=seq)
         update: dict[str, Any] = {STATE_KEY: value}
         if self.share_with_subagents:
             update[SEED_KEY] = value
         return update
 
+    # -- human approval: RESTRICT before the interrupt ------------------------------------
+
+    def gate_interrupts(self, interrupt_on: Mapping[str, Any]) -> dict[str, Any]:
+        """``interrupt_on`` for ``HumanInTheLoopMiddleware`` that does not ask about calls the
+        allowed-tools policy will block (see :func:`skillcore.preview.preview_decision`):
+        each entry gets a ``when`` predicate (combined with its own). Under RECOMMEND nothing
+        is ever blocked, and ``interrupt_on`` is returned as it is."""
+        if self.policy.mode is PolicyMode.RECOMMEND:
+            return dict(interrupt_on)
+        gated: dict[str, Any] = {}
+        for tool_name, config in interrupt_on.items():
+            if config is False:
+                gated[tool_name] = config
+                continue
+            base = dict(_expanded(tool_name) if config is True else config)
+            gated[tool_name] = {**base, "when": self._when(base.get("when"))}
+        return gated
+
+    def _when(self, own: Callable[[ToolCallRequest], bool] | None) -> Callable[..., bool]:
+        def when(request: ToolCallRequest) -> bool:
+            if self._will_block(request):
+                return False
+            return True if own is None else bool(own(request))
+
+        return when
+
+    def _will_block(self, request: ToolCallRequest) -> bool:
+        state = request.state if isinstance(request.state, Mapping) else {}
+        call_id = request.tool_call.get("id")
+        for message in reversed(state.get("messages", ())):
+            if isinstance(message, AIMessage):
+                calls = [(c["name"], c.get("args") or {}) for c in message.tool_calls]
+                ids = [c.get("id") for c in message.tool_calls]
+                if call_id not in ids:
+                    return False
+                decision = preview_decision(
+                    self.toolkit, self.session(state), calls, ids.index(call_id)
+                )
+                return not decision.allowed
+        return False
+
     # -- before_agent: refresh, repair, seed -----------------------------------------------
 
     def before_agent(self, state: SkillsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Refresh the catalog; seed a new thread or drop loaded skills that vanished."""
-        if self._scan_due():
-            self._note_catalog(self.library.refresh())
+        """Refresh the catalog; seed a new thread or persist a repaired session."""
+        if self.refresh.due():
+            self.library.refresh()
         plan = self._plan(state)
-        if isinstance(plan, list):
-            session = self.session(None)
-            for name in plan:
-                result = self.toolkit.call(session, self.names.load, {"skill_name": name})
-                session = _seeded(result)
-            return self._state_update(session, None, 0)
-        return plan
+        if not isinstance(plan, list):
+            return plan
+        return self._state_update(self.toolkit.load_all(self.session(None), plan)[0], None, 0)
 
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
         """Async :meth:`before_agent` (sources are scanned without blocking the loop)."""
-        if self._scan_due():
-            self._note_catalog(await self.library.arefresh())
+        if self.refresh.due():
+            await self.library.arefresh()
         plan = self._plan(state)
-        if isinstance(plan, list):
-            session = self.session(None)
-            for name in plan:
-                result = await self.toolkit.acall(session, self.names.load, {"skill_name": name})
-                session = _seeded(result)
-            return self._state_update(session, None, 0)
-        return plan
+        if not isinstance(plan, list):
+            return plan
+        loaded = await self.toolkit.aload_all(self.session(None), plan)
+        return self._state_update(loaded[0], None, 0)
 
     def _plan(self, state: Mapping[str, Any]) -> dict[str, Any] | list[str] | None:
         """A state update, names to load (seeding by name), or None when nothing changes."""
@@ -241,35 +185,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         if raw is None:
             seed = state.get(SEED_KEY)
             if isinstance(seed, Mapping):
-                return self._state_update(self.session({STATE_KEY: seed}), None, 0)
+                return self._state_update(self.restore(seed).session, None, 0)
             if isinstance(seed, (list, tuple)):
                 return [n for n in seed if isinstance(n, str)]
             return None
-        session = self.session(state)
-        if (
-            not isinstance(raw, Mapping)
-            or raw.get("schema") != STATE_SCHEMA
-            or list(session.loaded_names) != loaded_names_of(raw)
-        ):
-            # Skills removed from disk (or unreadable state): persist the repaired session.
-            return self._state_update(session, None, 0)
-        return None
-
-    def _scan_due(self) -> bool:
-        now = time.monotonic()
-        last, interval = self._scanned_at, self.refresh_interval
-        if last is not None and (interval is None or now - last < interval):
-            return False
-        self._scanned_at = now
-        return True
-
-    def _note_catalog(self, catalog: Catalog) -> None:
-        if catalog is self._seen_catalog:
-            return
-        self._seen_catalog = catalog
-        for diag in catalog.diagnostics:
-            if diag.code in (Code.SOURCE_UNREACHABLE, Code.SOURCE_STALE):
-                logger.warning("%s", diag.format())
+        restored = self.restore(raw)
+        # Unreadable state or skills removed from disk: persist the repaired session.
+        return self._state_update(restored.session, None, 0) if restored.repaired else None
 
     # -- wrap_model_call: catalog, tools, re-injection -------------------------------------
 
@@ -280,9 +202,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ) -> ModelResponse[Any] | AIMessage:
         """Show the budgeted catalog and the skill tools; restore compacted instructions."""
         session = self.session(request.state)
-        missing = self._missing_instructions(session, request.messages)
-        docs = {m.name: self._document(m) for m in missing}
-        return handler(self._prepare(request, session, docs))
+        missing = self.reinjection.missing(session, _tool_replies(request.messages))
+        return handler(self._prepare(request, session, self.reinjection.text(session, missing)))
 
     async def awrap_model_call(
         self,
@@ -291,15 +212,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         session = self.session(request.state)
-        missing = self._missing_instructions(session, request.messages)
-        docs = {m.name: await self._adocument(m) for m in missing}
-        return await handler(self._prepare(request, session, docs))
+        missing = self.reinjection.missing(session, _tool_replies(request.messages))
+        repeated = await self.reinjection.atext(session, missing)
+        return await handler(self._prepare(request, session, repeated))
 
     def _prepare(
-        self,
-        request: ModelRequest[Any],
-        session: SkillSession,
-        docs: Mapping[str, SkillDocument | ReadError],
+        self, request: ModelRequest[Any], session: SkillSession, repeated: str
     ) -> ModelRequest[Any]:
         shown = self._tools_for(session.catalog)
         ours = self.toolkit.tool_names
@@ -312,104 +230,49 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             tools.append(t)
         if not shown:  # no skills: no catalog and no skill tools
             return request.override(tools=tools)
-        text = self.toolkit.instructions(session)
-        if docs:
-            text += "\n" + self._reinjection(session, docs)
+        # The latest user message: with catalog_order="relevance" the catalog is ranked for it
+        # (the same message on every model call of a run, so the same text).
+        text = self.toolkit.instructions(session, query=_latest_user_text(request.messages))
+        if repeated:
+            text += "\n" + repeated
         return request.override(
             system_message=_append_block(request.system_message, text), tools=tools
         )
 
-    def _tools_for(self, catalog: Catalog) -> dict[str, BaseTool]:
-        cached = self._model_tools
-        if cached is not None and cached[0] is catalog:
-            return cached[1]
-        session = SkillSession(catalog, self.limits, self.policy, (), self.names)
-        tools = {spec.name: self._make_tool(spec) for spec in self.toolkit.specs(session)}
-        self._model_tools = (catalog, tools)
-        return tools
+    # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
 
-    def _missing_instructions(
-        self, session: SkillSession, messages: Sequence[BaseMessage]
-    ) -> list[SkillMetadata]:
-        """Loaded skills whose load reply (a ToolMessage starting with ``<skill_content``) is
-        no longer in the request's messages."""
-        if not session.loaded:
-            return []
-        wanted = {_marker(name): name for name in session.loaded_names}
-        for message in reversed(messages):
-            # Only the head of tool replies is inspected: scanning every message's text would
-            # cost more than the rest of the hook on long conversations.
-            content = message.content if isinstance(message, ToolMessage) else None
-            if not isinstance(content, str) or not content.startswith("<skill_content"):
-                continue
-            head = content[: content.find(">") + 1]
-            if head in wanted:
-                del wanted[head]
-                if not wanted:
-                    return []
-        metas = (session.catalog.get(name) for name in wanted.values())
-        return [m for m in metas if m is not None]
+    def _turn(self, state: Any, config: Any, call_id: str) -> TurnCall:
+        """The call's place in its turn: calls of one AIMessage share a turn, keyed by the
+        thread id (never by session value) and the message."""
+        thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
+        messages = (state or {}).get("messages", ()) if isinstance(state, Mapping) else ()
+        turns = (
+            (m.id, ((str(c.get("id")), c.get("name", "")) for c in m.tool_calls))
+            for m in reversed(messages)
+            if isinstance(m, AIMessage)
+        )
+        calls = TurnCalls.locate(thread, call_id, turns, self.toolkit.is_skill_tool)
+        return self.turns.enter(calls, call_id, self.session(state))
 
-    def _document(self, meta: SkillMetadata) -> SkillDocument | ReadError:
-        with self._lock:
-            if meta in self._docs:
-                return self._docs[meta]
-        try:
-            doc: SkillDocument | ReadError = self.library.read_document(meta)
-        except ReadError as exc:
-            doc = exc
-        return self._remember(meta, doc)
-
-    async def _adocument(self, meta: SkillMetadata) -> SkillDocument | ReadError:
-        with self._lock:
-            if meta in self._docs:
-                return self._docs[meta]
-        try:
-            doc: SkillDocument | ReadError = await self.library.aread_document(meta)
-        except ReadError as exc:
-            doc = exc
-        return self._remember(meta, doc)
-
-    def _remember(
-        self, meta: SkillMetadata, doc: SkillDocument | ReadError
-    ) -> SkillDocument | ReadError:
-        if isinstance(doc, ReadError):  # do not cache failures: the file may come back
-            return doc
-        with self._lock:
-            self._docs[meta] = doc
-            while len(self._docs) > _DOC_CACHE_SIZE:
-                self._docs.popitem(last=False)
-        return doc
-
-    def _reinjection(
-        self, session: SkillSession, docs: Mapping[str, SkillDocument | ReadError]
-    ) -> str:
-        parts = [
-            "## Loaded skill instructions\n\n"
-            "These skills are still loaded, but the messages that delivered their instructions "
-            "are no longer in the conversation, so the instructions are repeated here. Keep "
-            f"following them, or call {self.names.unload} for a skill that no longer applies.\n"
-        ]
-        for name, doc in docs.items():
-            if isinstance(doc, ReadError):
-                parts.append(
-                    f"Skill {name!r} is loaded, but its instructions could not be read again "
-                    f"({doc.message}). Call {self.names.unload} to free its slot if you cannot "
-                    "continue without them.\n"
-                )
-                continue
-            parts.append(self.toolkit.load_reply(session, doc) + "\n")
-        return "\n".join(parts)
-
-    # -- wrap_tool_call: RESTRICT enforcement ----------------------------------------------
+    def _blocked(self, view: TurnCall, call: Mapping[str, Any]) -> ToolMessage | None:
+        decision = self.toolkit.check_call(view, call["name"])
+        if decision.allowed:
+            return None
+        text = replies.blocked(decision)
+        return _message(text, OutcomeCode.TOOL_BLOCKED, call["id"], call["name"])
 
     def wrap_tool_call(
         self,
         request: ToolCallRequest,
         handler: Callable[[ToolCallRequest], ToolMessage | Command[Any]],
     ) -> ToolMessage | Command[Any]:
-        """Block tools the loaded skills do not allow (RESTRICT); pass everything else."""
-        blocked = self._blocked(request)
+        """Block tools the loaded skills do not allow (RESTRICT), deciding in call order."""
+        call = request.tool_call
+        if not self.toolkit.guards(self.policy, call["name"]):
+            return handler(request)
+        config = getattr(request.runtime, "config", None)
+        with self._turn(request.state, config, call["id"]) as view:
+            blocked = self._blocked(view, call)
         return blocked if blocked is not None else handler(request)
 
     async def awrap_tool_call(
@@ -418,42 +281,25 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         handler: Callable[[ToolCallRequest], Awaitable[ToolMessage | Command[Any]]],
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
-        blocked = self._blocked(request)
-        return blocked if blocked is not None else await handler(request)
-
-    def _blocked(self, request: ToolCallRequest) -> ToolMessage | None:
-        if self.policy.mode is PolicyMode.RECOMMEND:
-            return None
         call = request.tool_call
-        name = call["name"]
-        if self.toolkit.is_skill_tool(name):
-            return None
-        decision = self.session(request.state).check_tool(name)
-        if decision.allowed:
-            return None
-        return ToolMessage(
-            content=f"Error: {decision.reason}",
-            tool_call_id=call["id"],
-            name=name,
-            status="error",
-            artifact={"code": decision.code.value},
-        )
-
-    # -- the skill tools -------------------------------------------------------------------
+        if not self.toolkit.guards(self.policy, call["name"]):
+            return await handler(request)
+        config = getattr(request.runtime, "config", None)
+        async with self._turn(request.state, config, call["id"]) as view:
+            blocked = self._blocked(view, call)
+        return blocked if blocked is not None else await handler(request)
 
     def _make_tool(self, spec: ToolSpec) -> StructuredTool:
         name = spec.name
 
         def run(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
-            turn = _turn_of(runtime)
-            result = self.toolkit.call(self.session(runtime.state), name, arguments, turn=turn)
-            return self._reply(result, runtime, turn)
+            with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
+                return self._reply(self.toolkit.call(view, name, arguments), runtime, view)
 
         async def arun(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
-            turn = _turn_of(runtime)
-            session = self.session(runtime.state)
-            result = await self.toolkit.acall(session, name, arguments, turn=turn)
-            return self._reply(result, runtime, turn)
+            async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
+                result = await self.toolkit.acall(view, name, arguments)
+                return self._reply(result, runtime, view)
 
         return StructuredTool.from_function(
             func=run,
@@ -464,47 +310,63 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         )
 
     def _reply(
-        self, result: ToolResult, runtime: ToolRuntime, turn: str | None
+        self, result: Any, runtime: ToolRuntime, view: TurnCall
     ) -> ToolMessage | Command[Any]:
-        message = ToolMessage(
-            content=result.text,
-            tool_call_id=runtime.tool_call_id,
-            name=result.tool,
-            status="success" if result.ok else "error",
-            artifact={"code": result.code.value},
-        )
+        message = _message(result.text, result.code, runtime.tool_call_id, result.tool, result.ok)
         if not result.changed:
             return message
-        return Command(
-            update={**self._state_update(result.session, turn, result.seq), "messages": [message]}
-        )
+        update = self._state_update(result.session, view.calls.turn, view.seq)
+        return Command(update={**update, "messages": [message]})
 
 
-def _seeded(result: ToolResult) -> SkillSession:
-    if not result.ok:
-        logger.warning("skill seed not loaded: %s", result.text)
-    return result.session
+def _expanded(tool_name: str) -> Mapping[str, Any]:
+    """What ``interrupt_on={tool_name: True}`` means, as HumanInTheLoopMiddleware says."""
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+
+    return HumanInTheLoopMiddleware(interrupt_on={tool_name: True}).interrupt_on[tool_name]
 
 
-def _turn_of(runtime: ToolRuntime) -> str | None:
-    """Identify the model turn of a tool call: calls of one AIMessage share it.
+def _thread_id() -> str | None:
+    """The thread of the running graph (None outside a run)."""
+    try:
+        config = get_config()
+    except RuntimeError:
+        return None
+    thread = (config.get("configurable") or {}).get("thread_id")
+    return None if thread is None else str(thread)
 
-    The thread id keeps turns of different conversations apart even if message ids repeat.
-    """
-    call_id = runtime.tool_call_id
-    for message in reversed(runtime.state.get("messages", ()) if runtime.state else ()):
-        if isinstance(message, AIMessage) and any(
-            call.get("id") == call_id for call in message.tool_calls
-        ):
-            key = message.id or "|".join(str(c.get("id")) for c in message.tool_calls)
-            # Not checkpoint_ns: each parallel tool call runs in a task of its own namespace.
-            thread = (runtime.config or {}).get("configurable", {}).get("thread_id", "")
-            return f"{thread}|{key}"
+
+def _tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
+    """Texts of tool replies, newest first."""
+    for message in reversed(messages):
+        if isinstance(message, ToolMessage) and isinstance(message.content, str):
+            yield message.content
+
+
+def _latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
+    """Text of the last HumanMessage (its text blocks, one per line), or None."""
+    for message in reversed(messages):
+        if isinstance(message, HumanMessage):
+            content = message.content
+            if isinstance(content, str):
+                return query_text([content])
+            return query_text(
+                b if isinstance(b, str) else b.get("text") if b.get("type") == "text" else None
+                for b in content
+            )
     return None
 
 
-def _marker(name: str) -> str:
-    return f"<skill_content name={quoteattr(name)}>"
+def _message(
+    text: str, code: OutcomeCode, call_id: str, name: str, ok: bool = False
+) -> ToolMessage:
+    return ToolMessage(
+        content=text,
+        tool_call_id=call_id,
+        name=name,
+        status="success" if ok else "error",
+        artifact={"code": code.value},
+    )
 
 
 def _append_block(system: SystemMessage | None, text: str) -> SystemMessage:

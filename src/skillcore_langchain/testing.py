@@ -137,8 +137,7 @@ class LangChainDriver(AdapterDriver):
         self.model = ScriptedChatModel()
         self.middleware = SkillsMiddleware(
             library,
-            max_loaded_skills=limits.max_loaded,
-            max_description_budget=limits.catalog_budget,
+            limits=limits,
             allowed_tools_policy=policy.mode,
             always_allowed_tools=policy.always_allowed,
             tool_name_prefix=self.tool_name_prefix,
@@ -146,7 +145,10 @@ class LangChainDriver(AdapterDriver):
         self.agent = create_agent(
             self.model, plain_tools(), middleware=[self.middleware], checkpointer=InMemorySaver()
         )
-        self.config: Any = {"configurable": {"thread_id": "conformance"}}
+        self.use_conversation("main")
+
+    def use_conversation(self, key: str) -> None:
+        self.config: Any = {"configurable": {"thread_id": f"conformance-{key}"}}
 
     def turn(self, calls: Sequence[Call]) -> list[Reply]:
         message = tool_calls(*((c.tool, c.args) for c in calls))

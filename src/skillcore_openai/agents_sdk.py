@@ -21,9 +21,12 @@ from skillcore import (
     ToolPolicy,
     ToolResult,
     ToolSpec,
+    replies,
+    restore_session,
 )
 from skillcore.config import Sources
 from skillcore.errors import require
+from skillcore_openai.functions import latest_user_text
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 
@@ -93,7 +96,7 @@ class SkillState:
         of one model turn (tasks on one event loop) never lose an update and every reply
         describes the transition that actually happened.
         """
-        return await toolkit.acall_in(self, tool, arguments)
+        return await toolkit.acall(self, tool, arguments)
 
 
 class AgentSkills:
@@ -140,8 +143,9 @@ class AgentSkills:
 
     def new_state(self, state: Mapping[str, Any] | None = None) -> SkillState:
         """A fresh state, or one restored from ``SkillState.to_state()`` output."""
-        session = self.toolkit.library.restore(state, self.limits, self.policy, self.toolkit.names)
-        return SkillState(session)
+        catalog = self.toolkit.library.catalog
+        restored = restore_session(state, catalog, self.limits, self.policy, self.toolkit.names)
+        return SkillState(restored.session)
 
     def state_for(self, ctx: RunContextWrapper[Any] | None) -> SkillState:
         """The state of the run behind ``ctx`` (see the module docs for the lookup order)."""
@@ -189,7 +193,10 @@ class AgentSkills:
             text = base(ctx, agent) if callable(base) else base
             if inspect.isawaitable(text):
                 text = await text
-            catalog = self.toolkit.instructions(self.state_for(ctx).session)
+            # The run's input (``turn_input``, set before each model call) holds the user
+            # message; with catalog_order="relevance" the catalog is ranked for it.
+            query = latest_user_text(getattr(ctx, "turn_input", None))
+            catalog = self.toolkit.instructions(self.state_for(ctx).session, query=query)
             return "\n\n".join(part for part in (str(text or "").rstrip(), catalog) if part)
 
         return render
@@ -213,9 +220,9 @@ class AgentSkills:
 
     def _check(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
-        decision = self.toolkit.check_tool(self.state_for(ctx).session, ctx.tool_name)
+        decision = self.toolkit.check_call(self.state_for(ctx).session, ctx.tool_name)
         if decision.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info=decision)
         return ToolGuardrailFunctionOutput.reject_content(
-            f"Error: {decision.reason}", output_info=decision
+            replies.blocked(decision), output_info=decision
         )

@@ -9,17 +9,21 @@ work.
 from __future__ import annotations
 
 import inspect
+import itertools
 import json
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 import anyio
 import attrs
 
 from skillcore import (
+    ArgumentError,
     CatalogFormat,
     Limits,
     OutcomeCode,
+    SessionRef,
+    SessionStore,
     SkillConfig,
     SkillLibrary,
     SkillSession,
@@ -28,9 +32,16 @@ from skillcore import (
     ToolPolicy,
     ToolResult,
     ToolSpec,
+    TurnCalls,
+    TurnStore,
     catalog_view,
+    replies,
+    restore_session,
 )
 from skillcore.config import Sources
+from skillcore.coordination import TurnCall, as_store
+from skillcore.relevance import query_text
+from skillcore.specs import parse_json_object
 
 __all__ = [
     "FunctionCall",
@@ -40,6 +51,7 @@ __all__ = [
     "TurnResult",
     "chat_tool",
     "instructions",
+    "latest_user_text",
     "parse_call",
     "response_tool",
     "tool_output",
@@ -51,6 +63,8 @@ Api = Literal["chat", "responses"]
 #: custom tools) and returns the output (a string, or anything JSON-serialisable), or an
 #: awaitable of it when used with the async methods.
 Handler = Callable[[Any], Any]
+#: A plain call cleared to run: its handler, the arguments and the policy decision.
+_Plan = tuple[Handler, Any, "ToolDecision"]
 
 
 # -- schemas -------------------------------------------------------------------------------
@@ -88,6 +102,23 @@ def instructions(
 ) -> str:
     """The skill catalog text for the system prompt / ``instructions=`` (empty if no skills)."""
     return catalog_view(session, CatalogFormat(format), budget).text
+
+
+def latest_user_text(messages: str | Iterable[Any] | None) -> str | None:
+    """Text of the last user message with text in a Chat Completions ``messages`` list or a
+    Responses ``input`` (a string, or a list of items; SDK objects or dicts): the ``query``
+    for a catalog ordered by relevance. Its text parts are joined; None if there is none."""
+    if isinstance(messages, str):
+        return query_text([messages])
+    for item in reversed(list(messages or ())):
+        if _get(item, "role") != "user":
+            continue
+        content = _get(item, "content")
+        parts = [content] if isinstance(content, str) else [_get(p, "text") for p in content or ()]
+        text = query_text(p for p in parts if isinstance(p, str))
+        if text is not None:
+            return text
+    return None
 
 
 # -- tool calls ----------------------------------------------------------------------------
@@ -237,12 +268,12 @@ class OpenAISkills:
     ``handlers`` maps names of your own tools to functions; when given, every call gets a
     reply (an unknown tool name is an error the model sees). Without it, allowed non-skill
     calls are left for you to run. Either way RESTRICT is enforced before a handler runs.
-    Options are the knobs every adapter takes (:class:`skillcore.SkillConfig`).
     """
 
     def __init__(
         self,
         skills: Sources | SkillToolkit,
+        config: SkillConfig | None = None,
         *,
         handlers: Mapping[str, Handler] | None = None,
         strict: bool = True,
@@ -251,25 +282,22 @@ class OpenAISkills:
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`.
 
-        ``options`` are the knobs every adapter takes (:class:`skillcore.SkillConfig`:
-        ``max_loaded_skills``, ``max_description_budget``, ``allowed_tools_policy``,
-        ``always_allowed_tools``, ``catalog_format``, ``validation_mode``,
-        ``tool_name_prefix``, ``include_resource_tool``, ``enum_limit``, ``limits``); they set
-        the defaults of :meth:`session` and :meth:`restore`. ``policy`` overrides the two
+        ``config`` (a :class:`skillcore.SkillConfig`) or its fields as keyword ``options``
+        set the defaults of :meth:`session` and :meth:`restore`; ``policy`` overrides the two
         policy knobs with a ready :class:`ToolPolicy`.
         """
+        self.config = SkillConfig.build(config, **options)
         if isinstance(skills, SkillToolkit):
-            if options:
+            if config is not None or options:
                 raise TypeError("options apply only when sources or a SkillLibrary are given")
-            self.config = SkillConfig()
             self.toolkit = skills
         else:
-            self.config = SkillConfig(**options)
             self.toolkit = self.config.toolkit(self.config.library(skills))
         self.limits = self.config.session_limits()
         self.policy = policy or self.config.policy()
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
+        self.turns = TurnStore()
 
     @property
     def library(self) -> SkillLibrary:
@@ -280,9 +308,7 @@ class OpenAISkills:
         self, limits: Limits | None = None, policy: ToolPolicy | None = None
     ) -> SkillSession:
         """A new, empty session (this adapter's limits and policy unless given)."""
-        return self.library.session(
-            limits or self.limits, policy or self.policy, self.toolkit.names
-        )
+        return self.restore(None, limits, policy)
 
     def restore(
         self,
@@ -290,10 +316,16 @@ class OpenAISkills:
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
     ) -> SkillSession:
-        """Rebuild a session from ``session.to_state()`` output."""
-        return self.library.restore(
-            state, limits or self.limits, policy or self.policy, self.toolkit.names
-        )
+        """Rebuild a session from ``session.to_state()`` output. Never raises for what the
+        state holds: unreadable state gives an empty session (logged), as in every adapter
+        (:func:`skillcore.restore_session`)."""
+        return restore_session(
+            state,
+            self.library.catalog,
+            limits or self.limits,
+            policy or self.policy,
+            self.toolkit.names,
+        ).session
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -306,10 +338,19 @@ class OpenAISkills:
         return [response_tool(s, strict=self.strict) for s in self.toolkit.specs(session)]
 
     def instructions(
-        self, session: SkillSession, base: str = "", *, budget: int | None = None
+        self,
+        session: SkillSession,
+        base: str = "",
+        *,
+        budget: int | None = None,
+        query: str | None = None,
     ) -> str:
-        """``base`` followed by the skill catalog (just ``base`` when there are no skills)."""
-        catalog = self.toolkit.instructions(session, budget)
+        """``base`` followed by the skill catalog (just ``base`` when there are no skills).
+
+        ``query``: the latest user message (:func:`latest_user_text` of your messages), which
+        orders the catalog when ``catalog_order="relevance"``; pass the same one on every
+        model call of a user message and the text stays the same."""
+        catalog = self.toolkit.instructions(session, budget, query)
         return "\n\n".join(part for part in (base.rstrip(), catalog) if part)
 
     def is_skill_call(self, call: Any) -> bool:
@@ -318,64 +359,60 @@ class OpenAISkills:
 
     # -- dispatch --------------------------------------------------------------------------
 
-    def dispatch(
-        self, session: SkillSession, call: Any, *, turn: Hashable | None = None
-    ) -> ToolCallResult:
-        """Apply one tool call; never raises for bad model input.
-
-        For parallel calls of one assistant message either thread the returned session
-        through the calls, or pass the same ``session`` to each with ``turn=`` set to
-        something identifying that message (its id): the calls are then serialised, replies
-        stay truthful, and each result's session is the turn's latest (the last is final).
-        """
-        c = parse_call(call)
+    def dispatch(self, target: SkillSession | SessionStore, call: Any) -> ToolCallResult:
+        """Apply one tool call to a session (or a :class:`skillcore.SessionStore` your loop
+        shares between concurrent calls); never raises for bad model input. Thread the
+        returned session into the next call, or use :meth:`dispatch_all`."""
+        store, c = as_store(target), parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            res = self.toolkit.call(session, c.name, c.arguments, turn=turn)
-            return self._skill(session, c, res, turn)
-        plan = self._plan(session, c, turn)
+            return self._skill(store, c, self.toolkit.call(store, c.name, c.arguments))
+        plan = self._plan(store, c)
         if isinstance(plan, ToolCallResult):
             return plan
-        handler, args, decision = plan
-        out = handler(args)
+        out = plan[0](plan[1])
         if inspect.isawaitable(out):
             if inspect.iscoroutine(out):
                 out.close()
             raise TypeError(f"the handler of {c.name!r} is async: use adispatch/adispatch_all")
-        return self._handled(session, c, out, turn, decision)
+        return self._handled(store, c, out, plan[2])
 
-    async def adispatch(
-        self, session: SkillSession, call: Any, *, turn: Hashable | None = None
-    ) -> ToolCallResult:
+    async def adispatch(self, target: SkillSession | SessionStore, call: Any) -> ToolCallResult:
         """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
-        c = parse_call(call)
+        store, c = as_store(target), parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            res = await self.toolkit.acall(session, c.name, c.arguments, turn=turn)
-            return self._skill(session, c, res, turn)
-        plan = self._plan(session, c, turn)
+            return self._skill(store, c, await self.toolkit.acall(store, c.name, c.arguments))
+        return await self._arun(store, c, self._plan(store, c))
+
+    async def _arun(
+        self, store: SessionStore, c: FunctionCall, plan: ToolCallResult | _Plan
+    ) -> ToolCallResult:
         if isinstance(plan, ToolCallResult):
             return plan
-        handler, args, decision = plan
-        out = handler(args)
+        out = plan[0](plan[1])
         if inspect.isawaitable(out):
             out = await out
-        return self._handled(session, c, out, turn, decision)
+        return self._handled(store, c, out, plan[2])
 
-    def dispatch_all(
-        self, session: SkillSession, calls: Iterable[Any] | None, *, turn: Hashable | None = None
-    ) -> TurnResult:
+    def dispatch_all(self, session: SkillSession, calls: Iterable[Any] | None) -> TurnResult:
         """Apply every tool call of one assistant message, in order; returns the final
         session and the messages to append."""
-        token = _Turn() if turn is None else turn
-        results = tuple(self.dispatch(session, c, turn=token) for c in calls or ())
-        return TurnResult(self.toolkit.coordinator.current(token, session), results)
+        store = SessionRef(session)
+        results = tuple(self.dispatch(store, c) for c in calls or ())
+        return TurnResult(store.session, results)
 
-    async def adispatch_all(
-        self, session: SkillSession, calls: Iterable[Any] | None, *, turn: Hashable | None = None
-    ) -> TurnResult:
-        """Apply the calls of one assistant message concurrently (serialised per turn, so
-        parallel loads cannot overrun ``max_loaded``); replies are in call order."""
-        token = _Turn() if turn is None else turn
+    async def adispatch_all(self, session: SkillSession, calls: Iterable[Any] | None) -> TurnResult:
+        """Apply the calls of one assistant message concurrently. Each is decided in call
+        order (a call waits for the earlier skill calls, never for handlers), so the result
+        equals :meth:`dispatch_all`'s while file reads and handlers overlap."""
         items = list(calls or ())
+        # A fresh key per turn: the session is passed in, so no other call can share it.
+        turn = TurnCalls.of(
+            f"adispatch-{next(_turn_ids)}",
+            "turn",
+            [(str(i), _name_of(c)) for i, c in enumerate(items)],
+            self.toolkit.is_skill_tool,
+        )
+        views = [self.turns.enter(turn, str(i), session) for i in range(len(items))]
         results: list[ToolCallResult | None] = [None] * len(items)
         errors: list[BaseException | None] = [None] * len(items)
 
@@ -383,7 +420,7 @@ class OpenAISkills:
             # Errors are collected rather than raised so the caller sees the handler's own
             # exception, not an ExceptionGroup from the task group.
             try:
-                results[i] = await self.adispatch(session, items[i], turn=token)
+                results[i] = await self._ordered(views[i], items[i])
             except Exception as exc:
                 errors[i] = exc
 
@@ -393,97 +430,71 @@ class OpenAISkills:
         for exc in errors:
             if exc is not None:
                 raise exc
-        done = tuple(r for r in results if r is not None)
-        return TurnResult(self.toolkit.coordinator.current(token, session), done)
+        final = views[-1].read() if views else session
+        return TurnResult(final, tuple(r for r in results if r is not None))
 
-    def _latest(self, session: SkillSession, turn: Hashable | None) -> SkillSession:
-        return self.toolkit.coordinator.current(turn, session)
+    async def _ordered(self, view: TurnCall, call: Any) -> ToolCallResult:
+        async with view:
+            c = parse_call(call)
+            if self.toolkit.is_skill_tool(c.name):
+                return await self.adispatch(view, c)
+            plan = self._plan(view, c)
+        # Handlers run after the turn moved on: later calls never wait for them.
+        return await self._arun(view, c, plan)
 
-    def _skill(
-        self, session: SkillSession, c: FunctionCall, res: ToolResult, turn: Hashable | None
-    ) -> ToolCallResult:
-        final = res.session if turn is None else self._latest(session, turn)
+    def _skill(self, store: SessionStore, c: FunctionCall, res: ToolResult) -> ToolCallResult:
         return ToolCallResult(
-            final, tool_output(c, res.text), c, res.text, not res.ok, res.code, result=res
+            store.read(), tool_output(c, res.text), c, res.text, not res.ok, res.code, result=res
         )
 
     def _error(
         self,
-        session: SkillSession,
+        store: SessionStore,
         c: FunctionCall,
         text: str,
         code: OutcomeCode,
         decision: ToolDecision | None = None,
     ) -> ToolCallResult:
-        out = f"Error: {text}"
-        return ToolCallResult(session, tool_output(c, out), c, out, True, code, decision=decision)
+        return ToolCallResult(
+            store.read(), tool_output(c, text), c, text, True, code, decision=decision
+        )
 
-    def _plan(
-        self, session: SkillSession, c: FunctionCall, turn: Hashable | None
-    ) -> ToolCallResult | tuple[Handler, Any, ToolDecision]:
-        current = self._latest(session, turn)
-        decision = self.toolkit.check_tool(current, c.name)
+    def _plan(self, store: SessionStore, c: FunctionCall) -> ToolCallResult | _Plan:
+        decision = self.toolkit.check_call(store, c.name)  # refused if its turn timed out
         if not decision.allowed:
-            return self._error(current, c, decision.reason, OutcomeCode.TOOL_BLOCKED, decision)
+            return self._error(
+                store, c, replies.blocked(decision), OutcomeCode.TOOL_BLOCKED, decision
+            )
         if self.handlers is None:
-            return ToolCallResult(current, None, c, None, False, decision=decision)
+            return ToolCallResult(store.read(), None, c, None, False, decision=decision)
         handler = self.handlers.get(c.name)
         if handler is None:
             known = ", ".join([*self.toolkit.tool_names, *self.handlers]) or "(none)"
-            return self._error(
-                current,
-                c,
-                f"there is no tool named {c.name!r}. Available tools: {known}.",
-                OutcomeCode.UNKNOWN_TOOL,
-                decision,
+            text = replies.error(
+                f"there is no tool named {c.name[:80]!r}. Available tools: {known}."
             )
+            return self._error(store, c, text, OutcomeCode.UNKNOWN_TOOL, decision)
         if c.custom:
             return handler, "" if c.arguments is None else c.arguments, decision
-        args = _parse_object(c.arguments)
-        if isinstance(args, str):
-            return self._error(
-                current,
-                c,
-                f"invalid arguments for {c.name}: {args}",
-                OutcomeCode.INVALID_ARGUMENTS,
-                decision,
-            )
+        try:
+            args = parse_json_object(c.arguments)
+        except ArgumentError as exc:
+            text = replies.invalid_arguments(c.name, str(exc))
+            return self._error(store, c, text, OutcomeCode.INVALID_ARGUMENTS, decision)
         return handler, args, decision
 
     def _handled(
-        self,
-        session: SkillSession,
-        c: FunctionCall,
-        out: Any,
-        turn: Hashable | None,
-        decision: ToolDecision,
+        self, store: SessionStore, c: FunctionCall, out: Any, decision: ToolDecision
     ) -> ToolCallResult:
         text = out if isinstance(out, str) else json.dumps(out, default=str, ensure_ascii=False)
-        return ToolCallResult(
-            self._latest(session, turn), tool_output(c, text), c, text, False, decision=decision
-        )
+        return ToolCallResult(store.read(), tool_output(c, text), c, text, False, decision=decision)
 
 
-class _Turn:
-    """A fresh, hashable turn token (identity semantics)."""
-
-    __slots__ = ()
+_turn_ids = itertools.count(1)
 
 
-def _parse_object(arguments: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
-    """Arguments as a dict, or an error message for the model."""
-    if arguments is None or arguments == "":
-        return {}
-    if isinstance(arguments, str):
-        try:
-            value = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            return (
-                f"arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
-                "send a JSON object"
-            )
-    else:
-        value = arguments
-    if not isinstance(value, Mapping):
-        return f"arguments must be a JSON object, got {type(value).__name__}"
-    return dict(value)
+def _name_of(call: Any) -> str:
+    try:
+        return parse_call(call).name
+    except ValueError:
+        return ""

@@ -103,7 +103,7 @@ async def test_invalid_arguments(skills_dir: Path, args: dict) -> None:
 
 @pytest.mark.parametrize("path", ["../alpha-tools/SKILL.md", "/etc/passwd", "references/../../x"])
 async def test_resource_path_escapes(skills_dir: Path, path: str) -> None:
-    events, _, _ = await run(SkillToolset(skills_dir), [resource(path)])
+    events, _, _ = await run(SkillToolset(skills_dir), [load("gamma-files"), resource(path)])
     reply = response_of(events, "load_skill_resource")
     assert reply["error_code"] == "PATH_REJECTED", reply
     assert "Do not retry" in reply["error"]
@@ -113,7 +113,9 @@ async def test_resource_symlink_escape(skills_dir: Path, tmp_path: Path) -> None
     secret = tmp_path / "secret.txt"
     secret.write_text("top secret")
     (skills_dir / "gamma-files" / "references" / "leak.md").symlink_to(secret)
-    events, _, _ = await run(SkillToolset(skills_dir), [resource("references/leak.md")])
+    events, _, _ = await run(
+        SkillToolset(skills_dir), [load("gamma-files"), resource("references/leak.md")]
+    )
     reply = response_of(events, "load_skill_resource")
     assert reply["error_code"] == "PATH_REJECTED"
     assert "top secret" not in reply["error"]
@@ -137,8 +139,10 @@ async def test_missing_resource_is_terminal_and_not_retried_forever(skills_dir: 
 async def test_binary_and_oversized_resources(skills_dir: Path) -> None:
     (skills_dir / "gamma-files" / "references" / "big.md").write_text("x" * 5_000)
     toolset = SkillToolset(skills_dir, limits=Limits(max_resource_bytes=1_000))
-    events, _, _ = await run(toolset, [resource("assets/logo.bin"), resource("references/big.md")])
-    binary, big = (r.response for r in responses(events))
+    events, _, _ = await run(
+        toolset, [load("gamma-files"), resource("assets/logo.bin"), resource("references/big.md")]
+    )
+    _, binary, big = (r.response for r in responses(events))
     assert binary["error_code"] == "BINARY_RESOURCE" and "PNG" not in binary["error"]
     assert big["error_code"] == "TOO_LARGE" and "xxxx" not in big["error"]
 

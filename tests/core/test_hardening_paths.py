@@ -115,7 +115,8 @@ def test_skill_directory_swapped_for_symlink_after_discovery(root: Path, outside
     assert_no_secret(info.value)
 
     res = toolkit.call(session, "load_skill_resource", {"skill_name": "x", "path": "secret"})
-    assert res.code is OutcomeCode.PATH_REJECTED and res.session is session
+    # Only files of a loaded skill are readable: refused before any read.
+    assert res.code is OutcomeCode.NOT_LOADED and res.session is session
     assert_no_secret(res.text)
     res = toolkit.call(session, "load_skill", {"skill_name": "x"})
     assert res.code is OutcomeCode.PATH_REJECTED and res.session is session

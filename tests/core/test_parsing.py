@@ -134,7 +134,7 @@ def test_full_frontmatter() -> None:
     result = parse(text)
     meta = result.metadata
     assert meta is not None
-    assert meta.description == "Folded description over lines."
+    assert meta.description == "Folded   description over lines.\n"  # as YAML folds it
     assert (meta.license, meta.compatibility, meta.version) == ("MIT", "Python 3.10+", "1.5")
     assert dict(meta.metadata) == {"author": "me", "version": "2"}
     assert meta.triggers == ("csv", "data")
@@ -150,12 +150,17 @@ def test_full_frontmatter() -> None:
 def test_strict_mode_flags_unknown_and_extension_fields() -> None:
     text = fm("name: demo\ndescription: d\ntriggers: [a]\nx-custom: 1\n")
     result = parse(text, ValidationMode.STRICT)
-    assert result.metadata is not None  # warnings and infos do not skip
+    assert result.metadata is None  # an unknown field is an error, as in the reference
     assert codes(result) == [
-        (Severity.WARNING, Code.UNKNOWN_FIELD, "x-custom"),
-        (Severity.INFO, Code.UNKNOWN_FIELD, "triggers"),
+        (Severity.ERROR, Code.UNKNOWN_FIELD, "x-custom"),
+        (Severity.INFO, Code.UNKNOWN_FIELD, "triggers"),  # a known extension: information
     ]
-    assert parse(text).diagnostics == ()  # lenient: silent
+    assert "is not part of the Agent Skills spec" in result.diagnostics[0].message
+    lenient = parse(text)
+    assert lenient.diagnostics == ()  # lenient: silent, and the field is kept
+    assert dict(lenient.metadata.extra) == {"x-custom": 1}
+    extension_only = parse(fm("name: demo\ndescription: d\ntriggers: [a]\n"), ValidationMode.STRICT)
+    assert extension_only.metadata is not None
 
 
 @pytest.mark.parametrize(

@@ -232,6 +232,7 @@ def test_session_file_cap_applies_to_loads(library) -> None:
 def test_resource_read_and_cap(library) -> None:
     toolkit = SkillToolkit(library)
     s = library.session(Limits(max_resource_bytes=100))
+    s = toolkit.call(s, "load_skill", {"skill_name": "csv-data-audit"}).session
     r = toolkit.call(
         s, "load_skill_resource", {"skill_name": "csv-data-audit", "path": "scripts/profile_csv.py"}
     )
@@ -310,19 +311,19 @@ def test_parallel_calls_on_a_store_never_lose_an_update(library) -> None:
 
     toolkit = SkillToolkit(library)
     box = _Box(library.session(Limits(max_loaded=2)))
-    box.session = toolkit.call_in(box, "load_skill", {"skill_name": "release-notes"}).session
+    box.session = toolkit.call(box, "load_skill", {"skill_name": "release-notes"}).session
     names = ["csv-data-audit", "python-testing", "api-design-review"]
     results: dict[str, object] = {}
 
     async def one(name: str) -> None:
-        results[name] = await toolkit.acall_in(box, "load_skill", {"skill_name": name})
+        results[name] = await toolkit.acall(box, "load_skill", {"skill_name": name})
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
             for name in names:
                 tg.start_soon(one, name)
             tg.start_soon(
-                lambda: toolkit.acall_in(box, "unload_skill", {"skill_name": "release-notes"})
+                lambda: toolkit.acall(box, "unload_skill", {"skill_name": "release-notes"})
             )
 
     anyio.run(main)

@@ -274,6 +274,7 @@ def test_resource_paths(make_agent, model, run, skills, helpers, use_async) -> N
 
     model.push(
         tool_calls(
+            ("load_skill", {"skill_name": "gamma"}),  # earlier in the same turn
             res("references/notes.md"),
             res("../alpha/SKILL.md"),
             res(str(secret)),
@@ -283,7 +284,8 @@ def test_resource_paths(make_agent, model, run, skills, helpers, use_async) -> N
         )
     )
     out = run(agent, thread="thread-1", use_async=use_async)
-    good, *bad = helpers.replies(out)
+    loaded, good, *bad = helpers.replies(out)
+    assert loaded.status == "success"
     assert good.status == "success" and "Gamma notes: 42." in good.text
     assert [m.status for m in bad] == ["error"] * 5
     assert not any("top secret" in m.text or "Alpha says" in m.text for m in bad)

@@ -24,9 +24,21 @@ class _Driver(AdapterDriver):
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.server = ScriptedServer().start()
         self.skills = OpenAISkills(library, handlers=PLAIN)
-        self.session = self.skills.session(limits, policy)
-        self.history: list[Any] = [{"role": "user", "content": "Work on the task."}]
+        self.limits, self.policy = limits, policy
+        self.conversations: dict[str, tuple[Any, list[Any]]] = {}
+        self.key = ""
+        self.use_conversation("main")
         self._setup()
+
+    def use_conversation(self, key: str) -> None:
+        # Each conversation keeps its own saved state and history, as a loop would.
+        if self.key:
+            self.conversations[self.key] = (self.session.to_state(), self.history)
+        state, history = self.conversations.get(
+            key, (None, [{"role": "user", "content": "Work on the task."}])
+        )
+        self.key, self.history = key, history
+        self.session = self.skills.restore(state, self.limits, self.policy)
 
     def _setup(self) -> None:
         raise NotImplementedError

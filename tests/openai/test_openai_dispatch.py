@@ -15,7 +15,7 @@ from openai.types.responses import ResponseCustomToolCall, ResponseFunctionToolC
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
-from skillcore import Limits, OutcomeCode
+from skillcore import Limits, OutcomeCode, SessionRef
 from skillcore_openai import FunctionCall, OpenAISkills, parse_call, tool_output
 
 APIS = ["chat", "responses"]
@@ -238,24 +238,20 @@ def test_custom_tool_calls(examples_library) -> None:
 
 
 @pytest.mark.parametrize("api", APIS)
-def test_parallel_calls_with_turn_stay_truthful(examples_library, api: str) -> None:
-    """Same base session for every call of one message + turn=: one slot, one winner."""
+def test_parallel_calls_on_a_shared_store_stay_truthful(examples_library, api: str) -> None:
+    """Calls of one message on one shared SessionStore: one slot, one winner."""
     skills = OpenAISkills(examples_library)
-    base = skills.session(Limits(max_loaded=1))
+    store = SessionRef(skills.session(Limits(max_loaded=1)))
     calls = [
         make_call(api, "load_skill", {"skill_name": "csv-data-audit"}, "a"),
         make_call(api, "load_skill", {"skill_name": "python-testing"}, "b"),
         make_call(api, "search_skills", {"query": "csv", "path": None}, "c"),
     ]
-    results = [skills.dispatch(base, c, turn="msg_1") for c in calls]
+    results = [skills.dispatch(store, c) for c in calls]
     assert [r.is_error for r in results] == [False, True, False]
     assert results[1].code is OutcomeCode.LOAD_LIMIT_REACHED
-    assert "csv-data-audit [Loaded]" in results[2].output  # search sees the turn's state
-    assert results[-1].session.loaded_names == ("csv-data-audit",)  # the last is final
-    # Without turn= the same base twice would (wrongly) let both loads succeed: the
-    # coordinator is what keeps them truthful.
-    lone = [skills.dispatch(base, c) for c in calls[:2]]
-    assert [r.is_error for r in lone] == [False, False]
+    assert "csv-data-audit [Loaded]" in results[2].output  # search sees the store's state
+    assert store.read().loaded_names == results[-1].session.loaded_names == ("csv-data-audit",)
 
 
 @pytest.mark.parametrize("api", APIS)

@@ -1,0 +1,395 @@
+"""Skill selection at scale: does the right skill reach the model among 100 / 1,000 / 10,000?
+
+Libraries are built from ``bench/selection/skills.json`` (40 skills with realistic
+descriptions, each with two user queries written for it), *confusable near-duplicates* of
+them (the same first sentence with another scope: the kind of sibling skills large libraries
+accumulate) and synthetic filler skills from ``synth.py``. The queries' expected skill is
+always the original.
+
+Measured per library size N, for each ranker: recall@1/@5/@10 and MRR of the ranked search
+(what ``search_skills`` returns), and median milliseconds per query:
+
+- ``skillcore bm25`` - the BM25 index (``search_skills(..., ranker="bm25")``);
+- ``skillcore hybrid`` - BM25 fused with static embeddings (only with the semantic extra);
+- ``previous lexical`` - the search skillcore shipped before (``lexical_baseline.py``);
+- ``random`` - the expected values of a uniformly random ranking (k/N).
+
+And for the prompt: the share of queries whose skill is *visible* in skillcore's 16,000
+character catalog or *found by one search* (top 10); and for the peers, which list every skill
+in the prompt (deepagents, ADK): the catalog's size in tokens (~4 characters a token) and the
+share of it that fits in an 8k / 32k / 128k-token context.
+
+A timing section measures per-query milliseconds on in-memory synthetic catalogs of 1,000 /
+10,000 / 100,000 skills (previous search vs the BM25 index) and the index build time.
+
+    python bench/bench_selection.py [--sizes 100 1000 10000] [--json FILE] [--chart FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import lexical_baseline  # noqa: E402
+import synth  # noqa: E402
+
+from skillcore import Catalog, SkillLocation, SkillMetadata  # noqa: E402
+from skillcore.evaluate import EvalCase, relevant_shown, visible_names  # noqa: E402
+from skillcore.ranking import SearchIndex, semantic_available  # noqa: E402
+
+DATA = HERE / "selection" / "skills.json"
+KS = (1, 5, 10)
+BUDGET = 16_000
+CONTEXTS = (8_000, 32_000, 128_000)
+CHARS_PER_TOKEN = 4
+SCOPES = (
+    "Legacy variant kept for projects still on the old toolchain.",
+    "Scoped to the finance team's templates and naming rules.",
+    "For air-gapped environments with no network access.",
+    "Tuned for very large monorepos with many packages.",
+    "Lightweight version for quick one-off tasks on laptops.",
+    "Enterprise edition with audit logging and approval steps.",
+    "Only for the mobile apps' repositories.",
+    "Experimental rewrite; prefer the stable skill unless asked.",
+)
+TAGS = ("legacy", "finance", "airgap", "monorepo", "lite", "enterprise", "mobile", "next")
+
+
+def _meta(name: str, description: str) -> SkillMetadata:
+    return SkillMetadata(name, description, SkillLocation("bench", name, f"/bench/{name}"))
+
+
+def library(n: int, seed: int = 0) -> tuple[Catalog, list[EvalCase]]:
+    """A catalog of ``n`` skills (name order, as one source lists them) and its queries."""
+    base = json.loads(DATA.read_text(encoding="utf-8"))
+    skills = [_meta(b["name"], b["description"]) for b in base]
+    variants_each = 1 if n <= 100 else 3 if n <= 1_000 else 5
+    for b in base:
+        first = b["description"].split(". ")[0].rstrip(".") + "."
+        for v in range(variants_each):
+            if len(skills) >= n:
+                break
+            skills.append(_meta(f"{b['name']}-{TAGS[v]}", f"{first} {SCOPES[v]}"))
+    rng = random.Random(seed)
+    i = 0
+    while len(skills) < n:
+        i += 1
+        domain, verb, obj = (
+            rng.choice(synth._DOMAINS),
+            rng.choice(synth._VERBS),
+            rng.choice(synth._OBJECTS),
+        )
+        name = f"{verb}-{domain}-{obj.replace(' ', '-')}-{i:05d}"
+        skills.append(_meta(name, synth._description(rng, domain, verb, obj)))
+    skills.sort(key=lambda s: s.name)
+    cases = [EvalCase(q, b["name"]) for b in base for q in b["queries"]]
+    return Catalog(skills[:n]), cases
+
+
+def synthetic_catalog(n: int, seed: int = 0) -> Catalog:
+    """``n`` synthetic skills in memory (the discovery benchmark's generator, no disk)."""
+    skills = []
+    for i in range(1, n + 1):
+        rng = random.Random(f"{seed}:{i}")
+        domain, verb, obj = (
+            rng.choice(synth._DOMAINS),
+            rng.choice(synth._VERBS),
+            rng.choice(synth._OBJECTS),
+        )
+        name = f"{verb}-{domain}-{obj.replace(' ', '-')}-{i:06d}"
+        kw: dict[str, Any] = {}
+        if i % 2 == 0:
+            kw["triggers"] = (f"{verb} {domain}", f"{domain} {obj}", verb)
+        if i % 4 == 1:
+            kw["file_patterns"] = (f"**/*.{domain[:4]}", f"{domain}/**/*.md")
+        desc = synth._description(rng, domain, verb, obj)
+        skills.append(SkillMetadata(name, desc, SkillLocation("s", name, f"/s/{name}"), **kw))
+    return Catalog(skills)
+
+
+def score(rank_fn: Callable[[str], list[str]], cases: Sequence[EvalCase]) -> dict[str, float]:
+    """recall@k, MRR and median ms per query of one ranking function."""
+    hits = dict.fromkeys(KS, 0)
+    rr = 0.0
+    times = []
+    for case in cases:
+        started = time.perf_counter()
+        ranked = rank_fn(case.query)
+        times.append(time.perf_counter() - started)
+        if case.skill in ranked:
+            rank = ranked.index(case.skill) + 1
+            rr += 1 / rank
+            for k in KS:
+                hits[k] += rank <= k
+    out = {f"recall@{k}": hits[k] / len(cases) for k in KS}
+    out["mrr"] = rr / len(cases)
+    out["ms_per_query"] = statistics.median(times) * 1000
+    return out
+
+
+def selection(sizes: Sequence[int]) -> list[dict[str, Any]]:
+    """Recall per ranker and library size, plus what the prompt shows."""
+    rows: list[dict[str, Any]] = []
+    for n in sizes:
+        cat, cases = library(n)
+        started = time.perf_counter()
+        index = SearchIndex(cat.skills)
+        build = time.perf_counter() - started
+        rankers: dict[str, Callable[[str], list[str]]] = {
+            "skillcore bm25": lambda q, ix=index: [
+                h.skill.name for h in ix.search(q, None, 10, "bm25")
+            ],
+            "previous lexical": lambda q, c=cat: [
+                h.skill.name for h in lexical_baseline.search_skills(c, q, limit=10)
+            ],
+        }
+        if semantic_available():
+            index.semantic()  # built once, outside the timed queries
+            rankers["skillcore hybrid"] = lambda q, ix=index: [
+                h.skill.name for h in ix.search(q, None, 10, "hybrid")
+            ]
+        for name, fn in rankers.items():
+            row = {"n": n, "ranker": name, **score(fn, cases)}
+            if name == "skillcore bm25":
+                row["index_build_s"] = build
+            rows.append(row)
+            print(f"  N={n} {name}: {row}", file=sys.stderr)
+        harmonic = sum(1 / r for r in range(1, n + 1))
+        rows.append(
+            {
+                "n": n,
+                "ranker": "random",
+                **{f"recall@{k}": min(1.0, k / n) for k in KS},
+                "mrr": harmonic / n,
+                "ms_per_query": None,
+            }
+        )
+        shown = visible_names(cat, BUDGET)
+        bm25 = {
+            c.query: [h.skill.name for h in index.search(c.query, None, 10, "bm25")] for c in cases
+        }
+        visible = sum(c.skill in shown for c in cases) / len(cases)
+        either = sum(c.skill in shown or c.skill in bm25[c.query] for c in cases) / len(cases)
+        relevant = sum(c.skill in relevant_shown(cat, c.query, BUDGET, "bm25") for c in cases)
+        listing = "".join(f"- **{s.name}**: {s.description}\n" for s in cat)
+        tokens = len(listing) / CHARS_PER_TOKEN
+        rows.append(
+            {
+                "n": n,
+                "ranker": "prompt",
+                "skillcore_visible": visible,
+                "skillcore_visible_or_found": either,
+                "skillcore_catalog_skills": len(shown),
+                "relevance_visible": relevant / len(cases),
+                "peer_catalog_tokens": round(tokens),
+                **{f"peer_fits_{c // 1000}k": min(1.0, c / tokens) for c in CONTEXTS},
+            }
+        )
+    return rows
+
+
+def timing(sizes: Sequence[int], queries: Sequence[str]) -> list[dict[str, Any]]:
+    """Per-query milliseconds, previous search vs the index, on synthetic catalogs."""
+    rows = []
+    for n in sizes:
+        cat = synthetic_catalog(n)
+        started = time.perf_counter()
+        index = SearchIndex(cat.skills)
+        build = time.perf_counter() - started
+        new = []
+        for q in queries:
+            started = time.perf_counter()
+            index.search(q, None, 10, "bm25")
+            new.append(time.perf_counter() - started)
+        old = []
+        for q in queries[: 3 if n > 10_000 else len(queries)]:
+            started = time.perf_counter()
+            lexical_baseline.search_skills(cat, q, limit=10)
+            old.append(time.perf_counter() - started)
+        index.close_names("warm-up")  # the first call builds the name trigram table
+        started = time.perf_counter()
+        index.close_names("valdate-csv-tabels")
+        close = time.perf_counter() - started
+        rows.append(
+            {
+                "n": n,
+                "previous_ms": statistics.median(old) * 1000,
+                "bm25_ms": statistics.median(new) * 1000,
+                "bm25_max_ms": max(new) * 1000,
+                "build_s": build,
+                "did_you_mean_ms": close * 1000,
+            }
+        )
+        print(f"  timing N={n}: {rows[-1]}", file=sys.stderr)
+    return rows
+
+
+def markdown(rows: list[dict[str, Any]], times: list[dict[str, Any]]) -> str:
+    """The Markdown tables."""
+    out = [
+        "### Recall of the ranked search (80 queries; the expected skill has 1-5 confusable "
+        "near-duplicates)",
+        "",
+        "| skills | ranker | recall@1 | recall@5 | recall@10 | MRR | ms/query (median) |",
+        "| ---: | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        if r["ranker"] == "prompt":
+            continue
+        ms = "-" if r["ms_per_query"] is None else f"{r['ms_per_query']:.2f}"
+        out.append(
+            f"| {r['n']:,} | {r['ranker']} | {r['recall@1']:.2f} | {r['recall@5']:.2f} | "
+            f"{r['recall@10']:.2f} | {r['mrr']:.2f} | {ms} |"
+        )
+    out += [
+        "",
+        "### What reaches the model through the prompt",
+        "",
+        "skillcore: the 16,000-character catalog (precedence order) plus one `search_skills` "
+        "call (top 10, BM25). Peers that list every skill (deepagents, ADK): the listing's "
+        "size and the share of it that fits in a context of 8k / 32k / 128k tokens.",
+        "",
+        "| skills | skillcore: skills in catalog | visible | visible or found by one search "
+        "| visible in relevance-aware catalog "
+        "| peers: catalog tokens | fits 8k | fits 32k | fits 128k |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        if r["ranker"] != "prompt":
+            continue
+        out.append(
+            f"| {r['n']:,} | {r['skillcore_catalog_skills']} | {r['skillcore_visible']:.2f} | "
+            f"{r['skillcore_visible_or_found']:.2f} | {r['relevance_visible']:.2f} | "
+            f"{r['peer_catalog_tokens']:,} | "
+            f"{r['peer_fits_8k']:.2f} | {r['peer_fits_32k']:.2f} | {r['peer_fits_128k']:.2f} |"
+        )
+    if times:
+        out += [
+            "",
+            "### Search time on synthetic catalogs (in memory; dense vocabulary, worst case)",
+            "",
+            "| skills | previous search ms/query | BM25 ms/query (median) | BM25 max | "
+            "index build s | did-you-mean ms |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for t in times:
+            out.append(
+                f"| {t['n']:,} | {t['previous_ms']:.1f} | {t['bm25_ms']:.2f} | "
+                f"{t['bm25_max_ms']:.2f} | {t['build_s']:.2f} | {t['did_you_mean_ms']:.1f} |"
+            )
+    return "\n".join(out) + "\n"
+
+
+def chart(rows: list[dict[str, Any]], path: Path) -> bool:
+    """recall@1 and recall@10 against N per ranker, and the peers' share that fits."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no chart", file=sys.stderr)
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    rankers = sorted({r["ranker"] for r in rows} - {"prompt"})
+    for name in rankers:
+        pts = sorted((r["n"], r["recall@1"], r["recall@10"]) for r in rows if r["ranker"] == name)
+        xs = [p[0] for p in pts]
+        (line,) = axes[0].plot(xs, [p[2] for p in pts], marker="o", label=f"{name} @10")
+        axes[0].plot(
+            xs,
+            [p[1] for p in pts],
+            marker="x",
+            linestyle="--",
+            color=line.get_color(),
+            label=f"{name} @1",
+        )
+    axes[0].set(xscale="log", xlabel="skills", ylabel="recall", ylim=(0, 1.02))
+    axes[0].set_title("Ranked search: recall@10 (solid) and @1 (dashed)")
+    axes[0].legend(fontsize=7)
+    prompt = sorted((r["n"], r) for r in rows if r["ranker"] == "prompt")
+    xs = [n for n, _ in prompt]
+    axes[1].plot(
+        xs,
+        [r["skillcore_visible"] for _, r in prompt],
+        marker="o",
+        label="skillcore: visible in 16k-char catalog",
+    )
+    axes[1].plot(
+        xs,
+        [r["skillcore_visible_or_found"] for _, r in prompt],
+        marker="o",
+        label="skillcore: visible or found by one search",
+    )
+    axes[1].plot(
+        xs,
+        [r["relevance_visible"] for _, r in prompt],
+        marker="o",
+        label="skillcore: visible in relevance-aware 16k-char catalog",
+    )
+    for c in CONTEXTS:
+        key = f"peer_fits_{c // 1000}k"
+        axes[1].plot(
+            xs,
+            [r[key] for _, r in prompt],
+            marker="s",
+            linestyle=":",
+            label=f"list-everything peers: share fitting {c // 1000}k tokens",
+        )
+    axes[1].set(xscale="log", xlabel="skills", ylabel="fraction", ylim=(0, 1.02))
+    axes[1].set_title("What reaches the model")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+QUERIES = (
+    "validate csv schemas",
+    "deploy kubernetes manifests",
+    "extract tables from pdf reports",
+    "convert markdown release notes",
+    "audit terraform configuration files",
+    "summarize jira incident timelines",
+    "lint typescript",
+    "review pull requests in django projects",
+)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1_000, 10_000])
+    parser.add_argument("--timing-sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000])
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--chart", type=Path)
+    parser.add_argument(
+        "--replot", type=Path, help="only redraw --chart from this earlier --json file"
+    )
+    args = parser.parse_args(argv)
+    if args.replot:
+        chart(json.loads(args.replot.read_text())["selection"], args.chart)
+        return
+    rows = selection(args.sizes)
+    times = timing(args.timing_sizes, QUERIES) if args.timing_sizes else []
+    text = markdown(rows, times)
+    sys.stdout.write(text)
+    if args.json:
+        args.json.write_text(json.dumps({"selection": rows, "timing": times}, indent=2))
+    if args.chart:
+        chart(rows, args.chart)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Stable result codes: what a skill tool call did (:class:`OutcomeCode`) and why a plain tool
+call was allowed or blocked (:class:`DecisionCode`). Both are part of the public API."""
+
+from __future__ import annotations
+
+import enum
+
+
+class OutcomeCode(str, enum.Enum):
+    """Stable codes of transition outcomes and tool results."""
+
+    LOADED = "LOADED"
+    UNLOADED = "UNLOADED"
+    RESOURCE_READ = "RESOURCE_READ"
+    SEARCH_RESULTS = "SEARCH_RESULTS"
+    SKILL_NOT_FOUND = "SKILL_NOT_FOUND"
+    ALREADY_LOADED = "ALREADY_LOADED"
+    LOAD_LIMIT_REACHED = "LOAD_LIMIT_REACHED"
+    DISABLED = "DISABLED"
+    NOT_LOADED = "NOT_LOADED"
+    READ_FAILED = "READ_FAILED"
+    TOO_LARGE = "TOO_LARGE"
+    DECODE_ERROR = "DECODE_ERROR"
+    BINARY_RESOURCE = "BINARY_RESOURCE"
+    RESOURCE_NOT_FOUND = "RESOURCE_NOT_FOUND"
+    PATH_REJECTED = "PATH_REJECTED"
+    INVALID_ARGUMENTS = "INVALID_ARGUMENTS"
+    UNKNOWN_TOOL = "UNKNOWN_TOOL"
+    #: A plain tool call refused by the allowed-tools policy (the one code every adapter uses).
+    TOOL_BLOCKED = "TOOL_BLOCKED"
+
+
+class DecisionCode(str, enum.Enum):
+    """Why a plain tool call was allowed or blocked by the allowed-tools policy."""
+
+    RECOMMEND_MODE = "RECOMMEND_MODE"
+    ALWAYS_ALLOWED = "ALWAYS_ALLOWED"
+    NO_SKILL_LOADED = "NO_SKILL_LOADED"
+    UNRESTRICTED_SKILL_LOADED = "UNRESTRICTED_SKILL_LOADED"
+    MATCHED = "MATCHED"
+    #: Blocked; the same value as the outcome code every adapter replies with.
+    TOOL_BLOCKED = OutcomeCode.TOOL_BLOCKED.value
+
+
+#: Codes of calls that did what was asked.
+OK_CODES = frozenset(
+    {
+        OutcomeCode.LOADED,
+        OutcomeCode.UNLOADED,
+        OutcomeCode.RESOURCE_READ,
+        OutcomeCode.SEARCH_RESULTS,
+    }
+)
+
+#: Codes of calls that changed the session (adapters persist state only then).
+CHANGED_CODES = frozenset({OutcomeCode.LOADED, OutcomeCode.UNLOADED})
+
+#: Codes after which retrying the same call cannot succeed.
+TERMINAL_CODES = frozenset(
+    {
+        OutcomeCode.SKILL_NOT_FOUND,
+        OutcomeCode.DISABLED,
+        OutcomeCode.RESOURCE_NOT_FOUND,
+        OutcomeCode.PATH_REJECTED,
+        OutcomeCode.BINARY_RESOURCE,
+        OutcomeCode.TOO_LARGE,
+        OutcomeCode.DECODE_ERROR,
+        OutcomeCode.UNKNOWN_TOOL,
+    }
+)
+
+
+class Coded:
+    """What a value with an :class:`OutcomeCode` ``code`` says about the call (a mixin of
+    :class:`~skillcore.Outcome` and :class:`~skillcore.ToolResult`)."""
+
+    __slots__ = ()
+    code: OutcomeCode
+
+    @property
+    def ok(self) -> bool:
+        """True when the call did what was asked (False for refusals and errors)."""
+        return self.code in OK_CODES
+
+    @property
+    def terminal(self) -> bool:
+        """True when retrying the same call cannot succeed."""
+        return self.code in TERMINAL_CODES
+
+    @property
+    def changed(self) -> bool:
+        """True when the session changed (adapters persist state only then)."""
+        return self.code in CHANGED_CODES
+
+
+__all__ = [
+    "CHANGED_CODES",
+    "OK_CODES",
+    "TERMINAL_CODES",
+    "Coded",
+    "DecisionCode",
+    "OutcomeCode",
+]

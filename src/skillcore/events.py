@@ -1,0 +1,343 @@
+"""Structured events: every skill transition and source event, defined once.
+
+Each event goes to standard :mod:`logging` under a ``skillcore.*`` logger with its fields in
+``extra=`` (``record.skillcore_event`` is the event name), and, when the application uses
+OpenTelemetry, onto the current recording span as a span event. skillcore never imports
+OpenTelemetry itself: a recording span can only exist once the application (or its agent
+framework) has imported it, so looking it up in ``sys.modules`` costs nothing otherwise.
+
+Events are emitted where outcomes are produced (:class:`~skillcore.SkillToolkit`, the library
+shell, :func:`~skillcore.restore_session`), never by adapters, so each happens once per call.
+The table of names, loggers, levels and fields is :data:`EVENTS` (see docs/observability.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class EventSpec:
+    """One event: its name, logger, level, fields and log message (``%(field)s`` style)."""
+
+    name: str
+    logger: str
+    level: int
+    fields: tuple[str, ...]
+    message: str
+
+
+_D, _S, _P, _C = "skillcore.discovery", "skillcore.session", "skillcore.policy", "skillcore.catalog"
+_I, _W = logging.INFO, logging.WARNING
+
+#: Every event, by name.
+EVENTS: Mapping[str, EventSpec] = {
+    e.name: e
+    for e in (
+        EventSpec(
+            "discovery.completed",
+            _D,
+            _I,
+            ("skills", "sources", "errors", "warnings", "infos"),
+            "discovered %(skills)s skills from %(sources)s sources (diagnostics: %(errors)s "
+            "errors, %(warnings)s warnings, %(infos)s info)",
+        ),
+        EventSpec(
+            "source.stale",
+            _D,
+            _W,
+            ("source", "detail"),
+            "skill source %(source)r is stale (SOURCE_STALE): %(detail)s",
+        ),
+        EventSpec(
+            "source.unreachable",
+            _D,
+            _W,
+            ("source", "detail"),
+            "skill source %(source)r is unreachable (SOURCE_UNREACHABLE): %(detail)s",
+        ),
+        EventSpec(
+            "source.missing",
+            _D,
+            _W,
+            ("source", "resolved", "cwd"),
+            "skill source %(source)r does not exist: it is a relative path, resolved from the "
+            "current directory %(cwd)r to %(resolved)r; no skills will be found there",
+        ),
+        EventSpec(
+            "skill.loaded",
+            _S,
+            _I,
+            ("skill", "resources", "loaded"),
+            "skill %(skill)r loaded (%(resources)s resource files listed; loaded: %(loaded)s)",
+        ),
+        EventSpec(
+            "skill.unloaded",
+            _S,
+            _I,
+            ("skill", "loaded"),
+            "skill %(skill)r unloaded (loaded: %(loaded)s)",
+        ),
+        EventSpec(
+            "skill.unload_refused",
+            _S,
+            _I,
+            ("skill", "code", "loaded"),
+            "unload of skill %(skill)r refused: %(code)s",
+        ),
+        EventSpec(
+            "skill.load_refused",
+            _S,
+            _I,
+            ("skill", "code", "loaded"),
+            "load of skill %(skill)r refused: %(code)s",
+        ),
+        EventSpec(
+            "skill.load_limit_reached",
+            _S,
+            _W,
+            ("skill", "loaded", "max_loaded"),
+            "load of skill %(skill)r refused: %(max_loaded)s skills already loaded (%(loaded)s)",
+        ),
+        EventSpec(
+            "skill.load_failed",
+            _S,
+            _W,
+            ("skill", "code", "detail"),
+            "skill %(skill)r could not be read: %(code)s: %(detail)s",
+        ),
+        EventSpec(
+            "resource.read",
+            _S,
+            logging.DEBUG,
+            ("skill", "path", "size"),
+            "read %(path)r of skill %(skill)r (%(size)s bytes)",
+        ),
+        EventSpec(
+            "resource.read_failed",
+            _S,
+            _I,
+            ("skill", "path", "code"),
+            "reading %(path)r of skill %(skill)r failed: %(code)s",
+        ),
+        EventSpec(
+            "catalog.budget_exceeded",
+            _C,
+            _I,
+            ("shown", "omitted", "budget"),
+            "skill catalog over budget (%(budget)s): %(shown)s skills shown, %(omitted)s left "
+            "out (reachable through search)",
+        ),
+        EventSpec(
+            "tool.blocked",
+            _P,
+            _I,
+            ("tool", "loaded", "timed_out"),
+            "tool %(tool)r blocked by the allowed-tools of the loaded skills (%(loaded)s)"
+            "; earlier skill calls of its turn timed out: %(timed_out)s",
+        ),
+        EventSpec(
+            "state.reset",
+            _S,
+            _W,
+            ("reason",),
+            "unreadable skill state was reset to an empty session (%(reason)s)",
+        ),
+        EventSpec(
+            "state.repaired",
+            _S,
+            _I,
+            ("dropped",),
+            "loaded skills no longer available were dropped: %(dropped)s",
+        ),
+    )
+}
+
+#: OpenTelemetry attribute names for fields where a ``gen_ai.*`` name fits; the rest are
+#: ``skillcore.<field>``.
+OTEL_ATTRIBUTES: Mapping[str, str] = {
+    "skill": "gen_ai.skill.name",
+    "tool": "gen_ai.tool.name",
+}
+
+
+def _attribute(value: Any) -> Any:
+    if isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return [str(v) for v in value]
+    return str(value)
+
+
+def _span() -> Any:
+    """The current recording OpenTelemetry span, or None (never imports OpenTelemetry)."""
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
+        return None
+    span = trace.get_current_span()
+    return span if span.is_recording() else None
+
+
+def enabled(name: str) -> bool:
+    """True when event ``name`` would go anywhere (a logger or a span): callers can skip
+    building its fields otherwise."""
+    spec = EVENTS[name]
+    return logging.getLogger(spec.logger).isEnabledFor(spec.level) or _span() is not None
+
+
+def emit(name: str, fields: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
+    """Emit event ``name``. ``fields`` may be a function, called only when the event goes
+    somewhere (logging stays cheap when disabled)."""
+    spec = EVENTS[name]
+    logger = logging.getLogger(spec.logger)
+    log = logger.isEnabledFor(spec.level)
+    span = _span()
+    if not log and span is None:
+        return
+    values = dict(fields() if callable(fields) else fields)
+    if log:
+        shown = {k: _shown(v) for k, v in values.items()}
+        logger.log(spec.level, spec.message, shown, extra={"skillcore_event": name, **values})
+    if span is not None:
+        attrs_ = {
+            OTEL_ATTRIBUTES.get(k, f"skillcore.{k}"): _attribute(v) for k, v in values.items()
+        }
+        span.add_event(f"skillcore.{name}", attributes=attrs_)
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, (tuple, list, frozenset)):
+        return ", ".join(str(v) for v in value) or "none"
+    return value
+
+
+# -- the events of skill tool calls (emitted by SkillToolkit) --------------------------------
+
+
+def tool_outcome(
+    kind: str,
+    result: Any,
+    skill: str,
+    path: str | None = None,
+    detail: str | None = None,
+    size: int | None = None,
+) -> None:
+    """The event of one finished skill tool call (``kind``: load, unload or resource).
+    ``result`` is the :class:`~skillcore.ToolResult`; searches and invalid calls have none."""
+    from skillcore.codes import OutcomeCode as O
+
+    code, session = result.code, result.session
+    if kind == "resource":
+        if code is O.RESOURCE_READ:
+            emit("resource.read", {"skill": skill, "path": path, "size": size})
+        else:
+            emit("resource.read_failed", {"skill": skill, "path": path, "code": code.value})
+        return
+    loaded = session.loaded_names
+    if code is O.LOADED:
+        entry = session.loaded_skill(skill)
+        count = len(entry.resources) if entry is not None else 0
+        emit("skill.loaded", {"skill": skill, "resources": count, "loaded": loaded})
+    elif code is O.UNLOADED:
+        emit("skill.unloaded", {"skill": skill, "loaded": loaded})
+    elif kind == "unload":
+        emit("skill.unload_refused", {"skill": skill, "code": code.value, "loaded": loaded})
+    elif code is O.LOAD_LIMIT_REACHED:
+        fields = {"skill": skill, "loaded": loaded, "max_loaded": session.limits.max_loaded}
+        emit("skill.load_limit_reached", fields)
+    elif detail is not None:  # the document could not be read
+        emit("skill.load_failed", {"skill": skill, "code": code.value, "detail": detail})
+    else:
+        emit("skill.load_refused", {"skill": skill, "code": code.value, "loaded": loaded})
+
+
+def tool_blocked(tool: str, loaded: tuple[str, ...], timed_out: bool) -> None:
+    """A plain tool call was refused by the allowed-tools policy (or its turn timed out)."""
+    emit("tool.blocked", {"tool": tool, "loaded": loaded, "timed_out": timed_out})
+
+
+def catalog_over_budget(shown: int, omitted: int, budget: int) -> None:
+    """The catalog left skills out of the prompt."""
+    emit("catalog.budget_exceeded", {"shown": shown, "omitted": omitted, "budget": budget})
+
+
+class BudgetReport:
+    """Reports ``catalog.budget_exceeded`` once per change of (catalog, omitted count,
+    budget), not on every model call that renders the same catalog. ``shown`` counts every
+    skill the prompt names (with or without its description)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[Any, int, int] | None = None
+
+    def __call__(self, catalog: Any, shown: int, omitted: int, budget: int) -> None:
+        if not omitted:
+            return
+        key = (catalog, omitted, budget)
+        if self._last != key:
+            self._last = key
+            catalog_over_budget(shown, omitted, budget)
+
+
+# -- the events of the library shell ------------------------------------------------------
+
+
+def discovered(catalog: Any, sources: int) -> None:
+    """A discovery or refresh produced a new catalog: its counts, and each source that is
+    stale or unreachable (once per new catalog, not on every refresh)."""
+    from skillcore.diagnostics import Code, Severity
+
+    diags = catalog.diagnostics
+    for diag in diags:
+        if diag.code is Code.SOURCE_STALE:
+            emit("source.stale", {"source": diag.source, "detail": diag.message})
+        elif diag.code is Code.SOURCE_UNREACHABLE:
+            emit("source.unreachable", {"source": diag.source, "detail": diag.message})
+
+    def fields() -> dict[str, Any]:
+        by = {s: sum(1 for d in diags if d.severity is s) for s in Severity}
+        return {
+            "skills": len(catalog.skills),
+            "sources": sources,
+            "errors": by[Severity.ERROR],
+            "warnings": by[Severity.WARNING],
+            "infos": by[Severity.INFO],
+        }
+
+    emit("discovery.completed", fields)
+
+
+def check_sources(sources: Iterable[Any]) -> None:
+    """Warn about local sources given as a relative path that does not exist from the current
+    directory (the usual cause of an agent silently offering no skills)."""
+    for src in sources:
+        if src.fs is not None or src.protocol != "file":
+            continue
+        path = src.url.removeprefix("file://")
+        if os.path.isabs(os.path.expanduser(path)) or os.path.exists(path):
+            continue
+        cwd = os.getcwd()
+        emit(
+            "source.missing",
+            {"source": src.label, "resolved": os.path.abspath(path), "cwd": cwd},
+        )
+
+
+__all__ = [
+    "EVENTS",
+    "OTEL_ATTRIBUTES",
+    "BudgetReport",
+    "EventSpec",
+    "catalog_over_budget",
+    "check_sources",
+    "discovered",
+    "emit",
+    "enabled",
+    "tool_blocked",
+    "tool_outcome",
+]

@@ -1,0 +1,619 @@
+"""Skill ranking: a BM25 index over names, descriptions, triggers and file patterns.
+
+The index is built once per catalog (memoised by identity, held weakly) and answers a query
+in well under 10 ms at 100,000 skills: postings are per-term arrays of precomputed BM25
+impacts, and a MaxScore-style cut stops scanning long posting lists of common words as soon
+as they can no longer change the top results (the answer stays exact).
+
+Ranking, best first: an exact name match; then the score (BM25F over the fields, plus a
+file-pattern match treated as one more, rare or common, term); then ``priority`` (higher
+first); then catalog (precedence) order. Everything is deterministic.
+
+An optional semantic ranker (static word embeddings from the ``wordllama`` package, whose
+weights ship inside the wheel) is fused with BM25 by reciprocal rank fusion; see
+:func:`semantic_available`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import fnmatch
+import functools
+import heapq
+import math
+import posixpath
+import re
+import threading
+import weakref
+from array import array
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
+
+import attrs
+
+from skillcore.model import Catalog, SkillMetadata
+
+Ranker = Literal["auto", "bm25", "hybrid"]
+
+#: BM25 parameters (the usual defaults) and field weights (BM25F: a word in the name or a
+#: trigger says more about a skill than the same word in its description).
+K1 = 1.2
+B = 0.75
+FIELD_WEIGHTS = {"name": 3.0, "triggers": 2.5, "description": 1.0, "patterns": 1.0}
+#: A matching file pattern counts as this many occurrences of a term in the name field.
+PATH_WEIGHT = 2.0
+#: Bounds on what one query may cost.
+MAX_QUERY_CHARS = 1_000
+MAX_QUERY_TERMS = 32
+MAX_PATH_CHARS = 1_024
+#: From this many skills on, queries are scored with numpy when it is installed.
+VECTOR_MIN_SKILLS = 20_000
+_UNSET = object()
+#: Reciprocal rank fusion constant and how deep each ranker's list goes into the fusion.
+RRF_K = 60
+FUSION_DEPTH = 100
+
+_WORD = re.compile(r"\w+")
+# Scripts written without spaces between words: such runs are indexed as character bigrams.
+_NO_SPACE = re.compile(
+    "([\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+    "\uf900-\ufaff]+)"
+)
+#: Words too common to say anything; dropped from a query when it has other words.
+STOPWORDS = frozenset(
+    re.findall(
+        r"\w+",
+        """a an and are as at be by can do for from how i in is it me my of on or please so
+        that the this to use using want we when with you your""",
+    )
+)
+
+
+# -- tokenisation -----------------------------------------------------------------------------
+
+
+def _stem(word: str) -> str:
+    """A light English plural folding: ``reports`` -> ``report``, ``queries`` -> ``query``."""
+    if len(word) > 4 and word.isascii():
+        if word.endswith("ies"):
+            return word[:-3] + "y"
+        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            return word[:-1]
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    """Index terms of ``text``: lower-cased Unicode words, plurals folded; runs of CJK, Thai,
+    Lao, Khmer or Myanmar characters become overlapping character bigrams."""
+    out: list[str] = []
+    cache = _TOKEN_CACHE
+    for word in _WORD.findall(text.lower()):
+        terms = cache.get(word)
+        if terms is None:
+            terms = _word_terms(word)
+            if len(cache) < 500_000:  # bounded: a hostile catalog cannot grow it forever
+                cache[word] = terms
+        out.extend(terms)
+    return out
+
+
+_TOKEN_CACHE: dict[str, tuple[str, ...]] = {}
+
+
+def _word_terms(word: str) -> tuple[str, ...]:
+    if word.isascii():
+        return (_stem(word),)
+    out: list[str] = []
+    for part in _NO_SPACE.split(word):
+        if not part:
+            continue
+        if _NO_SPACE.fullmatch(part) and len(part) > 1:
+            out.extend(part[i : i + 2] for i in range(len(part) - 1))
+        else:
+            out.append(part)
+    return tuple(out)
+
+
+def _fields(skill: SkillMetadata) -> dict[str, list[str]]:
+    patterns = " ".join(skill.file_patterns).replace("*", " ")
+    return {
+        "name": tokens(skill.name.replace("-", " ")),
+        "triggers": tokens(" ".join(skill.triggers)),
+        "description": tokens(skill.description),
+        "patterns": tokens(patterns),
+    }
+
+
+def _query_terms(query: str) -> list[str]:
+    terms = list(dict.fromkeys(tokens(query[:MAX_QUERY_CHARS])))
+    content = [t for t in terms if t not in STOPWORDS]
+    return (content or terms)[:MAX_QUERY_TERMS]
+
+
+def _idf(n: int, df: int) -> float:
+    # Lucene's BM25 idf: never negative, so a word in most skills still counts a little.
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+@functools.lru_cache(maxsize=4096)
+def _pattern_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(fnmatch.translate(pattern))
+
+
+def pattern_matches(pattern: str, path: str) -> bool:
+    """True when ``path`` (or its file name) matches the glob ``pattern`` (case-sensitive)."""
+    path = path.replace("\\", "/")
+    regex = _pattern_regex(pattern)
+    return bool(regex.match(path) or regex.match(posixpath.basename(path)))
+
+
+# -- results --------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class SearchHit:
+    """One search result with its score and why it matched."""
+
+    skill: SkillMetadata
+    score: float
+    reasons: tuple[str, ...]
+
+
+# -- the index ------------------------------------------------------------------------------
+
+
+class SearchIndex:
+    """An inverted BM25 index of the model-visible skills of one catalog (immutable)."""
+
+    def __init__(self, skills: Iterable[SkillMetadata]) -> None:
+        self.skills: tuple[SkillMetadata, ...] = tuple(
+            s for s in skills if not s.disable_model_invocation
+        )
+        n = len(self.skills)
+        self._by_name: dict[str, int] = {}
+        for doc, skill in enumerate(self.skills):
+            self._by_name.setdefault(skill.name.lower(), doc)
+        # term -> (doc ids, weighted term frequencies): raw machine numbers, not objects,
+        # so building the index of 100,000 skills does not hold millions of dict entries.
+        raw: dict[str, tuple[array[int], array[float]]] = {}
+        lengths = []
+        patterns: dict[str, list[int]] = {}
+        weights = tuple(FIELD_WEIGHTS.items())
+        for doc, skill in enumerate(self.skills):
+            length = 0.0
+            fields = _fields(skill)
+            tf: dict[str, float] = {}
+            for field, weight in weights:
+                words = fields[field]
+                length += weight * len(words)
+                for word in words:
+                    tf[word] = tf.get(word, 0.0) + weight
+            for word, freq in tf.items():
+                entry = raw.get(word)
+                if entry is None:
+                    raw[word] = (array("i", (doc,)), array("d", (freq,)))
+                else:
+                    entry[0].append(doc)
+                    entry[1].append(freq)
+            lengths.append(length)
+            for pattern in dict.fromkeys(skill.file_patterns):
+                patterns.setdefault(pattern, []).append(doc)
+        avg = (sum(lengths) / n) if n else 1.0
+        norm = [K1 * (1 - B + B * (length / avg if avg else 1.0)) for length in lengths]
+        self._norm = norm
+        # term -> (sorted doc ids, impacts, max impact, the 64 best (impact, doc) best first)
+        self._postings: dict[
+            str, tuple[array[int], array[float], float, list[tuple[float, int]]]
+        ] = {}
+        k1 = K1 + 1
+        for word, (docs, freqs) in raw.items():
+            idf = _idf(n, len(docs)) * k1
+            # Docs were appended in increasing order, so each list is already sorted.
+            impacts = array("d", [idf * f / (f + norm[d]) for d, f in zip(docs, freqs)])
+            pairs = zip(impacts, docs)
+            best = (
+                sorted(pairs, key=_first, reverse=True)
+                if len(docs) <= 64
+                else heapq.nlargest(64, pairs, key=_first)
+            )
+            self._postings[word] = (docs, impacts, best[0][0], best)
+        del raw
+        self._patterns = patterns
+        self._lock = threading.Lock()
+        self._semantic: Any = None
+        self._numpy: Any = _UNSET
+
+    def __len__(self) -> int:
+        return len(self.skills)
+
+    # -- lexical ----------------------------------------------------------------------------
+
+    def _path_scores(self, path: str) -> dict[int, float]:
+        path = path[:MAX_PATH_CHARS]
+        matched: set[int] = set()
+        for pattern, docs in self._patterns.items():
+            if pattern_matches(pattern, path):
+                matched.update(docs)
+        if not matched:
+            return {}
+        n = len(self.skills)
+        idf = _idf(n, len(matched))
+        return {d: idf * PATH_WEIGHT * (K1 + 1) / (PATH_WEIGHT + self._norm[d]) for d in matched}
+
+    def bm25(
+        self, query: str | None, path: str | None = None, limit: int = 10
+    ) -> list[tuple[int, float]]:
+        """The ``limit`` best ``(doc, score)`` pairs, best first (see the module docstring)."""
+        if limit <= 0:
+            return []
+        q = (query or "").strip()
+        acc: dict[int, float] = self._path_scores(path) if path else {}
+        exact = self._exact(q)
+        if q and self._vector() is not None:
+            return self._bm25_vector(_query_terms(q), acc, exact, limit)
+        theta, candidates = self._accumulate(_query_terms(q), acc, limit) if q else (0.0, None)
+        if exact is not None:
+            acc.setdefault(exact, 0.0)
+        if not q and not path:
+            # No filter: the first skills by priority, then precedence.
+            return [(d, 0.0) for d in self._by_priority()[:limit]]
+        skills = self.skills
+        if len(acc) > limit:
+            # Everything tied with the limit-th score stays in: priority may still break it.
+            if candidates is not None:
+                pool = {d: acc[d] for d in candidates if acc[d] >= theta}
+                if exact is not None:
+                    pool[exact] = acc[exact]
+                acc = pool
+            theta = _kth_largest(acc.values(), limit)
+            acc = {d: s for d, s in acc.items() if s >= theta or d == exact}
+        best = sorted(
+            acc.items(),
+            key=lambda item: (item[0] != exact, -item[1], -skills[item[0]].priority, item[0]),
+        )[:limit]
+        return [(d, s) for d, s in best if s > 0 or d == exact]
+
+    def _vector(self) -> Any:
+        """numpy, when the catalog is large enough to pay for it and numpy is installed."""
+        if self._numpy is _UNSET:
+            self._numpy = None
+            if len(self.skills) >= VECTOR_MIN_SKILLS:
+                try:
+                    import numpy
+                except ImportError:  # the pure-Python path gives the same answers
+                    pass
+                else:
+                    self._numpy = numpy
+        return self._numpy
+
+    def _bm25_vector(
+        self, terms: Sequence[str], acc: dict[int, float], exact: int | None, limit: int
+    ) -> list[tuple[int, float]]:
+        """:meth:`bm25` with numpy: every skill scored, the same additions in the same
+        order as the pure-Python path, so the same floats and the same answer."""
+        np = self._numpy
+        scores = np.zeros(len(self.skills))
+        for d, v in acc.items():
+            scores[d] = v
+        found = [self._postings[t] for t in terms if t in self._postings]
+        found.sort(key=lambda p: -p[2])
+        for docs, impacts, _, _ in found:
+            # Views of the arrays, no copy; doc ids are unique within one term.
+            scores[np.frombuffer(docs, dtype=np.int32)] += np.frombuffer(impacts)
+        hits = np.count_nonzero(scores)
+        if hits > limit:
+            kth = float(np.partition(scores, len(scores) - limit)[len(scores) - limit])
+            pool = np.flatnonzero(scores >= kth).tolist()
+        else:
+            pool = np.flatnonzero(scores).tolist()
+        if exact is not None and exact not in pool:
+            pool.append(exact)
+        skills = self.skills
+        ranked = sorted(pool, key=lambda d: (d != exact, -scores[d], -skills[d].priority, d))[
+            :limit
+        ]
+        return [(d, float(scores[d])) for d in ranked if scores[d] > 0 or d == exact]
+
+    def _exact(self, query: str) -> int | None:
+        """The skill whose name is ``query`` (spaces may stand for hyphens), if any."""
+        if not query:
+            return None
+        q = query.lower()
+        found = self._by_name.get(q)
+        return self._by_name.get(q.replace(" ", "-")) if found is None else found
+
+    def _accumulate(
+        self, terms: Sequence[str], acc: dict[int, float], limit: int
+    ) -> tuple[float, set[int] | None]:
+        """Add the BM25 impacts of ``terms`` to ``acc``.
+
+        Returns a lower bound of the ``limit``-th best score (0.0 when unknown) and, when it
+        can tell, the only skills that may score at least that much (else None).
+
+        Exact MaxScore-style pruning: terms go strongest first, and once a term's best impact
+        plus all later terms' cannot lift an unseen skill to the bound, that term only
+        updates skills already scored. Dict merges run in C; only skills found by more than
+        one term cost a Python-level step.
+        """
+        found = [self._postings[t] for t in terms if t in self._postings]
+        found.sort(key=lambda p: -p[2])
+        left = sum(p[2] for p in found)
+        theta = 0.0
+        multi: set[int] = set(acc)  # skills scored before (a path match) or by 2+ terms
+        full: list[tuple[list[tuple[float, int]], int]] = []
+        for docs, impacts, top, best in found:
+            left -= top
+            fresh = dict(zip(docs, impacts))
+            common = acc.keys() & fresh.keys()
+            multi |= common
+            if theta > 0.0 and top + left < theta * (1 - 1e-9):
+                for d in common:
+                    acc[d] += fresh[d]
+            else:
+                for d in common:
+                    fresh[d] += acc[d]
+                acc.update(fresh)
+                full.append((best, len(docs)))
+                if limit <= len(best):
+                    theta = max(theta, best[limit - 1][0])  # these skills score at least that
+            if len(common) >= limit:
+                theta = max(theta, _kth_largest((acc[d] for d in common), limit))
+        if theta <= 0.0 or any(df > len(b) and b[-1][0] >= theta for b, df in full):
+            return theta, None
+        # A skill found by one term only scores its impact there: it can reach theta only if
+        # that impact is among the term's best ones kept at build time.
+        for best, _ in full:
+            multi.update(d for w, d in best if w >= theta)
+        return theta, multi
+
+    @functools.cached_property
+    def _priority_order(self) -> list[int]:
+        return sorted(range(len(self.skills)), key=lambda d: (-self.skills[d].priority, d))
+
+    def _by_priority(self) -> list[int]:
+        return self._priority_order
+
+    def reasons(self, doc: int, query: str | None, path: str | None) -> tuple[str, ...]:
+        """Why a skill matched: an exact name, the words per field, a file pattern."""
+        skill = self.skills[doc]
+        out: list[str] = []
+        q = (query or "").strip().lower()
+        if q and skill.name.lower() in (q, q.replace(" ", "-")):
+            out.append("name")
+        if q:
+            terms = set(_query_terms(q))
+            for field, words in _fields(skill).items():
+                common = terms.intersection(words)
+                if common and field != "patterns":
+                    label = "name words" if field == "name" else field
+                    out.append(f"{label}: {', '.join(sorted(common))}")
+        if path:
+            for pattern in skill.file_patterns:
+                if pattern_matches(pattern, path[:MAX_PATH_CHARS]):
+                    out.append(f"file pattern {pattern!r}")
+                    break
+        return tuple(out)
+
+    # -- search -----------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str | None = None,
+        path: str | None = None,
+        limit: int = 10,
+        ranker: Ranker = "bm25",
+    ) -> list[SearchHit]:
+        """Rank skills for a keyword ``query`` and/or a file ``path``.
+
+        ``ranker``: ``"bm25"``; ``"hybrid"`` (BM25 fused with the semantic ranker; raises
+        ImportError naming the extra to install when it is missing); ``"auto"`` (hybrid when
+        the semantic extra is installed, else BM25).
+        """
+        if ranker not in ("auto", "bm25", "hybrid"):
+            raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
+        use_semantic = ranker == "hybrid" or (ranker == "auto" and semantic_available())
+        q = (query or "").strip()
+        if use_semantic and q and limit > 0:
+            ranked = self._hybrid(q, path, limit)
+        else:
+            ranked = self.bm25(query, path, limit)
+        return [SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked]
+
+    def _hybrid(self, query: str, path: str | None, limit: int) -> list[tuple[int, float]]:
+        lexical = self.bm25(query, path, max(limit, FUSION_DEPTH))
+        semantic = self.semantic().nearest(query, max(limit, FUSION_DEPTH))
+        fused: dict[int, float] = {}
+        for ranking in (lexical, semantic):
+            for rank, (doc, _) in enumerate(ranking):
+                fused[doc] = fused.get(doc, 0.0) + 1.0 / (RRF_K + rank + 1)
+        exact = self._exact(query)
+        skills = self.skills
+        order = sorted(
+            fused.items(),
+            key=lambda item: (item[0] != exact, -item[1], -skills[item[0]].priority, item[0]),
+        )
+        return order[:limit]
+
+    def semantic(self) -> SemanticIndex:
+        """The embedding index of these skills, built on first use (needs the extra)."""
+        with self._lock:
+            if self._semantic is None:
+                self._semantic = SemanticIndex(self.skills)
+            return self._semantic  # type: ignore[no-any-return]
+
+    # -- names ----------------------------------------------------------------------------
+
+    def close_names(self, name: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
+        """Up to ``n`` skill names close to ``name`` (difflib ratio >= ``cutoff``), best first.
+
+        Small catalogs compare with every name; large ones only with the names that share
+        the most character trigrams with ``name`` (the hint for a mistyped name stays fast).
+        """
+        skills = self.skills
+        if len(skills) <= 2_000:
+            names = [s.name for s in skills]
+        else:
+            grams = self._trigrams()
+            counts: dict[int, int] = {}
+            # Rarest trigrams first, and a bounded number of postings in all: a typo's hint
+            # must stay cheap even when most names share common trigrams.
+            lists = sorted((grams.get(g, ()) for g in _grams(name[:200])), key=len)
+            budget = 10_000
+            for docs in lists:
+                if budget <= 0:
+                    break
+                budget -= len(docs)
+                for d in docs:
+                    counts[d] = counts.get(d, 0) + 1
+            best = heapq.nlargest(128, counts.items(), key=lambda item: (item[1], -item[0]))
+            names = [skills[d].name for d, _ in sorted(best)]
+        return difflib.get_close_matches(name, names, n=n, cutoff=cutoff)
+
+    def _trigrams(self) -> dict[str, list[int]]:
+        with self._lock:
+            grams = getattr(self, "_grams", None)
+            if grams is None:
+                grams = {}
+                for doc, skill in enumerate(self.skills):
+                    for g in _grams(skill.name):
+                        grams.setdefault(g, []).append(doc)
+                self._grams = grams
+            return grams
+
+
+def _first(item: tuple[float, int]) -> float:
+    return item[0]
+
+
+def _kth_largest(scores: Iterable[float], k: int) -> float:
+    """The ``k``-th largest of ``scores``, or 0.0 when there are fewer than ``k``."""
+    values = list(scores)
+    if len(values) < k or k <= 0:
+        return 0.0
+    values.sort()  # in C: cheaper than a Python-level heap at these sizes
+    return values[-k]
+
+
+def _grams(text: str) -> set[str]:
+    padded = f"  {text.lower()} "
+    return {padded[i : i + 3] for i in range(len(padded) - 2)}
+
+
+# -- semantic ranker ------------------------------------------------------------------------
+
+_SEMANTIC_HINT = 'the semantic ranker needs wordllama: pip install "skillcore-agents[semantic]"'
+
+
+@functools.lru_cache(maxsize=1)
+def semantic_available() -> bool:
+    """True when the optional semantic ranker can be used (``wordllama`` is installed)."""
+    import importlib.util
+
+    return importlib.util.find_spec("wordllama") is not None
+
+
+@functools.lru_cache(maxsize=1)
+def _embedder() -> Any:
+    """WordLlama's default model, loaded from the files inside the installed package.
+
+    ``WordLlama.load()`` looks for the shipped tokenizer in the wrong folder and then tries
+    to download it; reading both files directly never touches the network.
+    """
+    try:
+        from pathlib import Path
+
+        import wordllama
+        from safetensors import safe_open
+        from tokenizers import Tokenizer
+        from wordllama.inference import WordLlamaInference
+    except ImportError as exc:
+        raise ImportError(_SEMANTIC_HINT) from exc
+    root = Path(wordllama.__file__).parent
+    weights = root / "weights" / "l2_supercat_256.safetensors"
+    tokenizer = root / "tokenizers" / "l2_supercat_tokenizer_config.json"
+    if not weights.is_file() or not tokenizer.is_file():
+        raise ImportError(f"{_SEMANTIC_HINT} (its bundled model files are missing)")
+    with safe_open(str(weights), framework="np", device="cpu") as f:
+        embedding = f.get_tensor("embedding.weight")
+    return WordLlamaInference(embedding, Tokenizer.from_file(str(tokenizer)), binary=False)
+
+
+def skill_text(skill: SkillMetadata) -> str:
+    """The text a skill is embedded (or compared) by: name words, description, triggers."""
+    parts = [skill.name.replace("-", " "), skill.description, *skill.triggers]
+    return ". ".join(p for p in parts if p)
+
+
+class SemanticIndex:
+    """Unit-length embeddings of skills, for cosine nearest neighbours."""
+
+    def __init__(self, skills: Sequence[SkillMetadata]) -> None:
+        model = _embedder()
+        import numpy as np
+
+        self._np = np
+        self._model = model
+        vectors = (
+            model.embed([skill_text(s) for s in skills], norm=True)
+            if skills
+            else np.zeros((0, 256), dtype=np.float32)
+        )
+        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        """Unit-length embeddings of ``texts`` (a numpy array)."""
+        np = self._np
+        return np.asarray(self._model.embed(list(texts), norm=True), dtype=np.float32)
+
+    def nearest(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """The ``limit`` skills most similar to ``query`` (cosine), best first."""
+        np = self._np
+        if not len(self.vectors) or limit <= 0:
+            return []
+        q = self.embed([query[:MAX_QUERY_CHARS]])[0]
+        sims = self.vectors @ q
+        k = min(limit, len(sims))
+        top = np.argpartition(-sims, k - 1)[:k]
+        # Stable order: similarity, then catalog order.
+        order = sorted(top.tolist(), key=lambda d: (-float(sims[d]), d))
+        return [(d, float(sims[d])) for d in order]
+
+
+# -- memoisation ----------------------------------------------------------------------------
+
+_INDEXES: dict[int, tuple[weakref.ref[Catalog], SearchIndex]] = {}
+_INDEX_LOCK = threading.Lock()
+
+
+def index_for(catalog: Catalog | Iterable[SkillMetadata]) -> SearchIndex:
+    """The search index of ``catalog``: built on first use, then reused while it lives.
+
+    Keyed by identity (an equal catalog from another library compares field by field, which
+    costs milliseconds at 1,000 skills); a plain iterable of skills gets a fresh index.
+    """
+    if not isinstance(catalog, Catalog):
+        return SearchIndex(catalog)
+    key = id(catalog)
+    with _INDEX_LOCK:
+        entry = _INDEXES.get(key)
+        if entry is not None and entry[0]() is catalog:
+            return entry[1]
+    index = SearchIndex(catalog.skills)
+
+    def forget(_: object, key: int = key) -> None:
+        with _INDEX_LOCK:
+            current = _INDEXES.get(key)
+            if current is not None and current[0]() is None:
+                del _INDEXES[key]
+
+    with _INDEX_LOCK:
+        entry = _INDEXES.get(key)
+        if entry is not None and entry[0]() is catalog:
+            return entry[1]  # built by another thread meanwhile: keep one
+        _INDEXES[key] = (weakref.ref(catalog, forget), index)
+    return index
+
+
+def close_names(catalog: Catalog, name: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """Names of model-visible skills close to a mistyped ``name`` (for "did you mean")."""
+    return index_for(catalog).close_names(name, n=n, cutoff=cutoff)

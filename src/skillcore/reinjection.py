@@ -1,0 +1,92 @@
+"""Instructions a conversation lost: loaded skills whose load reply was compacted away are
+repeated in the system prompt (the re-read documents are cached, failures are not)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from skillcore import replies
+from skillcore.model import SkillDocument, SkillMetadata
+from skillcore.render import SKILL_CONTENT_PREFIX
+from skillcore.session import SkillSession
+from skillcore.sources import ReadError
+from skillcore.tools import SkillToolkit
+
+#: How many re-read skill documents are kept.
+DEFAULT_CACHE_SIZE = 64
+
+
+class Reinjection:
+    """Finds loaded skills whose instructions are gone and renders the block that repeats
+    them (:func:`skillcore.replies.reinjection`). Thread-safe; one per adapter instance."""
+
+    def __init__(self, toolkit: SkillToolkit, cache_size: int = DEFAULT_CACHE_SIZE) -> None:
+        self.toolkit = toolkit
+        self.cache_size = cache_size
+        self._lock = threading.Lock()
+        self._docs: OrderedDict[SkillMetadata, SkillDocument] = OrderedDict()
+
+    def missing(self, session: SkillSession, tool_replies: Iterable[str]) -> list[SkillMetadata]:
+        """Loaded skills none of whose load replies (``<skill_content name=...>`` at the start
+        of a tool reply) is among ``tool_replies`` (newest first: the scan stops early)."""
+        wanted = {replies.skill_content_marker(n): n for n in session.loaded_names}
+        for text in tool_replies if wanted else ():
+            # Only the head of a reply is inspected: scanning whole texts would cost more than
+            # the rest of a model call's skill work on long conversations.
+            if text.startswith(SKILL_CONTENT_PREFIX):
+                wanted.pop(text[: text.find(">") + 1], None)
+                if not wanted:
+                    break
+        metas = (session.catalog.get(name) for name in wanted.values())
+        return [m for m in metas if m is not None]
+
+    def text(self, session: SkillSession, missing: list[SkillMetadata]) -> str:
+        """The block repeating ``missing`` skills' instructions ("" when none is missing)."""
+        return self._render(session, {m.name: self._read(m) for m in missing})
+
+    async def atext(self, session: SkillSession, missing: list[SkillMetadata]) -> str:
+        """Async :meth:`text` (documents are read without blocking the event loop)."""
+        return self._render(session, {m.name: await self._aread(m) for m in missing})
+
+    def _render(self, session: SkillSession, docs: dict[str, SkillDocument | ReadError]) -> str:
+        if not docs:
+            return ""
+        bodies = {
+            n: d if isinstance(d, ReadError) else self.toolkit.load_reply(session, d)
+            for n, d in docs.items()
+        }
+        return replies.reinjection(self.toolkit.names, bodies)
+
+    def _cached(self, meta: SkillMetadata) -> SkillDocument | None:
+        with self._lock:
+            return self._docs.get(meta)
+
+    def _read(self, meta: SkillMetadata) -> SkillDocument | ReadError:
+        doc = self._cached(meta)
+        if doc is not None:
+            return doc
+        try:
+            return self._remember(meta, self.toolkit.library.read_document(meta))
+        except ReadError as exc:  # not cached: the file may come back
+            return exc
+
+    async def _aread(self, meta: SkillMetadata) -> SkillDocument | ReadError:
+        doc = self._cached(meta)
+        if doc is not None:
+            return doc
+        try:
+            return self._remember(meta, await self.toolkit.library.aread_document(meta))
+        except ReadError as exc:
+            return exc
+
+    def _remember(self, meta: SkillMetadata, doc: SkillDocument) -> SkillDocument:
+        with self._lock:
+            self._docs[meta] = doc
+            while len(self._docs) > self.cache_size:
+                self._docs.popitem(last=False)
+        return doc
+
+
+__all__ = ["DEFAULT_CACHE_SIZE", "Reinjection"]

@@ -1,0 +1,174 @@
+"""A relevance-aware catalog: fill the prompt's budget by relevance to the user's request.
+
+When the budget cannot show every skill, the precedence-ordered catalog shows the same first
+skills to every conversation. :func:`relevant_catalog` shows instead, within the same budget:
+
+1. the loaded skills (always, as in the default catalog);
+2. the unloaded skills ranked best for ``query`` (the latest user message), with their
+   descriptions;
+3. then the rest in precedence order, with descriptions, while they fit;
+4. then, while they fit, the *names* of the next skills without descriptions;
+5. and the exact count of what is left, with the pointer to the search tool.
+
+The result is a pure function of (catalog, loaded skills, tool names, format, budget, query,
+ranker): deterministic, and memoised. To keep a stable prompt prefix, pass the same query
+until a new user message arrives (recompute per user message, not per model call).
+
+Adapters use it through ``SkillToolkit(catalog_order="relevance")`` (``SkillConfig.catalog_order``),
+passing the latest user message's text, joined by :func:`query_text`, as the query.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from collections.abc import Callable, Iterable
+
+import attrs
+
+from skillcore._text import single_line
+from skillcore.model import Catalog
+from skillcore.ranking import MAX_QUERY_CHARS, Ranker, index_for
+from skillcore.render import CatalogFormat, catalog_entry, escape, wrap_catalog
+from skillcore.session import LoadedSkill, SkillSession, ToolNames
+
+#: How many search results may jump ahead of precedence order.
+RELEVANT_DEPTH = 50
+
+
+class CatalogOrder(str, enum.Enum):
+    """How unloaded skills fill the catalog's budget.
+
+    ``precedence``: in catalog (source precedence) order, the same for every conversation;
+    ``relevance``: by relevance to the latest user message (:func:`relevant_catalog`), and in
+    precedence order while there is no user message yet.
+    """
+
+    PRECEDENCE = "precedence"
+    RELEVANCE = "relevance"
+
+
+def query_text(parts: Iterable[str | None]) -> str | None:
+    """The query for :func:`relevant_catalog` from the text parts of one user message:
+    joined by newlines, stripped and cut to what the ranking reads (so an unchanged start of
+    a long message is an unchanged query); None when there is no text."""
+    text = "\n".join(p for p in parts if p).strip()[:MAX_QUERY_CHARS]
+    return text or None
+
+
+@attrs.frozen
+class RelevantCatalog:
+    """The relevance-ordered catalog: what is shown, what is only named, what is counted."""
+
+    loaded: tuple[str, ...]
+    shown: tuple[str, ...]
+    #: Skills listed by name only (no description), after the shown ones.
+    named: tuple[str, ...]
+    omitted: int
+    #: Budget units used by unloaded entries and the names tier.
+    unloaded_chars: int
+    text: str
+
+
+def relevant_catalog(
+    session: SkillSession,
+    query: str | None,
+    fmt: CatalogFormat = CatalogFormat.MARKDOWN,
+    budget: int | None = None,
+    counter: Callable[[str], int] = len,
+    ranker: Ranker = "bm25",
+) -> RelevantCatalog:
+    """The catalog for the prompt, filled by relevance to ``query`` (see the module doc).
+
+    ``budget`` and ``counter`` mean what they mean for :func:`skillcore.catalog_view`; with
+    no ``query`` the order is precedence order, as there.
+    """
+    budget = session.limits.catalog_budget if budget is None else budget
+    return _relevant(
+        _Identity(session.catalog),
+        session.loaded,
+        session.names,
+        fmt,
+        budget,
+        counter,
+        (query or "").strip()[:MAX_QUERY_CHARS],  # what the ranking reads; bounds the cache
+        ranker,
+    )
+
+
+class _Identity:
+    """Cache key comparing a catalog by identity (equality is field by field: slow)."""
+
+    __slots__ = ("catalog",)
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def __hash__(self) -> int:
+        return id(self.catalog)  # the cache holds the key, so the id cannot be reused
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.catalog is self.catalog
+
+
+@functools.lru_cache(maxsize=256)
+def _relevant(
+    key: _Identity,
+    loaded: tuple[LoadedSkill, ...],
+    names: ToolNames,
+    fmt: CatalogFormat,
+    budget: int,
+    counter: Callable[[str], int],
+    query: str,
+    ranker: Ranker,
+) -> RelevantCatalog:
+    catalog = key.catalog
+    visible = catalog.model_visible
+    if not visible:
+        return RelevantCatalog((), (), (), 0, 0, "")
+    markdown = fmt is CatalogFormat.MARKDOWN
+    loaded_by_name = {s.name: s for s in loaded}
+    loaded_entries = [
+        catalog_entry(meta, loaded_by_name[name], fmt)
+        for name in loaded_by_name
+        if (meta := catalog.get(name)) is not None
+    ]
+    left = budget - sum(counter(e) for e in loaded_entries)
+    ranked = (
+        [h.skill.name for h in index_for(catalog).search(query, None, RELEVANT_DEPTH, ranker)]
+        if query
+        else []
+    )
+    order = list(dict.fromkeys([*ranked, *(m.name for m in visible)]))
+    candidates = [n for n in order if n not in loaded_by_name]
+    shown: list[str] = []
+    texts: list[str] = []
+    used = 0
+    for name in candidates:
+        text = catalog_entry(catalog.get(name), None, fmt)  # type: ignore[arg-type]
+        size = counter(text)
+        if used + size > left:
+            break
+        used += size
+        shown.append(name)
+        texts.append(text)
+    named: list[str] = []
+    tier = ""
+    for name in candidates[len(shown) :]:
+        trial = _names_tier([*named, name], names, markdown)
+        if used + counter(trial) > left:
+            break
+        named.append(name)
+        tier = trial
+    used += counter(tier) if tier else 0
+    omitted = len(candidates) - len(shown) - len(named)
+    body = "".join(loaded_entries) + "".join(texts) + tier
+    text = wrap_catalog(body, omitted, names, fmt)
+    return RelevantCatalog(tuple(loaded_by_name), tuple(shown), tuple(named), omitted, used, text)
+
+
+def _names_tier(skills: list[str], names: ToolNames, markdown: bool) -> str:
+    if markdown:
+        listed = ", ".join(single_line(n) for n in skills)
+        return f"- Also available (names only): {listed}\n"
+    return "".join(f"<skill><name>{escape(single_line(n))}</name></skill>\n" for n in skills)

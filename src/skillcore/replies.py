@@ -1,0 +1,153 @@
+"""Every text the model reads from a skill tool call or a blocked call, defined once.
+
+(The load reply itself is :meth:`skillcore.SkillToolkit.load_reply`; the catalog is
+:mod:`skillcore.render`.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from skillcore.library import ResourceContent
+from skillcore.names import ToolNames
+from skillcore.policy import ToolDecision
+from skillcore.render import entry_description, quoteattr, skill_content_marker
+from skillcore.search import SearchHit
+from skillcore.session import Outcome, SkillSession
+from skillcore.sources import ReadError
+
+#: How every refusal and error reply starts (adapters also mark them as errors).
+ERROR_PREFIX = "Error: "
+
+
+def error(message: str) -> str:
+    """A refusal or failure as the model reads it."""
+    return ERROR_PREFIX + message
+
+
+def refusal(outcome: Outcome) -> str:
+    """The reply for a refused transition."""
+    return error(outcome.message)
+
+
+def blocked(decision: ToolDecision) -> str:
+    """The reply for a plain tool call the allowed-tools policy blocked (every adapter)."""
+    return error(decision.reason)
+
+
+def turn_incomplete_reason(tool: str) -> str:
+    """Why a plain call decided while earlier skill calls of its turn never finished is
+    refused (the policy those calls set is unknown)."""
+    return (
+        f"{tool!r} was not run because earlier skill tool calls of this turn did not finish. "
+        "Call it again."
+    )
+
+
+def turn_incomplete(tool: str) -> str:
+    """The reply for such a call (see :func:`turn_incomplete_reason`)."""
+    return error(turn_incomplete_reason(tool))
+
+
+def unknown_tool(tool: str, known: tuple[str, ...]) -> str:
+    """The reply for a call of a tool that does not exist."""
+    shown = tool[:80].encode("utf-8", "backslashreplace").decode("utf-8")
+    return error(f"{shown!r} is not a skill tool (skill tools: {', '.join(known)}).")
+
+
+def invalid_arguments(tool: str, problem: str) -> str:
+    """The reply for arguments that did not validate."""
+    return error(f"invalid arguments for {tool}: {problem}")
+
+
+def read_failed(
+    path: str, skill: str, exc: ReadError, listing: tuple[str, ...] | None, names: ToolNames
+) -> str:
+    """The reply for a resource that could not be read (``listing``: the loaded skill's files,
+    shown when the path does not exist)."""
+    hint = ""
+    if listing is not None:
+        hint = (
+            f" Files of this skill: {', '.join(listing[:20])}."
+            if listing
+            else f" Load the skill with {names.load} to see its files."
+        )
+    return error(
+        f"cannot read {path!r} of skill {skill!r}: {exc.message}.{hint} Do not retry this path."
+    )
+
+
+def binary_resource(path: str, skill: str, content: ResourceContent) -> str:
+    """The reply for a binary resource (never dumped into the conversation)."""
+    return error(
+        f"{path!r} of skill {skill!r} is a binary file ({content.size} bytes); it cannot be "
+        "shown as text. Use it by path (for example from a script) instead."
+    )
+
+
+def resource(path: str, skill: str, content: ResourceContent) -> str:
+    """The reply for a resource read as text."""
+    return (
+        f"<skill_resource skill={quoteattr(skill)} path={quoteattr(path)}>\n"
+        f"{content.text}\n</skill_resource>"
+    )
+
+
+def search(
+    session: SkillSession, hits: list[SearchHit], query: str | None, path: str | None
+) -> str:
+    """The reply of the search tool."""
+    what = (
+        " and ".join(f"{k} {v!r}" for k, v in (("query", query), ("path", path)) if v)
+        or "no filter"
+    )
+    if not hits:
+        return (
+            f"No skills match {what}. Try other keywords; "
+            f"{len(session.catalog.model_visible)} skills are available."
+        )
+    lines = [f"Skills matching {what} (best first):"]
+    for hit in hits:
+        mark = " [Loaded]" if session.is_loaded(hit.skill.name) else ""
+        lines.append(f"- {hit.skill.name}{mark}: {entry_description(hit.skill)}")
+    lines.append(f"Call {session.names.load} with a name to use one.")
+    return "\n".join(lines)
+
+
+def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
+    """The system-prompt block repeating loaded skills' instructions that are no longer in
+    the conversation (``bodies``: each skill's load reply, or why it could not be re-read)."""
+    parts = [
+        "## Loaded skill instructions\n\n"
+        "These skills are still loaded, but the messages that delivered their instructions "
+        "are no longer in the conversation, so the instructions are repeated here. Keep "
+        f"following them, or call {names.unload} for a skill that no longer applies.\n"
+    ]
+    for name, body in bodies.items():
+        if isinstance(body, ReadError):
+            parts.append(
+                f"Skill {name!r} is loaded, but its instructions could not be read again "
+                f"({body.message}). Call {names.unload} to free its slot if you cannot "
+                "continue without them.\n"
+            )
+        else:
+            parts.append(body + "\n")
+    return "\n".join(parts)
+
+
+__all__ = [
+    "ERROR_PREFIX",
+    "binary_resource",
+    "blocked",
+    "error",
+    "invalid_arguments",
+    "read_failed",
+    "refusal",
+    "reinjection",
+    "resource",
+    "search",
+    "skill_content_marker",
+    "turn_incomplete",
+    "turn_incomplete_reason",
+    "unknown_tool",
+]

@@ -1,0 +1,38 @@
+"""The graph state ``SkillsMiddleware`` adds (LangGraph resolves these annotations at runtime:
+the schema stays at module level, every name imported for real, the reducer last)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from langchain.agents.middleware.types import AgentState, OmitFromOutput, PrivateStateAttr
+from typing_extensions import NotRequired
+
+from skillcore import merge_states
+
+#: The graph state key holding the serialized skill session (private to each agent).
+STATE_KEY = "skillcore"
+#: Input-only key that seeds the session of a thread's first run (see ``share_with_subagents``).
+SEED_KEY = "skillcore_seed"
+
+
+def merge_seed(left: Any, right: Any) -> Any:
+    """Reducer of :data:`SEED_KEY`: a serialized state merges like the session, names replace."""
+    if isinstance(left, Mapping) and isinstance(right, Mapping):
+        return merge_states(left, right)
+    return left if right is None else right
+
+
+class SkillsState(AgentState):
+    """Graph state added by :class:`SkillsMiddleware`."""
+
+    skillcore: NotRequired[Annotated[dict[str, Any] | None, PrivateStateAttr, merge_states]]
+    """``SkillSession.to_state()`` (with ``turn``/``seq``); never the catalog. Private: it is
+    neither accepted as input nor returned, so parents and subagents never share it."""
+
+    skillcore_seed: NotRequired[
+        Annotated[dict[str, Any] | list[str] | None, OmitFromOutput, merge_seed]
+    ]
+    """Input-only: a serialized session (a parent's ``skillcore`` value) or skill names to load
+    when a thread starts. Ignored once the thread has its own session."""

@@ -1,0 +1,54 @@
+"""preview_decision: the decision a call will get, known before the turn runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillcore import SkillLibrary, SkillToolkit
+from skillcore.policy import PolicyMode, ToolPolicy
+from skillcore.preview import preview_decision
+from skillcore.testing import write_skill
+
+
+@pytest.fixture
+def toolkit(tmp_path: Path) -> SkillToolkit:
+    write_skill(tmp_path, "alpha", "Alpha.", extra="allowed-tools: Read\n")
+    write_skill(tmp_path, "beta", "Beta.")
+    return SkillToolkit(SkillLibrary(str(tmp_path)))
+
+
+def test_a_call_after_a_restricting_load_is_previewed_blocked(toolkit: SkillToolkit) -> None:
+    session = toolkit.library.session(policy=ToolPolicy(PolicyMode.RESTRICT))
+    calls = [("load_skill", {"skill_name": "alpha"}), ("Write", {}), ("Read", {})]
+    assert not preview_decision(toolkit, session, calls, 1).allowed
+    assert preview_decision(toolkit, session, calls, 2).allowed
+    # the same call before the load is allowed: nothing is loaded yet
+    assert preview_decision(toolkit, session, [("Write", {}), *calls], 0).allowed
+    # nothing was stored
+    assert session.loaded_names == ()
+
+
+def test_preview_matches_what_the_calls_then_decide(toolkit: SkillToolkit) -> None:
+    session = toolkit.library.session(policy=ToolPolicy(PolicyMode.RESTRICT))
+    calls = [
+        ("load_skill", {"skill_name": "alpha"}),
+        ("Write", {}),
+        ("unload_skill", {"skill_name": "alpha"}),
+        ("Write", {}),
+        ("load_skill", {"skill_name": "nope"}),
+        ("Write", {}),
+    ]
+    current = session
+    for i, (name, args) in enumerate(calls):
+        if toolkit.is_skill_tool(name):
+            current = toolkit.call(current, name, args).session
+        else:
+            assert preview_decision(toolkit, session, calls, i) == current.check_tool(name)
+
+
+def test_recommend_never_previews_a_block(toolkit: SkillToolkit) -> None:
+    session = toolkit.library.session()
+    calls = [("load_skill", {"skill_name": "alpha"}), ("Write", {})]
+    assert preview_decision(toolkit, session, calls, 1).allowed

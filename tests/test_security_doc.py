@@ -1,0 +1,47 @@
+"""docs/security.md states the caps; each number it states is the constant the code uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skillcore import Limits, parsing, policy, sources
+from skillcore.backends import archive
+from skillcore.library import SKILL_GRACE_SECONDS
+
+DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
+MIB = 1024 * 1024
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{_n(parsing.MAX_FRONTMATTER_BYTES)} bytes",
+        f"| nesting depth | {parsing.MAX_NESTING} |",
+        f"{_n(parsing.MAX_EXPANDED_CHARS)} characters",
+        f"{parsing.MAX_INT_CHARS} characters",
+        f"{parsing.MAX_LIST_ITEMS} / {parsing.MAX_LIST_ITEM} characters",
+        f"| metadata entries | {parsing.MAX_METADATA_ENTRIES} |",
+        f"at most {sources.MAX_SYMLINK_HOPS} hops",
+        f"{_n(sources.MAX_LISTED_DIRS)} directories",
+        f"{_n(sources.MAX_LISTED_ENTRIES)} directory entries examined",
+        f"{Limits().max_resources} files",
+        f"at most {sources.DEFAULT_MAX_FILE_BYTES // MIB} MiB",
+        f"{Limits().max_resource_bytes // 1024} KiB",
+        f"for {SKILL_GRACE_SECONDS:g} seconds",
+        f"{_n(archive.ArchiveLimits().max_members)} members",
+        f"{archive.ArchiveLimits().max_uncompressed_bytes // MIB} MiB uncompressed",
+        f"{archive.ArchiveLimits().max_archive_bytes // MIB} MiB archive",
+        f"longer than {policy.MAX_TOOL_NAME}",
+        f"recursion depth ({sources.SkillSource('.').max_depth})",
+        f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
+    ],
+)
+def test_security_page_states_the_code_caps(text: str) -> None:
+    assert text in DOC
+    assert policy.MAX_TOOL_NAME == policy.MAX_TOOL_PATTERN
