@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import gc
 import logging
+import os
 import statistics
 import sys
 import time
@@ -35,6 +36,10 @@ import warnings
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
+
+# skillcore's parse cache would turn every repeated discovery into stat checks: this
+# benchmark compares parsing (the peers parse every time); bench_perf.py measures the cache.
+os.environ.setdefault("SKILLCORE_NO_CACHE", "1")
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))

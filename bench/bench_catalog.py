@@ -62,6 +62,10 @@ from peers import version_of
 from synth import make_library
 from timing import format_table
 
+# skillcore's parse cache would turn every repeated discovery into stat checks: this
+# benchmark compares parsing (the peers parse every time); bench_perf.py measures the cache.
+os.environ.setdefault("SKILLCORE_NO_CACHE", "1")
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 SYSTEMS = ("skillcore", "deepagents", "adk", "skills-ref")

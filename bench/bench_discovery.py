@@ -42,6 +42,10 @@ from peers import BASELINES, PEERS, DiscoverFn, version_of
 from synth import make_library
 from timing import Measurement, measure, print_table
 
+# skillcore's parse cache would turn every repeated discovery into stat checks: this
+# benchmark compares parsing (the peers parse every time); bench_perf.py measures the cache.
+os.environ.setdefault("SKILLCORE_NO_CACHE", "1")
+
 REPO = Path(__file__).resolve().parent.parent
 PLAIN = "plain loop (head + CSafeLoader)"
 SMALL_N = 2_000  # at or below: full repeats with a warm-up; above: capped repeats + budget

@@ -33,6 +33,7 @@ import contextlib
 import gc
 import itertools
 import json
+import os
 import sqlite3
 import statistics
 import sys
@@ -49,6 +50,10 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.sqlite import SqliteSaver
 from timing import print_table
+
+# skillcore's parse cache would turn every repeated discovery into stat checks: this
+# benchmark compares parsing (the peers parse every time); bench_perf.py measures the cache.
+os.environ.setdefault("SKILLCORE_NO_CACHE", "1")
 
 try:
     from synth import make_library

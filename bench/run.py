@@ -203,6 +203,15 @@ def main(argv: list[str] | None = None) -> None:
             ["bench_adk.py", "--n", "1000", *cache],
         ),
     ]
+    sections.append(
+        (
+            "skillcore against its floors: discovery, cold start, memory, per call",
+            "perf",
+            ["bench_perf.py", "--sizes", *sizes[1:], *cache, "--json", str(out / "perf.json")]
+            + ["--chart", str(out / "perf.png")]
+            + ([] if args.quick else ["--big", "100000"]),
+        )
+    )
     if args.with_sources:
         sections.append(
             (

@@ -8,7 +8,9 @@ the default keeps the normal run fast.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
@@ -20,3 +22,15 @@ settings.register_profile(
     "skillcore", settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 )
 settings.load_profile("skillcore")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_parse_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Libraries made by tests keep their parse cache in a temporary directory, not ~/.cache."""
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield
+    if old is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = old

@@ -7,11 +7,13 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
 
 from skillcore import events
+from skillcore.cache import ParseCache, cache_disabled, default_cache_dir
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Catalog, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
@@ -29,6 +31,7 @@ from skillcore.session import Limits, OutcomeCode, SkillSession
 from skillcore.sources import (
     DEFAULT_MAX_FILE_BYTES,
     SKILL_FILE,
+    LocalReader,
     ReadError,
     Scan,
     ScanEntry,
@@ -75,6 +78,11 @@ class _SourceState:
     diagnostics: list[Diagnostic] | None = None
     #: Skill directory -> when its SKILL.md started failing (it is kept meanwhile).
     failing_since: dict[str, float] = attrs.field(factory=dict)
+    #: The on-disk parse cache of a local source (None: not used).
+    cache: ParseCache | None = None
+    #: Entries read from the parse cache before the first scan: ``{directory: (stamp, result)}``;
+    #: a result is used only when the scan finds the same stamp.
+    cached: dict[str, tuple[str, ParseResult]] = attrs.field(factory=dict)
 
 
 class SkillLibrary:
@@ -95,6 +103,7 @@ class SkillLibrary:
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         max_resources: int = 200,
         progress: ProgressCallback | None = None,
+        cache: bool | str | os.PathLike[str] = True,
     ) -> None:
         if isinstance(sources, (str, os.PathLike, SkillSource)):
             sources = [sources]
@@ -108,6 +117,11 @@ class SkillLibrary:
         self.max_file_bytes = max_file_bytes
         self.max_resources = max_resources
         self.progress = progress
+        #: Where local sources keep their parse cache (None: no cache). ``cache`` may name
+        #: the directory; ``SKILLCORE_NO_CACHE=1`` turns it off.
+        self.cache_dir: str | os.PathLike[str] | None = None
+        if cache is not False and not cache_disabled():
+            self.cache_dir = default_cache_dir() if cache is True else cache
         self._readers: dict[str, SourceReader] = {}
         self._states: dict[str, _SourceState] = {s.label: _SourceState() for s in self.sources}
         self._catalog: Catalog | None = None
@@ -143,8 +157,15 @@ class SkillLibrary:
         return self.refresh()
 
     def refresh(self) -> Catalog:
-        """Re-scan all sources; only changed SKILL.md files are read and parsed again."""
+        """Re-scan all sources; only changed SKILL.md files are read and parsed again.
+
+        When every source is local and its last scan was clean, an unchanged library is
+        recognised without listing anything: one ``stat`` of each source root, of each
+        directory that holds no skill, and of each ``SKILL.md`` (see ``LocalReader.unchanged``).
+        """
         with self._lock:
+            if self._catalog is not None and self._unchanged():
+                return self._catalog
             self._dirty = False
             scans = [self._scan_one(src) for src in self.sources]
             if not self._dirty and self._catalog is not None:
@@ -158,13 +179,21 @@ class SkillLibrary:
     async def arefresh(self) -> Catalog:
         """Async :meth:`refresh`; each source scans in one worker-thread hop (or natively)."""
         import anyio
+        import anyio.to_thread
 
+        if self._catalog is not None and await anyio.to_thread.run_sync(self._locked_unchanged):
+            return self._catalog
         results: list[Scan | BaseException | None] = [None] * len(self.sources)
 
         async def one(i: int, src: SkillSource) -> None:
             try:
                 reader = self.reader(src)
-                results[i] = await reader.ascan(self.head_bytes, self._states[src.label].stamps)
+                if self._states[src.label].cache is None and isinstance(reader, LocalReader):
+                    # Loading the parse cache is file I/O and JSON: keep it off the event loop.
+                    known = await anyio.to_thread.run_sync(self._known, src, reader)
+                else:
+                    known = self._known(src, reader)
+                results[i] = await reader.ascan(self.head_bytes, known)
             except Exception as exc:
                 results[i] = exc
 
@@ -181,21 +210,54 @@ class SkillLibrary:
                 return self._catalog
             return self._merge(scans)
 
+    def _unchanged(self) -> bool:
+        """True when no source changed since its last clean scan (local sources only)."""
+        for src in self.sources:
+            state = self._states[src.label]
+            reader = self._readers.get(src.label)
+            if (
+                not state.ok
+                or state.diagnostics
+                or state.failing_since
+                or not isinstance(reader, LocalReader)
+                or not reader.unchanged(state.stamps)
+            ):
+                return False
+        return True
+
+    def _locked_unchanged(self) -> bool:
+        with self._lock:
+            return self._catalog is not None and self._unchanged()
+
     def _scan_one(self, src: SkillSource) -> tuple[SkillSource, list[Diagnostic]]:
         try:
             reader = self.reader(src)
-            scan: Scan | BaseException = reader.scan(
-                self.head_bytes, self._states[src.label].stamps
-            )
+            scan: Scan | BaseException = reader.scan(self.head_bytes, self._known(src, reader))
         except Exception as exc:
             scan = exc
         return self._finish_scan(src, scan)
+
+    def _known(self, src: SkillSource, reader: SourceReader) -> Mapping[str, str]:
+        """The stamps a scan may skip: the last scan's, or (before the first scan of a local
+        source) the parse cache's."""
+        state = self._states[src.label]
+        if state.ok or self.cache_dir is None or not isinstance(reader, LocalReader):
+            return state.stamps
+        if state.cache is None:
+            state.cache = ParseCache(
+                Path(self.cache_dir), src.label, reader.root, self.mode.value, self.head_bytes
+            )
+            state.cached = state.cache.load(reader.url_for)
+        return {d: stamp for d, (stamp, _) in state.cached.items()}
 
     def _finish_scan(
         self, src: SkillSource, scan: Scan | BaseException
     ) -> tuple[SkillSource, list[Diagnostic]]:
         state = self._states[src.label]
         src_diags, changed = self._apply_scan(src, state, scan)
+        if state.cache is not None and state.ok:
+            state.cached = {}
+            state.cache.save(state.stamps, state.parsed)
         if src_diags != state.diagnostics:
             changed = True
         state.diagnostics = src_diags
@@ -246,6 +308,8 @@ class SkillLibrary:
                     changed = True
                 elif entry.head is None and old is not None:
                     result = old
+                elif entry.head is None and directory in state.cached:
+                    result = state.cached[directory][1]  # same stamp as when it was cached
                 else:
                     result = self._parse_entry(reader, entry)
                     changed = True

@@ -50,6 +50,7 @@ import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from skillcore._fastfront import scan_frontmatter
 from skillcore._frozen import FrozenDict
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillLocation, SkillMetadata
@@ -425,6 +426,9 @@ def _load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
 
     Raises ``_Refused`` for alias bombs and whatever the loader raises for bad YAML.
     """
+    fast = scan_frontmatter(yaml_text)  # flat frontmatter: exact, or None when unsure
+    if fast is not None:
+        return fast, []
     loader = _SkillLoader(yaml_text)
     try:
         node = loader.get_single_node()

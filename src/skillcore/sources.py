@@ -20,10 +20,12 @@ import contextlib
 import errno
 import os
 import posixpath
+import re
 import stat as stat_mod
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -453,6 +455,22 @@ def _parts(path: str) -> list[str]:
 
 #: Returned by LocalReader._entry for a directory without a SKILL.md file.
 _NOT_A_SKILL = object()
+#: A key of ``plain`` (no directory entry is called that) meaning "do not trust this scan".
+_UNTRUSTED = "/"
+#: File times within this many seconds of a scan are not trusted by LocalReader.unchanged.
+_RACY_SECONDS = 1.0
+
+
+class _Seen(NamedTuple):
+    """The root's signature, the directories without a skill, and when the scan started."""
+
+    root: tuple[int, int, int, int]
+    plain: dict[str, int]
+    started: float
+
+
+def _signature(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
 
 
 class LocalReader(SourceReader):
@@ -461,6 +479,8 @@ class LocalReader(SourceReader):
     def __init__(self, source: SkillSource, root: str) -> None:
         super().__init__(source)
         self.root = os.path.abspath(os.path.expanduser(root))
+        #: What the last clean scan saw, for :meth:`unchanged` (None: a full scan is needed).
+        self._seen: _Seen | None = None
 
     def url_for(self, directory: str) -> str:
         """The absolute path of the skill directory."""
@@ -471,6 +491,8 @@ class LocalReader(SourceReader):
 
     def scan(self, head_bytes: int, known: Mapping[str, str]) -> Scan:
         """One listing of the root (bounded recursion if asked), a read per changed skill."""
+        self._seen = None
+        started = time.time()
         try:
             root_fd = self._open_root()
         except FileNotFoundError as exc:
@@ -489,11 +511,63 @@ class LocalReader(SourceReader):
                 return Scan(found, tuple(diags))
             budget = [self.source.max_entries]
             depth = self.source.max_depth if self.source.recursive else 1
-            self._walk(root_fd, "", depth, head_bytes, known, entries, diags, budget)
+            plain: dict[str, int] | None = {} if depth == 1 else None
+            root_st = os.fstat(root_fd)
+            self._walk(root_fd, "", depth, head_bytes, known, entries, diags, budget, plain)
         finally:
             os.close(root_fd)
         entries.sort(key=lambda e: e.directory)
+        if (
+            plain is not None
+            and _UNTRUSTED not in plain
+            and not diags
+            and all(e.error is None for e in entries)
+        ):
+            self._seen = _Seen(_signature(root_st), plain, started)
         return Scan(tuple(entries), tuple(diags))
+
+    def unchanged(self, known: Mapping[str, str]) -> bool:
+        """True when a scan now would find exactly ``known`` again, checked without listing:
+        the root directory is the same (same inode, ``mtime_ns`` and ``ctime_ns``: no entry
+        was added, removed or renamed), every directory without a ``SKILL.md`` is unchanged
+        (none gained one), and every ``SKILL.md`` has its known stamp and is a regular file.
+
+        Only after a clean, non-recursive scan without symlinked entries; timestamps newer
+        than a second before that scan are not trusted (file times are coarse: a change in
+        the same tick as the scan would keep them), so the next call scans again.
+        """
+        seen = self._seen
+        if seen is None or not known:
+            return False
+        try:
+            root_fd = self._open_root()
+        except OSError:
+            return False
+        try:
+            if _signature(os.fstat(root_fd)) != seen.root:
+                return False
+            fresh = seen.started - _RACY_SECONDS
+            if seen.root[2] >= fresh * 1e9:  # mtime: any later change moves it past this
+                return False
+            lstat = os.stat
+            for name, mtime in seen.plain.items():
+                st = lstat(name, dir_fd=root_fd, follow_symlinks=False)
+                if st.st_mtime_ns != mtime or mtime >= fresh * 1e9:
+                    return False
+            hardlinks = self.source.allow_hardlinks
+            for rel, stamp in known.items():
+                st = lstat(f"{rel}/{SKILL_FILE}", dir_fd=root_fd, follow_symlinks=False)
+                if (
+                    f"{st.st_size}:{st.st_mtime_ns}" != stamp
+                    or not stat_mod.S_ISREG(st.st_mode)
+                    or (st.st_nlink != 1 and not hardlinks)
+                ):
+                    return False
+        except OSError:
+            return False
+        finally:
+            os.close(root_fd)
+        return True
 
     def _walk(
         self,
@@ -505,7 +579,10 @@ class LocalReader(SourceReader):
         entries: list[ScanEntry],
         diags: list[Diagnostic],
         budget: list[int],
+        plain: dict[str, int] | None = None,
     ) -> None:
+        """Walk one directory level; ``plain`` collects the ``mtime_ns`` of directories that
+        hold no skill (for :meth:`unchanged`), and is dropped when it cannot be trusted."""
         cur = _Cursor(self.root, root_fd)
         try:
             cur.walk(_parts(rel), last_is_file=False)
@@ -551,6 +628,15 @@ class LocalReader(SourceReader):
             entry = self._entry(
                 _Cursor(self.root, root_fd), child_rel, name, head_bytes, known, diags
             )
+            if plain is not None and _UNTRUSTED not in plain:
+                if is_link:
+                    plain[_UNTRUSTED] = 0  # a linked entry can change without the root changing
+                elif entry is _NOT_A_SKILL and is_dir:
+                    try:
+                        st = os.stat(name, dir_fd=root_fd, follow_symlinks=False)
+                        plain[name] = st.st_mtime_ns
+                    except OSError:
+                        plain[_UNTRUSTED] = 0
             if isinstance(entry, ScanEntry):
                 entries.append(entry)
             elif entry is _NOT_A_SKILL and depth > 1:
@@ -655,7 +741,8 @@ class LocalReader(SourceReader):
             return ScanEntry(rel, dir_name, "", None, error=error)
         finally:
             cur.close()
-        return ScanEntry(rel, dir_name, stamp, head, complete=st.st_size <= len(head))
+        complete = st.st_size <= len(head)
+        return ScanEntry(rel, dir_name, stamp, _frontmatter_prefix(head), complete=complete)
 
     def _report_misnamed(self, dir_fd: int, rel: str, diags: list[Diagnostic]) -> None:
         """A directory without SKILL.md: name a case variant of it if there is one (bounded
@@ -836,6 +923,29 @@ class LocalReader(SourceReader):
         if st.st_nlink > 1 and not self.source.allow_hardlinks:
             return None  # never advertise a file we would refuse to read
         return st.st_size
+
+
+#: The line closing a frontmatter, as ``parsing.split_frontmatter`` finds it (LF endings).
+_CLOSING_LINE = re.compile(rb"^(?:---|\.\.\.)[ \t\r]*\n", re.M)
+
+
+def _frontmatter_prefix(head: bytes) -> bytes:
+    """``head`` up to the end of its frontmatter's closing line (the rest is body, which
+    discovery does not need): a scan holds every head until it is parsed, so keeping only
+    the frontmatter divides the peak memory of a large discovery. Unchanged when no closing
+    line is found (the parser then asks for more, as before)."""
+    if not head.startswith(b"---") or b"\x00" in head[:8192]:
+        return head  # the parser reports NUL bytes anywhere in the first 8 KiB
+    if not head.isascii():
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError:
+            return head  # the parser judges the whole head's UTF-8
+    first = head.find(b"\n")
+    if first == -1:
+        return head
+    m = _CLOSING_LINE.search(head, first + 1)
+    return head if m is None else head[: m.end()]
 
 
 def _open_dirs(dir_fd: int, rel: str) -> int:
