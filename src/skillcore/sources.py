@@ -1268,15 +1268,13 @@ def open_reader(source: SkillSource) -> SourceReader:
     if factory is not None:
         return factory(source)
     if source.fs is not None:
-        if proto in ("file", "local") and type(source.fs).__name__ == "LocalFileSystem":
-            # fsspec's local filesystem follows symlinks out of the root: read it ourselves.
-            return LocalReader(source, source.fs._strip_protocol(source.url))
+        local = _local_path(source.fs, source.fs._strip_protocol(source.url))
+        if local is not None:
+            return _local_reader(source, local)
         return FsspecReader(source, source.fs, source.url)
     if proto == "file" and "::" not in source.url:
         path = source.url[len("file://") :] if source.url.startswith("file://") else source.url
-        if path.lower().endswith(ARCHIVE_SUFFIXES) and os.path.isfile(os.path.expanduser(path)):
-            return _builtin_factory(_ARCHIVE)(source)  # a packaged skill library
-        return LocalReader(source, path)
+        return _local_reader(source, path)
     import fsspec
 
     try:
@@ -1288,7 +1286,43 @@ def open_reader(source: SkillSource) -> SourceReader:
         ) from exc
     except Exception as exc:
         raise SourceError(f"cannot open {source.url!r}: {type(exc).__name__}: {exc}") from exc
+    local = _local_path(fs, root)
+    if local is not None:
+        return _local_reader(source, local)
     return FsspecReader(source, fs, root)
+
+
+def _local_reader(source: SkillSource, path: str) -> SourceReader:
+    if path.lower().endswith(ARCHIVE_SUFFIXES) and os.path.isfile(os.path.expanduser(path)):
+        return _builtin_factory(_ARCHIVE)(source)  # a packaged skill library
+    return LocalReader(source, path)
+
+
+def _local_path(fs: Any, root: str, depth: int = 0) -> str | None:
+    """The local-disk path behind ``fs`` and ``root`` when the files are on this machine's disk
+    (``local://``, a cache chain ending in ``file://``, a ``DirFileSystem`` over the local
+    disk), else None. Such sources are read by :class:`LocalReader`: fsspec's local
+    filesystem follows symlinks out of the root, opens FIFOs and reads hard links, and a cache
+    in front of local files adds nothing. A wrapper over the local disk that cannot be
+    unwrapped is refused rather than read unconfined."""
+    from fsspec.implementations.local import LocalFileSystem
+
+    if isinstance(fs, LocalFileSystem):
+        return root
+    inner = getattr(fs, "fs", None)
+    if inner is None or depth > 8:
+        return None
+    kind = type(fs).__name__
+    if kind == "DirFileSystem":
+        return _local_path(inner, fs._join(root), depth + 1)
+    if kind in ("CachingFileSystem", "WholeFileCacheFileSystem", "SimpleCacheFileSystem"):
+        return _local_path(inner, inner._strip_protocol(root), depth + 1)
+    if _local_path(inner, root, depth + 1) is not None:
+        raise SourceError(
+            f"cannot confine reads through {kind} over the local disk; give the local path "
+            "itself (it is read directly, confined to the source)"
+        )
+    return None
 
 
 def project_sources(
