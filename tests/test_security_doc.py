@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import Limits, parsing, policy, sources
+from skillcore import Limits, parsing, policy, sources, specs
 from skillcore.backends import archive
 from skillcore.library import SKILL_GRACE_SECONDS
 
@@ -38,6 +38,7 @@ def _n(value: int) -> str:
         f"{archive.ArchiveLimits().max_uncompressed_bytes // MIB} MiB uncompressed",
         f"{archive.ArchiveLimits().max_archive_bytes // MIB} MiB archive",
         f"longer than {policy.MAX_TOOL_NAME}",
+        f"capped at {_n(specs.MAX_ARGUMENT_VALUE_CHARS)} characters",
         f"recursion depth ({sources.SkillSource('.').max_depth})",
         f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
     ],
