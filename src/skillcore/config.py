@@ -12,7 +12,13 @@ from skillcore.coordination import RefreshGate, Restorer, TurnStore
 from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
 from skillcore.parsing import ValidationMode
-from skillcore.policy import PolicyMode, ToolPolicy
+from skillcore.policy import (
+    PolicyMode,
+    ToolAliases,
+    ToolPolicy,
+    UnrestrictedSkills,
+    to_aliases,
+)
 from skillcore.relevance import CatalogOrder
 from skillcore.render import CatalogFormat
 from skillcore.session import Limits
@@ -48,6 +54,14 @@ class SkillConfig:
         default=PolicyMode.RECOMMEND, converter=PolicyMode
     )
     always_allowed_tools: frozenset[str] = attrs.field(factory=frozenset, converter=frozenset)
+    #: Claude-style allowed-tools names -> this agent's tools: a preset name
+    #: (``"deepagents"``, ``"adk"``, ``"agents_sdk"``), a mapping, or None (no aliases).
+    tool_aliases: ToolAliases | None = attrs.field(default=None, converter=to_aliases)
+    #: ``"lift"``: a loaded skill without allowed-tools lifts RESTRICT; ``"ignore"``: it
+    #: does not (stricter).
+    unrestricted_skills: UnrestrictedSkills = attrs.field(
+        default=UnrestrictedSkills.LIFT, converter=UnrestrictedSkills
+    )
     catalog_format: CatalogFormat = attrs.field(
         default=CatalogFormat.MARKDOWN, converter=CatalogFormat
     )
@@ -94,7 +108,10 @@ class SkillConfig:
                 raise ValueError("pass paths in the backend as sources, not a SkillLibrary")
             mode = self.validation_mode or ValidationMode.LENIENT
             return backend_library(
-                backend, sources, thread=thread or (lambda: None), mode=mode  # type: ignore[arg-type]
+                backend,
+                sources,
+                thread=thread or (lambda: None),
+                mode=mode,  # type: ignore[arg-type]
             )
         if isinstance(sources, SkillLibrary):
             if self.validation_mode is not None:
@@ -113,7 +130,12 @@ class SkillConfig:
 
     def policy(self, also_allowed: Iterable[str] = ()) -> ToolPolicy:
         """The tool policy (``also_allowed`` adds adapter-specific always-allowed tools)."""
-        return ToolPolicy(self.allowed_tools_policy, self.always_allowed_tools | set(also_allowed))
+        return ToolPolicy(
+            self.allowed_tools_policy,
+            self.always_allowed_tools | set(also_allowed),
+            self.tool_aliases,
+            self.unrestricted_skills,
+        )
 
     def names(self) -> ToolNames:
         """The (prefixed) tool names."""

@@ -48,4 +48,4 @@ def preview_decision(
                     current = current.finish_load(document)[0]
             elif name == names.unload:
                 current = current.unload(skill)[0]
-    return current.check_tool(calls[index][0])
+    return current.check_tool(calls[index][0], arguments=calls[index][1])

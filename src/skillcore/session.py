@@ -251,11 +251,20 @@ class SkillSession:
             name,
         )
 
-    def check_tool(self, tool_name: str, *, can_unload: bool = True) -> ToolDecision:
+    def check_tool(
+        self,
+        tool_name: str,
+        *,
+        can_unload: bool = True,
+        arguments: Mapping[str, Any] | str | None = None,
+    ) -> ToolDecision:
         """Decide whether a tool call is allowed under the session's policy.
 
         The skill tools themselves are always allowed, so the model can always unload;
         ``can_unload=False`` (a caller without the unload tool) drops that advice.
+        ``arguments`` (mapping or JSON text; None when not seen) are checked against
+        argument patterns such as ``Bash(git:*)`` on shell tools; unseen, such an entry
+        does not allow the call.
         """
         return decide(
             tool_name,
@@ -263,6 +272,7 @@ class SkillSession:
             ((s.name, self._allowed_tools(s.name)) for s in self.loaded),
             _skill_tool_set(self.names),
             self.names.unload if can_unload else None,
+            arguments,
         )
 
     def _allowed_tools(self, name: str) -> tuple[str, ...] | None:

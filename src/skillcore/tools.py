@@ -8,7 +8,7 @@ event) in :mod:`skillcore.calls`. Adapters only translate framework objects.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -124,10 +124,15 @@ class SkillToolkit:
             enum_limit=self.enum_limit,
         )
 
-    def check_tool(self, session: SkillSession, tool_name: str) -> ToolDecision:
+    def check_tool(
+        self,
+        session: SkillSession,
+        tool_name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+    ) -> ToolDecision:
         """The allowed-tools decision for a plain tool call (skill tools always pass); a
         query: nothing is reported (see :meth:`check_call`)."""
-        return session.check_tool(tool_name)
+        return session.check_tool(tool_name, arguments=arguments)
 
     def guards(self, policy: ToolPolicy, tool_name: str) -> bool:
         """True when a plain call of ``tool_name`` must be decided in call order and checked
@@ -135,20 +140,28 @@ class SkillToolkit:
         return policy.mode is not PolicyMode.RECOMMEND and not self.is_skill_tool(tool_name)
 
     def check_call(
-        self, target: SkillSession | SessionStore, tool_name: str, *, can_unload: bool = True
+        self,
+        target: SkillSession | SessionStore,
+        tool_name: str,
+        *,
+        can_unload: bool = True,
+        arguments: Mapping[str, Any] | str | None = None,
     ) -> ToolDecision:
         """The decision for a plain tool call about to run, as every adapter makes it: on the
         store's session, refused when the store waited in vain for the earlier skill calls
         of its turn (``timed_out``, see :class:`~skillcore.TurnCall`), and reported as a
         ``tool.blocked`` event when blocked. Reply with :func:`replies.blocked`.
-        ``can_unload=False``: the caller has no unload tool (the reason says so)."""
+        ``can_unload=False``: the caller has no unload tool (the reason says so).
+        ``arguments``: the call's arguments (mapping or JSON text), for argument patterns
+        such as ``Bash(git:*)``; None when the caller cannot see them (such entries then
+        do not allow the call)."""
         store = as_store(target)
         session = store.read()
         if getattr(store, "timed_out", False):
             reason = replies.turn_incomplete_reason(tool_name)
             decision = ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, tool_name)
         else:
-            decision = session.check_tool(tool_name, can_unload=can_unload)
+            decision = session.check_tool(tool_name, can_unload=can_unload, arguments=arguments)
         if not decision.allowed:
             events.tool_blocked(tool_name, session.loaded_names, getattr(store, "timed_out", False))
         return decision

@@ -292,9 +292,11 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     # -- policy ----------------------------------------------------------------------------
 
-    def check_tool(self, tool_name: str, context: ReadonlyContext) -> ToolDecision:
+    def check_tool(
+        self, tool_name: str, context: ReadonlyContext, arguments: Mapping[str, Any] | None = None
+    ) -> ToolDecision:
         """The allowed-tools decision for ``tool_name`` called by the agent in ``context``."""
-        return self.session_for(context).check_tool(tool_name)
+        return self.session_for(context).check_tool(tool_name, arguments=arguments)
 
     async def before_tool_callback(
         self, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
@@ -308,7 +310,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         if not self.toolkit.guards(self.policy, tool.name):
             return None
         async with self._turn(tool_context) as view:
-            decision = self.toolkit.check_call(view, tool.name)
+            decision = self.toolkit.check_call(view, tool.name, arguments=args)
         if decision.allowed:
             return None
         return self._error(replies.blocked(decision), OutcomeCode.TOOL_BLOCKED)

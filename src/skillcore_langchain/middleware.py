@@ -212,7 +212,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         return self.turns.enter(calls, call_id, self.session(state))
 
     def _blocked(self, view: TurnCall, call: Mapping[str, Any]) -> ToolMessage | None:
-        decision = self.toolkit.check_call(view, call["name"])
+        decision = self.toolkit.check_call(view, call["name"], arguments=call.get("args"))
         if decision.allowed:
             return None
         text = replies.blocked(decision)

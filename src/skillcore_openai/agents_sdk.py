@@ -363,7 +363,10 @@ class AgentSkills:
         tools = getattr(data.agent, "tools", None) or ()
         can_unload = any(getattr(t, "name", None) == self.toolkit.names.unload for t in tools)
         decision = self.toolkit.check_call(
-            self.state_for(ctx).session, ctx.tool_name, can_unload=can_unload
+            self.state_for(ctx).session,
+            ctx.tool_name,
+            can_unload=can_unload,
+            arguments=getattr(ctx, "tool_arguments", None),
         )
         if decision.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info=decision)

@@ -602,7 +602,8 @@ class OpenAISkills:
                 f"there is no tool named {c.name[:80]!r}. Available tools: {known}."
             )
             return self._error(store, c, text, OutcomeCode.UNKNOWN_TOOL)
-        decision = self.toolkit.check_call(store, c.name)  # refused if its turn timed out
+        # Refused if its turn timed out; the arguments feed patterns such as Bash(git:*).
+        decision = self.toolkit.check_call(store, c.name, arguments=c.arguments)
         if not decision.allowed:
             return self._error(
                 store, c, replies.blocked(decision), OutcomeCode.TOOL_BLOCKED, decision
