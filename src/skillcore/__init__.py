@@ -33,7 +33,16 @@ if TYPE_CHECKING:
     )
     from skillcore.names import ToolNames
     from skillcore.parsing import ValidationMode, parse_skill_file
-    from skillcore.policy import DecisionCode, PolicyMode, ToolDecision, ToolPattern, ToolPolicy
+    from skillcore.policy import (
+        ALIAS_PRESETS,
+        DecisionCode,
+        PolicyMode,
+        ToolAliases,
+        ToolDecision,
+        ToolPattern,
+        ToolPolicy,
+        UnrestrictedSkills,
+    )
     from skillcore.relevance import CatalogOrder
     from skillcore.render import CatalogFormat, CatalogView, catalog_view
     from skillcore.search import SearchHit, search_skills
@@ -95,6 +104,9 @@ _LAZY: dict[str, str] = {
     "ToolDecision": "skillcore.policy",
     "ToolPattern": "skillcore.policy",
     "ToolPolicy": "skillcore.policy",
+    "ToolAliases": "skillcore.policy",
+    "UnrestrictedSkills": "skillcore.policy",
+    "ALIAS_PRESETS": "skillcore.policy",
     "CatalogOrder": "skillcore.relevance",
     "CatalogFormat": "skillcore.render",
     "CatalogView": "skillcore.render",
@@ -143,6 +155,7 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    "ALIAS_PRESETS",
     "STATE_SCHEMA",
     "ArgumentError",
     "Catalog",
@@ -182,6 +195,7 @@ __all__ = [
     "SourceError",
     "SourceReader",
     "StateError",
+    "ToolAliases",
     "ToolDecision",
     "ToolNames",
     "ToolPattern",
@@ -190,6 +204,7 @@ __all__ = [
     "ToolSpec",
     "TurnCalls",
     "TurnStore",
+    "UnrestrictedSkills",
     "ValidationMode",
     "__version__",
     "catalog_view",

@@ -7,7 +7,7 @@ import functools
 import json
 import unicodedata
 from collections.abc import Iterable, Mapping
-from typing import Any, Union
+from typing import Any
 
 import attrs
 
@@ -176,7 +176,7 @@ ALIAS_PRESETS: Mapping[str, ToolAliases] = {
 
 #: What ``aliases`` accepts: a preset name, a :class:`ToolAliases`, a plain mapping
 #: (Claude name -> framework names), or None (names match only themselves).
-AliasesLike = Union[ToolAliases, str, Mapping[str, Iterable[str]], None]  # noqa: UP007
+AliasesLike = ToolAliases | str | Mapping[str, Iterable[str]] | None
 
 
 def to_aliases(value: AliasesLike) -> ToolAliases | None:
