@@ -1,0 +1,109 @@
+"""RESTRICT inside a real ``create_deep_agent``: Claude-style ``allowed-tools`` reach
+deepagents' own tools through the ``deepagents`` alias preset, and ``Bash(git:*)`` is
+enforced on ``execute``'s command."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from deepagents import create_deep_agent
+from deepagents.backends import LocalShellBackend
+from deepagents.backends.protocol import ExecuteResponse
+from langchain_core.messages import HumanMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from skillcore.testing import write_skill
+from skillcore_langchain import SkillsMiddleware
+from skillcore_langchain.testing import ScriptedChatModel, tool_calls
+
+
+class GitOnlyShell(LocalShellBackend):
+    """A local shell that records every command and, as a safety net for this test, runs
+    only ``git`` ones: a command the policy wrongly let through is recorded, never run."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root_dir=root, virtual_mode=True, inherit_env=True)
+        self.commands: list[str] = []
+
+    def execute(self, command: str, *, timeout: int | None = None) -> ExecuteResponse:
+        self.commands.append(command)
+        if not command.startswith("git "):
+            return ExecuteResponse(output="(not run)", exit_code=1)
+        return super().execute(command, timeout=timeout)
+
+
+def replies(out: dict[str, Any]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for m in out["messages"]:
+        if isinstance(m, ToolMessage):
+            found.setdefault(str(m.name), []).append(str(m.content))
+    return found
+
+
+def test_deepagents_preset_under_restrict(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / "notes.txt").write_text("hello from notes\n")
+    skills = tmp_path / "skills"
+    write_skill(
+        skills, "gitter", "Git reports.", "Report git status.", "allowed-tools: Read Bash(git:*)\n"
+    )
+    backend = GitOnlyShell(work)
+    model = ScriptedChatModel()
+    model.push(
+        tool_calls(("load_skill", {"skill_name": "gitter"})),
+        tool_calls(
+            ("read_file", {"file_path": "/notes.txt"}),
+            ("write_file", {"file_path": "/new.txt", "content": "x"}),
+            ("execute", {"command": "git status"}),
+            ("execute", {"command": "rm -rf /"}),
+            ("execute", {"command": "git status; rm -rf /"}),
+            ("write_todos", {"todos": [{"content": "report", "status": "pending"}]}),
+        ),
+    )
+    middleware = SkillsMiddleware(
+        [skills], allowed_tools_policy="restrict", tool_aliases="deepagents"
+    )
+    agent = create_deep_agent(
+        model=model, backend=backend, middleware=[middleware], checkpointer=InMemorySaver()
+    )
+    out = agent.invoke(
+        {"messages": [HumanMessage("status?")]}, {"configurable": {"thread_id": "t"}}
+    )
+
+    got = replies(out)
+    assert "hello from notes" in got["read_file"][0]
+    (write,) = got["write_file"]
+    assert "not allowed" in write and "Read, Bash(git:*)" in write
+    assert not (work / "new.txt").exists()
+    status, rm, chained = got["execute"]
+    assert "No commits yet" in status or "branch" in status
+    assert "only for commands matching 'git:*'" in rm
+    assert "only for commands matching 'git:*'" in chained
+    assert backend.commands == ["git status"]  # the blocked commands never reached the shell
+    (todos,) = got["write_todos"]
+    assert "not allowed" not in todos
+
+
+def test_without_the_preset_restrict_blocks_the_harness(tmp_path: Path) -> None:
+    """The problem the preset solves: Claude-style names match no deepagents tool."""
+    skills = tmp_path / "skills"
+    write_skill(skills, "reader", "Reads.", "Read only.", "allowed-tools: Read\n")
+    model = ScriptedChatModel()
+    model.push(
+        tool_calls(("load_skill", {"skill_name": "reader"})),
+        tool_calls(("ls", {"path": "/"})),
+    )
+    middleware = SkillsMiddleware([skills], allowed_tools_policy="restrict")
+    agent = create_deep_agent(
+        model=model,
+        backend=GitOnlyShell(tmp_path),
+        middleware=[middleware],
+        checkpointer=InMemorySaver(),
+    )
+    out = agent.invoke({"messages": [HumanMessage("ls")]}, {"configurable": {"thread_id": "t"}})
+    (ls,) = replies(out)["ls"]
+    assert "not allowed" in ls
