@@ -239,3 +239,13 @@ def test_argument_patterns_are_total_and_whole_match(pattern: str, command: str)
     p, c = pattern.strip(), command.strip()
     if result and p != "*" and not p.endswith(":*"):
         assert wildcard_match(p, c)
+
+
+def test_docs_show_every_preset_table() -> None:
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "concepts.md").read_text()
+    for preset in ALIAS_PRESETS.values():
+        assert preset.table() in docs, preset.name
+        for tool in preset.always_allowed:
+            assert f"`{tool}`" in docs
