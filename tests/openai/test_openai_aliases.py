@@ -47,3 +47,47 @@ def test_dispatcher_checks_shell_commands(tmp_path: Path) -> None:
     assert "only for commands matching 'git:*'" in outputs[2]
     assert "not allowed" in outputs[3]
     assert ran == [["git status", "git log -1"]]
+
+
+def test_agents_sdk_guardrail_checks_shell_commands(tmp_path: Path) -> None:
+    """Through the real Agents SDK runner: the input guardrail sees the call's arguments."""
+    import asyncio
+
+    from agents import Agent, RunConfig, Runner, function_tool
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    from skillcore_openai import AgentSkills
+
+    write_skill(tmp_path, "gitter", "Git reports.", "Report.", "allowed-tools: Bash(git:*)\n")
+    ran: list[str] = []
+
+    @function_tool(name_override="local_shell")
+    def local_shell(command: list[str]) -> str:
+        """Run a command (argv)."""
+        ran.append(" ".join(command))
+        return "ran"
+
+    skills = AgentSkills(tmp_path, allowed_tools_policy="restrict", tool_aliases="agents_sdk")
+    model = ScriptedModel(
+        [
+            [function_call("load_skill", {"skill_name": "gitter"}, call_id="c1")],
+            [
+                function_call("local_shell", {"command": ["git", "status"]}, call_id="c2"),
+                function_call("local_shell", {"command": ["rm", "-rf", "/"]}, call_id="c3"),
+            ],
+            [assistant_message("done")],
+        ]
+    )
+    agent = Agent(name="a", instructions="Help.", tools=[*skills.tools(), local_shell], model=model)
+    result = asyncio.run(
+        Runner.run(skills.guard_agent(agent), "go", run_config=RunConfig(tracing_disabled=True))
+    )
+    assert result.final_output == "done"
+    out = {
+        i["call_id"]: i["output"]
+        for i in model.calls[-1].input
+        if isinstance(i, dict) and i.get("type") == "function_call_output"
+    }
+    assert out["c2"] == "ran"
+    assert "only for commands matching 'git:*'" in out["c3"]
+    assert ran == ["git status"]
