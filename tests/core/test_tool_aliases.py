@@ -249,3 +249,26 @@ def test_docs_show_every_preset_table() -> None:
         assert preset.table() in docs, preset.name
         for tool in preset.always_allowed:
             assert f"`{tool}`" in docs
+
+
+@PROFILE
+@given(
+    lists=st.lists(
+        st.one_of(st.none(), st.lists(NAMES, max_size=3).map(tuple)), min_size=1, max_size=4
+    ),
+    tool=TOOLS,
+)
+def test_ignore_decides_as_if_unrestricted_skills_were_not_loaded(
+    lists: list[tuple[str, ...] | None], tool: str
+) -> None:
+    strict = ToolPolicy("restrict", aliases="deepagents", unrestricted_skills="ignore")
+    pairs = [(f"s{i}", t) for i, t in enumerate(lists)]
+    declared = [(s, t) for s, t in pairs if t is not None]
+    got = decide(tool, strict, pairs).allowed
+    if declared:
+        assert got == decide(tool, strict, declared).allowed
+    else:
+        assert got == (tool in strict.always)
+    # The default (lift) never blocks more than ignore.
+    if got:
+        assert decide(tool, ToolPolicy("restrict", aliases="deepagents"), pairs).allowed
