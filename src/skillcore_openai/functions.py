@@ -380,8 +380,9 @@ class OpenAISkills:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`.
 
         ``config`` (a :class:`skillcore.SkillConfig`) or its fields as keyword ``options``
-        set the defaults of :meth:`session` and :meth:`restore`; ``policy`` overrides the two
-        policy knobs with a ready :class:`ToolPolicy`. ``states`` is where :meth:`load` and
+        set the defaults of :meth:`session` and :meth:`restore`; ``policy`` overrides the
+        policy knobs (mode, always-allowed tools, aliases, unrestricted skills) with a ready
+        :class:`ToolPolicy`. ``states`` is where :meth:`load` and
         :meth:`save` keep each conversation's state (default: in memory; a
         :class:`skillcore.coordination.SQLiteStateStore` survives restarts).
         ``on_handler_error``: what a handler that raises becomes (see :data:`OnHandlerError`).
