@@ -135,6 +135,10 @@ class Catalog:
     diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=tuple)
     fingerprint: str = attrs.field()
     _index: Mapping[str, SkillMetadata] = attrs.field(init=False, eq=False, repr=False, hash=False)
+    _visible: tuple[SkillMetadata, ...] = attrs.field(
+        init=False, eq=False, repr=False, hash=False
+    )
+    _visible_names: frozenset[str] = attrs.field(init=False, eq=False, repr=False, hash=False)
 
     @fingerprint.default
     def _default_fingerprint(self) -> str:
@@ -142,6 +146,10 @@ class Catalog:
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_index", {s.name: s for s in self.skills})
+        # Computed once: rendering asks for them on every model call.
+        visible = tuple(s for s in self.skills if not s.disable_model_invocation)
+        object.__setattr__(self, "_visible", visible)
+        object.__setattr__(self, "_visible_names", frozenset(s.name for s in visible))
 
     def get(self, name: str) -> SkillMetadata | None:
         """The skill called ``name``, or None."""
@@ -169,4 +177,9 @@ class Catalog:
     @property
     def model_visible(self) -> tuple[SkillMetadata, ...]:
         """Skills the model may see and load (``disable-model-invocation`` ones excluded)."""
-        return tuple(s for s in self.skills if not s.disable_model_invocation)
+        return self._visible
+
+    @property
+    def model_visible_names(self) -> frozenset[str]:
+        """Names of :attr:`model_visible` skills."""
+        return self._visible_names

