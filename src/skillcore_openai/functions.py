@@ -41,6 +41,7 @@ from skillcore import (
 from skillcore.config import Sources
 from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
 from skillcore.relevance import query_text
+from skillcore.render import delivered
 from skillcore.specs import parse_json_object
 
 __all__ = [
@@ -481,13 +482,21 @@ class OpenAISkills:
 
     # -- dispatch --------------------------------------------------------------------------
 
-    def dispatch(self, target: SkillSession | SessionStore, call: Any) -> ToolCallResult:
+    def dispatch(
+        self, target: SkillSession | SessionStore, call: Any, *, history: Any = None
+    ) -> ToolCallResult:
         """Apply one tool call to a session (or a :class:`skillcore.SessionStore` your loop
         shares between concurrent calls); never raises for bad model input. Thread the
-        returned session into the next call, or use :meth:`dispatch_all`."""
+        returned session into the next call, or use :meth:`dispatch_all`.
+
+        ``history``: the messages/input items the model received. A load of a loaded skill
+        whose load reply is not among them sends its instructions again (``REDELIVERED``)
+        rather than ``ALREADY_LOADED``; pass it when you trim or compact history."""
         store, c = as_store(target), parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            return self._skill(store, c, self.toolkit.call(store, c.name, c.arguments))
+            seen = _visible(store.read(), history)
+            result = self.toolkit.call(store, c.name, c.arguments, visible=seen)
+            return self._skill(store, c, result)
         plan = self._plan(store, c)
         if isinstance(plan, ToolCallResult):
             return plan
@@ -501,11 +510,15 @@ class OpenAISkills:
             raise TypeError(f"the handler of {c.name!r} is async: use adispatch/adispatch_all")
         return self._handled(store, c, out, plan[2])
 
-    async def adispatch(self, target: SkillSession | SessionStore, call: Any) -> ToolCallResult:
+    async def adispatch(
+        self, target: SkillSession | SessionStore, call: Any, *, history: Any = None
+    ) -> ToolCallResult:
         """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
         store, c = as_store(target), parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            return self._skill(store, c, await self.toolkit.acall(store, c.name, c.arguments))
+            seen = _visible(store.read(), history)
+            result = await self.toolkit.acall(store, c.name, c.arguments, visible=seen)
+            return self._skill(store, c, result)
         return await self._arun(store, c, self._plan(store, c))
 
     async def _arun(
@@ -521,19 +534,26 @@ class OpenAISkills:
             return self._failed(store, c, exc, plan[2])
         return self._handled(store, c, out, plan[2])
 
-    def dispatch_all(self, session: SkillSession, calls: Iterable[Any] | None) -> TurnResult:
+    def dispatch_all(
+        self, session: SkillSession, calls: Iterable[Any] | None, *, history: Any = None
+    ) -> TurnResult:
         """Apply every tool call of one assistant message, in order; returns the final
         session and the messages to append. A handler that raises gets an error reply for
-        its call (see ``on_handler_error``); the other calls are unaffected."""
+        its call (see ``on_handler_error``); the other calls are unaffected. ``history``:
+        see :meth:`dispatch`."""
         store = SessionRef(session)
-        results = tuple(self.dispatch(store, c) for c in calls or ())
+        history = None if history is None else list(history)
+        results = tuple(self.dispatch(store, c, history=history) for c in calls or ())
         return TurnResult(store.session, results)
 
-    async def adispatch_all(self, session: SkillSession, calls: Iterable[Any] | None) -> TurnResult:
+    async def adispatch_all(
+        self, session: SkillSession, calls: Iterable[Any] | None, *, history: Any = None
+    ) -> TurnResult:
         """Apply the calls of one assistant message concurrently. Each is decided in call
         order (a call waits for the earlier skill calls, never for handlers), so the result
         equals :meth:`dispatch_all`'s while file reads and handlers overlap."""
         items = list(calls or ())
+        history = None if history is None else list(history)
         # A fresh key per turn: the session is passed in, so no other call can share it.
         turn = TurnCalls.of(
             f"adispatch-{next(_turn_ids)}",
@@ -549,7 +569,7 @@ class OpenAISkills:
             # Errors (only caller misuse, or on_handler_error="raise") are collected rather
             # than raised so the caller sees the exception itself, not an ExceptionGroup.
             try:
-                results[i] = await self._ordered(views[i], items[i])
+                results[i] = await self._ordered(views[i], items[i], history)
             except Exception as exc:
                 errors[i] = exc
 
@@ -562,11 +582,11 @@ class OpenAISkills:
         final = views[-1].read() if views else session
         return TurnResult(final, tuple(r for r in results if r is not None))
 
-    async def _ordered(self, view: TurnCall, call: Any) -> ToolCallResult:
+    async def _ordered(self, view: TurnCall, call: Any, history: Any = None) -> ToolCallResult:
         async with view:
             c = parse_call(call)
             if self.toolkit.is_skill_tool(c.name):
-                return await self.adispatch(view, c)
+                return await self.adispatch(view, c, history=history)
             plan = self._plan(view, c)
         # Handlers run after the turn moved on: later calls never wait for them.
         return await self._arun(view, c, plan)
@@ -656,6 +676,36 @@ def _wants(handler: Handler) -> tuple[str, ...]:
 
 
 _turn_ids = itertools.count(1)
+
+
+def _reply_texts(history: Iterable[Any]) -> Iterator[str]:
+    """Texts of tool replies in ``history`` (Chat Completions, Responses or Anthropic
+    shapes, dicts or SDK objects), newest first."""
+    for item in reversed(list(history)):
+        if _get(item, "role") == "tool":
+            yield from _texts(_get(item, "content"))
+        elif _get(item, "type") in ("function_call_output", "custom_tool_call_output"):
+            yield from _texts(_get(item, "output"))
+        elif isinstance(content := _get(item, "content"), list):  # Anthropic tool_result
+            for block in reversed(content):
+                if _get(block, "type") == "tool_result":
+                    yield from _texts(_get(block, "content"))
+
+
+def _texts(content: Any) -> Iterator[str]:
+    if isinstance(content, str):
+        yield content
+    elif isinstance(content, list):
+        for part in content:
+            if isinstance(text := _get(part, "text"), str):
+                yield text
+
+
+def _visible(session: SkillSession, history: Any) -> frozenset[str] | None:
+    """Loaded skills whose load reply is in ``history`` (None: no history given)."""
+    if history is None:
+        return None
+    return delivered(session.loaded_names, _reply_texts(history))
 
 
 def _name_of(call: Any) -> str:
