@@ -284,6 +284,13 @@ def delivered(names: Iterable[str], texts: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+def undelivered(names: Iterable[str], texts: Iterable[str]) -> frozenset[str]:
+    """Those of ``names`` (the loaded skills of the session ``texts`` belong to) whose load
+    reply heads none of ``texts``: instructions the model can no longer see."""
+    names = tuple(names)
+    return frozenset(names) - delivered(names, texts)
+
+
 def render_load_reply(
     document: SkillDocument, resources_truncated: bool = False, resource_tool: str | None = None
 ) -> str:

@@ -200,12 +200,12 @@ class SkillSession:
     # -- transitions -----------------------------------------------------------------------
 
     def begin_load(
-        self, name: str, *, visible: Collection[str] | None = None
+        self, name: str, *, hidden: Collection[str] = ()
     ) -> LoadRequest | Outcome:
         """Phase one of loading: a refusal, or a request for the skill's document.
 
-        ``visible``: the loaded skills whose load reply the model can still see (None: not
-        known, assumed all). A loaded skill outside it is delivered again, since "already
+        ``hidden``: loaded skills whose load reply the model can no longer see (history
+        trimmed, compacted or restored). Loading one delivers it again, since "already
         loaded, see above" would point the model at instructions it no longer has.
         """
         meta = self.catalog.get(name)
@@ -214,7 +214,7 @@ class SkillSession:
         if meta.disable_model_invocation:
             return Outcome(OutcomeCode.DISABLED, self._disabled(name), name)
         if self.is_loaded(name):
-            if visible is not None and name not in visible:
+            if name in hidden:
                 return LoadRequest(name, redeliver=True)
             return Outcome(
                 OutcomeCode.ALREADY_LOADED,
@@ -240,7 +240,7 @@ class SkillSession:
         a session that changed while the document was being read. ``redeliver``: phase one
         found the skill loaded but out of the model's sight; if it still is loaded, the
         session is unchanged and the outcome is ``REDELIVERED``."""
-        first = self.begin_load(document.name, visible=() if redeliver else None)
+        first = self.begin_load(document.name, hidden=(document.name,) if redeliver else ())
         if isinstance(first, Outcome):
             return self, first
         if first.redeliver:

@@ -178,14 +178,15 @@ class SkillToolkit:
         tool: str,
         arguments: Any,
         *,
-        visible: Collection[str] | None = None,
+        hidden: Collection[str] = (),
     ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
-        for bad model input. ``visible``: the loaded skills whose load reply is still in what
-        the model receives (:func:`~skillcore.render.delivered`); loading one outside it sends
-        its instructions again (``REDELIVERED``). None: not known (``ALREADY_LOADED``)."""
+        for bad model input. ``hidden``: loaded skills whose load reply is no longer in what the
+        model receives (:func:`~skillcore.render.undelivered`, computed on the session the
+        history belongs to); loading one sends its instructions again (``REDELIVERED``) instead
+        of ``ALREADY_LOADED``."""
         store = as_store(target)
-        step = self.plan(store.read(), tool, arguments, visible=visible)
+        step = self.plan(store.read(), tool, arguments, hidden=hidden)
         if isinstance(step, ToolResult):
             return step
         return self.finish(store, step, calls.read(self.library, step, store.read()))
@@ -196,12 +197,12 @@ class SkillToolkit:
         tool: str,
         arguments: Any,
         *,
-        visible: Collection[str] | None = None,
+        hidden: Collection[str] = (),
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
         store = as_store(target)
-        step = self.plan(store.read(), tool, arguments, visible=visible)
+        step = self.plan(store.read(), tool, arguments, hidden=hidden)
         if isinstance(step, ToolResult):
             return step
         return self.finish(store, step, await calls.aread(self.library, step, store.read()))
@@ -228,10 +229,10 @@ class SkillToolkit:
         tool: str,
         arguments: Any,
         *,
-        visible: Collection[str] | None = None,
+        hidden: Collection[str] = (),
     ) -> Effect | ToolResult:
         """Decide a call against ``session``: a final result (refusal, search) or the effect
-        whose data the shell must read before :meth:`finish` (``visible``: see :meth:`call`)."""
+        whose data the shell must read before :meth:`finish` (``hidden``: see :meth:`call`)."""
         kind = self._kinds.get(tool)
         if kind is None:
             text = replies.unknown_tool(tool, self.tool_names)
@@ -247,7 +248,7 @@ class SkillToolkit:
         if kind is ToolKind.UNLOAD:
             return Unload(args["skill_name"])
         step = (
-            session.begin_load(args["skill_name"], visible=visible)
+            session.begin_load(args["skill_name"], hidden=hidden)
             if kind is ToolKind.LOAD
             else session.begin_resource(args["skill_name"], args["path"])
         )

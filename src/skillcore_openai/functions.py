@@ -41,7 +41,7 @@ from skillcore import (
 from skillcore.config import Sources
 from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
 from skillcore.relevance import query_text
-from skillcore.render import delivered
+from skillcore.render import undelivered
 from skillcore.specs import parse_json_object
 
 __all__ = [
@@ -492,10 +492,13 @@ class OpenAISkills:
         ``history``: the messages/input items the model received. A load of a loaded skill
         whose load reply is not among them sends its instructions again (``REDELIVERED``)
         rather than ``ALREADY_LOADED``; pass it when you trim or compact history."""
-        store, c = as_store(target), parse_call(call)
+        store = as_store(target)
+        return self._dispatch(store, call, _hidden(store.read(), history))
+
+    def _dispatch(self, store: SessionStore, call: Any, gone: frozenset[str]) -> ToolCallResult:
+        c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            seen = _visible(store.read(), history)
-            result = self.toolkit.call(store, c.name, c.arguments, visible=seen)
+            result = self.toolkit.call(store, c.name, c.arguments, hidden=gone)
             return self._skill(store, c, result)
         plan = self._plan(store, c)
         if isinstance(plan, ToolCallResult):
@@ -514,10 +517,15 @@ class OpenAISkills:
         self, target: SkillSession | SessionStore, call: Any, *, history: Any = None
     ) -> ToolCallResult:
         """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
-        store, c = as_store(target), parse_call(call)
+        store = as_store(target)
+        return await self._adispatch(store, call, _hidden(store.read(), history))
+
+    async def _adispatch(
+        self, store: SessionStore, call: Any, gone: frozenset[str]
+    ) -> ToolCallResult:
+        c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            seen = _visible(store.read(), history)
-            result = await self.toolkit.acall(store, c.name, c.arguments, visible=seen)
+            result = await self.toolkit.acall(store, c.name, c.arguments, hidden=gone)
             return self._skill(store, c, result)
         return await self._arun(store, c, self._plan(store, c))
 
@@ -542,8 +550,10 @@ class OpenAISkills:
         its call (see ``on_handler_error``); the other calls are unaffected. ``history``:
         see :meth:`dispatch`."""
         store = SessionRef(session)
-        history = None if history is None else list(history)
-        results = tuple(self.dispatch(store, c, history=history) for c in calls or ())
+        # Computed once, on the session the history belongs to: skills loaded by earlier
+        # calls of this message are not missing from it.
+        gone = _hidden(session, history)
+        results = tuple(self._dispatch(store, c, gone) for c in calls or ())
         return TurnResult(store.session, results)
 
     async def adispatch_all(
@@ -553,7 +563,7 @@ class OpenAISkills:
         order (a call waits for the earlier skill calls, never for handlers), so the result
         equals :meth:`dispatch_all`'s while file reads and handlers overlap."""
         items = list(calls or ())
-        history = None if history is None else list(history)
+        gone = _hidden(session, history)
         # A fresh key per turn: the session is passed in, so no other call can share it.
         turn = TurnCalls.of(
             f"adispatch-{next(_turn_ids)}",
@@ -569,7 +579,7 @@ class OpenAISkills:
             # Errors (only caller misuse, or on_handler_error="raise") are collected rather
             # than raised so the caller sees the exception itself, not an ExceptionGroup.
             try:
-                results[i] = await self._ordered(views[i], items[i], history)
+                results[i] = await self._ordered(views[i], items[i], gone)
             except Exception as exc:
                 errors[i] = exc
 
@@ -582,11 +592,11 @@ class OpenAISkills:
         final = views[-1].read() if views else session
         return TurnResult(final, tuple(r for r in results if r is not None))
 
-    async def _ordered(self, view: TurnCall, call: Any, history: Any = None) -> ToolCallResult:
+    async def _ordered(self, view: TurnCall, call: Any, gone: frozenset[str]) -> ToolCallResult:
         async with view:
             c = parse_call(call)
             if self.toolkit.is_skill_tool(c.name):
-                return await self.adispatch(view, c, history=history)
+                return await self._adispatch(view, c, gone)
             plan = self._plan(view, c)
         # Handlers run after the turn moved on: later calls never wait for them.
         return await self._arun(view, c, plan)
@@ -701,11 +711,11 @@ def _texts(content: Any) -> Iterator[str]:
                 yield text
 
 
-def _visible(session: SkillSession, history: Any) -> frozenset[str] | None:
-    """Loaded skills whose load reply is in ``history`` (None: no history given)."""
+def _hidden(session: SkillSession, history: Any) -> frozenset[str]:
+    """Loaded skills whose load reply is not in ``history`` (none when it is not given)."""
     if history is None:
-        return None
-    return delivered(session.loaded_names, _reply_texts(history))
+        return frozenset()
+    return undelivered(session.loaded_names, _reply_texts(history))
 
 
 def _name_of(call: Any) -> str:

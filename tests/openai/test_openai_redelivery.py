@@ -34,3 +34,18 @@ def test_history_without_the_load_reply_redelivers(make_skills, api: str) -> Non
     assert skills.dispatch_all(loaded, [again], history=kept).results[0].code is (
         OutcomeCode.ALREADY_LOADED
     )
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_skill_loaded_in_the_same_message_is_not_redelivered(make_skills, api: str) -> None:
+    skills = make_skills()
+    calls = [
+        make_call(api, "load_skill", {"skill_name": "csv-data-audit"}, f"c{i}") for i in range(2)
+    ]
+    history = [{"role": "user", "content": "audit"}]
+    for turn in (
+        skills.dispatch_all(skills.session(), calls, history=history),
+        anyio.run(lambda: skills.adispatch_all(skills.session(), calls, history=history)),
+    ):
+        codes = [r.code for r in turn.results]
+        assert codes == [OutcomeCode.LOADED, OutcomeCode.ALREADY_LOADED]
