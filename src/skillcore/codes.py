@@ -15,6 +15,9 @@ class OutcomeCode(str, enum.Enum):
     SEARCH_RESULTS = "SEARCH_RESULTS"
     SKILL_NOT_FOUND = "SKILL_NOT_FOUND"
     ALREADY_LOADED = "ALREADY_LOADED"
+    #: A loaded skill's instructions sent again: the model can no longer see its load reply
+    #: (history compacted, not sent, or restored). The session is unchanged.
+    REDELIVERED = "REDELIVERED"
     LOAD_LIMIT_REACHED = "LOAD_LIMIT_REACHED"
     DISABLED = "DISABLED"
     NOT_LOADED = "NOT_LOADED"
@@ -48,6 +51,7 @@ class DecisionCode(str, enum.Enum):
 OK_CODES = frozenset(
     {
         OutcomeCode.LOADED,
+        OutcomeCode.REDELIVERED,
         OutcomeCode.UNLOADED,
         OutcomeCode.RESOURCE_READ,
         OutcomeCode.SEARCH_RESULTS,

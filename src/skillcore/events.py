@@ -78,6 +78,14 @@ EVENTS: Mapping[str, EventSpec] = {
             "skill %(skill)r loaded (%(resources)s resource files listed; loaded: %(loaded)s)",
         ),
         EventSpec(
+            "skill.redelivered",
+            _S,
+            _I,
+            ("skill", "loaded"),
+            "skill %(skill)r sent again: its instructions were gone from the history "
+            "(loaded: %(loaded)s)",
+        ),
+        EventSpec(
             "skill.unloaded",
             _S,
             _I,
@@ -244,6 +252,8 @@ def tool_outcome(
         entry = session.loaded_skill(skill)
         count = len(entry.resources) if entry is not None else 0
         emit("skill.loaded", {"skill": skill, "resources": count, "loaded": loaded})
+    elif code is O.REDELIVERED:
+        emit("skill.redelivered", {"skill": skill, "loaded": loaded})
     elif code is O.UNLOADED:
         emit("skill.unloaded", {"skill": skill, "loaded": loaded})
     elif kind == "unload":

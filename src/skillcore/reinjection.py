@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from skillcore import replies
 from skillcore.model import SkillDocument, SkillMetadata
-from skillcore.render import SKILL_CONTENT_PREFIX
+from skillcore.render import delivered
 from skillcore.session import SkillSession
 from skillcore.sources import ReadError
 from skillcore.tools import SkillToolkit
@@ -31,15 +31,8 @@ class Reinjection:
     def missing(self, session: SkillSession, tool_replies: Iterable[str]) -> list[SkillMetadata]:
         """Loaded skills none of whose load replies (``<skill_content name=...>`` at the start
         of a tool reply) is among ``tool_replies`` (newest first: the scan stops early)."""
-        wanted = {replies.skill_content_marker(n): n for n in session.loaded_names}
-        for text in tool_replies if wanted else ():
-            # Only the head of a reply is inspected: scanning whole texts would cost more than
-            # the rest of a model call's skill work on long conversations.
-            if text.startswith(SKILL_CONTENT_PREFIX):
-                wanted.pop(text[: text.find(">") + 1], None)
-                if not wanted:
-                    break
-        metas = (session.catalog.get(name) for name in wanted.values())
+        seen = delivered(session.loaded_names, tool_replies)
+        metas = (session.catalog.get(n) for n in session.loaded_names if n not in seen)
         return [m for m in metas if m is not None]
 
     def text(self, session: SkillSession, missing: list[SkillMetadata]) -> str:

@@ -7,7 +7,7 @@ whose ``code`` is stable and whose ``message`` is written for the model.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import attrs
@@ -52,6 +52,9 @@ class LoadRequest:
     """Phase one of a load accepted: the shell should read this skill's document."""
 
     name: str
+    #: The skill is loaded but its instructions are gone from what the model sees: send the
+    #: body again (:attr:`OutcomeCode.REDELIVERED`) instead of loading.
+    redeliver: bool = False
 
 
 @attrs.frozen
@@ -196,14 +199,23 @@ class SkillSession:
 
     # -- transitions -----------------------------------------------------------------------
 
-    def begin_load(self, name: str) -> LoadRequest | Outcome:
-        """Phase one of loading: a refusal, or a request for the skill's document."""
+    def begin_load(
+        self, name: str, *, hidden: Collection[str] = ()
+    ) -> LoadRequest | Outcome:
+        """Phase one of loading: a refusal, or a request for the skill's document.
+
+        ``hidden``: loaded skills whose load reply the model can no longer see (history
+        trimmed, compacted or restored). Loading one delivers it again, since "already
+        loaded, see above" would point the model at instructions it no longer has.
+        """
         meta = self.catalog.get(name)
         if meta is None:
             return Outcome(OutcomeCode.SKILL_NOT_FOUND, self._not_found(name), name)
         if meta.disable_model_invocation:
             return Outcome(OutcomeCode.DISABLED, self._disabled(name), name)
         if self.is_loaded(name):
+            if name in hidden:
+                return LoadRequest(name, redeliver=True)
             return Outcome(
                 OutcomeCode.ALREADY_LOADED,
                 f"Skill {name!r} is already loaded; its instructions are earlier in this "
@@ -221,12 +233,22 @@ class SkillSession:
             )
         return LoadRequest(name)
 
-    def finish_load(self, document: SkillDocument) -> tuple[SkillSession, Outcome]:
+    def finish_load(
+        self, document: SkillDocument, *, redeliver: bool = False
+    ) -> tuple[SkillSession, Outcome]:
         """Phase two: add the loaded document. Re-checks phase one, so it is safe to call on
-        a session that changed while the document was being read."""
-        first = self.begin_load(document.name)
+        a session that changed while the document was being read. ``redeliver``: phase one
+        found the skill loaded but out of the model's sight; if it still is loaded, the
+        session is unchanged and the outcome is ``REDELIVERED``."""
+        first = self.begin_load(document.name, hidden=(document.name,) if redeliver else ())
         if isinstance(first, Outcome):
             return self, first
+        if first.redeliver:
+            return self, Outcome(
+                OutcomeCode.REDELIVERED,
+                f"Skill {document.name!r} was loaded earlier; its instructions are sent again.",
+                document.name,
+            )
         resources = document.resources[: self.limits.max_resources]
         truncated = document.resources_truncated or len(document.resources) > len(resources)
         entry = LoadedSkill(document.name, resources, truncated)

@@ -8,7 +8,7 @@ event) in :mod:`skillcore.calls`. Adapters only translate framework objects.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -172,22 +172,37 @@ class SkillToolkit:
 
     # -- execution: plan, read, finish -----------------------------------------------------
 
-    def call(self, target: SkillSession | SessionStore, tool: str, arguments: Any) -> ToolResult:
+    def call(
+        self,
+        target: SkillSession | SessionStore,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
+    ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
-        for bad model input."""
+        for bad model input. ``hidden``: loaded skills whose load reply is no longer in what the
+        model receives (:func:`~skillcore.render.undelivered`, computed on the session the
+        history belongs to); loading one sends its instructions again (``REDELIVERED``) instead
+        of ``ALREADY_LOADED``."""
         store = as_store(target)
-        step = self.plan(store.read(), tool, arguments)
+        step = self.plan(store.read(), tool, arguments, hidden=hidden)
         if isinstance(step, ToolResult):
             return step
         return self.finish(store, step, calls.read(self.library, step, store.read()))
 
     async def acall(
-        self, target: SkillSession | SessionStore, tool: str, arguments: Any
+        self,
+        target: SkillSession | SessionStore,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
         store = as_store(target)
-        step = self.plan(store.read(), tool, arguments)
+        step = self.plan(store.read(), tool, arguments, hidden=hidden)
         if isinstance(step, ToolResult):
             return step
         return self.finish(store, step, await calls.aread(self.library, step, store.read()))
@@ -208,9 +223,16 @@ class SkillToolkit:
         results = [await self.acall(store, self.names.load, {"skill_name": n}) for n in names]
         return store.session, results
 
-    def plan(self, session: SkillSession, tool: str, arguments: Any) -> Effect | ToolResult:
+    def plan(
+        self,
+        session: SkillSession,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
+    ) -> Effect | ToolResult:
         """Decide a call against ``session``: a final result (refusal, search) or the effect
-        whose data the shell must read before :meth:`finish`."""
+        whose data the shell must read before :meth:`finish` (``hidden``: see :meth:`call`)."""
         kind = self._kinds.get(tool)
         if kind is None:
             text = replies.unknown_tool(tool, self.tool_names)
@@ -226,7 +248,7 @@ class SkillToolkit:
         if kind is ToolKind.UNLOAD:
             return Unload(args["skill_name"])
         step = (
-            session.begin_load(args["skill_name"])
+            session.begin_load(args["skill_name"], hidden=hidden)
             if kind is ToolKind.LOAD
             else session.begin_resource(args["skill_name"], args["path"])
         )
@@ -256,9 +278,11 @@ class SkillToolkit:
             new, outcome = session.unload(effect.name)
         else:
             assert isinstance(data, SkillDocument)
-            new, outcome = session.finish_load(data)
+            new, outcome = session.finish_load(data, redeliver=effect.redeliver)
         if not outcome.ok:
             return ToolResult(session, replies.refusal(outcome), outcome.code, tool)
+        if outcome.code is OutcomeCode.REDELIVERED:  # nothing changed: nothing to write
+            return ToolResult(session, self.load_reply(session, data), outcome.code, tool, 0, data)
         store.write(new)
         seq = getattr(store, "seq", 0)
         if isinstance(effect, Unload):

@@ -7,7 +7,8 @@ come from :class:`skillcore.SkillToolkit` and :class:`skillcore.SkillSession`.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
@@ -27,6 +28,7 @@ from skillcore import (
 from skillcore.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
 from skillcore.relevance import query_text
+from skillcore.render import undelivered
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext
@@ -35,6 +37,10 @@ if TYPE_CHECKING:
 
 #: Session-state key prefix; the full key is ``"<prefix>:<agent name>"``.
 DEFAULT_STATE_KEY_PREFIX = "skillcore"
+
+#: How many model calls' sets of missing load replies are kept (the tools of a model response
+#: look theirs up; older entries are only needed by calls still running).
+_HIDDEN_KEPT = 256
 
 #: ADK's own control-flow tool for handing a conversation to another agent.
 AGENT_TRANSFER_TOOL = "transfer_to_agent"
@@ -159,6 +165,10 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         ).attach(self)
         self.state_key_prefix = state_key_prefix
         self._pending: asyncio.Future[Any] | None = None
+        # Per invocation and agent: the loaded skills whose load reply the last model request
+        # lacked (what the model saw, after include_contents and any compaction). Skills
+        # loaded after that request are never in it.
+        self._hidden: OrderedDict[str, frozenset[str]] = OrderedDict()
         # Declarations depend on the catalog only (the enum of skill names).
         self._tools_for: CatalogMemo[list[BaseTool]] = CatalogMemo(
             lambda catalog: [SkillTool(self, s) for s in self.toolkit.specs(catalog)]
@@ -216,6 +226,11 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         """
         await self._ensure_catalog(tool_context.invocation_id)
         session = self.session_for(tool_context)
+        key = _request_key(tool_context)
+        self._hidden[key] = undelivered(session.loaded_names, _reply_texts(llm_request))
+        self._hidden.move_to_end(key)
+        while len(self._hidden) > _HIDDEN_KEPT:
+            self._hidden.popitem(last=False)
         text = self.toolkit.instructions(session, query=_latest_user_text(llm_request))
         if not text:
             return
@@ -247,7 +262,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
         async with self._turn(tool_context) as view:
-            result = await self.toolkit.acall(view, tool, dict(args))
+            gone = self._hidden.get(_request_key(tool_context), ())
+            result = await self.toolkit.acall(view, tool, dict(args), hidden=gone)
         return self._reply(result, tool_context)
 
     def _turn(self, tool_context: ToolContext) -> TurnCall:
@@ -318,6 +334,19 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     @staticmethod
     def _error(text: str, code: OutcomeCode) -> dict[str, Any]:
         return {"error": text, "error_code": code.value}
+
+
+def _request_key(context: ReadonlyContext) -> str:
+    return f"{context.invocation_id}|{context.agent_name}"
+
+
+def _reply_texts(llm_request: LlmRequest) -> Iterator[str]:
+    """Texts of the successful tool replies in the request's contents, newest first."""
+    for content in reversed(llm_request.contents or ()):
+        for part in reversed(content.parts or ()):
+            response = part.function_response.response if part.function_response else None
+            if isinstance(response, Mapping) and isinstance(response.get("result"), str):
+                yield response["result"]
 
 
 def _latest_user_text(llm_request: LlmRequest) -> str | None:

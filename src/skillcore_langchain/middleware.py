@@ -9,7 +9,7 @@ from :class:`skillcore.TurnStore`; persistence is the JSON-native
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain.agents.middleware.types import (
@@ -31,6 +31,7 @@ from skillcore import OutcomeCode, SkillConfig, SkillSession, ToolSpec, TurnCall
 from skillcore.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
 from skillcore.reinjection import Reinjection
+from skillcore.render import undelivered
 from skillcore_langchain._approval import gate
 from skillcore_langchain._messages import (
     append_block,
@@ -246,16 +247,28 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             blocked = self._blocked(view, call)
         return blocked if blocked is not None else await handler(request)
 
+    def _hidden(self, state: Any) -> frozenset[str]:
+        """Skills loaded before this turn whose load reply is not in the state's messages
+        (what the model receives, after any summarization); the state is the one the tool
+        calls of a model response share, so skills they load are never among them."""
+        messages = state.get("messages") if isinstance(state, Mapping) else None
+        if not isinstance(messages, Sequence):
+            return frozenset()
+        return undelivered(self.session(state).loaded_names, tool_replies(messages))
+
     def _make_tool(self, spec: ToolSpec) -> StructuredTool:
         name = spec.name
 
         def run(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                return self._reply(self.toolkit.call(view, name, arguments), runtime, view)
+                gone = self._hidden(runtime.state)
+                result = self.toolkit.call(view, name, arguments, hidden=gone)
+                return self._reply(result, runtime, view)
 
         async def arun(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                result = await self.toolkit.acall(view, name, arguments)
+                gone = self._hidden(runtime.state)
+                result = await self.toolkit.acall(view, name, arguments, hidden=gone)
                 return self._reply(result, runtime, view)
 
         return StructuredTool.from_function(
@@ -276,3 +289,4 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return message
         update = self._state_update(result.session, view.calls.turn, view.seq)
         return Command(update={**update, "messages": [message]})
+

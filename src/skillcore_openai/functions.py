@@ -41,6 +41,7 @@ from skillcore import (
 from skillcore.config import Sources
 from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
 from skillcore.relevance import query_text
+from skillcore.render import undelivered
 from skillcore.specs import parse_json_object
 
 __all__ = [
@@ -481,13 +482,24 @@ class OpenAISkills:
 
     # -- dispatch --------------------------------------------------------------------------
 
-    def dispatch(self, target: SkillSession | SessionStore, call: Any) -> ToolCallResult:
+    def dispatch(
+        self, target: SkillSession | SessionStore, call: Any, *, history: Any = None
+    ) -> ToolCallResult:
         """Apply one tool call to a session (or a :class:`skillcore.SessionStore` your loop
         shares between concurrent calls); never raises for bad model input. Thread the
-        returned session into the next call, or use :meth:`dispatch_all`."""
-        store, c = as_store(target), parse_call(call)
+        returned session into the next call, or use :meth:`dispatch_all`.
+
+        ``history``: the messages/input items the model received. A load of a loaded skill
+        whose load reply is not among them sends its instructions again (``REDELIVERED``)
+        rather than ``ALREADY_LOADED``; pass it when you trim or compact history."""
+        store = as_store(target)
+        return self._dispatch(store, call, _hidden(store.read(), history))
+
+    def _dispatch(self, store: SessionStore, call: Any, gone: frozenset[str]) -> ToolCallResult:
+        c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            return self._skill(store, c, self.toolkit.call(store, c.name, c.arguments))
+            result = self.toolkit.call(store, c.name, c.arguments, hidden=gone)
+            return self._skill(store, c, result)
         plan = self._plan(store, c)
         if isinstance(plan, ToolCallResult):
             return plan
@@ -501,11 +513,20 @@ class OpenAISkills:
             raise TypeError(f"the handler of {c.name!r} is async: use adispatch/adispatch_all")
         return self._handled(store, c, out, plan[2])
 
-    async def adispatch(self, target: SkillSession | SessionStore, call: Any) -> ToolCallResult:
+    async def adispatch(
+        self, target: SkillSession | SessionStore, call: Any, *, history: Any = None
+    ) -> ToolCallResult:
         """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
-        store, c = as_store(target), parse_call(call)
+        store = as_store(target)
+        return await self._adispatch(store, call, _hidden(store.read(), history))
+
+    async def _adispatch(
+        self, store: SessionStore, call: Any, gone: frozenset[str]
+    ) -> ToolCallResult:
+        c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            return self._skill(store, c, await self.toolkit.acall(store, c.name, c.arguments))
+            result = await self.toolkit.acall(store, c.name, c.arguments, hidden=gone)
+            return self._skill(store, c, result)
         return await self._arun(store, c, self._plan(store, c))
 
     async def _arun(
@@ -521,19 +542,28 @@ class OpenAISkills:
             return self._failed(store, c, exc, plan[2])
         return self._handled(store, c, out, plan[2])
 
-    def dispatch_all(self, session: SkillSession, calls: Iterable[Any] | None) -> TurnResult:
+    def dispatch_all(
+        self, session: SkillSession, calls: Iterable[Any] | None, *, history: Any = None
+    ) -> TurnResult:
         """Apply every tool call of one assistant message, in order; returns the final
         session and the messages to append. A handler that raises gets an error reply for
-        its call (see ``on_handler_error``); the other calls are unaffected."""
+        its call (see ``on_handler_error``); the other calls are unaffected. ``history``:
+        see :meth:`dispatch`."""
         store = SessionRef(session)
-        results = tuple(self.dispatch(store, c) for c in calls or ())
+        # Computed once, on the session the history belongs to: skills loaded by earlier
+        # calls of this message are not missing from it.
+        gone = _hidden(session, history)
+        results = tuple(self._dispatch(store, c, gone) for c in calls or ())
         return TurnResult(store.session, results)
 
-    async def adispatch_all(self, session: SkillSession, calls: Iterable[Any] | None) -> TurnResult:
+    async def adispatch_all(
+        self, session: SkillSession, calls: Iterable[Any] | None, *, history: Any = None
+    ) -> TurnResult:
         """Apply the calls of one assistant message concurrently. Each is decided in call
         order (a call waits for the earlier skill calls, never for handlers), so the result
         equals :meth:`dispatch_all`'s while file reads and handlers overlap."""
         items = list(calls or ())
+        gone = _hidden(session, history)
         # A fresh key per turn: the session is passed in, so no other call can share it.
         turn = TurnCalls.of(
             f"adispatch-{next(_turn_ids)}",
@@ -549,7 +579,7 @@ class OpenAISkills:
             # Errors (only caller misuse, or on_handler_error="raise") are collected rather
             # than raised so the caller sees the exception itself, not an ExceptionGroup.
             try:
-                results[i] = await self._ordered(views[i], items[i])
+                results[i] = await self._ordered(views[i], items[i], gone)
             except Exception as exc:
                 errors[i] = exc
 
@@ -562,11 +592,11 @@ class OpenAISkills:
         final = views[-1].read() if views else session
         return TurnResult(final, tuple(r for r in results if r is not None))
 
-    async def _ordered(self, view: TurnCall, call: Any) -> ToolCallResult:
+    async def _ordered(self, view: TurnCall, call: Any, gone: frozenset[str]) -> ToolCallResult:
         async with view:
             c = parse_call(call)
             if self.toolkit.is_skill_tool(c.name):
-                return await self.adispatch(view, c)
+                return await self._adispatch(view, c, gone)
             plan = self._plan(view, c)
         # Handlers run after the turn moved on: later calls never wait for them.
         return await self._arun(view, c, plan)
@@ -656,6 +686,36 @@ def _wants(handler: Handler) -> tuple[str, ...]:
 
 
 _turn_ids = itertools.count(1)
+
+
+def _reply_texts(history: Iterable[Any]) -> Iterator[str]:
+    """Texts of tool replies in ``history`` (Chat Completions, Responses or Anthropic
+    shapes, dicts or SDK objects), newest first."""
+    for item in reversed(list(history)):
+        if _get(item, "role") == "tool":
+            yield from _texts(_get(item, "content"))
+        elif _get(item, "type") in ("function_call_output", "custom_tool_call_output"):
+            yield from _texts(_get(item, "output"))
+        elif isinstance(content := _get(item, "content"), list):  # Anthropic tool_result
+            for block in reversed(content):
+                if _get(block, "type") == "tool_result":
+                    yield from _texts(_get(block, "content"))
+
+
+def _texts(content: Any) -> Iterator[str]:
+    if isinstance(content, str):
+        yield content
+    elif isinstance(content, list):
+        for part in content:
+            if isinstance(text := _get(part, "text"), str):
+                yield text
+
+
+def _hidden(session: SkillSession, history: Any) -> frozenset[str]:
+    """Loaded skills whose load reply is not in ``history`` (none when it is not given)."""
+    if history is None:
+        return frozenset()
+    return undelivered(session.loaded_names, _reply_texts(history))
 
 
 def _name_of(call: Any) -> str:
