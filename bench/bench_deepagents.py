@@ -47,14 +47,14 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import AgentMiddleware
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from lc_timing import Clock, Inner, Outer
 from synth import make_library
 from timing import print_table
 
@@ -68,60 +68,6 @@ SYSTEMS = ("none", "skillcore", "deepagents")
 BACKENDS = ("StateBackend", "StoreBackend")
 SOURCES = ["/skills/"]
 NAMESPACE = ("bench-skills",)
-
-
-# -- timing sandwich (as in bench_langchain.py) -----------------------------------------------
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.samples: list[float] = []
-        self.inner = 0.0
-
-
-class _Outer(AgentMiddleware):
-    def __init__(self, clock: _Clock) -> None:
-        self.clock = clock
-
-    @property
-    def name(self) -> str:
-        return "BenchOuter"
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> Any:
-        self.clock.inner = 0.0
-        start = time.perf_counter()
-        response = handler(request)
-        self.clock.samples.append(time.perf_counter() - start - self.clock.inner)
-        return response
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> Any:
-        raise NotImplementedError("the benchmark runs invoke only")
-
-
-class _Inner(AgentMiddleware):
-    def __init__(self, clock: _Clock) -> None:
-        self.clock = clock
-
-    @property
-    def name(self) -> str:
-        return "BenchInner"
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> Any:
-        start = time.perf_counter()
-        response = handler(request)
-        self.clock.inner = time.perf_counter() - start
-        return response
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> Any:
-        raise NotImplementedError("the benchmark runs invoke only")
 
 
 # -- the library in each backend ----------------------------------------------------------------
@@ -213,14 +159,14 @@ def one_run(system: str, setup: Setup) -> dict[str, float]:
     """A new agent, its first turn, then a second thread on the same agent."""
     from deepagents import create_deep_agent
 
-    clock = _Clock()
+    clock = Clock()
     model = ScriptedChatModel()
     saver = InMemorySaver()
     backend = setup.backend()
     agent = create_deep_agent(
         model=model,
         backend=backend,
-        middleware=[_Outer(clock), *_skills(system, backend), _Inner(clock)],
+        middleware=[Outer(clock), *_skills(system, backend), Inner(clock)],
         checkpointer=saver,
     )
     out: dict[str, float] = {}

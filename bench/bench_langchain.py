@@ -39,16 +39,16 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from langchain.agents import create_agent
-from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import AgentMiddleware
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.sqlite import SqliteSaver
+from lc_timing import Clock, Inner, Outer
 from timing import print_table
 
 # skillcore's parse cache would turn every repeated discovery into stat checks: this
@@ -81,60 +81,6 @@ def _tiny_library(root: Path, n: int) -> Path:
             f"use it for task {i}.\n---\n\n# Skill {i}\n\n" + "Do the thing carefully.\n" * 80
         )
     return root
-
-
-# -- timing sandwich --------------------------------------------------------------------------
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.samples: list[float] = []
-        self.inner: float = 0.0
-
-
-class _Outer(AgentMiddleware):
-    def __init__(self, clock: _Clock) -> None:
-        self.clock = clock
-
-    @property
-    def name(self) -> str:
-        return "BenchOuter"
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> Any:
-        self.clock.inner = 0.0
-        start = time.perf_counter()
-        response = handler(request)
-        self.clock.samples.append(time.perf_counter() - start - self.clock.inner)
-        return response
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> Any:
-        raise NotImplementedError("the benchmark runs invoke only")
-
-
-class _Inner(AgentMiddleware):
-    def __init__(self, clock: _Clock) -> None:
-        self.clock = clock
-
-    @property
-    def name(self) -> str:
-        return "BenchInner"
-
-    def wrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
-    ) -> Any:
-        start = time.perf_counter()
-        response = handler(request)
-        self.clock.inner = time.perf_counter() - start
-        return response
-
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> Any:
-        raise NotImplementedError("the benchmark runs invoke only")
 
 
 # -- systems ----------------------------------------------------------------------------------
@@ -207,7 +153,7 @@ class SystemRun:
         from deepagents.middleware.filesystem import FilesystemMiddleware
 
         self.system, self.db = system, db
-        self.clock = _Clock()
+        self.clock = Clock()
         self.model = ScriptedChatModel()
         self.agent = create_agent(
             self.model,
@@ -215,9 +161,9 @@ class SystemRun:
             system_prompt="You are a benchmark agent.",
             middleware=[
                 FilesystemMiddleware(backend=_backend(root)),
-                _Outer(self.clock),
+                Outer(self.clock),
                 *_skills_middleware(system, root),
-                _Inner(self.clock),
+                Inner(self.clock),
             ],
             checkpointer=saver,
         )
