@@ -107,6 +107,24 @@ def write_skill(
     return d
 
 
+#: The relevance scenario: a budget that shows a few of :func:`make_relevance_library`'s
+#: skills, and two user messages, each about one skill that sorts last in precedence order.
+RELEVANCE_BUDGET = 1_500
+INVOICE_QUERY = "Is the total on this scanned invoice receipt right?"
+ROLLOUT_QUERY = "Roll out the new kubernetes deployment"
+
+
+def make_relevance_library(root: Path) -> Path:
+    """Write 300 skills under ``root`` and return it: ``zz-invoice-check`` and
+    ``zz-k8s-rollout`` (the skills of :data:`INVOICE_QUERY` and :data:`ROLLOUT_QUERY`) sort
+    last, past :data:`RELEVANCE_BUDGET` in precedence order."""
+    for i in range(298):
+        write_skill(root, f"helper-{i:03d}", f"Generic helper number {i} for chores.")
+    write_skill(root, "zz-invoice-check", "Check totals of scanned invoice receipts.")
+    write_skill(root, "zz-k8s-rollout", "Roll out kubernetes deployments safely.")
+    return root
+
+
 def make_scenario_library(root: Path) -> Path:
     """Write the conformance skill library under ``root`` and return its path."""
     skills = root / "conformance-skills"

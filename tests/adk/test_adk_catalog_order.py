@@ -11,26 +11,24 @@ from google.adk.runners import InMemoryRunner
 from google.genai import types
 
 from skillcore.relevance import _relevant
+from skillcore.testing import INVOICE_QUERY as INVOICE
+from skillcore.testing import RELEVANCE_BUDGET as BUDGET
+from skillcore.testing import ROLLOUT_QUERY as ROLLOUT
+from skillcore.testing import make_relevance_library
 from skillcore_adk import SkillToolset
 from skillcore_adk._toolset import _latest_user_text
 
-from .conftest import ScriptedLlm, agent_with, make_skill, run_turn, scripted
+from .conftest import ScriptedLlm, agent_with, run_turn, scripted
 
 pytestmark = pytest.mark.anyio
 
-BUDGET = 1_500
-INVOICE = "Is the total on this scanned invoice receipt right?"
-ROLLOUT = "Roll out the new kubernetes deployment"
 
 
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
     """300 skills; the two that matter sort last, past any small budget in precedence order."""
     root = tmp_path / "skills"
-    for i in range(298):
-        make_skill(root, f"helper-{i:03d}", f"Generic helper number {i} for chores.")
-    make_skill(root, "zz-invoice-check", "Check totals of scanned invoice receipts.")
-    make_skill(root, "zz-k8s-rollout", "Roll out kubernetes deployments safely.")
+    make_relevance_library(root)
     return root
 
 

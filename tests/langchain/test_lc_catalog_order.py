@@ -10,23 +10,19 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 from skillcore.relevance import _relevant
-from skillcore.testing import write_skill
+from skillcore.testing import INVOICE_QUERY as INVOICE
+from skillcore.testing import RELEVANCE_BUDGET as BUDGET
+from skillcore.testing import ROLLOUT_QUERY as ROLLOUT
+from skillcore.testing import make_relevance_library
 from skillcore_langchain._messages import latest_user_text as _latest_user_text
 from skillcore_langchain.testing import ScriptedChatModel, tool_calls
-
-BUDGET = 1_500
-INVOICE = "Is the total on this scanned invoice receipt right?"
-ROLLOUT = "Roll out the new kubernetes deployment"
 
 
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
     """300 skills; the two that matter sort last, past any small budget in precedence order."""
     root = tmp_path / "skills"
-    for i in range(298):
-        write_skill(root, f"helper-{i:03d}", f"Generic helper number {i} for chores.")
-    write_skill(root, "zz-invoice-check", "Check totals of scanned invoice receipts.")
-    write_skill(root, "zz-k8s-rollout", "Roll out kubernetes deployments safely.")
+    make_relevance_library(root)
     return root
 
 

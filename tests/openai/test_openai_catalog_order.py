@@ -12,14 +12,14 @@ from agents import Agent, RunConfig, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from skillcore import SkillLibrary
-from skillcore.testing import write_skill
+from skillcore.testing import INVOICE_QUERY as INVOICE
+from skillcore.testing import RELEVANCE_BUDGET as BUDGET
+from skillcore.testing import ROLLOUT_QUERY as ROLLOUT
+from skillcore.testing import make_relevance_library
 from skillcore_openai import AgentSkills, OpenAISkills, latest_user_text
 from skillcore_openai.testing import ScriptedServer, text, tool_calls
 
-BUDGET = 1_500
 BASE = "You are helpful."
-INVOICE = "Is the total on this scanned invoice receipt right?"
-ROLLOUT = "Roll out the new kubernetes deployment"
 MODEL = "scripted-model"
 READ = {"type": "function", "function": {"name": "Read", "parameters": {"type": "object"}}}
 
@@ -28,10 +28,7 @@ READ = {"type": "function", "function": {"name": "Read", "parameters": {"type": 
 def library(tmp_path_factory: pytest.TempPathFactory) -> SkillLibrary:
     """300 skills; the two that matter sort last, past any small budget in precedence order."""
     root = tmp_path_factory.mktemp("order") / "skills"
-    for i in range(298):
-        write_skill(root, f"helper-{i:03d}", f"Generic helper number {i} for chores.")
-    write_skill(root, "zz-invoice-check", "Check totals of scanned invoice receipts.")
-    write_skill(root, "zz-k8s-rollout", "Roll out kubernetes deployments safely.")
+    make_relevance_library(root)
     return SkillLibrary([root])
 
 
