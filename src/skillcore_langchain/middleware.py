@@ -250,7 +250,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     def _hidden(self, state: Any) -> frozenset[str]:
         """Skills loaded before this turn whose load reply is not in the state's messages
         (what the model receives, after any summarization); the state is the one the tool
-        calls of a model response share, so skills they load are never among them."""
+        calls of a model response share, so skills they load are never among them. Only a
+        load consults it, so the other skill tools skip the scan."""
         messages = state.get("messages") if isinstance(state, Mapping) else None
         if not isinstance(messages, Sequence):
             return frozenset()
@@ -261,13 +262,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
         def run(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                gone = self._hidden(runtime.state)
+                gone = self._hidden(runtime.state) if name == self.names.load else frozenset()
                 result = self.toolkit.call(view, name, arguments, hidden=gone)
                 return self._reply(result, runtime, view)
 
         async def arun(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                gone = self._hidden(runtime.state)
+                gone = self._hidden(runtime.state) if name == self.names.load else frozenset()
                 result = await self.toolkit.acall(view, name, arguments, hidden=gone)
                 return self._reply(result, runtime, view)
 
