@@ -22,13 +22,21 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 from collections.abc import Callable, Iterable
 
 import attrs
 
 from skillcore._text import single_line
 from skillcore.ranking import MAX_QUERY_CHARS, Ranker, index_for
-from skillcore.render import CatalogFormat, CatalogKey, catalog_entry, escape, wrap_catalog
+from skillcore.render import (
+    CatalogFormat,
+    CatalogKey,
+    catalog_entry,
+    escape,
+    unloaded_entry,
+    wrap_catalog,
+)
 from skillcore.session import LoadedSkill, SkillSession, ToolNames
 
 #: How many search results may jump ahead of precedence order.
@@ -123,29 +131,40 @@ def _relevant(
         if query
         else []
     )
-    order = list(dict.fromkeys([*ranked, *(m.name for m in visible)]))
-    candidates = [n for n in order if n not in loaded_by_name]
+    # Ranked first, then precedence order; walked only as far as the budget reaches.
+    order = dict.fromkeys(ranked)
+    candidates = (
+        name
+        for name in itertools.chain(order, (m.name for m in visible if m.name not in order))
+        if name not in loaded_by_name
+    )
     shown: list[str] = []
     texts: list[str] = []
     used = 0
+    named: list[str] = []
     for name in candidates:
-        text = catalog_entry(catalog.get(name), None, fmt)  # type: ignore[arg-type]
+        text = unloaded_entry(key, catalog.get(name), fmt)  # type: ignore[arg-type]
         size = counter(text)
         if used + size > left:
+            named.append(name)  # the first that did not fit opens the names-only tier
             break
         used += size
         shown.append(name)
         texts.append(text)
-    named: list[str] = []
     tier = ""
-    for name in candidates[len(shown) :]:
-        trial = _names_tier([*named, name], names, markdown)
-        if used + counter(trial) > left:
-            break
-        named.append(name)
-        tier = trial
+    if named and used + counter(_names_tier(named, names, markdown)) <= left:
+        tier = _names_tier(named, names, markdown)
+        for name in candidates:
+            trial = _names_tier([*named, name], names, markdown)
+            if used + counter(trial) > left:
+                break
+            named.append(name)
+            tier = trial
+    else:
+        named = []
     used += counter(tier) if tier else 0
-    omitted = len(candidates) - len(shown) - len(named)
+    loaded_visible = sum(1 for name in loaded_by_name if name in catalog.model_visible_names)
+    omitted = len(visible) - loaded_visible - len(shown) - len(named)
     body = "".join(loaded_entries) + "".join(texts) + tier
     text = wrap_catalog(body, omitted, names, fmt)
     return RelevantCatalog(tuple(loaded_by_name), tuple(shown), tuple(named), omitted, used, text)

@@ -182,6 +182,16 @@ def _unloaded_entries(key: CatalogKey, fmt: CatalogFormat) -> dict[str, str]:
     return {}
 
 
+def unloaded_entry(key: CatalogKey, meta: SkillMetadata, fmt: CatalogFormat) -> str:
+    """The catalog entry of ``meta`` as an unloaded skill, built once per catalog and format
+    (every catalog view, precedence or relevance ordered, shares it)."""
+    built = _unloaded_entries(key, fmt)
+    text = built.get(meta.name)
+    if text is None:
+        text = built[meta.name] = catalog_entry(meta, None, fmt)
+    return text
+
+
 @functools.lru_cache(maxsize=256)
 def _view(
     key: CatalogKey,
@@ -208,13 +218,10 @@ def _view(
     used = 0
     # Walk only as far as the budget reaches: the work grows with the entries shown, not with
     # the catalog (a load at 100,000 skills re-renders in well under a millisecond).
-    built = _unloaded_entries(key, fmt)
     for meta in visible:
         if meta.name in loaded_by_name:
             continue
-        text = built.get(meta.name)
-        if text is None:
-            text = built[meta.name] = entry(meta, None)
+        text = unloaded_entry(key, meta, fmt)
         size = counter(text)
         if used + size > remaining:
             break
