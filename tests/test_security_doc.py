@@ -45,4 +45,8 @@ def _n(value: int) -> str:
 )
 def test_security_page_states_the_code_caps(text: str) -> None:
     assert text in DOC
+
+
+def test_one_stated_cap_covers_tool_names_and_patterns() -> None:
+    """The page states one length for both; they must stay the same number."""
     assert policy.MAX_TOOL_NAME == policy.MAX_TOOL_PATTERN
