@@ -113,10 +113,14 @@ def binary_attached(payload: BinaryPayload) -> str:
     return f"Read the {_described(payload)}; its content is attached."
 
 
+#: How :func:`binary_attachment` starts (so such a message is not taken for the user's own).
+ATTACHMENT_PREFIX = "Attached by the skill resource tool: "
+
+
 def binary_attachment(payload: BinaryPayload) -> str:
     """The text next to the bytes where they cannot travel in the tool reply itself (Chat
     Completions tool messages take text only: the bytes follow in a user message)."""
-    return f"Attached: the {_described(payload)}, read with the skill resource tool."
+    return f"{ATTACHMENT_PREFIX}the {_described(payload)}."
 
 
 def binary_too_large(payload: BinaryPayload, cap: int) -> str:
@@ -178,6 +182,7 @@ def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
 
 
 __all__ = [
+    "ATTACHMENT_PREFIX",
     "ERROR_PREFIX",
     "binary_attached",
     "binary_attachment",
