@@ -50,9 +50,31 @@ def test_sniff_fuzz_never_raises_and_reads_only_the_head(data: bytes, tail: byte
     """Any bytes: None or an allowed type, decided by the first SNIFF_BYTES bytes alone."""
     got = sniff(data)
     assert got is None or got in ALLOWED_TYPES
-    head = data[:SNIFF_BYTES]
-    assert sniff(head + tail) == got if len(data) >= SNIFF_BYTES else True
+    if len(data) >= SNIFF_BYTES:
+        assert sniff(data[:SNIFF_BYTES] + tail) == got
     assert sniff(bytearray(data)) == got
+
+
+class _Probe(bytes):
+    """Bytes that record which slices are asked for."""
+
+    asked: list[slice]
+
+    def __getitem__(self, key):  # type: ignore[override]
+        self.asked.append(key)
+        return super().__getitem__(key)
+
+
+@settings(settings.get_profile("skillcore"))
+@given(st.binary(min_size=SNIFF_BYTES, max_size=4096))
+def test_sniff_fuzz_reads_a_bounded_head(data: bytes) -> None:
+    """However long the input, the sniffer looks at SNIFF_BYTES bytes at most."""
+    probe = _Probe(data)
+    probe.asked = []
+    sniff(probe)
+    assert probe.asked and all(
+        isinstance(k, slice) and k.start in (None, 0) and k.stop <= SNIFF_BYTES for k in probe.asked
+    ), probe.asked
 
 
 @settings(settings.get_profile("skillcore"))
