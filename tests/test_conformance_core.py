@@ -20,13 +20,13 @@ from skillcore import (
     merge_states,
     replies,
 )
-from skillcore.testing import CHECKS, AdapterDriver, Call, Reply
+from skillcore.testing import CHECKS, AdapterDriver, Attachment, Call, Reply
 
 
 class CoreDriver(AdapterDriver):
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.library = library
-        self.toolkit = SkillToolkit(library)
+        self.toolkit = SkillToolkit(library, **self.options)
         self.limits, self.policy = limits, policy
         self.turns_store = TurnStore()
         self.states: dict[str, dict | None] = {}
@@ -63,7 +63,9 @@ class CoreDriver(AdapterDriver):
                     return Reply(call.tool, text, not decision.allowed), None
                 res = self.toolkit.call(view, call.tool, call.args)
                 update = res.session.to_state(turn=turn.turn, seq=view.seq) if res.changed else None
-                return Reply(call.tool, res.text, not res.ok), update
+                b = res.binary
+                parts = (Attachment(b.mime_type, b.data),) if b is not None else ()
+                return Reply(call.tool, res.text, not res.ok, parts), update
 
         # Reverse submission order: later calls start first and must wait for earlier ones.
         with ThreadPoolExecutor(max_workers=max(1, len(calls))) as pool:

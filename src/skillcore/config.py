@@ -77,6 +77,9 @@ class SkillConfig:
     catalog_order: CatalogOrder = attrs.field(
         default=CatalogOrder.PRECEDENCE, converter=CatalogOrder
     )
+    #: Deliver images and PDFs read with the resource tool as the framework's native binary
+    #: part (off by default: a model without vision input can fail on an image).
+    binary_resources: bool = False
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -151,6 +154,7 @@ class SkillConfig:
             enum_limit=self.enum_limit,
             budget_counter=self.budget_counter,
             catalog_order=self.catalog_order,
+            binary_resources=self.binary_resources,
         )
 
 
