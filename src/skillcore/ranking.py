@@ -286,8 +286,10 @@ class SearchIndex:
         """A path without a query: the skills whose patterns match it (by score, then
         priority), then skills without file patterns (they apply to any path) by priority."""
         skills = self.skills
-        best = sorted(acc.items(), key=lambda item: (-item[1], skills[item[0]].priority, item[0]))
-        out = best[:limit]
+        # A common pattern (`*.md`) may match most of a large catalog: keep only the best.
+        out = heapq.nsmallest(
+            limit, acc.items(), key=lambda item: (-item[1], skills[item[0]].priority, item[0])
+        )
         if len(out) < limit:
             out.extend((d, 0.0) for d in self._unpatterned[: limit - len(out)])
         return out

@@ -144,3 +144,46 @@ def test_search_ties_and_the_no_filter_list_follow_the_catalog_order() -> None:
     order = names(cat.by_priority)
     assert [h.skill.name for h in search_skills(cat, "same")] == order
     assert [h.skill.name for h in search_skills(cat)] == order
+
+
+@PROFILE
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(["*.csv", "*.MD", "docs/*", "Makefile"]), max_size=2),
+            st.integers(-2, 2),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.sampled_from(["a.CSV", "docs/x.md", "makefile", "src/y.py", "DOCS/z.txt"]),
+    st.integers(1, 15),
+)
+def test_a_path_alone_is_matches_then_general_skills(
+    spec: list[tuple[list[str], int]], path: str, limit: int
+) -> None:
+    cat = Catalog(
+        tuple(
+            meta(f"s{i}", "d", file_patterns=tuple(p), priority=prio)
+            for i, (p, prio) in enumerate(spec)
+        )
+    )
+    got = [h.skill.name for h in search_skills(cat, None, path, limit=limit)]
+    folded = path.lower()
+
+    def matches(skill: SkillMetadata) -> bool:
+        name = folded.rsplit("/", 1)[-1]
+        return any(
+            p.lower() == folded
+            or p.lower() == name
+            or (p.startswith("*") and folded.endswith(p[1:].lower()))
+            or (p.endswith("/*") and folded.startswith(p[:-1].lower()))
+            for p in skill.file_patterns
+        )
+
+    matched = {s.name for s in cat.by_priority if matches(s)}
+    general = [s.name for s in cat.by_priority if not s.file_patterns]
+    head = got[: min(len(matched), limit)]
+    # Every matching skill before any general one; a skill whose patterns miss: never.
+    assert set(head) <= matched and len(head) == min(len(matched), limit)
+    assert got[len(head) :] == general[: limit - len(head)]
