@@ -26,7 +26,7 @@ from skillcore.testing import CHECKS, AdapterDriver, Call, Reply
 class CoreDriver(AdapterDriver):
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.library = library
-        self.toolkit = SkillToolkit(library)
+        self.toolkit = SkillToolkit(library, prompt_mode=self.prompt_mode)
         self.limits, self.policy = limits, policy
         self.turns_store = TurnStore()
         self.states: dict[str, dict | None] = {}

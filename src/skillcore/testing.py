@@ -50,6 +50,9 @@ class AdapterDriver(abc.ABC):
     """Runs model turns through one adapter and reports what the model would observe."""
 
     names: ToolNames = ToolNames()
+    #: The ``prompt_mode`` :meth:`start` builds the adapter with (None: the default); a
+    #: check that pins one sets it before starting.
+    prompt_mode: str | None = None
 
     @abc.abstractmethod
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
@@ -225,7 +228,9 @@ def check_catalog_in_instructions(driver: AdapterDriver, root: Path) -> None:
 
 
 def check_load_and_marks(driver: AdapterDriver, root: Path) -> None:
-    """A load returns the wrapped body; the next prompt marks the skill [Loaded]."""
+    """A load returns the wrapped body; with ``prompt_mode="dynamic"`` the next prompt marks
+    the skill [Loaded]."""
+    driver.prompt_mode = "dynamic"
     _start(driver, root)
     r = _one(driver, Call(driver.names.load, {"skill_name": "alpha-tools"}))
     assert not r.is_error, r
@@ -406,6 +411,39 @@ def check_events_once(driver: AdapterDriver, root: Path) -> None:
     assert calls[2].fields["code"] == "ALREADY_LOADED", calls[2]
 
 
+def check_stable_prefix(driver: AdapterDriver, root: Path) -> None:
+    """With the default prompt mode the system instructions are byte-identical on every model
+    call of a conversation, through loads, unloads, refusals and blocked calls (so provider
+    prompt caches keep the whole history); load state reaches the model in the replies."""
+    driver.prompt_mode = None
+    _start(driver, root)
+    load, unload = driver.names.load, driver.names.unload
+    steps = [
+        Call(driver.names.search, {"query": "alpha", "path": None}),
+        Call(load, {"skill_name": "alpha-tools"}),
+        Call("Write", {}),
+        Call(load, {"skill_name": "beta-open"}),
+        Call(unload, {"skill_name": "alpha-tools"}),
+        Call(load, {"skill_name": "gamma-files"}),
+        Call(load, {"skill_name": "alpha-tools"}),
+        Call(unload, {"skill_name": "beta-open"}),
+        Call(unload, {"skill_name": "gamma-files"}),
+        Call("Read", {}),
+    ]
+    seen = []
+    for call in steps:
+        reply = _one(driver, call)
+        if call.tool == load and call.args["skill_name"] != "alpha-tools":
+            assert not reply.is_error and "<skill_content" in reply.text, reply
+        seen.append(driver.instructions())
+    changed = [i for i, text in enumerate(seen) if text != seen[0]]
+    assert not changed, f"the instructions changed at call(s) {changed}:\n{seen[changed[0]]}"
+    assert "[Loaded]" not in seen[0] and "<loaded>" not in seen[0], seen[0]
+    for name in SCENARIO_SKILLS:
+        assert name in seen[0], f"skill {name!r} missing from instructions:\n{seen[0]}"
+    assert driver.loaded() == [], driver.loaded()
+
+
 CHECKS: tuple[Check, ...] = (
     check_catalog_in_instructions,
     check_load_and_marks,
@@ -419,6 +457,7 @@ CHECKS: tuple[Check, ...] = (
     check_call_order_in_one_turn,
     check_conversations_are_separate,
     check_events_once,
+    check_stable_prefix,
 )
 
 

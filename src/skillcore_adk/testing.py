@@ -153,6 +153,7 @@ class AdkDriver(AdapterDriver):
             limits=limits,
             allowed_tools_policy=policy.mode,
             always_allowed_tools=policy.always_allowed,
+            prompt_mode=self.prompt_mode,
         )
         self.model = ScriptedLlm()
         callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
