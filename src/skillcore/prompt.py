@@ -121,9 +121,7 @@ class PromptTemplate:
     a template without ``{skills_list}``/``{catalog}`` raises ValueError."""
 
     text: str = attrs.field(validator=_checked)
-    _pieces: tuple[tuple[str, str | None], ...] = attrs.field(
-        init=False, eq=False, repr=False
-    )
+    _pieces: tuple[tuple[str, str | None], ...] = attrs.field(init=False, eq=False, repr=False)
 
     @_pieces.default
     def _pieces_default(self) -> tuple[tuple[str, str | None], ...]:

@@ -137,9 +137,7 @@ class SkillToolkit:
                 for s in sources
             ),
             "skills_load_warnings": (
-                f"\n{failed} skill file(s) could not be read and are not listed."
-                if failed
-                else ""
+                f"\n{failed} skill file(s) could not be read and are not listed." if failed else ""
             ),
             "load_tool": n.load,
             "unload_tool": n.unload,
