@@ -74,6 +74,8 @@ def resolve_prompt_mode(
 
 def _parse(text: str) -> tuple[tuple[str, str | None], ...]:
     """``(literal, placeholder)`` pieces of a template; ValueError naming what is wrong."""
+    if not isinstance(text, str):
+        raise TypeError(f"system_prompt must be a str, got {type(text).__name__}")
     pieces: list[tuple[str, str | None]] = []
     try:
         parsed = list(string.Formatter().parse(text))
@@ -104,10 +106,7 @@ def _parse(text: str) -> tuple[tuple[str, str | None], ...]:
 
 
 def _checked(instance: PromptTemplate, attribute: attrs.Attribute[str], text: str) -> None:
-    if not isinstance(text, str):
-        raise TypeError(f"system_prompt must be a str, got {type(text).__name__}")
-    fields = {f for _, f in _parse(text)}
-    if not fields & set(CATALOG_PLACEHOLDERS):
+    if not instance.placeholders & set(CATALOG_PLACEHOLDERS):
         raise ValueError(
             "system_prompt must contain {skills_list} or {catalog}: without it the model "
             "never sees the skills"

@@ -11,6 +11,7 @@ policy, and two ordinary tools the agent must expose: ``Read`` and ``Write`` (an
 from __future__ import annotations
 
 import abc
+import itertools
 import logging
 import shutil
 from collections.abc import Callable, Sequence
@@ -126,6 +127,74 @@ def make_relevance_library(root: Path) -> Path:
     write_skill(root, "zz-invoice-check", "Check totals of scanned invoice receipts.")
     write_skill(root, "zz-k8s-rollout", "Roll out kubernetes deployments safely.")
     return root
+
+
+#: The prompt-prefix scenario: ten model calls of one conversation (nine tool calls that load,
+#: use and unload skills of :func:`make_prefix_library`, then an answer, ``None``).
+PREFIX_SCRIPT: tuple[Call | None, ...] = (
+    Call("load_skill", {"skill_name": "skill-03"}),
+    Call("Read", {}),
+    Call("load_skill", {"skill_name": "skill-07"}),
+    Call("unload_skill", {"skill_name": "skill-03"}),
+    Call("search_skills", {"query": "task 11", "path": None}),
+    Call("load_skill", {"skill_name": "skill-11"}),
+    Call("unload_skill", {"skill_name": "skill-07"}),
+    Call("Read", {}),
+    Call("unload_skill", {"skill_name": "skill-11"}),
+    None,
+)
+
+
+def make_prefix_library(root: Path) -> Path:
+    """Write the 20 skills of :data:`PREFIX_SCRIPT` under ``root`` and return it."""
+    for i in range(20):
+        write_skill(
+            root,
+            f"skill-{i:02d}",
+            f"Skill number {i}: use it for task {i} of the project, with its checklist.",
+            f"Step one of task {i}. Step two of task {i}.",
+            "allowed-tools: Read\n",
+        )
+    return root
+
+
+@attrs.frozen
+class PrefixStats:
+    """How much of a conversation's model requests a provider prompt cache could reuse."""
+
+    #: Model calls measured.
+    calls: int
+    #: Characters of the system text every call shares (its common prefix).
+    system_common: int
+    #: Length of the first call's system text.
+    system_length: int
+    #: Characters each request shares with the one before it, summed (what a prefix cache
+    #: reuses), and the most it could share (the earlier requests' lengths, summed).
+    reused: int
+    reusable: int
+
+
+def _common(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def prefix_stats(systems: Sequence[str], requests: Sequence[str]) -> PrefixStats:
+    """Measure ``systems`` (the system text of each model call, in order) and ``requests``
+    (each call's whole request serialized as text, system first)."""
+    common = min((_common(systems[0], t) for t in systems), default=0)
+    pairs = list(itertools.pairwise(requests))
+    return PrefixStats(
+        len(systems),
+        common,
+        len(systems[0]) if systems else 0,
+        sum(_common(a, b) for a, b in pairs),
+        sum(len(a) for a, _ in pairs),
+    )
 
 
 def make_scenario_library(root: Path) -> Path:

@@ -124,7 +124,7 @@ class SkillToolkit:
     def _template_values(self, session: SkillSession, catalog: str) -> dict[str, str]:
         """What each :data:`~skillcore.prompt.PLACEHOLDERS` entry becomes for ``catalog``."""
         n = self.names
-        intro = catalog_intro(n, self.catalog_format)
+        intro = catalog_intro(session.names, self.catalog_format)  # the names it was built with
         sources = self.library.sources
         failed = sum(1 for d in session.catalog.diagnostics if d.severity is Severity.ERROR)
         return {
