@@ -21,7 +21,7 @@ from skillcore.testing import (
     prefix_stats,
     write_skill,
 )
-from skillcore_openai import AgentSkills, OpenAISkills
+from skillcore_openai import AgentSkills, OpenAISkills, instructions
 from skillcore_openai.testing import ScriptedCall, ScriptedServer, text, tool_calls
 
 BASE = "You are a careful assistant."
@@ -145,3 +145,15 @@ def test_template_reaches_the_model_through_the_agents_sdk(tmp_path: Path) -> No
     assert first.startswith(BASE + "\n\nAt most 10 skills; search_skills finds more ({literal}).\n")
     assert "- **braces**: Formats {name}, {0} and {{x}} placeholders.\n" in first
     assert second == first
+
+
+def test_instructions_helper_follows_the_prompt_mode(tmp_path: Path) -> None:
+    root = make_prefix_library(tmp_path / "skills")
+    skills = OpenAISkills(root)
+    empty = skills.session()
+    call = {"type": "function_call", "call_id": "c1", "name": "load_skill"}
+    call["arguments"] = '{"skill_name": "skill-03"}'
+    loaded = skills.dispatch(empty, call).session
+    assert loaded.loaded_names == ("skill-03",)
+    assert instructions(loaded) == instructions(empty) == skills.instructions(loaded)
+    assert "- **skill-03** [Loaded]" in instructions(loaded, prompt_mode="dynamic")
