@@ -82,6 +82,7 @@ class SkillToolkit:
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
+        self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
         self._budget_report = events.BudgetReport()
 
     # -- what the model sees ---------------------------------------------------------------
@@ -119,7 +120,14 @@ class SkillToolkit:
         self._budget_report(session.catalog, shown, omitted, budget)
         if self.system_prompt is None or not text:
             return text
-        return self.system_prompt.render(self._template_values(session, text))
+        # Memoised like the catalog: a model call on an unchanged conversation re-renders nothing.
+        key = (text, session.limits.max_loaded, session.names)
+        done = self._templated
+        if done is not None and done[0] is session.catalog and done[1] == key:
+            return done[2]
+        out = self.system_prompt.render(self._template_values(session, text))
+        self._templated = (session.catalog, key, out)
+        return out
 
     def _template_values(self, session: SkillSession, catalog: str) -> dict[str, str]:
         """What each :data:`~skillcore.prompt.PLACEHOLDERS` entry becomes for ``catalog``."""

@@ -158,6 +158,7 @@ def test_every_placeholder_is_filled(tmp_path: Path) -> None:
         "x_search_skills",
     ]
     assert values["max_loaded"] == "3"
+    assert toolkit.instructions(session) is text  # memoised: the next model call
 
 
 def test_no_skills_no_text(library: SkillLibrary) -> None:
