@@ -35,7 +35,7 @@ from skillcore.testing import (
 class CoreDriver(AdapterDriver):
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.library = library
-        self.toolkit = SkillToolkit(library, **self.options)
+        self.toolkit = SkillToolkit(library, prompt_mode=self.prompt_mode, **self.options)
         self.limits, self.policy = limits, policy
         self.turns_store = TurnStore()
         self.states: dict[str, dict | None] = {}

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         ToolPolicy,
         UnrestrictedSkills,
     )
+    from skillcore.prompt import PromptMode, PromptTemplate
     from skillcore.relevance import CatalogOrder
     from skillcore.render import CatalogFormat, CatalogView, catalog_view
     from skillcore.search import SearchHit, search_skills
@@ -109,6 +110,8 @@ _LAZY: dict[str, str] = {
     "UnrestrictedSkills": "skillcore.policy",
     "ALIAS_PRESETS": "skillcore.policy",
     "CatalogOrder": "skillcore.relevance",
+    "PromptMode": "skillcore.prompt",
+    "PromptTemplate": "skillcore.prompt",
     "CatalogFormat": "skillcore.render",
     "CatalogView": "skillcore.render",
     "catalog_view": "skillcore.render",
@@ -175,6 +178,8 @@ __all__ = [
     "Outcome",
     "OutcomeCode",
     "PolicyMode",
+    "PromptMode",
+    "PromptTemplate",
     "ReadError",
     "RefreshGate",
     "Resource",

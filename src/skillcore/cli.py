@@ -202,7 +202,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_render(args: argparse.Namespace) -> int:
     lib = _library(args)
     session = lib.session(Limits(catalog_budget=args.budget))
-    toolkit = SkillToolkit(lib, catalog_format=args.format)
+    # Marks are what the dynamic prompt mode shows; the stable one ignores load state.
+    mode = "dynamic" if args.loaded else None
+    toolkit = SkillToolkit(lib, catalog_format=args.format, prompt_mode=mode)
     for name in args.loaded or ():
         result = toolkit.call(session, toolkit.names.load, {"skill_name": name})
         if not result.ok:
@@ -537,7 +539,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--format", choices=[f.value for f in CatalogFormat], default=CatalogFormat.MARKDOWN.value
     )
-    p.add_argument("--loaded", action="append", help="mark this skill as loaded (repeatable)")
+    p.add_argument(
+        "--loaded",
+        action="append",
+        help="mark this skill as loaded, as prompt_mode='dynamic' shows it (repeatable)",
+    )
     p.set_defaults(func=cmd_render)
 
     p = add("new", "create a new skill with the standard folders", sources=False)

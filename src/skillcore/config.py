@@ -19,6 +19,7 @@ from skillcore.policy import (
     UnrestrictedSkills,
     to_aliases,
 )
+from skillcore.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
 from skillcore.relevance import CatalogOrder
 from skillcore.render import CatalogFormat
 from skillcore.session import Limits
@@ -80,6 +81,18 @@ class SkillConfig:
     #: Deliver images and PDFs read with the resource tool as the framework's native binary
     #: part (off by default: a model without vision input can fail on an image).
     binary_resources: bool = False
+    #: ``"stable"``: the catalog text stays byte-identical for a conversation (load state
+    #: travels in tool replies; prompt caches keep the history); ``"dynamic"``: loaded
+    #: skills first, marked ``[Loaded]``. None: stable, or dynamic with ``"relevance"``.
+    prompt_mode: PromptMode | None = attrs.field(
+        default=None,
+        converter=attrs.converters.optional(PromptMode),
+        # Refuses stable + relevance (attrs runs validators once every field is set).
+        validator=lambda self, _, mode: resolve_prompt_mode(mode, self.catalog_order),
+    )
+    #: The text around the catalog, with placeholders such as ``{skills_list}`` (see
+    #: :class:`~skillcore.PromptTemplate`); None: the default catalog text.
+    system_prompt: PromptTemplate | None = attrs.field(default=None, converter=to_template)
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -155,6 +168,8 @@ class SkillConfig:
             budget_counter=self.budget_counter,
             catalog_order=self.catalog_order,
             binary_resources=self.binary_resources,
+            prompt_mode=self.prompt_mode,
+            system_prompt=self.system_prompt,
         )
 
 

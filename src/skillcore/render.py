@@ -142,20 +142,25 @@ def catalog_view(
     fmt: CatalogFormat = CatalogFormat.MARKDOWN,
     budget: int | None = None,
     counter: Callable[[str], int] = len,
+    *,
+    show_loaded: bool = True,
 ) -> CatalogView:
     """Build the budgeted catalog.
 
-    Loaded skills are always listed first. Unloaded, model-visible skills follow in priority
-    order (:attr:`Catalog.by_priority`: lower ``priority`` first, then precedence) while their
-    entries fit in what is left of ``budget``; the rest are counted in a closing line that
-    points at the search tool. No skills -> empty text.
+    Loaded skills are always listed first (``show_loaded=False``: rendered as if none were
+    loaded, the same text whatever the load state; see :class:`skillcore.PromptMode`).
+    Unloaded, model-visible skills follow in priority order (:attr:`Catalog.by_priority`:
+    lower ``priority`` first, then precedence) while their entries fit in what is left of
+    ``budget``; the rest are counted in a closing line that points at the search tool. No
+    skills -> empty text.
 
     ``budget`` is in characters by default; pass a token counter as ``counter`` (any
     ``str -> int`` function, e.g. ``lambda s: len(encoding.encode(s))``) to budget in tokens.
     ``unloaded_chars`` of the result is then in the counter's unit.
     """
     budget = session.limits.catalog_budget if budget is None else budget
-    return _view(CatalogKey(session.catalog), session.loaded, session.names, fmt, budget, counter)
+    loaded = session.loaded if show_loaded else ()
+    return _view(CatalogKey(session.catalog), loaded, session.names, fmt, budget, counter)
 
 
 class CatalogKey:
@@ -247,26 +252,32 @@ def _omitted_line(omitted: int, names: ToolNames) -> str:
     )
 
 
-def _md_wrap(body: str, omitted: int, names: ToolNames) -> str:
-    load, unload = names.load, names.unload
-    head = (
-        "## Skills\n\n"
-        "Skills are folders of expert instructions, scripts and reference files. When a task "
-        f"matches a skill's description, call {load} with its name and follow the "
-        "instructions it returns before acting. Load only what the task needs; "
-        f"{unload} frees a slot when a skill no longer applies.\n\n"
+def catalog_intro(names: ToolNames, fmt: CatalogFormat) -> str:
+    """The fixed text a catalog in ``fmt`` opens with (what a ``system_prompt`` template's
+    ``{skills_list}`` leaves out and its ``{catalog}`` keeps)."""
+    if fmt is CatalogFormat.MARKDOWN:
+        return (
+            "## Skills\n\n"
+            "Skills are folders of expert instructions, scripts and reference files. When a task "
+            f"matches a skill's description, call {names.load} with its name and follow the "
+            "instructions it returns before acting. Load only what the task needs; "
+            f"{names.unload} frees a slot when a skill no longer applies.\n\n"
+        )
+    return (
+        "The following skills provide specialized instructions for specific tasks. When a "
+        f"task matches a skill's description, call {names.load} with the skill's name to read "
+        "its instructions.\n\n"
     )
+
+
+def _md_wrap(body: str, omitted: int, names: ToolNames) -> str:
+    head = catalog_intro(names, CatalogFormat.MARKDOWN)
     tail = _omitted_line(omitted, names)
     return head + body + (f"\n{tail}" if tail else "")
 
 
 def _xml_wrap(body: str, omitted: int, names: ToolNames) -> str:
-    load = names.load
-    head = (
-        "The following skills provide specialized instructions for specific tasks. When a "
-        f"task matches a skill's description, call {load} with the skill's name to read its "
-        "instructions.\n\n"
-    )
+    head = catalog_intro(names, CatalogFormat.XML)
     tail = _omitted_line(omitted, names)
     return head + "<available_skills>\n" + body + "</available_skills>\n" + tail
 

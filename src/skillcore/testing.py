@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import abc
 import base64
+import itertools
 import logging
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -82,6 +83,9 @@ class AdapterDriver(abc.ABC):
     #: Extra :class:`~skillcore.SkillConfig` options a check asks for (e.g.
     #: ``binary_resources=True``), set before :meth:`start`; pass them to the adapter.
     options: Mapping[str, Any] = {}
+    #: The ``prompt_mode`` :meth:`start` builds the adapter with (None: the default); a
+    #: check that pins one sets it before starting.
+    prompt_mode: str | None = None
 
     @abc.abstractmethod
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
@@ -166,6 +170,72 @@ def make_relevance_library(root: Path) -> Path:
 
 #: A small PNG of the scenario (``gamma-files/assets/diagram.png``).
 SCENARIO_PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(64))
+#: The prompt-prefix scenario: ten model calls of one conversation (nine tool calls that load,
+#: use and unload skills of :func:`make_prefix_library`, then an answer, ``None``).
+PREFIX_SCRIPT: tuple[Call | None, ...] = (
+    Call("load_skill", {"skill_name": "skill-03"}),
+    Call("Read", {}),
+    Call("load_skill", {"skill_name": "skill-07"}),
+    Call("unload_skill", {"skill_name": "skill-03"}),
+    Call("search_skills", {"query": "task 11", "path": None}),
+    Call("load_skill", {"skill_name": "skill-11"}),
+    Call("unload_skill", {"skill_name": "skill-07"}),
+    Call("Read", {}),
+    Call("unload_skill", {"skill_name": "skill-11"}),
+    None,
+)
+
+
+def make_prefix_library(root: Path) -> Path:
+    """Write the 20 skills of :data:`PREFIX_SCRIPT` under ``root`` and return it."""
+    for i in range(20):
+        write_skill(
+            root,
+            f"skill-{i:02d}",
+            f"Skill number {i}: use it for task {i} of the project, with its checklist.",
+            f"Step one of task {i}. Step two of task {i}.",
+            "allowed-tools: Read\n",
+        )
+    return root
+
+
+@attrs.frozen
+class PrefixStats:
+    """How much of a conversation's model requests a provider prompt cache could reuse."""
+
+    #: Model calls measured.
+    calls: int
+    #: Characters of the system text every call shares (its common prefix).
+    system_common: int
+    #: Length of the first call's system text.
+    system_length: int
+    #: Characters each request shares with the one before it, summed (what a prefix cache
+    #: reuses), and the most it could share (the earlier requests' lengths, summed).
+    reused: int
+    reusable: int
+
+
+def _common(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def prefix_stats(systems: Sequence[str], requests: Sequence[str]) -> PrefixStats:
+    """Measure ``systems`` (the system text of each model call, in order) and ``requests``
+    (each call's whole request serialized as text, system first)."""
+    common = min((_common(systems[0], t) for t in systems), default=0)
+    pairs = list(itertools.pairwise(requests))
+    return PrefixStats(
+        len(systems),
+        common,
+        len(systems[0]) if systems else 0,
+        sum(_common(a, b) for a, b in pairs),
+        sum(len(a) for a, _ in pairs),
+    )
 
 
 def make_scenario_library(root: Path) -> Path:
@@ -270,7 +340,9 @@ def check_catalog_in_instructions(driver: AdapterDriver, root: Path) -> None:
 
 
 def check_load_and_marks(driver: AdapterDriver, root: Path) -> None:
-    """A load returns the wrapped body; the next prompt marks the skill [Loaded]."""
+    """A load returns the wrapped body; with ``prompt_mode="dynamic"`` the next prompt marks
+    the skill [Loaded]."""
+    driver.prompt_mode = "dynamic"
     _start(driver, root)
     r = _one(driver, Call(driver.names.load, {"skill_name": "alpha-tools"}))
     assert not r.is_error, r
@@ -521,6 +593,37 @@ def check_tool_aliases(driver: AdapterDriver, root: Path) -> None:
     assert not _one(driver, Call("Read", {})).is_error
     r = _one(driver, Call("Write", {}))
     assert r.is_error and "not allowed" in r.text, r
+def check_stable_prefix(driver: AdapterDriver, root: Path) -> None:
+    """With the default prompt mode the system instructions are byte-identical on every model
+    call of a conversation, through loads, unloads, refusals and blocked calls (so provider
+    prompt caches keep the whole history); load state reaches the model in the replies."""
+    driver.prompt_mode = None
+    _start(driver, root)
+    load, unload = driver.names.load, driver.names.unload
+    steps = [
+        Call(driver.names.search, {"query": "alpha", "path": None}),
+        Call(load, {"skill_name": "alpha-tools"}),
+        Call("Write", {}),
+        Call(load, {"skill_name": "beta-open"}),
+        Call(unload, {"skill_name": "alpha-tools"}),
+        Call(load, {"skill_name": "gamma-files"}),
+        Call(load, {"skill_name": "alpha-tools"}),
+        Call(unload, {"skill_name": "beta-open"}),
+        Call(unload, {"skill_name": "gamma-files"}),
+        Call("Read", {}),
+    ]
+    seen = []
+    for call in steps:
+        reply = _one(driver, call)
+        if call.tool == load and call.args["skill_name"] != "alpha-tools":
+            assert not reply.is_error and "<skill_content" in reply.text, reply
+        seen.append(driver.instructions())
+    changed = [i for i, text in enumerate(seen) if text != seen[0]]
+    assert not changed, f"the instructions changed at call(s) {changed}:\n{seen[changed[0]]}"
+    assert "[Loaded]" not in seen[0] and "<loaded>" not in seen[0], seen[0]
+    for name in SCENARIO_SKILLS:
+        assert name in seen[0], f"skill {name!r} missing from instructions:\n{seen[0]}"
+    assert driver.loaded() == [], driver.loaded()
 
 
 CHECKS: tuple[Check, ...] = (
@@ -539,6 +642,7 @@ CHECKS: tuple[Check, ...] = (
     check_events_once,
     check_redelivery_after_history_loss,
     check_tool_aliases,
+    check_stable_prefix,
 )
 
 

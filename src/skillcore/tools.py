@@ -14,15 +14,18 @@ from typing import Any
 import attrs
 
 from skillcore import calls, events, replies
+from skillcore._text import single_line
 from skillcore.calls import Data, Effect, ToolResult, Unload
 from skillcore.codes import OutcomeCode
 from skillcore.coordination import SessionRef, SessionStore, as_store
+from skillcore.diagnostics import Severity
 from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import DecisionCode, PolicyMode, ToolDecision, ToolPolicy
+from skillcore.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
 from skillcore.relevance import CatalogOrder, relevant_catalog
-from skillcore.render import CatalogFormat, catalog_view, render_load_reply
+from skillcore.render import CatalogFormat, catalog_intro, catalog_view, render_load_reply
 from skillcore.search import search_skills
 from skillcore.session import Outcome, ResourceRequest, SkillSession
 from skillcore.sources import ReadError
@@ -51,6 +54,8 @@ class SkillToolkit:
         budget_counter: Callable[[str], int] = len,
         catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
         binary_resources: bool = False,
+        prompt_mode: PromptMode | str | None = None,
+        system_prompt: PromptTemplate | str | None = None,
     ) -> None:
         self.library = library
         self.names = names or ToolNames()
@@ -63,11 +68,24 @@ class SkillToolkit:
         self.catalog_order = CatalogOrder(catalog_order)
         #: Deliver allowed binary resources (images, PDFs) as payloads (:mod:`skillcore.binary`).
         self.binary_resources = binary_resources
+        #: Whether load state shows in the catalog (see :class:`~skillcore.PromptMode`).
+        self.prompt_mode = resolve_prompt_mode(prompt_mode, self.catalog_order)
+        #: The user's text around the catalog (see :class:`~skillcore.PromptTemplate`).
+        self.system_prompt = to_template(system_prompt)
+        if (
+            self.system_prompt is not None
+            and "resource_tool" in self.system_prompt.placeholders
+            and not include_resource_tool
+        ):
+            raise ValueError(
+                "system_prompt uses {resource_tool}, but include_resource_tool is False"
+            )
         n = self.names
         self._kinds = {n.load: ToolKind.LOAD, n.unload: ToolKind.UNLOAD, n.search: ToolKind.SEARCH}
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
+        self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
         self._budget_report = events.BudgetReport()
 
     # -- what the model sees ---------------------------------------------------------------
@@ -88,8 +106,10 @@ class SkillToolkit:
 
         ``query`` is the latest user message: with ``catalog_order="relevance"`` the budget is
         filled by relevance to it (:func:`~skillcore.relevance.relevant_catalog`), and without
-        one in precedence order. Memoised: the same session and query give the same text, so
+        one in priority order. Memoised: the same session and query give the same text, so
         pass the same message until the user writes again to keep the prompt prefix stable.
+        With ``prompt_mode="stable"`` the text does not depend on what is loaded; with a
+        ``system_prompt`` template it is that template around the catalog.
         """
         budget = session.limits.catalog_budget if budget is None else budget
         fmt, counter = self.catalog_format, self.budget_counter
@@ -97,10 +117,45 @@ class SkillToolkit:
             rel = relevant_catalog(session, query, fmt, budget, counter)
             text, shown, omitted = rel.text, len(rel.shown) + len(rel.named), rel.omitted
         else:
-            view = catalog_view(session, fmt, budget, counter)
+            dynamic = self.prompt_mode is PromptMode.DYNAMIC
+            view = catalog_view(session, fmt, budget, counter, show_loaded=dynamic)
             text, shown, omitted = view.text, len(view.shown), view.omitted
         self._budget_report(session.catalog, shown, omitted, budget)
-        return text
+        if self.system_prompt is None or not text:
+            return text
+        # Memoised like the catalog: a model call on an unchanged conversation re-renders nothing.
+        key = (text, session.limits.max_loaded, session.names)
+        done = self._templated
+        if done is not None and done[0] is session.catalog and done[1] == key:
+            return done[2]
+        out = self.system_prompt.render(self._template_values(session, text))
+        self._templated = (session.catalog, key, out)
+        return out
+
+    def _template_values(self, session: SkillSession, catalog: str) -> dict[str, str]:
+        """What each :data:`~skillcore.prompt.PLACEHOLDERS` entry becomes for ``catalog``."""
+        n = self.names
+        intro = catalog_intro(session.names, self.catalog_format)  # the names it was built with
+        sources = self.library.sources
+        failed = sum(1 for d in session.catalog.diagnostics if d.severity is Severity.ERROR)
+        return {
+            "skills_list": catalog[len(intro) :] if catalog.startswith(intro) else catalog,
+            "catalog": catalog,
+            "skills_locations": "".join(
+                f"- {single_line(s.label)}: {single_line(s.url)}\n"
+                if s.label != s.url
+                else f"- {single_line(s.url)}\n"
+                for s in sources
+            ),
+            "skills_load_warnings": (
+                f"\n{failed} skill file(s) could not be read and are not listed." if failed else ""
+            ),
+            "load_tool": n.load,
+            "unload_tool": n.unload,
+            "resource_tool": n.resource if self.include_resource_tool else "",
+            "search_tool": n.search,
+            "max_loaded": str(session.limits.max_loaded),
+        }
 
     def specs(self, session: SkillSession | Catalog) -> tuple[ToolSpec, ...]:
         """Tool specs for a session's catalog (or a catalog); empty when no skill is

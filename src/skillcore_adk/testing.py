@@ -167,6 +167,7 @@ class AdkDriver(AdapterDriver):
             **self.options,
             tool_aliases=policy.aliases,
             unrestricted_skills=policy.unrestricted_skills,
+            prompt_mode=self.prompt_mode,
         )
         self.model = ScriptedLlm()
         callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None

@@ -164,6 +164,7 @@ class LangChainDriver(AdapterDriver):
             unrestricted_skills=policy.unrestricted_skills,
             tool_name_prefix=self.tool_name_prefix,
             **self.options,
+            prompt_mode=self.prompt_mode,
         )
         self.agent = create_agent(
             self.model,

@@ -41,6 +41,7 @@ from skillcore import (
 )
 from skillcore.config import Sources
 from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
+from skillcore.prompt import PromptMode, resolve_prompt_mode
 from skillcore.relevance import query_text
 from skillcore.render import undelivered
 from skillcore.specs import parse_json_object
@@ -112,9 +113,12 @@ def instructions(
     *,
     format: CatalogFormat | str = CatalogFormat.MARKDOWN,
     budget: int | None = None,
+    prompt_mode: PromptMode | str | None = None,
 ) -> str:
-    """The skill catalog text for the system prompt / ``instructions=`` (empty if no skills)."""
-    return catalog_view(session, CatalogFormat(format), budget).text
+    """The skill catalog text for the system prompt / ``instructions=`` (empty if no skills);
+    ``prompt_mode``: see :class:`skillcore.PromptMode` (stable by default)."""
+    dynamic = resolve_prompt_mode(prompt_mode) is PromptMode.DYNAMIC
+    return catalog_view(session, CatalogFormat(format), budget, show_loaded=dynamic).text
 
 
 def latest_user_text(messages: str | Iterable[Any] | None) -> str | None:

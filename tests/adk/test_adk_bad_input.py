@@ -170,7 +170,7 @@ async def test_skill_file_deleted_between_discovery_and_load(skills_dir: Path) -
 
 
 async def test_source_unreachable_between_turns(skills_dir: Path, tmp_path: Path) -> None:
-    toolset = SkillToolset(skills_dir)
+    toolset = SkillToolset(skills_dir, prompt_mode="dynamic")  # [Loaded] shows the state
     model = scripted(
         [load("beta-open")],
         "turn one done",
@@ -197,7 +197,8 @@ async def test_source_unreachable_between_turns(skills_dir: Path, tmp_path: Path
 
 
 async def test_parallel_loads_with_one_slot_left(skills_dir: Path) -> None:
-    toolset = SkillToolset(skills_dir, max_loaded_skills=2)
+    # The dynamic prompt mode: the [Loaded] mark shows the winner to the model.
+    toolset = SkillToolset(skills_dir, max_loaded_skills=2, prompt_mode="dynamic")
     events, state, model = await run(
         toolset,
         [load("beta-open")],

@@ -104,7 +104,7 @@ async def test_native_adk_toolset_through_our_registry(
 
 async def test_both_toolsets_side_by_side_with_a_prefix(skills_dir: Path) -> None:
     native = AdkSkillToolset(skills=load_skills_from_dir(skills_dir))
-    ours = SkillToolset(skills_dir, tool_name_prefix="sc_")
+    ours = SkillToolset(skills_dir, tool_name_prefix="sc_", prompt_mode="dynamic")
     model = scripted(
         [
             ("load_skill", {"skill_name": "beta-open"}),

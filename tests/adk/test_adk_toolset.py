@@ -37,8 +37,9 @@ async def state_of(runner: Runner, session_id: str, app: str = "app") -> dict:
     return dict(session.state)
 
 
-async def test_catalog_and_marks_before_every_model_call(skills_dir: Path) -> None:
-    toolset = SkillToolset(skills_dir)
+@pytest.mark.parametrize("mode", ["stable", "dynamic"])
+async def test_catalog_and_marks_before_every_model_call(skills_dir: Path, mode: str) -> None:
+    toolset = SkillToolset(skills_dir, prompt_mode=mode)
     model = scripted([("load_skill", {"skill_name": "beta-open"})], "done")
     runner = InMemoryRunner(agent=agent_with(model, toolset), app_name="app")
     sid = await new_session(runner)
@@ -49,7 +50,10 @@ async def test_catalog_and_marks_before_every_model_call(skills_dir: Path) -> No
     for name in ("alpha-tools", "beta-open", "gamma-files"):
         assert f"**{name}**" in first
     assert "[Loaded]" not in first
-    assert "**beta-open** [Loaded]" in second
+    if mode == "dynamic":
+        assert "**beta-open** [Loaded]" in second
+    else:  # the load changes nothing before the reply: prompt caches keep the history
+        assert second == first
     assert first.count("## Skills") == 1 and second.count("## Skills") == 1
 
     decl = model.declaration("load_skill")
@@ -82,7 +86,8 @@ async def test_state_is_json_per_agent_and_small(tmp_path: Path) -> None:
     root = tmp_path / "many"
     for i in range(300):
         make_skill(root, f"skill-{i:03d}", f"Skill number {i} does task {i}.")
-    toolset = SkillToolset(root, max_description_budget=2_000)
+    # Dynamic: a loaded skill is shown even when the budget leaves it out of the catalog.
+    toolset = SkillToolset(root, max_description_budget=2_000, prompt_mode="dynamic")
     model = scripted([("load_skill", {"skill_name": "skill-299"})], "done")
     runner = InMemoryRunner(agent=agent_with(model, toolset), app_name="app")
     sid = await new_session(runner)
@@ -154,7 +159,7 @@ async def test_state_survives_a_restart_with_a_sqlite_session_service(
     await runner1.close()
 
     # Second process: a new toolset, agent, service and runner on the same database file.
-    toolset2 = SkillToolset(SkillLibrary([skills_dir]))
+    toolset2 = SkillToolset(SkillLibrary([skills_dir]), prompt_mode="dynamic")  # marks state
     model2 = scripted(
         [("load_skill", {"skill_name": "beta-open"})],
         [("unload_skill", {"skill_name": "gamma-files"})],
@@ -175,7 +180,8 @@ async def test_state_survives_a_restart_with_a_sqlite_session_service(
 
 
 async def test_sub_agents_keep_separate_loaded_sets(skills_dir: Path) -> None:
-    toolset = SkillToolset(skills_dir)  # one toolset shared by both agents
+    # One toolset shared by both agents; the dynamic marks show each agent's own state.
+    toolset = SkillToolset(skills_dir, prompt_mode="dynamic")
     model = scripted(
         [("load_skill", {"skill_name": "alpha-tools"})],
         [("transfer_to_agent", {"agent_name": "helper"})],
@@ -249,7 +255,8 @@ async def test_recommend_never_blocks(skills_dir: Path) -> None:
     events = await run_turn(runner, await new_session(runner))
     assert response_of(events, "Write") == {"result": "ok"}
     # ...but the model is told what the skill allows.
-    assert "allowed tools: Read" in model.instructions()
+    reply = response_of(events, "load_skill")["result"]
+    assert "Allowed tools while this skill is loaded: Read" in reply
 
 
 async def test_refresh_shows_new_skills_next_turn(skills_dir: Path) -> None:
@@ -314,7 +321,9 @@ async def test_one_scan_per_invocation_even_with_concurrent_callers(skills_dir: 
 
 
 async def test_xml_catalog_without_resource_tool_and_context_helpers(skills_dir: Path) -> None:
-    toolset = SkillToolset(skills_dir, catalog_format="xml", include_resource_tool=False)
+    toolset = SkillToolset(
+        skills_dir, catalog_format="xml", include_resource_tool=False, prompt_mode="dynamic"
+    )
     seen: list[tuple[list[str], bool]] = []
 
     def after_model(callback_context, llm_response):

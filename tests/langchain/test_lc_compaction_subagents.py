@@ -59,7 +59,8 @@ def test_instructions_restored_after_summarization(model, skills, use_async) -> 
     system = model.system()
     assert HEADING in system
     assert '<skill_content name="beta">\nBeta says: anything goes.\n</skill_content>' in system
-    assert "- **beta** [Loaded]" in system
+    # The catalog is the one of the first call (stable prompt): the repeat comes after it.
+    assert system.startswith(model.system(0)) and "[Loaded]" not in system
     # Still loaded in the checkpoint; the summary did not unload anything.
     assert loaded_names_of(agent.get_state(CFG).values[STATE_KEY]) == ["beta"]
 
@@ -81,7 +82,7 @@ def test_seed_by_names_loads_and_injects(model, skills) -> None:
     mw = SkillsMiddleware(skills)
     agent = create_agent(model, plain_tools(), middleware=[mw], checkpointer=InMemorySaver())
     agent.invoke({"messages": [HumanMessage("hi")], SEED_KEY: ["alpha", "nope"]}, CFG)
-    assert "- **alpha** [Loaded]" in model.system()
+    assert "- **alpha**: " in model.system()  # the stable catalog lists it unmarked
     assert '<skill_content name="alpha">' in model.system()
     assert loaded_names_of(agent.get_state(CFG).values[STATE_KEY]) == ["alpha"]
     # A seed is for a thread's first run only.
@@ -151,11 +152,10 @@ def test_deep_agent_with_subagent(model, skills, share: bool) -> None:
     child_first = model.system(helper[0])
     assert "- **beta**:" in child_first
     if share:
-        assert "- **alpha** [Loaded]" in child_first
         assert '<skill_content name="alpha">' in child_first  # instructions came along
     else:
-        assert "[Loaded]" not in child_first
-    assert "- **beta** [Loaded]" in model.system(helper[-1])
+        assert "<skill_content" not in child_first
+    assert _has_skill_message(model.requests[helper[-1]], "beta")  # the child's load
     # Whatever the child did stays in the child.
     assert loaded_names_of(agent.get_state(CFG).values[STATE_KEY]) == ["alpha"]
     task_reply = next(m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == "task")
@@ -180,5 +180,5 @@ def test_deep_agent_drop_in_replaces_builtin_skills(model, skills) -> None:
     for i in range(len(model.requests)):
         assert "## Skills System" not in model.system(i)  # deepagents' own prompt is gone
         assert "- **alpha**" in model.system(i)
-    assert any("- **beta** [Loaded]" in model.system(i) for i in range(len(model.requests)))
+    assert any(_has_skill_message(r, "beta") for r in model.requests)
     assert loaded_names_of(agent.get_state(CFG).values.get(STATE_KEY)) == []

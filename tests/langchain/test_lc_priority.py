@@ -29,7 +29,7 @@ def test_a_cut_catalog_keeps_the_high_priority_skill(tmp_path: Path) -> None:
     agent = create_agent(
         model,
         plain_tools(),
-        middleware=[SkillsMiddleware(tmp_path, max_description_budget=600)],
+        middleware=[SkillsMiddleware(tmp_path, max_description_budget=600, prompt_mode="dynamic")],
         checkpointer=InMemorySaver(),
     )
     model.push(tool_calls(("search_skills", {"query": None, "path": "Q3/Budget.XLSX"})))

@@ -90,7 +90,7 @@ def test_budget_and_omitted_line(make_agent, model, run, tmp_path: Path, helpers
 
 
 def test_loaded_mark_with_resources_and_allowed_tools(make_agent, model, run, examples) -> None:
-    agent, _ = make_agent(examples)
+    agent, _ = make_agent(examples, prompt_mode="dynamic")
     model.push(tool_calls(("load_skill", {"skill_name": "csv-data-audit"})))
     run(agent)
     system = model.system()

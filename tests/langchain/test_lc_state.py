@@ -38,7 +38,8 @@ def load(name: str) -> tuple[str, dict[str, Any]]:
 def _sqlite_agent(saver: Any, root: Path) -> tuple[Any, ScriptedChatModel]:
     # Everything new: library, middleware, model, agent; only the database file is shared.
     model = ScriptedChatModel()
-    mw = SkillsMiddleware(SkillLibrary([root]), max_loaded_skills=2)
+    # Dynamic: the [Loaded] mark shows what the resumed thread restored.
+    mw = SkillsMiddleware(SkillLibrary([root]), max_loaded_skills=2, prompt_mode="dynamic")
     return create_agent(model, plain_tools(), middleware=[mw], checkpointer=saver), model
 
 
@@ -211,7 +212,7 @@ def test_discovery_is_not_repeated_on_later_turns(
 def test_source_unreachable_between_turns(
     make_agent, model, run, examples, helpers, caplog
 ) -> None:
-    agent, _ = make_agent(examples)
+    agent, _ = make_agent(examples, prompt_mode="dynamic")  # [Loaded] shows the kept state
     model.push(tool_calls(load("csv-data-audit")))
     run(agent, thread="thread-1")
     moved = examples.with_name("moved")
@@ -384,7 +385,9 @@ def test_recommend_passes_everything(make_agent, model, run, skills, helpers) ->
     model.push(tool_calls("Write", *LOOKALIKES))
     out = run(agent, thread="thread-1")
     assert all(m.status == "success" for m in helpers.replies(out))
-    assert "allowed tools: Read" in model.system()  # still shown to the model
+    # Still shown to the model, in the load reply.
+    told = "Allowed tools while this skill is loaded: Read"
+    assert any(told in m.text for m in model.requests[-1]["messages"])
 
 
 def test_restrict_matches_nfc_equivalent_names(make_agent, model, run, tmp_path, helpers) -> None:

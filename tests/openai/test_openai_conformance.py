@@ -53,7 +53,9 @@ def _parts(r: ToolCallResult) -> tuple[Attachment, ...]:
 class _Driver(AdapterDriver):
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.server = ScriptedServer().start()
-        self.skills = OpenAISkills(library, handlers=PLAIN, **self.options)
+        self.skills = OpenAISkills(
+            library, handlers=PLAIN, prompt_mode=self.prompt_mode, **self.options
+        )
         self.limits, self.policy = limits, policy
         self.conversations: dict[str, tuple[Any, list[Any]]] = {}
         self.key = ""

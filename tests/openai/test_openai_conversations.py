@@ -95,7 +95,8 @@ def test_restart_with_sqlite_session_keeps_restrict(
     run(agent_for(first, load_then_answer(), log), session, first.conversation(session))
     session.close()
 
-    again = AgentSkills(examples_library, policy=RESTRICT)  # a new process
+    # A new process; the dynamic prompt's [Loaded] mark shows the restored state.
+    again = AgentSkills(examples_library, policy=RESTRICT, prompt_mode="dynamic")
     session = SQLiteSession("user-1", db)
     history = asyncio.run(session.get_items())
     assert any(i.get("name") == "load_skill" for i in history if isinstance(i, dict))
