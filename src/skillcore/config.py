@@ -39,6 +39,15 @@ def _optional_mode(value: ValidationMode | str | None) -> ValidationMode | None:
     return None if value is None else ValidationMode(value)
 
 
+def _skill_names(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Skill names as a tuple without repeats (one name may be given as a string)."""
+    names = (value,) if isinstance(value, str) else tuple(value or ())
+    bad = [n for n in names if not isinstance(n, str) or not n]
+    if bad:
+        raise TypeError(f"skill names must be non-empty strings, got {bad[0]!r:.80}")
+    return tuple(dict.fromkeys(names))
+
+
 @attrs.frozen
 class SkillConfig:
     """Adapter options with one meaning in every adapter.
@@ -77,6 +86,22 @@ class SkillConfig:
     catalog_order: CatalogOrder = attrs.field(
         default=CatalogOrder.PRECEDENCE, converter=CatalogOrder
     )
+    #: Skills loaded when a conversation starts (it has no saved state yet); the model may
+    #: unload them. Names that cannot be loaded are skipped with a ``preload.skipped`` warning.
+    default_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
+    #: Skills loaded on every turn when they are not loaded, which the model cannot unload
+    #: (``PINNED``). They count against the loaded-skill limit: at most that many.
+    pinned_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
+
+    def __attrs_post_init__(self) -> None:
+        # Build-time error: pinned skills that cannot all be loaded at once would evict each
+        # other on every turn.
+        limit = self.session_limits().max_loaded
+        if len(self.pinned_skills) > limit:
+            raise ValueError(
+                f"{len(self.pinned_skills)} pinned_skills exceed the loaded-skill limit "
+                f"({limit}): pin at most {limit} skills or raise max_loaded_skills"
+            )
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -151,6 +176,8 @@ class SkillConfig:
             enum_limit=self.enum_limit,
             budget_counter=self.budget_counter,
             catalog_order=self.catalog_order,
+            default_skills=self.default_skills,
+            pinned_skills=self.pinned_skills,
         )
 
 
