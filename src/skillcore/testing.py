@@ -13,9 +13,9 @@ from __future__ import annotations
 import abc
 import logging
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
+from types import MappingProxyType, TracebackType
 from typing import Any
 
 import attrs
@@ -50,10 +50,13 @@ class AdapterDriver(abc.ABC):
     """Runs model turns through one adapter and reports what the model would observe."""
 
     names: ToolNames = ToolNames()
+    #: Further :class:`~skillcore.SkillConfig` options a check sets before :meth:`start`
+    #: (e.g. ``default_skills``, ``pinned_skills``); pass them to the adapter.
+    options: Mapping[str, Any] = MappingProxyType({})
 
     @abc.abstractmethod
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
-        """Build the agent (fresh conversation) around ``library``."""
+        """Build the agent (fresh conversation) around ``library`` (with :attr:`options`)."""
 
     @abc.abstractmethod
     def turn(self, calls: Sequence[Call]) -> list[Reply]:
@@ -406,6 +409,49 @@ def check_events_once(driver: AdapterDriver, root: Path) -> None:
     assert calls[2].fields["code"] == "ALREADY_LOADED", calls[2]
 
 
+def check_default_skills(driver: AdapterDriver, root: Path) -> None:
+    """``default_skills`` are loaded when a conversation starts, their instructions are in
+    the first prompt, the model may unload them, and they do not come back in that
+    conversation; a new conversation starts with them again."""
+    driver.options = {"default_skills": ("beta-open",)}
+    _start(driver, root)
+    _one(driver, Call(driver.names.search, {"query": "gamma", "path": None}))
+    text = driver.instructions()
+    assert "Beta instructions." in text and _marked(text, "beta-open"), text
+    r = _one(driver, Call(driver.names.unload, {"skill_name": "beta-open"}))
+    assert not r.is_error, r
+    assert driver.loaded() == []
+    _one(driver, Call("Write", {}))
+    assert "Beta instructions." not in driver.instructions()
+    driver.use_conversation("other")
+    assert not _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"})).is_error
+    assert driver.loaded() == ["beta-open", "gamma-files"]
+
+
+def check_pinned_skills(driver: AdapterDriver, root: Path) -> None:
+    """``pinned_skills`` are loaded from the first turn (their instructions in the prompt,
+    their ``allowed-tools`` applied), an unload is refused (``PINNED``), and they hold a
+    slot of ``max_loaded``."""
+    driver.options = {"pinned_skills": ("alpha-tools",)}
+    _start(driver, root)
+    r = _one(driver, Call("Write", {}))
+    assert r.is_error and "not allowed" in r.text, f"the pinned skill restricts tools: {r}"
+    text = driver.instructions()
+    assert "Alpha instructions: only read." in text and _marked(text, "alpha-tools"), text
+    r = _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"}))
+    assert r.is_error and "pinned" in r.text, r
+    assert not _one(driver, Call(driver.names.load, {"skill_name": "beta-open"})).is_error
+    assert driver.loaded() == ["alpha-tools", "beta-open"]
+    r = _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"}))
+    assert r.is_error and driver.names.unload in r.text, r
+
+
+def _marked(text: str, name: str) -> bool:
+    return f"**{name}** [Loaded]" in text or (
+        f"<name>{name}</name>" in text and "<loaded>true</loaded>" in text
+    )
+
+
 CHECKS: tuple[Check, ...] = (
     check_catalog_in_instructions,
     check_load_and_marks,
@@ -419,6 +465,8 @@ CHECKS: tuple[Check, ...] = (
     check_call_order_in_one_turn,
     check_conversations_are_separate,
     check_events_once,
+    check_default_skills,
+    check_pinned_skills,
 )
 
 

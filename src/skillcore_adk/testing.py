@@ -153,6 +153,7 @@ class AdkDriver(AdapterDriver):
             limits=limits,
             allowed_tools_policy=policy.mode,
             always_allowed_tools=policy.always_allowed,
+            **self.options,
         )
         self.model = ScriptedLlm()
         callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None

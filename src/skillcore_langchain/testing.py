@@ -141,6 +141,7 @@ class LangChainDriver(AdapterDriver):
             allowed_tools_policy=policy.mode,
             always_allowed_tools=policy.always_allowed,
             tool_name_prefix=self.tool_name_prefix,
+            **self.options,
         )
         self.agent = create_agent(
             self.model, plain_tools(), middleware=[self.middleware], checkpointer=InMemorySaver()

@@ -23,7 +23,7 @@ PLAIN = {"Read": lambda args: "ok", "Write": lambda args: "ok"}
 class _Driver(AdapterDriver):
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.server = ScriptedServer().start()
-        self.skills = OpenAISkills(library, handlers=PLAIN)
+        self.skills = OpenAISkills(library, handlers=PLAIN, **self.options)
         self.limits, self.policy = limits, policy
         self.conversations: dict[str, tuple[Any, list[Any]]] = {}
         self.key = ""
