@@ -236,6 +236,10 @@ class AdapterParts:
             cfg.toolkit(library),
         )
         names = toolkit.names
+        if toolkit.preset and getattr(library, "_catalog", None) is not None:
+            # Already discovered: unknown configured skills are reported now, at build time
+            # (otherwise when the catalog is first discovered).
+            toolkit.check_preset(library.catalog)
         restore = Restorer(lambda: library.catalog, limits, policy, names)
         return cls(
             cfg, library, limits, policy, toolkit, names, RefreshGate(refresh), TurnStore(), restore

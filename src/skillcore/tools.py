@@ -289,6 +289,17 @@ class SkillToolkit:
         self._report_preset(new, outcomes)
         return new, outcomes
 
+    def check_preset(self, catalog: Catalog) -> tuple[Outcome, ...]:
+        """The configured skills ``catalog`` cannot provide (``SKILL_NOT_FOUND``, ``DISABLED``),
+        reported as ``preload.skipped`` warnings (once per catalog, shared with :meth:`ensure`):
+        adapters call it when they are built over an already discovered library."""
+        session = SkillSession(catalog)
+        names = tuple(dict.fromkeys((*self.pinned_skills, *self.default_skills)))
+        refused = (OutcomeCode.SKILL_NOT_FOUND, OutcomeCode.DISABLED)
+        outcomes = tuple(o for o in session.ensure_loaded(names, {})[1] if o.code in refused)
+        self._report_preset(session, outcomes)
+        return outcomes
+
     def _report_preset(self, session: SkillSession, outcomes: tuple[Outcome, ...]) -> None:
         catalog, skipped = self._skipped
         if catalog is not session.catalog:

@@ -161,3 +161,17 @@ def test_config_checks_at_build_time() -> None:
         SkillConfig(default_skills=["a", ""])
     cfg = SkillConfig(default_skills="a", pinned_skills=["b", "b"])
     assert cfg.default_skills == ("a",) and cfg.pinned_skills == ("b",)
+
+
+def test_unknown_configured_skills_are_reported_at_build_time(library: SkillLibrary) -> None:
+    from skillcore.config import AdapterParts
+
+    library.catalog  # noqa: B018 - discovered before the adapter is built
+    with EventRecorder() as rec:
+        parts = AdapterParts.build(library, default_skills=["nope"], pinned_skills=["hidden"])
+        parts.toolkit.ensure(library.session(), fresh=True)  # not reported a second time
+    got = [(e.name, e.fields["skill"], e.fields["code"]) for e in rec.events]
+    assert got == [
+        ("preload.skipped", "hidden", "DISABLED"),
+        ("preload.skipped", "nope", "SKILL_NOT_FOUND"),
+    ]
