@@ -8,8 +8,6 @@ event) in :mod:`skillcore.calls`. Adapters only translate framework objects.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
@@ -20,13 +18,14 @@ from skillcore.calls import Data, Effect, ToolResult, Unload
 from skillcore.codes import OutcomeCode
 from skillcore.coordination import SessionRef, SessionStore, as_store
 from skillcore.library import SkillLibrary
-from skillcore.model import Catalog, SkillDocument, SkillMetadata
+from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import DecisionCode, PolicyMode, ToolDecision, ToolPolicy
+from skillcore.preload import Preload
 from skillcore.relevance import CatalogOrder, relevant_catalog
 from skillcore.render import CatalogFormat, catalog_view, render_load_reply
 from skillcore.search import search_skills
-from skillcore.session import LoadRequest, Outcome, ResourceRequest, SkillSession
+from skillcore.session import Outcome, ResourceRequest, SkillSession
 from skillcore.sources import ReadError
 from skillcore.specs import (
     DEFAULT_ENUM_LIMIT,
@@ -56,13 +55,8 @@ class SkillToolkit:
         pinned_skills: Iterable[str] = (),
     ) -> None:
         self.library = library
-        #: Skills loaded when a conversation starts, and skills kept loaded on every turn
-        #: (see :meth:`ensure`).
-        self.default_skills: tuple[str, ...] = tuple(dict.fromkeys(default_skills))
-        self.pinned_skills: tuple[str, ...] = tuple(dict.fromkeys(pinned_skills))
-        self._preset_docs: OrderedDict[SkillMetadata, SkillDocument] = OrderedDict()
-        self._preset_lock = threading.Lock()
-        self._skipped: tuple[Catalog | None, set[tuple[str, OutcomeCode]]] = (None, set())
+        #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
+        self.preload = Preload(library, default_skills, pinned_skills)
         self.names = names or ToolNames()
         self.include_resource_tool = include_resource_tool
         self.catalog_format = CatalogFormat(catalog_format)
@@ -234,117 +228,40 @@ class SkillToolkit:
         results = [await self.acall(store, self.names.load, {"skill_name": n}) for n in names]
         return store.session, results
 
-    # -- configured skills: default_skills and pinned_skills ----------------------------
+    # -- configured skills: default_skills and pinned_skills (see skillcore.preload) -------
+
+    @property
+    def default_skills(self) -> tuple[str, ...]:
+        """Skills loaded when a conversation starts."""
+        return self.preload.default_skills
+
+    @property
+    def pinned_skills(self) -> tuple[str, ...]:
+        """Skills kept loaded on every turn; the model cannot unload them."""
+        return self.preload.pinned_skills
 
     @property
     def preset(self) -> frozenset[str]:
-        """Names of the configured skills (default and pinned): their instructions reach the
-        model through the system prompt, since no tool reply delivered them."""
-        return frozenset((*self.default_skills, *self.pinned_skills))
-
-    def preset_names(self, fresh: bool) -> tuple[str, ...]:
-        """What :meth:`ensure` loads: the pinned skills, then (``fresh``: the conversation
-        has no saved state yet) the default skills."""
-        names = self.pinned_skills + (self.default_skills if fresh else ())
-        return tuple(dict.fromkeys(names))
+        """Names of the configured skills (default and pinned)."""
+        return self.preload.preset
 
     def ensure(
         self, session: SkillSession, *, fresh: bool = False
     ) -> tuple[SkillSession, tuple[Outcome, ...]]:
-        """Turn start: load the pinned skills that are not loaded and, when ``fresh`` (a new
-        conversation), the default skills (:meth:`SkillSession.ensure_loaded`). Names that
-        cannot be loaded are skipped and reported once per catalog (``preload.skipped``);
-        never raises for them. Returns the same session when nothing changes."""
-        names = self.preset_names(fresh)
-        if not names:
-            return session, ()
-        docs = {n: self._preset_doc(session, n) for n in session.to_ensure(names)}
-        return self._ensured(session, names, docs)
+        """Turn start: the pinned skills and, when ``fresh`` (a new conversation), the default
+        skills loaded (:meth:`skillcore.preload.Preload.ensure`)."""
+        return self.preload.ensure(session, fresh=fresh)
 
     async def aensure(
         self, session: SkillSession, *, fresh: bool = False
     ) -> tuple[SkillSession, tuple[Outcome, ...]]:
-        """Async :meth:`ensure` (documents are read without blocking the event loop)."""
-        names = self.preset_names(fresh)
-        if not names:
-            return session, ()
-        docs = {n: await self._apreset_doc(session, n) for n in session.to_ensure(names)}
-        return self._ensured(session, names, docs)
-
-    def _ensured(
-        self,
-        session: SkillSession,
-        names: tuple[str, ...],
-        docs: Mapping[str, SkillDocument | ReadError],
-    ) -> tuple[SkillSession, tuple[Outcome, ...]]:
-        read = {n: d for n, d in docs.items() if isinstance(d, SkillDocument)}
-        new, outcomes = session.ensure_loaded(names, read, pinned=self.pinned_skills)
-        failed = {n: d for n, d in docs.items() if isinstance(d, ReadError)}
-        outcomes = tuple(
-            session.fail_load(o.skill, failed[o.skill].code, failed[o.skill].message)
-            if o.skill in failed
-            else o
-            for o in outcomes
-        )
-        self._report_preset(new, outcomes)
-        return new, outcomes
+        """Async :meth:`ensure`."""
+        return await self.preload.aensure(session, fresh=fresh)
 
     def check_preset(self, catalog: Catalog) -> tuple[Outcome, ...]:
-        """The configured skills ``catalog`` cannot provide (``SKILL_NOT_FOUND``, ``DISABLED``),
-        reported as ``preload.skipped`` warnings (once per catalog, shared with :meth:`ensure`):
-        adapters call it when they are built over an already discovered library."""
-        session = SkillSession(catalog)
-        names = tuple(dict.fromkeys((*self.pinned_skills, *self.default_skills)))
-        refused = (OutcomeCode.SKILL_NOT_FOUND, OutcomeCode.DISABLED)
-        outcomes = tuple(o for o in session.ensure_loaded(names, {})[1] if o.code in refused)
-        self._report_preset(session, outcomes)
-        return outcomes
-
-    def _report_preset(self, session: SkillSession, outcomes: tuple[Outcome, ...]) -> None:
-        catalog, skipped = self._skipped
-        if catalog is not session.catalog:
-            skipped = set()
-            self._skipped = (session.catalog, skipped)
-        for o in outcomes:
-            if o.code is OutcomeCode.LOADED:
-                fields = {"skill": o.skill, "pinned": o.skill in self.pinned_skills}
-                events.emit("skill.preloaded", {**fields, "loaded": session.loaded_names})
-            elif o.code is OutcomeCode.UNLOADED:
-                events.emit("skill.unloaded", {"skill": o.skill, "loaded": session.loaded_names})
-            elif (o.skill or "", o.code) not in skipped:  # once per catalog, not every turn
-                skipped.add((o.skill or "", o.code))
-                fields = {"skill": o.skill, "code": o.code.value, "detail": o.message}
-                events.emit("preload.skipped", fields)
-
-    def _preset_cached(self, session: SkillSession, name: str) -> SkillDocument | None:
-        meta = session.catalog.get(name)
-        with self._preset_lock:
-            return self._preset_docs.get(meta) if meta is not None else None
-
-    def _preset_keep(self, data: calls.Data) -> SkillDocument | ReadError:
-        if isinstance(data, SkillDocument):
-            with self._preset_lock:
-                self._preset_docs[data.metadata] = data
-                while len(self._preset_docs) > max(8, 2 * len(self.preset)):
-                    self._preset_docs.popitem(last=False)
-            return data
-        if isinstance(data, ReadError):
-            return data
-        return ReadError(OutcomeCode.READ_FAILED, "the document could not be read")
-
-    def _preset_doc(self, session: SkillSession, name: str) -> SkillDocument | ReadError:
-        # Cached: adapters whose turn-start state is not persisted until a tool call writes
-        # (ADK) ensure the same skills on every model call.
-        cached = self._preset_cached(session, name)
-        if cached is not None:
-            return cached
-        return self._preset_keep(calls.read(self.library, LoadRequest(name), session))
-
-    async def _apreset_doc(self, session: SkillSession, name: str) -> SkillDocument | ReadError:
-        cached = self._preset_cached(session, name)
-        if cached is not None:
-            return cached
-        return self._preset_keep(await calls.aread(self.library, LoadRequest(name), session))
+        """Configured skills ``catalog`` cannot provide, reported once
+        (:meth:`skillcore.preload.Preload.check`)."""
+        return self.preload.check(catalog)
 
     def plan(
         self,
