@@ -52,8 +52,8 @@ class Preload:
         cannot be loaded are skipped and reported once per catalog (``preload.skipped``);
         never raises for them. Returns the same session when nothing changes."""
         names = self.names(fresh)
-        if not names:
-            return session, ()
+        if not names or all(session.is_loaded(n) for n in names):
+            return session, ()  # the usual case, on every turn: nothing to do
         docs = {n: self._doc(session, n) for n in session.to_ensure(names)}
         return self._ensured(session, names, docs)
 
@@ -62,7 +62,7 @@ class Preload:
     ) -> tuple[SkillSession, tuple[Outcome, ...]]:
         """Async :meth:`ensure` (documents are read without blocking the event loop)."""
         names = self.names(fresh)
-        if not names:
+        if not names or all(session.is_loaded(n) for n in names):
             return session, ()
         docs = {n: await self._adoc(session, n) for n in session.to_ensure(names)}
         return self._ensured(session, names, docs)
