@@ -21,7 +21,7 @@ from skillcore import (
     replies,
 )
 from skillcore.reinjection import Reinjection
-from skillcore.testing import CHECKS, AdapterDriver, Call, Reply
+from skillcore.testing import CHECKS, AdapterDriver, Attachment, Call, Reply
 
 
 class CoreDriver(AdapterDriver):
@@ -71,7 +71,9 @@ class CoreDriver(AdapterDriver):
                     return Reply(call.tool, text, not decision.allowed), None
                 res = self.toolkit.call(view, call.tool, call.args)
                 update = res.session.to_state(turn=turn.turn, seq=view.seq) if res.changed else None
-                return Reply(call.tool, res.text, not res.ok), update
+                b = res.binary
+                parts = (Attachment(b.mime_type, b.data),) if b is not None else ()
+                return Reply(call.tool, res.text, not res.ok, parts), update
 
         # Reverse submission order: later calls start first and must wait for earlier ones.
         with ThreadPoolExecutor(max_workers=max(1, len(calls))) as pool:

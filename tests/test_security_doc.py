@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import Limits, parsing, policy, sources, specs
+from skillcore import Limits, binary, parsing, policy, sources, specs
 from skillcore.backends import archive
 from skillcore.library import SKILL_GRACE_SECONDS
 
@@ -33,6 +33,8 @@ def _n(value: int) -> str:
         f"{Limits().max_resources} files",
         f"at most {sources.DEFAULT_MAX_FILE_BYTES // MIB} MiB",
         f"{Limits().max_resource_bytes // 1024} KiB",
+        f"capped at {Limits().max_binary_bytes // MIB} MiB each",
+        f"reads {binary.SNIFF_BYTES} bytes at most",
         f"for {SKILL_GRACE_SECONDS:g} seconds",
         f"{_n(archive.ArchiveLimits().max_members)} members",
         f"{archive.ArchiveLimits().max_uncompressed_bytes // MIB} MiB uncompressed",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from skillcore import replies
+    from skillcore.binary import BinaryPayload
     from skillcore.codes import OutcomeCode
     from skillcore.config import SkillConfig
     from skillcore.coordination import (
@@ -115,6 +116,7 @@ _LAZY: dict[str, str] = {
     "search_skills": "skillcore.search",
     "STATE_SCHEMA": "skillcore.session",
     "Limits": "skillcore.session",
+    "BinaryPayload": "skillcore.binary",
     "LoadedSkill": "skillcore.session",
     "LoadRequest": "skillcore.session",
     "Outcome": "skillcore.session",
@@ -158,6 +160,7 @@ __all__ = [
     "ALIAS_PRESETS",
     "STATE_SCHEMA",
     "ArgumentError",
+    "BinaryPayload",
     "Catalog",
     "CatalogFormat",
     "CatalogOrder",

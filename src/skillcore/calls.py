@@ -11,6 +11,7 @@ from __future__ import annotations
 import attrs
 
 from skillcore import events, replies
+from skillcore.binary import BinaryPayload, binary_payload, widens, wider
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.library import ResourceContent, SkillLibrary
 from skillcore.model import SkillDocument
@@ -44,6 +45,9 @@ class ToolResult(Coded):
     seq: int = 0
     #: The loaded document when ``code`` is LOADED (adapters may keep it for re-injection).
     document: SkillDocument | None = None
+    #: A binary resource to deliver as the framework's native part (``binary_resources=True``;
+    #: see :mod:`skillcore.binary`); ``text`` then describes it.
+    binary: BinaryPayload | None = None
 
 
 def file_cap(library: SkillLibrary, session: SkillSession) -> int:
@@ -51,37 +55,67 @@ def file_cap(library: SkillLibrary, session: SkillSession) -> int:
     return min(library.max_file_bytes, session.limits.max_file_bytes)
 
 
-def read(library: SkillLibrary, effect: Effect, session: SkillSession) -> Data:
-    """Read what ``effect`` needs (nothing for an unload); a failed read is returned."""
+def read(
+    library: SkillLibrary, effect: Effect, session: SkillSession, binary: bool = False
+) -> Data:
+    """Read what ``effect`` needs (nothing for an unload); a failed read is returned.
+    ``binary``: a resource too large for text is read again with the binary cap, and kept
+    if it is an allowed binary file (:mod:`skillcore.binary`)."""
     try:
         if isinstance(effect, LoadRequest):
             return library.read_document(effect.name, file_cap(library, session))
         if isinstance(effect, ResourceRequest):
-            cap = session.limits.max_resource_bytes
-            return library.read_resource(effect.name, effect.path, cap)
+            limits = session.limits
+            try:
+                return library.read_resource(effect.name, effect.path, limits.max_resource_bytes)
+            except ReadError as exc:
+                if not (binary and widens(exc, *_caps(session))):
+                    raise
+                cap = limits.max_binary_bytes
+                return wider(exc, library.read_resource(effect.name, effect.path, cap))
     except ReadError as exc:
         return exc
     return None
 
 
-async def aread(library: SkillLibrary, effect: Effect, session: SkillSession) -> Data:
+async def aread(
+    library: SkillLibrary, effect: Effect, session: SkillSession, binary: bool = False
+) -> Data:
     """Async :func:`read`."""
     try:
         if isinstance(effect, LoadRequest):
             return await library.aread_document(effect.name, file_cap(library, session))
         if isinstance(effect, ResourceRequest):
-            cap = session.limits.max_resource_bytes
-            return await library.aread_resource(effect.name, effect.path, cap)
+            limits = session.limits
+            try:
+                cap = limits.max_resource_bytes
+                return await library.aread_resource(effect.name, effect.path, cap)
+            except ReadError as exc:
+                if not (binary and widens(exc, *_caps(session))):
+                    raise
+                cap = limits.max_binary_bytes
+                wide = await library.aread_resource(effect.name, effect.path, cap)
+                return wider(exc, wide)
     except ReadError as exc:
         return exc
     return None
 
 
+def _caps(session: SkillSession) -> tuple[int, int]:
+    """The text and binary caps of a resource read."""
+    return session.limits.max_resource_bytes, session.limits.max_binary_bytes
+
+
 def resource_result(
-    session: SkillSession, req: ResourceRequest, data: Data, names: ToolNames
+    session: SkillSession,
+    req: ResourceRequest,
+    data: Data,
+    names: ToolNames,
+    binary: bool = False,
 ) -> ToolResult:
     """The result of a resource read (no transition: the session is unchanged), re-checked
-    against ``session`` since the skill may have been unloaded while the file was read."""
+    against ``session`` since the skill may have been unloaded while the file was read.
+    ``binary``: an allowed binary file within the binary cap is delivered as a payload."""
     tool = names.resource
     again = session.begin_resource(req.name, req.path)
     if isinstance(again, Outcome):
@@ -96,8 +130,16 @@ def resource_result(
         return ToolResult(session, text, data.code, tool)
     assert isinstance(data, ResourceContent)
     if data.binary:
-        text = replies.binary_resource(path, name, data)
-        return ToolResult(session, text, OutcomeCode.BINARY_RESOURCE, tool)
+        payload = binary_payload(data) if binary else None
+        if payload is None:
+            text = replies.binary_resource(path, name, data)
+            return ToolResult(session, text, OutcomeCode.BINARY_RESOURCE, tool)
+        cap = session.limits.max_binary_bytes
+        if payload.size > cap:
+            text = replies.binary_too_large(payload, cap)
+            return ToolResult(session, text, OutcomeCode.TOO_LARGE, tool)
+        text = replies.binary_attached(payload)
+        return ToolResult(session, text, OutcomeCode.RESOURCE_READ, tool, binary=payload)
     return ToolResult(session, replies.resource(path, name, data), OutcomeCode.RESOURCE_READ, tool)
 
 

@@ -71,7 +71,7 @@ class _Progress:
             self.stream.write("\n")
 
 
-class UsageError(Exception):
+class UsageError(SkillcoreError):
     """Bad command-line input: printed as one line, exit code 2."""
 
 

@@ -86,6 +86,9 @@ class SkillConfig:
     catalog_order: CatalogOrder = attrs.field(
         default=CatalogOrder.PRECEDENCE, converter=CatalogOrder
     )
+    #: Deliver images and PDFs read with the resource tool as the framework's native binary
+    #: part (off by default: a model without vision input can fail on an image).
+    binary_resources: bool = False
     #: Skills loaded when a conversation starts (it has no saved state yet); the model may
     #: unload them. Names that cannot be loaded are skipped with a ``preload.skipped`` warning.
     default_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
@@ -178,6 +181,7 @@ class SkillConfig:
             catalog_order=self.catalog_order,
             default_skills=self.default_skills,
             pinned_skills=self.pinned_skills,
+            binary_resources=self.binary_resources,
         )
 
 

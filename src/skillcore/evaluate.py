@@ -23,6 +23,7 @@ from pathlib import Path
 
 import attrs
 
+from skillcore.errors import SkillcoreError
 from skillcore.model import Catalog, SkillMetadata
 from skillcore.ranking import (
     STOPWORDS,
@@ -46,7 +47,7 @@ KS = (1, 5, 10)
 SEMANTIC_ALL_PAIRS = 1_500
 
 
-class EvalFileError(ValueError):
+class EvalFileError(SkillcoreError, ValueError):
     """An eval file that cannot be used: the message names the file, the entry and why."""
 
 

@@ -65,6 +65,8 @@ class ResourceContent:
     size: int
     text: str | None
     binary: bool = False
+    #: The bytes of a binary file (empty for text), for :mod:`skillcore.binary`.
+    data: bytes = attrs.field(default=b"", repr=False)
 
 
 @attrs.define
@@ -617,8 +619,8 @@ def _read_diag(reader: SourceReader, path: str, exc: ReadError) -> Diagnostic:
 
 def _content(skill: str, path: str, data: bytes) -> ResourceContent:
     if b"\x00" in data[:8192]:
-        return ResourceContent(skill, path, len(data), None, True)
+        return ResourceContent(skill, path, len(data), None, True, data)
     try:
         return ResourceContent(skill, path, len(data), data.decode("utf-8"))
     except UnicodeDecodeError:
-        return ResourceContent(skill, path, len(data), None, True)
+        return ResourceContent(skill, path, len(data), None, True, data)

@@ -26,6 +26,7 @@ from urllib.parse import quote, unquote
 
 import anyio
 
+from skillcore.binary import BinaryPayload
 from skillcore.codes import OutcomeCode
 from skillcore.errors import require
 from skillcore.library import SkillLibrary
@@ -71,6 +72,18 @@ class GetSkillParams(types.RequestParams):
     """Params of ``skills/get``."""
 
     uri: str = Field(max_length=4096)
+
+
+def _binary_content(payload: BinaryPayload) -> Any:
+    """A binary resource as MCP content: an image, or the file as an embedded blob."""
+    if payload.is_image:
+        return types.ImageContent(type="image", data=payload.base64(), mime_type=payload.mime_type)
+    blob = types.BlobResourceContents(
+        uri=skill_uri(payload.skill, payload.path),
+        mime_type=payload.mime_type,
+        blob=payload.base64(),
+    )
+    return types.EmbeddedResource(type="resource", resource=blob)
 
 
 def skill_uri(name: str, path: str = SKILL_FILE) -> str:
@@ -314,9 +327,10 @@ class SkillMCPServer:
     ) -> types.CallToolResult:
         state = self.state_for(ctx)
         result = await self.toolkit.acall(state, params.name, dict(params.arguments or {}))
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=result.text)], is_error=not result.ok
-        )
+        content: list[Any] = [types.TextContent(type="text", text=result.text)]
+        if result.binary is not None:  # a binary resource (the toolkit's binary_resources)
+            content.append(_binary_content(result.binary))
+        return types.CallToolResult(content=content, is_error=not result.ok)
 
     # -- resources -------------------------------------------------------------------------
 

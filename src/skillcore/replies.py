@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from skillcore._text import quoted_excerpt, single_line
+from skillcore.binary import BinaryPayload
 from skillcore.library import ResourceContent
 from skillcore.names import ToolNames
 from skillcore.policy import ToolDecision
@@ -100,6 +101,36 @@ def binary_resource(path: str, skill: str, content: ResourceContent) -> str:
     )
 
 
+def _described(payload: BinaryPayload) -> str:
+    kind = "image" if payload.is_image else "file"
+    where = f"{payload.path!r} of skill {payload.skill!r}"
+    return f"{kind} {where} ({payload.mime_type}, {payload.size} bytes)"
+
+
+def binary_attached(payload: BinaryPayload) -> str:
+    """The reply for a binary resource delivered as a native part (the part carries the
+    bytes; this text tells the model what it got)."""
+    return f"Read the {_described(payload)}; its content is attached."
+
+
+#: How :func:`binary_attachment` starts (so such a message is not taken for the user's own).
+ATTACHMENT_PREFIX = "Attached by the skill resource tool: "
+
+
+def binary_attachment(payload: BinaryPayload) -> str:
+    """The text next to the bytes where they cannot travel in the tool reply itself (Chat
+    Completions tool messages take text only: the bytes follow in a user message)."""
+    return f"{ATTACHMENT_PREFIX}the {_described(payload)}."
+
+
+def binary_too_large(payload: BinaryPayload, cap: int) -> str:
+    """The reply for an allowed binary resource over the binary cap."""
+    return error(
+        f"{payload.path!r} of skill {payload.skill!r} is {payload.size} bytes, over the "
+        f"{cap}-byte limit for binary files. Do not retry this path."
+    )
+
+
 def resource(path: str, skill: str, content: ResourceContent) -> str:
     """The reply for a resource read as text."""
     return (
@@ -152,8 +183,12 @@ def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
 
 
 __all__ = [
+    "ATTACHMENT_PREFIX",
     "ERROR_PREFIX",
+    "binary_attached",
+    "binary_attachment",
     "binary_resource",
+    "binary_too_large",
     "blocked",
     "error",
     "invalid_arguments",

@@ -14,6 +14,7 @@ import attrs
 
 from skillcore import events
 from skillcore._text import quoted_excerpt
+from skillcore.binary import DEFAULT_MAX_BINARY_BYTES
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument
@@ -36,6 +37,8 @@ class Limits:
     max_resources: int = attrs.field(default=200, validator=_positive)
     max_file_bytes: int = attrs.field(default=10 * 1024 * 1024, validator=_positive)
     max_resource_bytes: int = attrs.field(default=256 * 1024, validator=_positive)
+    #: Cap on one binary resource (image, PDF) delivered with ``binary_resources=True``.
+    max_binary_bytes: int = attrs.field(default=DEFAULT_MAX_BINARY_BYTES, validator=_positive)
 
 
 @attrs.frozen

@@ -31,7 +31,7 @@ import attrs
 
 from skillcore._frozen import FrozenDict, to_frozen
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SourceError, install_hint
+from skillcore.errors import SkillcoreError, SourceError, install_hint
 from skillcore.model import Resource, ResourceKind
 from skillcore.session import OutcomeCode
 
@@ -111,7 +111,7 @@ class SkillSource:
         return head.split("://", 1)[0] if "://" in head else head
 
 
-class ReadError(Exception):
+class ReadError(SkillcoreError):
     """A file could not be read; ``code`` is the outcome code to report.
 
     ``missing`` is True when the file does not exist (as opposed to existing but refused).
@@ -124,7 +124,7 @@ class ReadError(Exception):
         self.missing = missing
 
 
-class SourceUnavailable(Exception):
+class SourceUnavailable(SkillcoreError):
     """A whole source could not be scanned (missing root, network failure, ...)."""
 
 
@@ -271,7 +271,7 @@ def _join(*parts: str) -> str:
     return "/".join(p.strip("/") for p in parts if p.strip("/"))
 
 
-class PathEscape(Exception):
+class PathEscape(SkillcoreError):
     """A path (through its symlinks) leads outside the allowed directory."""
 
     def __init__(self, outside_source: bool) -> None:
@@ -279,7 +279,7 @@ class PathEscape(Exception):
         self.outside_source = outside_source
 
 
-class NotRegularFile(Exception):
+class NotRegularFile(SkillcoreError):
     """The path names something other than a regular file (FIFO, socket, device, directory)
     or a regular file with more than one hard link."""
 

@@ -11,11 +11,12 @@ policy, and two ordinary tools the agent must expose: ``Read`` and ``Write`` (an
 from __future__ import annotations
 
 import abc
+import base64
 import logging
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from types import MappingProxyType, TracebackType
+from types import TracebackType
 from typing import Any
 
 import attrs
@@ -38,21 +39,39 @@ class Call:
 
 
 @attrs.frozen
+class Attachment:
+    """A binary part that reached the model natively (an image or file part)."""
+
+    mime_type: str
+    data: bytes = attrs.field(repr=False)
+
+    @classmethod
+    def from_data_url(cls, url: str) -> Attachment:
+        """Decode a ``data:<mime>;base64,...`` URL (as OpenAI parts carry them)."""
+        head, _, encoded = url.partition(",")
+        if not head.startswith("data:") or not head.endswith(";base64"):
+            raise ValueError(f"not a base64 data URL: {url[:40]!r}")
+        return cls(head[len("data:") : -len(";base64")], base64.b64decode(encoded))
+
+
+@attrs.frozen
 class Reply:
     """What came back to the model for one call."""
 
     tool: str
     text: str
     is_error: bool
+    #: Binary parts delivered natively with this reply (binary resources).
+    parts: tuple[Attachment, ...] = ()
 
 
 class AdapterDriver(abc.ABC):
     """Runs model turns through one adapter and reports what the model would observe."""
 
     names: ToolNames = ToolNames()
-    #: Further :class:`~skillcore.SkillConfig` options a check sets before :meth:`start`
-    #: (e.g. ``default_skills``, ``pinned_skills``); pass them to the adapter.
-    options: Mapping[str, Any] = MappingProxyType({})
+    #: Extra :class:`~skillcore.SkillConfig` options a check asks for (e.g.
+    #: ``binary_resources=True``), set before :meth:`start`; pass them to the adapter.
+    options: Mapping[str, Any] = {}
 
     @abc.abstractmethod
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
@@ -128,6 +147,10 @@ def make_relevance_library(root: Path) -> Path:
     return root
 
 
+#: A small PNG of the scenario (``gamma-files/assets/diagram.png``).
+SCENARIO_PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(64))
+
+
 def make_scenario_library(root: Path) -> Path:
     """Write the conformance skill library under ``root`` and return its path."""
     skills = root / "conformance-skills"
@@ -143,6 +166,7 @@ def make_scenario_library(root: Path) -> Path:
     (skills / "gamma-files" / "references" / "notes.md").write_text("Gamma notes: 42.\n")
     (skills / "gamma-files" / "assets").mkdir()
     (skills / "gamma-files" / "assets" / "logo.bin").write_bytes(b"\x89PNG\x00\x01\x02")
+    (skills / "gamma-files" / "assets" / "diagram.png").write_bytes(SCENARIO_PNG)
     return skills
 
 
@@ -205,7 +229,8 @@ class EventRecorder(logging.Handler):
         self._logger.setLevel(self._level)
 
 
-def _start(driver: AdapterDriver, root: Path) -> SkillLibrary:
+def _start(driver: AdapterDriver, root: Path, **options: Any) -> SkillLibrary:
+    driver.options = options
     lib = SkillLibrary([make_scenario_library(root)])
     driver.start(lib, Limits(max_loaded=2), ToolPolicy(PolicyMode.RESTRICT))
     return lib
@@ -341,6 +366,34 @@ def check_resources(driver: AdapterDriver, root: Path) -> None:
         Call(driver.names.resource, {"skill_name": "gamma-files", "path": "assets/logo.bin"}),
     )
     assert r.is_error and "binary" in r.text, r
+    # Images are delivered only when binary_resources is on (off by default).
+    r = _one(
+        driver,
+        Call(driver.names.resource, {"skill_name": "gamma-files", "path": "assets/diagram.png"}),
+    )
+    assert r.is_error and "binary" in r.text and not r.parts, r
+
+
+def check_binary_resources(driver: AdapterDriver, root: Path) -> None:
+    """With ``binary_resources=True`` an image reaches the model as the framework's native
+    part, with a text saying what it is; an unknown binary file stays refused."""
+    _start(driver, root, binary_resources=True)
+    _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"}))
+    r = _one(
+        driver,
+        Call(driver.names.resource, {"skill_name": "gamma-files", "path": "assets/diagram.png"}),
+    )
+    assert not r.is_error, r
+    assert "assets/diagram.png" in r.text and "image/png" in r.text, r
+    assert f"{len(SCENARIO_PNG)} bytes" in r.text, r
+    assert r.parts == (Attachment("image/png", SCENARIO_PNG),), r.parts
+    r = _one(
+        driver,
+        Call(driver.names.resource, {"skill_name": "gamma-files", "path": "assets/logo.bin"}),
+    )
+    assert r.is_error and "binary" in r.text and not r.parts, r
+    r = _one(driver, Call(driver.names.resource, {"skill_name": "gamma-files", "path": "nope.md"}))
+    assert r.is_error and not r.parts, r
 
 
 def check_search(driver: AdapterDriver, root: Path) -> None:
@@ -413,8 +466,7 @@ def check_default_skills(driver: AdapterDriver, root: Path) -> None:
     """``default_skills`` are loaded when a conversation starts, their instructions are in
     the first prompt, the model may unload them, and they do not come back in that
     conversation; a new conversation starts with them again."""
-    driver.options = {"default_skills": ("beta-open",)}
-    _start(driver, root)
+    _start(driver, root, default_skills=("beta-open",))
     _one(driver, Call(driver.names.search, {"query": "gamma", "path": None}))
     text = driver.instructions()
     assert "Beta instructions." in text and _marked(text, "beta-open"), text
@@ -432,8 +484,7 @@ def check_pinned_skills(driver: AdapterDriver, root: Path) -> None:
     """``pinned_skills`` are loaded from the first turn (their instructions in the prompt,
     their ``allowed-tools`` applied), an unload is refused (``PINNED``), and they hold a
     slot of ``max_loaded``."""
-    driver.options = {"pinned_skills": ("alpha-tools",)}
-    _start(driver, root)
+    _start(driver, root, pinned_skills=("alpha-tools",))
     r = _one(driver, Call("Write", {}))
     assert r.is_error and "not allowed" in r.text, f"the pinned skill restricts tools: {r}"
     text = driver.instructions()
@@ -461,6 +512,7 @@ CHECKS: tuple[Check, ...] = (
     check_parallel_load_and_unload,
     check_restrict_policy,
     check_resources,
+    check_binary_resources,
     check_search,
     check_call_order_in_one_turn,
     check_conversations_are_separate,

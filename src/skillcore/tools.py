@@ -53,6 +53,7 @@ class SkillToolkit:
         catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
         default_skills: Iterable[str] = (),
         pinned_skills: Iterable[str] = (),
+        binary_resources: bool = False,
     ) -> None:
         self.library = library
         #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
@@ -65,6 +66,8 @@ class SkillToolkit:
         self.budget_counter = budget_counter
         #: How unloaded skills fill the budget (see :class:`~skillcore.relevance.CatalogOrder`).
         self.catalog_order = CatalogOrder(catalog_order)
+        #: Deliver allowed binary resources (images, PDFs) as payloads (:mod:`skillcore.binary`).
+        self.binary_resources = binary_resources
         n = self.names
         self._kinds = {n.load: ToolKind.LOAD, n.unload: ToolKind.UNLOAD, n.search: ToolKind.SEARCH}
         if include_resource_tool:
@@ -194,7 +197,8 @@ class SkillToolkit:
         step = self.plan(store.read(), tool, arguments, hidden=hidden)
         if isinstance(step, ToolResult):
             return step
-        return self.finish(store, step, calls.read(self.library, step, store.read()))
+        data = calls.read(self.library, step, store.read(), self.binary_resources)
+        return self.finish(store, step, data)
 
     async def acall(
         self,
@@ -210,7 +214,8 @@ class SkillToolkit:
         step = self.plan(store.read(), tool, arguments, hidden=hidden)
         if isinstance(step, ToolResult):
             return step
-        return self.finish(store, step, await calls.aread(self.library, step, store.read()))
+        data = await calls.aread(self.library, step, store.read(), self.binary_resources)
+        return self.finish(store, step, data)
 
     def load_all(
         self, session: SkillSession, names: Iterable[str]
@@ -309,7 +314,7 @@ class SkillToolkit:
     def _finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
         session = store.read()
         if isinstance(effect, ResourceRequest):
-            return calls.resource_result(session, effect, data, self.names)
+            return calls.resource_result(session, effect, data, self.names, self.binary_resources)
         tool = self.names.unload if isinstance(effect, Unload) else self.names.load
         if isinstance(data, ReadError):
             outcome = session.fail_load(effect.name, data.code, data.message)

@@ -302,6 +302,10 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     def _reply(self, result: ToolResult, tool_context: ToolContext) -> dict[str, Any]:
         if result.ok:
+            if result.binary is not None:
+                # ADK moves a returned Part into FunctionResponse.parts (inline data).
+                blob = types.Blob(data=result.binary.data, mime_type=result.binary.mime_type)
+                return {"result": result.text, "content": types.Part(inline_data=blob)}
             return {"result": result.text}
         text = result.text
         if result.terminal:

@@ -29,7 +29,7 @@ from google.genai import types
 from pydantic import Field
 
 from skillcore import Limits, SkillLibrary, ToolPolicy, loaded_names_of
-from skillcore.testing import AdapterDriver, Call, Reply
+from skillcore.testing import AdapterDriver, Attachment, Call, Reply
 from skillcore_adk._plugin import SkillPolicyPlugin
 from skillcore_adk._toolset import SkillToolset
 
@@ -193,7 +193,12 @@ class AdkDriver(AdapterDriver):
             body = r.response or {}
             is_error = "error" in body
             text = body["error"] if is_error else body.get("result", "")
-            replies.append(Reply(r.name or "", str(text), is_error))
+            parts = tuple(
+                Attachment(p.inline_data.mime_type or "", p.inline_data.data or b"")
+                for p in r.parts or ()
+                if p.inline_data is not None
+            )
+            replies.append(Reply(r.name or "", str(text), is_error, parts))
         return replies
 
     def instructions(self) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.config import get_config
 
-from skillcore import OutcomeCode
+from skillcore import BinaryPayload, OutcomeCode
 from skillcore.relevance import query_text
 
 
@@ -43,11 +43,32 @@ def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
     return None
 
 
+def binary_block(payload: BinaryPayload) -> dict[str, Any]:
+    """A binary resource as a LangChain standard content block (base64 ``image`` or
+    ``file``), which chat model integrations send as their provider's native part."""
+    if payload.is_image:
+        return {"type": "image", "base64": payload.base64(), "mime_type": payload.mime_type}
+    return {
+        "type": "file",
+        "base64": payload.base64(),
+        "mime_type": payload.mime_type,
+        "extras": {"filename": payload.filename},
+    }
+
+
 def tool_message(
-    text: str, code: OutcomeCode, call_id: str, name: str, ok: bool = False
+    text: str,
+    code: OutcomeCode,
+    call_id: str,
+    name: str,
+    ok: bool = False,
+    binary: BinaryPayload | None = None,
 ) -> ToolMessage:
+    content: Any = text
+    if binary is not None:  # the text says what it is; the block carries the bytes
+        content = [{"type": "text", "text": text}, binary_block(binary)]
     return ToolMessage(
-        content=text,
+        content=content,
         tool_call_id=call_id,
         name=name,
         status="success" if ok else "error",

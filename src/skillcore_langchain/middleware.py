@@ -288,7 +288,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         self, result: Any, runtime: ToolRuntime, view: TurnCall
     ) -> ToolMessage | Command[Any]:
         message = tool_message(
-            result.text, result.code, runtime.tool_call_id, result.tool, result.ok
+            result.text, result.code, runtime.tool_call_id, result.tool, result.ok, result.binary
         )
         if not result.changed:
             return message

@@ -13,6 +13,7 @@ can assert exactly what the model was shown::
 from __future__ import annotations
 
 import asyncio
+import base64
 import itertools
 import threading
 from collections.abc import Callable, Sequence
@@ -28,7 +29,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import ConfigDict, Field
 
 from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy, loaded_names_of
-from skillcore.testing import AdapterDriver, Call, Reply
+from skillcore.testing import AdapterDriver, Attachment, Call, Reply
 from skillcore_langchain.middleware import STATE_KEY, SkillsMiddleware
 
 __all__ = ["LangChainDriver", "ScriptedChatModel", "plain_tools", "tool_calls"]
@@ -163,7 +164,12 @@ class LangChainDriver(AdapterDriver):
         replies = []
         for call, tc in zip(calls, message.tool_calls):
             reply = by_id[tc["id"]]
-            replies.append(Reply(call.tool, reply.text, reply.status == "error"))
+            parts = tuple(
+                Attachment(b["mime_type"], base64.b64decode(b["base64"]))
+                for b in (reply.content if isinstance(reply.content, list) else ())
+                if isinstance(b, dict) and b.get("type") in ("image", "file")
+            )
+            replies.append(Reply(call.tool, reply.text, reply.status == "error", parts))
         return replies
 
     def instructions(self) -> str:

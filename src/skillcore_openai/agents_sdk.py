@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from skillcore import (
+    BinaryPayload,
     Limits,
     SkillConfig,
     SkillSession,
@@ -55,6 +56,9 @@ from agents import (  # noqa: E402 - after the friendly dependency check
     ToolGuardrailFunctionOutput,
     ToolInputGuardrail,
     ToolInputGuardrailData,
+    ToolOutputFileContent,
+    ToolOutputImage,
+    ToolOutputText,
     UserError,
 )
 from agents.mcp import MCPServer  # noqa: E402
@@ -280,8 +284,10 @@ class AgentSkills:
         return [self._tool(spec) for spec in self.toolkit.specs(self.state.session)]
 
     def _tool(self, spec: ToolSpec) -> FunctionTool:
-        async def invoke(ctx: Any, arguments: str) -> str:
+        async def invoke(ctx: Any, arguments: str) -> Any:
             result = await self.state_for(ctx).apply(self.toolkit, spec.name, arguments)
+            if result.binary is not None:
+                return [ToolOutputText(text=result.text), _binary_output(result.binary)]
             return result.text
 
         return FunctionTool(
@@ -397,6 +403,14 @@ class AgentSkills:
         return ToolGuardrailFunctionOutput.reject_content(
             replies.blocked(decision), output_info=decision
         )
+
+
+def _binary_output(payload: BinaryPayload) -> ToolOutputImage | ToolOutputFileContent:
+    """A binary resource as the SDK's structured tool output (an ``input_image`` or
+    ``input_file`` part of the function call output)."""
+    if payload.is_image:
+        return ToolOutputImage(image_url=payload.data_url())
+    return ToolOutputFileContent(file_data=payload.data_url(), filename=payload.filename)
 
 
 class _GuardedServer(MCPServer):

@@ -19,6 +19,7 @@ import attrs
 
 from skillcore import (
     ArgumentError,
+    BinaryPayload,
     CatalogFormat,
     Limits,
     OutcomeCode,
@@ -53,6 +54,8 @@ __all__ = [
     "OpenAISkills",
     "ToolCallResult",
     "TurnResult",
+    "attachment_message",
+    "binary_part",
     "chat_tool",
     "instructions",
     "latest_user_text",
@@ -126,6 +129,9 @@ def latest_user_text(messages: str | Iterable[Any] | None) -> str | None:
             continue
         content = _get(item, "content")
         parts = [content] if isinstance(content, str) else [_get(p, "text") for p in content or ()]
+        first = parts[0] if parts and not isinstance(content, str) else None
+        if isinstance(first, str) and first.startswith(replies.ATTACHMENT_PREFIX):
+            continue  # a binary resource's attachment message, not the user's words
         text = query_text(p for p in parts if isinstance(p, str))
         if text is not None:
             return text
@@ -210,23 +216,59 @@ def _id(call: Any) -> str:
     return _str(_get(call, "id"), "id")
 
 
-def tool_output(call: Any, output: str, *, is_error: bool = False) -> dict[str, Any]:
+def tool_output(
+    call: Any, output: str, *, is_error: bool = False, binary: BinaryPayload | None = None
+) -> dict[str, Any]:
     """The message/item that returns ``output`` for ``call``, in the call's API shape:
     ``{"role": "tool", "tool_call_id", "content"}``, ``{"type": "function_call_output",
     "call_id", "output"}`` or an Anthropic ``{"type": "tool_result", "tool_use_id", "content",
-    "is_error"}`` block (``is_error`` is only carried by that shape)."""
+    "is_error"}`` block (``is_error`` is only carried by that shape).
+
+    ``binary`` (a resource delivered as bytes) joins ``output`` as a native part where the
+    API takes one in a tool result (Responses, Anthropic); a Chat Completions tool message
+    takes text only, so there the bytes go in :func:`attachment_message` instead."""
     c = parse_call(call)
     if c.api == "anthropic":
+        content: Any = output
+        if binary is not None:
+            content = [{"type": "text", "text": output}, binary_part(binary, "anthropic")]
         return {
             "type": "tool_result",
             "tool_use_id": c.call_id,
-            "content": output,
+            "content": content,
             "is_error": is_error,
         }
     if c.api == "chat":
         return {"role": "tool", "tool_call_id": c.call_id, "content": output}
     kind = "custom_tool_call_output" if c.custom else "function_call_output"
-    return {"type": kind, "call_id": c.call_id, "output": output}
+    result: Any = output
+    if binary is not None and not c.custom:
+        result = [{"type": "input_text", "text": output}, binary_part(binary, "responses")]
+    return {"type": kind, "call_id": c.call_id, "output": result}
+
+
+def binary_part(payload: BinaryPayload, api: Api) -> dict[str, Any]:
+    """A binary resource as a content part of ``api``: Chat Completions ``image_url`` /
+    ``file``, Responses ``input_image`` / ``input_file`` (data URLs), Anthropic ``image`` /
+    ``document`` (base64 source). Images go as images; PDFs as files."""
+    if api == "anthropic":
+        source = {"type": "base64", "media_type": payload.mime_type, "data": payload.base64()}
+        return {"type": "image" if payload.is_image else "document", "source": source}
+    url = payload.data_url()
+    if api == "chat":
+        if payload.is_image:
+            return {"type": "image_url", "image_url": {"url": url}}
+        return {"type": "file", "file": {"file_data": url, "filename": payload.filename}}
+    if payload.is_image:
+        return {"type": "input_image", "image_url": url}
+    return {"type": "input_file", "file_data": url, "filename": payload.filename}
+
+
+def attachment_message(payload: BinaryPayload) -> dict[str, Any]:
+    """The Chat Completions user message carrying a binary resource's bytes (tool messages
+    take text only). Append it after *all* tool messages of the assistant message."""
+    text = {"type": "text", "text": replies.binary_attachment(payload)}
+    return {"role": "user", "content": [text, binary_part(payload, "chat")]}
 
 
 #: Most tool calls one streamed message may carry, and most characters of content plus
@@ -322,6 +364,9 @@ class ToolCallResult:
     result: ToolResult | None = None
     #: The allowed-tools decision for non-skill tools.
     decision: ToolDecision | None = None
+    #: A Chat Completions user message with a binary resource's bytes
+    #: (:func:`attachment_message`): append it after every tool message of the turn.
+    followup: dict[str, Any] | None = None
 
     @property
     def handled(self) -> bool:
@@ -344,8 +389,10 @@ class TurnResult:
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        """The messages/items to append, in call order (pending calls left out)."""
-        return [r.message for r in self.results if r.message is not None]
+        """The messages/items to append, in call order (pending calls left out), then any
+        Chat Completions attachment messages (binary resources)."""
+        out = [r.message for r in self.results if r.message is not None]
+        return out + [r.followup for r in self.results if r.followup is not None]
 
     @property
     def pending(self) -> list[FunctionCall]:
@@ -625,8 +672,13 @@ class OpenAISkills:
         return await self._arun(view, c, plan)
 
     def _skill(self, store: SessionStore, c: FunctionCall, res: ToolResult) -> ToolCallResult:
-        message = tool_output(c, res.text, is_error=not res.ok)
-        return ToolCallResult(store.read(), message, c, res.text, not res.ok, res.code, result=res)
+        message = tool_output(c, res.text, is_error=not res.ok, binary=res.binary)
+        followup = (
+            attachment_message(res.binary) if res.binary is not None and c.api == "chat" else None
+        )
+        return ToolCallResult(
+            store.read(), message, c, res.text, not res.ok, res.code, result=res, followup=followup
+        )
 
     def _error(
         self,

@@ -250,3 +250,39 @@ def test_uri_round_trip_and_frontmatter_helpers() -> None:
     assert fm == {"name": "x", "description": "d", "date": "2024-01-02"}
     assert raw_frontmatter(b"no frontmatter") is None
     assert raw_frontmatter(b"---\nname: [unclosed\n---\n") is None
+
+
+def test_binary_resources_are_image_and_blob_content(tmp_path: Path) -> None:
+    """A toolkit with binary_resources=True: the tool result carries MCP image content (and a
+    PDF as an embedded blob), next to the text saying what it is."""
+    import base64
+
+    from skillcore import SkillToolkit
+
+    png = b"\x89PNG\r\n\x1a\n" + bytes(40)
+    pdf = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"
+    d = write_skill(tmp_path, "pics")
+    (d / "logo.png").write_bytes(png)
+    (d / "guide.pdf").write_bytes(pdf)
+    library = SkillLibrary([tmp_path])
+    srv = SkillMCPServer(library, toolkit=SkillToolkit(library, binary_resources=True))
+
+    async def main() -> None:
+        async with Client(srv.server, mode="legacy") as c:
+            await c.call_tool("load_skill", {"skill_name": "pics"})
+            image = await c.call_tool(
+                "load_skill_resource", {"skill_name": "pics", "path": "logo.png"}
+            )
+            assert not image.is_error and "image/png" in text_of(image)
+            part = image.content[1]
+            assert isinstance(part, types.ImageContent) and part.mime_type == "image/png"
+            assert base64.b64decode(part.data) == png
+            doc = await c.call_tool(
+                "load_skill_resource", {"skill_name": "pics", "path": "guide.pdf"}
+            )
+            res = doc.content[1]
+            assert isinstance(res, types.EmbeddedResource)
+            assert str(res.resource.uri) == skill_uri("pics", "guide.pdf")
+            assert base64.b64decode(res.resource.blob) == pdf
+
+    anyio.run(main)

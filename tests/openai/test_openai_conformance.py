@@ -13,11 +13,28 @@ import openai
 import pytest
 
 from skillcore import Limits, SkillLibrary, ToolPolicy
-from skillcore.testing import CHECKS, AdapterDriver, Call, Reply
+from skillcore.testing import CHECKS, AdapterDriver, Attachment, Call, Reply
 from skillcore_openai import OpenAISkills, ToolCallResult
 from skillcore_openai.testing import ScriptedCall, ScriptedServer, tool_calls
 
 PLAIN = {"Read": lambda args: "ok", "Write": lambda args: "ok"}
+
+
+def _parts(r: ToolCallResult) -> tuple[Attachment, ...]:
+    """Binary parts the model gets for a call: in a Responses output, or (Chat Completions)
+    in the attachment message that follows the tool messages."""
+    items: list[Any] = list(r.followup["content"]) if r.followup else []
+    output = (r.message or {}).get("output")
+    items += output if isinstance(output, list) else []
+    urls = {
+        "image_url": lambda p: p["image_url"]["url"],
+        "file": lambda p: p["file"]["file_data"],
+        "input_image": lambda p: p["image_url"],
+        "input_file": lambda p: p["file_data"],
+    }
+    return tuple(
+        Attachment.from_data_url(urls[p["type"]](p)) for p in items if p.get("type") in urls
+    )
 
 
 class _Driver(AdapterDriver):
@@ -49,7 +66,7 @@ class _Driver(AdapterDriver):
     @staticmethod
     def _replies(calls: Sequence[Call], results: Sequence[ToolCallResult]) -> list[Reply]:
         assert [r.call.name for r in results] == [c.tool for c in calls]
-        return [Reply(r.call.name, r.output or "", r.is_error) for r in results]
+        return [Reply(r.call.name, r.output or "", r.is_error, _parts(r)) for r in results]
 
     def loaded(self) -> list[str]:
         return list(self.session.loaded_names)

@@ -39,7 +39,7 @@ from typing import Any, Literal
 import attrs
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SourceError, require
+from skillcore.errors import SkillcoreError, SourceError, require
 from skillcore.model import Resource, ResourceKind
 from skillcore.session import OutcomeCode
 from skillcore.sources import (
@@ -103,7 +103,7 @@ class SkillEntry:
     stamp: str
 
 
-class InvalidEntry(ValueError):
+class InvalidEntry(SkillcoreError, ValueError):
     """A ``skills/list`` entry that breaks the extension's rules."""
 
 
