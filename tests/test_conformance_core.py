@@ -21,7 +21,16 @@ from skillcore import (
     replies,
 )
 from skillcore.reinjection import Reinjection
-from skillcore.testing import CHECKS, AdapterDriver, Attachment, Call, Reply
+from skillcore.render import undelivered
+from skillcore.testing import (
+    CHECKS,
+    SHELL_TOOL,
+    AdapterDriver,
+    Attachment,
+    Call,
+    Reply,
+    shell_reply,
+)
 
 
 class CoreDriver(AdapterDriver):
@@ -33,6 +42,8 @@ class CoreDriver(AdapterDriver):
         self.turns_store = TurnStore()
         self.states: dict[str, dict | None] = {}
         self.counts: dict[str, int] = {}
+        #: Per conversation, the tool replies the model has received (its history).
+        self.histories: dict[str, list[str]] = {}
         self._instructions = ""
         self.use_conversation("main")
 
@@ -40,6 +51,10 @@ class CoreDriver(AdapterDriver):
         self.key = key
         self.states.setdefault(key, None)
         self.counts.setdefault(key, 0)
+        self.histories.setdefault(key, [])
+
+    def drop_history(self) -> None:
+        self.histories[self.key] = []
 
     def _session(self):
         state = self.states[self.key]
@@ -61,15 +76,18 @@ class CoreDriver(AdapterDriver):
             zip(ids, (c.tool for c in calls)),
             self.toolkit.is_skill_tool,
         )
+        history = self.histories[self.key]
+        hidden = undelivered(session.loaded_names, reversed(history))
 
         def run(i: int) -> tuple[Reply, dict | None]:
             call = calls[i]
             with self.turns_store.enter(turn, ids[i], session) as view:
                 if not self.toolkit.is_skill_tool(call.tool):
-                    decision = self.toolkit.check_call(view, call.tool)
-                    text = "ok" if decision.allowed else replies.blocked(decision)
+                    decision = self.toolkit.check_call(view, call.tool, arguments=call.args)
+                    ran = shell_reply(call.args["command"]) if call.tool == SHELL_TOOL else "ok"
+                    text = ran if decision.allowed else replies.blocked(decision)
                     return Reply(call.tool, text, not decision.allowed), None
-                res = self.toolkit.call(view, call.tool, call.args)
+                res = self.toolkit.call(view, call.tool, call.args, hidden=hidden)
                 update = res.session.to_state(turn=turn.turn, seq=view.seq) if res.changed else None
                 b = res.binary
                 parts = (Attachment(b.mime_type, b.data),) if b is not None else ()
@@ -82,6 +100,7 @@ class CoreDriver(AdapterDriver):
         for _, update in reversed(results):  # the reducer sees writes in any order
             if update is not None:
                 self.states[self.key] = merge_states(self.states[self.key], update)
+        history.extend(reply.text for reply, _ in results)
         return [reply for reply, _ in results]
 
     def instructions(self) -> str:

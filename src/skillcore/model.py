@@ -75,6 +75,7 @@ class SkillMetadata:
     version: str | None = None
     triggers: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     file_patterns: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
+    #: Rank among skills: lower numbers come first (default 0; negative ranks earlier).
     priority: int = 0
     dependencies: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
     disable_model_invocation: bool = False
@@ -115,6 +116,10 @@ def _fingerprint(skills: tuple[SkillMetadata, ...]) -> str:
     return digest.hexdigest()
 
 
+def _priority_of(skill: SkillMetadata) -> int:
+    return skill.priority
+
+
 def _check_unique(instance: Catalog, attribute: attrs.Attribute[Any], value: Any) -> None:
     names = [s.name for s in value]
     if len(set(names)) != len(names):
@@ -139,6 +144,9 @@ class Catalog:
         init=False, eq=False, repr=False, hash=False
     )
     _visible_names: frozenset[str] = attrs.field(init=False, eq=False, repr=False, hash=False)
+    _by_priority: tuple[SkillMetadata, ...] | None = attrs.field(
+        init=False, default=None, eq=False, repr=False, hash=False
+    )
 
     @fingerprint.default
     def _default_fingerprint(self) -> str:
@@ -178,6 +186,22 @@ class Catalog:
     def model_visible(self) -> tuple[SkillMetadata, ...]:
         """Skills the model may see and load (``disable-model-invocation`` ones excluded)."""
         return self._visible
+
+    @property
+    def by_priority(self) -> tuple[SkillMetadata, ...]:
+        """:attr:`model_visible` skills in the order they fill a catalog budget: ``priority``
+        ascending (lower numbers come first), then precedence order. Computed on first use."""
+        ranked = self._by_priority
+        if ranked is None:
+            visible = self._visible
+            # Most catalogs set no priority: then the order is the precedence order itself.
+            ranked = (
+                tuple(sorted(visible, key=_priority_of))  # stable: precedence breaks ties
+                if any(s.priority for s in visible)
+                else visible
+            )
+            object.__setattr__(self, "_by_priority", ranked)
+        return ranked
 
     @property
     def model_visible_names(self) -> frozenset[str]:

@@ -6,8 +6,13 @@ impacts, and a MaxScore-style cut stops scanning long posting lists of common wo
 as they can no longer change the top results (the answer stays exact).
 
 Ranking, best first: an exact name match; then the score (BM25F over the fields, plus a
-file-pattern match treated as one more, rare or common, term); then ``priority`` (higher
-first); then catalog (precedence) order. Everything is deterministic.
+file-pattern match treated as one more, rare or common, term); then ``priority`` (lower
+first, the order :attr:`Catalog.by_priority` fills the prompt's catalog in); then catalog
+(precedence) order. Everything is deterministic.
+
+File patterns match case-insensitively. A path alone lists the skills whose patterns match
+it, then (as general skills that apply to any path) the skills without file patterns, in
+priority order; a skill whose patterns all miss the path is not listed.
 
 An optional semantic ranker (static word embeddings from the ``wordllama`` package, whose
 weights ship inside the wheel) is fused with BM25 by reciprocal rank fusion; see
@@ -137,11 +142,13 @@ def _idf(n: int, df: int) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _pattern_regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(fnmatch.translate(pattern))
+    # Case-insensitive everywhere: macOS and Windows file systems fold case, and a search
+    # that also lists `Makefile` for `makefile` costs the model one line, not a missed skill.
+    return re.compile(fnmatch.translate(pattern), re.IGNORECASE)
 
 
 def pattern_matches(pattern: str, path: str) -> bool:
-    """True when ``path`` (or its file name) matches the glob ``pattern`` (case-sensitive)."""
+    """True when ``path`` (or its file name) matches the glob ``pattern``, ignoring case."""
     path = path.replace("\\", "/")
     regex = _pattern_regex(pattern)
     return bool(regex.match(path) or regex.match(posixpath.basename(path)))
@@ -257,6 +264,8 @@ class SearchIndex:
         if not q and not path:
             # No filter: the first skills by priority, then precedence.
             return [(d, 0.0) for d in self._by_priority()[:limit]]
+        if not q:
+            return self._path_only(acc, limit)
         skills = self.skills
         if len(acc) > limit:
             # Everything tied with the limit-th score stays in: priority may still break it.
@@ -269,9 +278,25 @@ class SearchIndex:
             acc = {d: s for d, s in acc.items() if s >= theta or d == exact}
         best = sorted(
             acc.items(),
-            key=lambda item: (item[0] != exact, -item[1], -skills[item[0]].priority, item[0]),
+            key=lambda item: (item[0] != exact, -item[1], skills[item[0]].priority, item[0]),
         )[:limit]
         return [(d, s) for d, s in best if s > 0 or d == exact]
+
+    def _path_only(self, acc: dict[int, float], limit: int) -> list[tuple[int, float]]:
+        """A path without a query: the skills whose patterns match it (by score, then
+        priority), then skills without file patterns (they apply to any path) by priority."""
+        skills = self.skills
+        # A common pattern (`*.md`) may match most of a large catalog: keep only the best.
+        out = heapq.nsmallest(
+            limit, acc.items(), key=lambda item: (-item[1], skills[item[0]].priority, item[0])
+        )
+        if len(out) < limit:
+            out.extend((d, 0.0) for d in self._unpatterned[: limit - len(out)])
+        return out
+
+    @functools.cached_property
+    def _unpatterned(self) -> list[int]:
+        return [d for d in self._priority_order if not self.skills[d].file_patterns]
 
     def _vector(self) -> Any:
         """numpy, when the catalog is large enough to pay for it and numpy is installed."""
@@ -309,7 +334,7 @@ class SearchIndex:
         if exact is not None and exact not in pool:
             pool.append(exact)
         skills = self.skills
-        ranked = sorted(pool, key=lambda d: (d != exact, -scores[d], -skills[d].priority, d))[
+        ranked = sorted(pool, key=lambda d: (d != exact, -scores[d], skills[d].priority, d))[
             :limit
         ]
         return [(d, float(scores[d])) for d in ranked if scores[d] > 0 or d == exact]
@@ -368,7 +393,7 @@ class SearchIndex:
 
     @functools.cached_property
     def _priority_order(self) -> list[int]:
-        return sorted(range(len(self.skills)), key=lambda d: (-self.skills[d].priority, d))
+        return sorted(range(len(self.skills)), key=lambda d: (self.skills[d].priority, d))
 
     def _by_priority(self) -> list[int]:
         return self._priority_order
@@ -392,6 +417,8 @@ class SearchIndex:
                 if pattern_matches(pattern, path[:MAX_PATH_CHARS]):
                     out.append(f"file pattern {pattern!r}")
                     break
+            if not skill.file_patterns:
+                out.append("no file patterns (applies to any path)")
         return tuple(out)
 
     # -- search -----------------------------------------------------------------------------
@@ -430,7 +457,7 @@ class SearchIndex:
         skills = self.skills
         order = sorted(
             fused.items(),
-            key=lambda item: (item[0] != exact, -item[1], -skills[item[0]].priority, item[0]),
+            key=lambda item: (item[0] != exact, -item[1], skills[item[0]].priority, item[0]),
         )
         return order[:limit]
 

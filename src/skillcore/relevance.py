@@ -6,7 +6,8 @@ skills to every conversation. :func:`relevant_catalog` shows instead, within the
 1. the loaded skills (always, as in the default catalog);
 2. the unloaded skills ranked best for ``query`` (the latest user message), with their
    descriptions;
-3. then the rest in precedence order, with descriptions, while they fit;
+3. then the rest in priority order (as the default catalog), with descriptions, while
+   they fit;
 4. then, while they fit, the *names* of the next skills without descriptions;
 5. and the exact count of what is left, with the pointer to the search tool.
 
@@ -46,7 +47,8 @@ RELEVANT_DEPTH = 50
 class CatalogOrder(str, enum.Enum):
     """How unloaded skills fill the catalog's budget.
 
-    ``precedence``: in catalog (source precedence) order, the same for every conversation;
+    ``precedence``: in priority order (lower ``priority`` first, then source precedence),
+    the same for every conversation;
     ``relevance``: by relevance to the latest user message (:func:`relevant_catalog`), and in
     precedence order while there is no user message yet.
     """
@@ -88,7 +90,7 @@ def relevant_catalog(
     """The catalog for the prompt, filled by relevance to ``query`` (see the module doc).
 
     ``budget`` and ``counter`` mean what they mean for :func:`skillcore.catalog_view`; with
-    no ``query`` the order is precedence order, as there.
+    no ``query`` the order is priority order, as there.
     """
     budget = session.limits.catalog_budget if budget is None else budget
     return _relevant(
@@ -131,11 +133,13 @@ def _relevant(
         if query
         else []
     )
-    # Ranked first, then precedence order; walked only as far as the budget reaches.
+    # Ranked first, then priority order; walked only as far as the budget reaches.
     order = dict.fromkeys(ranked)
     candidates = (
         name
-        for name in itertools.chain(order, (m.name for m in visible if m.name not in order))
+        for name in itertools.chain(
+            order, (m.name for m in catalog.by_priority if m.name not in order)
+        )
         if name not in loaded_by_name
     )
     shown: list[str] = []

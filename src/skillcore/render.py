@@ -145,9 +145,10 @@ def catalog_view(
 ) -> CatalogView:
     """Build the budgeted catalog.
 
-    Loaded skills are always listed first. Unloaded, model-visible skills follow in precedence
-    order while their entries fit in what is left of ``budget``; the rest are counted in a
-    closing line that points at the search tool. No skills -> empty text.
+    Loaded skills are always listed first. Unloaded, model-visible skills follow in priority
+    order (:attr:`Catalog.by_priority`: lower ``priority`` first, then precedence) while their
+    entries fit in what is left of ``budget``; the rest are counted in a closing line that
+    points at the search tool. No skills -> empty text.
 
     ``budget`` is in characters by default; pass a token counter as ``counter`` (any
     ``str -> int`` function, e.g. ``lambda s: len(encoding.encode(s))``) to budget in tokens.
@@ -218,7 +219,7 @@ def _view(
     used = 0
     # Walk only as far as the budget reaches: the work grows with the entries shown, not with
     # the catalog (a load at 100,000 skills re-renders in well under a millisecond).
-    for meta in visible:
+    for meta in catalog.by_priority:
         if meta.name in loaded_by_name:
             continue
         text = unloaded_entry(key, meta, fmt)

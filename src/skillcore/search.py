@@ -24,9 +24,11 @@ def search_skills(
     """Rank model-visible skills for a keyword ``query`` and/or a file ``path``.
 
     BM25 over names, descriptions, triggers and file patterns (a matching file pattern
-    counts too); an exact name match comes first; ties break by ``priority`` (higher first),
-    then catalog order. With neither argument, returns the first ``limit`` skills by
-    priority. ``ranker``: ``"bm25"`` (default; it measured best in ``bench/bench_selection.py``),
+    counts too, matched ignoring case); an exact name match comes first; ties break by
+    ``priority`` (lower first), then catalog order. With neither argument, returns the first
+    ``limit`` skills by priority. With a ``path`` alone, the skills whose patterns match it
+    come first, then the skills without file patterns (they apply to any path).
+    ``ranker``: ``"bm25"`` (default; it measured best in ``bench/bench_selection.py``),
     ``"hybrid"`` (BM25 fused with the semantic ranker of ``skillcore-agents[semantic]``), or
     ``"auto"`` (hybrid when that extra is installed, else BM25).
     """

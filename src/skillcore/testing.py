@@ -5,7 +5,9 @@ model turn through the *real* framework runtime (a scripted model emitting the g
 calls), then calls :func:`run_conformance`, or parametrizes over :data:`CHECKS`.
 
 The scenario uses a copy of a small skill library with ``max_loaded=2`` and the RESTRICT
-policy, and two ordinary tools the agent must expose: ``Read`` and ``Write`` (any behaviour).
+policy, and two ordinary tools the agent must expose: ``Read`` and ``Write`` (any behaviour),
+plus the shell tool :data:`SHELL_TOOL` (argument ``command``; it replies
+:func:`shell_reply` of the command).
 """
 
 from __future__ import annotations
@@ -28,6 +30,14 @@ from skillcore.policy import PolicyMode, ToolPolicy
 from skillcore.session import Limits
 
 PLAIN_TOOLS = ("Read", "Write")
+#: The shell tool of the scenario: deepagents' name, so the ``"deepagents"`` alias preset
+#: checks ``Bash(...)`` argument patterns against its ``command`` argument.
+SHELL_TOOL = "execute"
+
+
+def shell_reply(command: str) -> str:
+    """What the scenario's shell tool replies when it runs ``command``."""
+    return f"ran: {command}"
 
 
 @attrs.frozen
@@ -98,6 +108,13 @@ class AdapterDriver(abc.ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources."""
+
+    def drop_history(self) -> None:
+        """From the next turn on, the model no longer receives this conversation's earlier
+        messages (as after compaction, a trimmed history or ADK's ``include_contents=
+        'none'``); the skill state is kept. Used by
+        :func:`check_redelivery_after_history_loss`."""
+        raise NotImplementedError(f"{type(self).__name__} cannot drop the history")
 
 
 SCENARIO_SKILLS = {
@@ -503,6 +520,50 @@ def _marked(text: str, name: str) -> bool:
     )
 
 
+def check_redelivery_after_history_loss(driver: AdapterDriver, root: Path) -> None:
+    """A load of a loaded skill whose load reply the model still receives is refused as
+    already loaded; once the history is gone, the same load sends the instructions again as
+    a success (``REDELIVERED``) and changes nothing else."""
+    _start(driver, root)
+    load = Call(driver.names.load, {"skill_name": "alpha-tools"})
+    first = _one(driver, load)
+    assert not first.is_error and "only read" in first.text, first
+    r = _one(driver, load)
+    assert r.is_error and "already loaded" in r.text, f"the reply is still visible: {r}"
+    driver.drop_history()
+    r = _one(driver, load)
+    assert not r.is_error, f"instructions the model cannot see must be sent again: {r}"
+    assert r.text.startswith('<skill_content name="alpha-tools">') and "only read" in r.text, r
+    assert driver.loaded() == ["alpha-tools"]
+    r = _one(driver, Call("Write", {}))
+    assert r.is_error and "not allowed" in r.text, f"alpha-tools still restricts: {r}"
+
+
+def check_tool_aliases(driver: AdapterDriver, root: Path) -> None:
+    """With the ``"deepagents"`` alias preset, ``Bash(ls:*)`` allows the shell tool
+    :data:`SHELL_TOOL` for ``ls`` commands only (its ``command`` argument is checked, chained
+    commands included); ``Read`` still matches itself, and unlisted tools stay blocked."""
+    lib = SkillLibrary([make_scenario_library(root)])
+    policy = ToolPolicy(PolicyMode.RESTRICT, aliases="deepagents")
+    driver.start(lib, Limits(max_loaded=2), policy)
+
+    def shell(command: str) -> Reply:
+        return _one(driver, Call(SHELL_TOOL, {"command": command}))
+
+    r = shell("cat notes.md")
+    assert not r.is_error and shell_reply("cat notes.md") in r.text, f"nothing loaded: {r}"
+    assert not _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"})).is_error
+    r = shell("ls references")
+    assert not r.is_error and shell_reply("ls references") in r.text, r
+    for command in ("cat notes.md", "ls; cat notes.md"):
+        r = shell(command)
+        assert r.is_error and "ls:*" in r.text, f"{command!r} must be blocked: {r}"
+        assert shell_reply(command) not in r.text, r
+    assert not _one(driver, Call("Read", {})).is_error
+    r = _one(driver, Call("Write", {}))
+    assert r.is_error and "not allowed" in r.text, r
+
+
 CHECKS: tuple[Check, ...] = (
     check_catalog_in_instructions,
     check_load_and_marks,
@@ -519,6 +580,8 @@ CHECKS: tuple[Check, ...] = (
     check_events_once,
     check_default_skills,
     check_pinned_skills,
+    check_redelivery_after_history_loss,
+    check_tool_aliases,
 )
 
 

@@ -29,11 +29,11 @@ from google.genai import types
 from pydantic import Field
 
 from skillcore import Limits, SkillLibrary, ToolPolicy, loaded_names_of
-from skillcore.testing import AdapterDriver, Attachment, Call, Reply
+from skillcore.testing import SHELL_TOOL, AdapterDriver, Attachment, Call, Reply, shell_reply
 from skillcore_adk._plugin import SkillPolicyPlugin
 from skillcore_adk._toolset import SkillToolset
 
-__all__ = ["AdkDriver", "ScriptedLlm", "plain_tools", "run_turn", "user_message"]
+__all__ = ["AdkDriver", "ScriptedLlm", "plain_tools", "run_turn", "shell_tool", "user_message"]
 
 #: One scripted model turn: tool calls ``[(name, args), ...]`` (parallel) or a text answer.
 Step = str | Sequence[tuple[str, dict[str, Any]]]
@@ -112,6 +112,17 @@ def plain_tools() -> list[FunctionTool]:
     return [FunctionTool(Read), FunctionTool(Write)]
 
 
+def shell_tool() -> FunctionTool:
+    """The conformance scenario's shell tool (:data:`skillcore.testing.SHELL_TOOL`)."""
+
+    def execute(command: str) -> str:
+        """Run a shell command."""
+        return shell_reply(command)
+
+    execute.__name__ = SHELL_TOOL
+    return FunctionTool(execute)
+
+
 def user_message(text: str = "go") -> types.Content:
     """A user message."""
     return types.Content(role="user", parts=[types.Part.from_text(text=text)])
@@ -154,6 +165,8 @@ class AdkDriver(AdapterDriver):
             allowed_tools_policy=policy.mode,
             always_allowed_tools=policy.always_allowed,
             **self.options,
+            tool_aliases=policy.aliases,
+            unrestricted_skills=policy.unrestricted_skills,
         )
         self.model = ScriptedLlm()
         callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
@@ -161,9 +174,10 @@ class AdkDriver(AdapterDriver):
             name=self.agent_name,
             model=self.model,
             instruction="You are helpful.",
-            tools=[self.toolset, *plain_tools()],
+            tools=[self.toolset, *plain_tools(), shell_tool()],
             before_tool_callback=callback,
         )
+        self.agent = agent
         if self.enforcement == "callback":
             self.runner = InMemoryRunner(agent=agent, app_name=self.app_name)
         else:
@@ -204,6 +218,11 @@ class AdkDriver(AdapterDriver):
     def instructions(self) -> str:
         """The system instruction of the last model call."""
         return self.model.instructions()
+
+    def drop_history(self) -> None:
+        """From now on the agent sends the model no earlier contents
+        (``include_contents='none'``)."""
+        self.agent.include_contents = "none"
 
     def loaded(self) -> list[str]:
         """Loaded skills according to the persisted session state."""

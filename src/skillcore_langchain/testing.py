@@ -21,18 +21,26 @@ from typing import Any
 
 from langchain.agents import create_agent
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import BaseTool, tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from pydantic import ConfigDict, Field
 
 from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy, loaded_names_of
-from skillcore.testing import AdapterDriver, Attachment, Call, Reply
+from skillcore.testing import SHELL_TOOL, AdapterDriver, Attachment, Call, Reply, shell_reply
 from skillcore_langchain.middleware import STATE_KEY, SkillsMiddleware
 
-__all__ = ["LangChainDriver", "ScriptedChatModel", "plain_tools", "tool_calls"]
+__all__ = ["LangChainDriver", "ScriptedChatModel", "plain_tools", "shell_tool", "tool_calls"]
 
 #: A scripted step: a message, or a function of the prompt messages returning one.
 Step = AIMessage | Callable[[list[BaseMessage]], AIMessage]
@@ -123,6 +131,17 @@ def plain_tools() -> list[BaseTool]:
     return [read, write]
 
 
+def shell_tool() -> BaseTool:
+    """The conformance scenario's shell tool (:data:`skillcore.testing.SHELL_TOOL`)."""
+
+    @tool(SHELL_TOOL)
+    def execute(command: str) -> str:
+        """Run a shell command."""
+        return shell_reply(command)
+
+    return execute
+
+
 class LangChainDriver(AdapterDriver):
     """Runs :mod:`skillcore.testing` through ``create_agent`` with a checkpointer.
 
@@ -141,11 +160,16 @@ class LangChainDriver(AdapterDriver):
             limits=limits,
             allowed_tools_policy=policy.mode,
             always_allowed_tools=policy.always_allowed,
+            tool_aliases=policy.aliases,
+            unrestricted_skills=policy.unrestricted_skills,
             tool_name_prefix=self.tool_name_prefix,
             **self.options,
         )
         self.agent = create_agent(
-            self.model, plain_tools(), middleware=[self.middleware], checkpointer=InMemorySaver()
+            self.model,
+            [*plain_tools(), shell_tool()],
+            middleware=[self.middleware],
+            checkpointer=InMemorySaver(),
         )
         self.use_conversation("main")
 
@@ -174,6 +198,12 @@ class LangChainDriver(AdapterDriver):
 
     def instructions(self) -> str:
         return self.model.system()
+
+    def drop_history(self) -> None:
+        """Remove every message of the thread (what compaction or trimming leaves out)."""
+        self.agent.update_state(
+            self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)]}
+        )
 
     def loaded(self) -> list[str]:
         return loaded_names_of(self.agent.get_state(self.config).values.get(STATE_KEY))

@@ -151,7 +151,7 @@ def test_inv3_unload_undoes_load_and_load_is_idempotent(session: SkillSession, n
 @given(sessions, st.integers(0, 3_000), st.sampled_from(list(CatalogFormat)))
 def test_inv4_rendering_budget(session: SkillSession, budget: int, fmt: CatalogFormat) -> None:
     view = catalog_view(session, fmt, budget)
-    visible = [s.name for s in session.catalog.model_visible]
+    visible = [s.name for s in session.catalog.by_priority]
     if not visible:
         assert view.text == ""
         return
@@ -161,7 +161,7 @@ def test_inv4_rendering_budget(session: SkillSession, budget: int, fmt: CatalogF
     assert view.unloaded_chars <= budget
     unloaded_visible = [n for n in visible if not session.is_loaded(n)]
     assert view.omitted == len(unloaded_visible) - len(view.shown)
-    assert list(view.shown) == unloaded_visible[: len(view.shown)]  # precedence order prefix
+    assert list(view.shown) == unloaded_visible[: len(view.shown)]  # priority order prefix
     if view.omitted:
         assert f"{view.omitted} more" in view.text
     else:

