@@ -20,6 +20,7 @@ from skillcore import (
     merge_states,
     replies,
 )
+from skillcore.reinjection import Reinjection
 from skillcore.render import undelivered
 from skillcore.testing import (
     CHECKS,
@@ -36,6 +37,7 @@ class CoreDriver(AdapterDriver):
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.library = library
         self.toolkit = SkillToolkit(library, prompt_mode=self.prompt_mode, **self.options)
+        self.reinjection = Reinjection(self.toolkit)
         self.limits, self.policy = limits, policy
         self.turns_store = TurnStore()
         self.states: dict[str, dict | None] = {}
@@ -55,11 +57,17 @@ class CoreDriver(AdapterDriver):
         self.histories[self.key] = []
 
     def _session(self):
-        return self.library.restore(self.states[self.key], self.limits, self.policy)
+        state = self.states[self.key]
+        session = self.library.restore(state, self.limits, self.policy)
+        return self.toolkit.ensure(session, fresh=state is None)[0]  # turn start
 
     def turn(self, calls: Sequence[Call]) -> list[Reply]:
         session = self._session()
         self._instructions = self.toolkit.instructions(session)
+        # Configured skills' instructions: no tool reply delivered them.
+        missing = self.reinjection.missing(session, (), only=self.toolkit.preset)
+        if missing:
+            self._instructions += "\n\n" + self.reinjection.text(session, missing)
         self.counts[self.key] += 1  # every conversation numbers its turns the same way
         ids = [str(i) for i in range(len(calls))]
         turn = TurnCalls.of(

@@ -21,6 +21,9 @@ class OutcomeCode(str, enum.Enum):
     LOAD_LIMIT_REACHED = "LOAD_LIMIT_REACHED"
     DISABLED = "DISABLED"
     NOT_LOADED = "NOT_LOADED"
+    #: An unload refused: the skill is pinned (``SkillConfig.pinned_skills``) and stays
+    #: loaded for the whole conversation.
+    PINNED = "PINNED"
     READ_FAILED = "READ_FAILED"
     TOO_LARGE = "TOO_LARGE"
     DECODE_ERROR = "DECODE_ERROR"
@@ -66,6 +69,7 @@ TERMINAL_CODES = frozenset(
     {
         OutcomeCode.SKILL_NOT_FOUND,
         OutcomeCode.DISABLED,
+        OutcomeCode.PINNED,
         OutcomeCode.RESOURCE_NOT_FOUND,
         OutcomeCode.PATH_REJECTED,
         OutcomeCode.BINARY_RESOURCE,

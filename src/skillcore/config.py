@@ -40,6 +40,15 @@ def _optional_mode(value: ValidationMode | str | None) -> ValidationMode | None:
     return None if value is None else ValidationMode(value)
 
 
+def _skill_names(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Skill names as a tuple without repeats (one name may be given as a string)."""
+    names = (value,) if isinstance(value, str) else tuple(value or ())
+    bad = [n for n in names if not isinstance(n, str) or not n]
+    if bad:
+        raise TypeError(f"skill names must be non-empty strings, got {bad[0]!r:.80}")
+    return tuple(dict.fromkeys(names))
+
+
 @attrs.frozen
 class SkillConfig:
     """Adapter options with one meaning in every adapter.
@@ -93,6 +102,22 @@ class SkillConfig:
     #: The text around the catalog, with placeholders such as ``{skills_list}`` (see
     #: :class:`~skillcore.PromptTemplate`); None: the default catalog text.
     system_prompt: PromptTemplate | None = attrs.field(default=None, converter=to_template)
+    #: Skills loaded when a conversation starts (it has no saved state yet); the model may
+    #: unload them. Names that cannot be loaded are skipped with a ``preload.skipped`` warning.
+    default_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
+    #: Skills loaded on every turn when they are not loaded, which the model cannot unload
+    #: (``PINNED``). They count against the loaded-skill limit: at most that many.
+    pinned_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
+
+    def __attrs_post_init__(self) -> None:
+        # Build-time error: pinned skills that cannot all be loaded at once would evict each
+        # other on every turn.
+        limit = self.session_limits().max_loaded
+        if len(self.pinned_skills) > limit:
+            raise ValueError(
+                f"{len(self.pinned_skills)} pinned_skills exceed the loaded-skill limit "
+                f"({limit}): pin at most {limit} skills or raise max_loaded_skills"
+            )
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -167,6 +192,8 @@ class SkillConfig:
             enum_limit=self.enum_limit,
             budget_counter=self.budget_counter,
             catalog_order=self.catalog_order,
+            default_skills=self.default_skills,
+            pinned_skills=self.pinned_skills,
             binary_resources=self.binary_resources,
             prompt_mode=self.prompt_mode,
             system_prompt=self.system_prompt,
@@ -228,6 +255,10 @@ class AdapterParts:
             cfg.toolkit(library),
         )
         names = toolkit.names
+        if toolkit.preset and getattr(library, "_catalog", None) is not None:
+            # Already discovered: unknown configured skills are reported now, at build time
+            # (otherwise when the catalog is first discovered).
+            toolkit.check_preset(library.catalog)
         restore = Restorer(lambda: library.catalog, limits, policy, names)
         return cls(
             cfg, library, limits, policy, toolkit, names, RefreshGate(refresh), TurnStore(), restore

@@ -121,6 +121,20 @@ EVENTS: Mapping[str, EventSpec] = {
             "skill %(skill)r could not be read: %(code)s: %(detail)s",
         ),
         EventSpec(
+            "skill.preloaded",
+            _S,
+            _I,
+            ("skill", "pinned", "loaded"),
+            "skill %(skill)r loaded at turn start (pinned: %(pinned)s; loaded: %(loaded)s)",
+        ),
+        EventSpec(
+            "preload.skipped",
+            _S,
+            _W,
+            ("skill", "code", "detail"),
+            "configured skill %(skill)r was not loaded at turn start: %(code)s: %(detail)s",
+        ),
+        EventSpec(
             "resource.read",
             _S,
             logging.DEBUG,

@@ -33,6 +33,7 @@ from skillcore.library import SkillLibrary
 from skillcore.model import SkillMetadata
 from skillcore.parsing import MAX_FRONTMATTER_BYTES, decode_text, split_frontmatter
 from skillcore.policy import ToolPolicy
+from skillcore.reinjection import Reinjection
 from skillcore.session import Limits, SkillSession
 from skillcore.sources import SKILL_FILE, ReadError
 from skillcore.tools import SkillToolkit
@@ -237,8 +238,10 @@ class SkillMCPServer:
     # -- sessions --------------------------------------------------------------------------
 
     def new_session(self) -> SkillSession:
-        """A fresh session over the current catalog."""
-        return self.library.session(self.limits, self.policy, self.toolkit.names)
+        """A fresh session over the current catalog, with the toolkit's configured skills
+        (``default_skills``, ``pinned_skills``) loaded."""
+        session = self.library.session(self.limits, self.policy, self.toolkit.names)
+        return self.toolkit.ensure(session, fresh=True)[0]
 
     def state_for(self, ctx: Any) -> _ClientState:
         """The state of the client connection behind a request context. A connection
@@ -261,7 +264,13 @@ class SkillMCPServer:
     def instructions(self) -> str:
         """The budgeted catalog (what ``initialize`` / ``server/discover`` send as
         instructions); empty with no model-visible skill."""
-        return self.toolkit.instructions(self.new_session(), self.budget)
+        session = self.new_session()
+        text = self.toolkit.instructions(session, self.budget)
+        # The configured skills' instructions: no tool reply delivers them to the client.
+        preset = [m for n in session.loaded_names if (m := session.catalog.get(n)) is not None]
+        if text and preset:
+            text += "\n\n" + Reinjection(self.toolkit).text(session, preset)
+        return text
 
     # -- refresh ---------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from skillcore import replies
 from skillcore.model import SkillDocument, SkillMetadata
@@ -28,11 +28,20 @@ class Reinjection:
         self._lock = threading.Lock()
         self._docs: OrderedDict[SkillMetadata, SkillDocument] = OrderedDict()
 
-    def missing(self, session: SkillSession, tool_replies: Iterable[str]) -> list[SkillMetadata]:
+    def missing(
+        self,
+        session: SkillSession,
+        tool_replies: Iterable[str],
+        only: Collection[str] | None = None,
+    ) -> list[SkillMetadata]:
         """Loaded skills none of whose load replies (``<skill_content name=...>`` at the start
-        of a tool reply) is among ``tool_replies`` (newest first: the scan stops early)."""
-        seen = delivered(session.loaded_names, tool_replies)
-        metas = (session.catalog.get(n) for n in session.loaded_names if n not in seen)
+        of a tool reply) is among ``tool_replies`` (newest first: the scan stops early);
+        ``only``: just those of these names (e.g. the toolkit's :attr:`preset` skills)."""
+        names = session.loaded_names
+        if only is not None:
+            names = tuple(n for n in names if n in only)
+        seen = delivered(names, tool_replies)
+        metas = (session.catalog.get(n) for n in names if n not in seen)
         return [m for m in metas if m is not None]
 
     def text(self, session: SkillSession, missing: list[SkillMetadata]) -> str:

@@ -165,9 +165,10 @@ def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
     the conversation (``bodies``: each skill's load reply, or why it could not be re-read)."""
     parts = [
         "## Loaded skill instructions\n\n"
-        "These skills are still loaded, but the messages that delivered their instructions "
-        "are no longer in the conversation, so the instructions are repeated here. Keep "
-        f"following them, or call {names.unload} for a skill that no longer applies.\n"
+        "These skills are loaded, but their instructions are not in the conversation's "
+        "messages (they were loaded for you at the start, or the messages that delivered "
+        "them are gone), so the instructions are given here. Keep following them, or call "
+        f"{names.unload} for a skill that no longer applies.\n"
     ]
     for name, body in bodies.items():
         if isinstance(body, ReadError):

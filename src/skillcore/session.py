@@ -7,7 +7,7 @@ whose ``code`` is stable and whose ``message`` is written for the model.
 from __future__ import annotations
 
 import functools
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -258,8 +258,17 @@ class SkillSession:
         new = attrs.evolve(self, loaded=(*self.loaded, entry))
         return new, Outcome(OutcomeCode.LOADED, f"Loaded skill {document.name!r}.", document.name)
 
-    def unload(self, name: str) -> tuple[SkillSession, Outcome]:
-        """Remove a loaded skill (frees a slot and lifts its tool restriction)."""
+    def unload(self, name: str, *, pinned: Collection[str] = ()) -> tuple[SkillSession, Outcome]:
+        """Remove a loaded skill (frees a slot and lifts its tool restriction). ``pinned``:
+        the skills configured to stay loaded (``SkillConfig.pinned_skills``); unloading one
+        is refused as ``PINNED``."""
+        if name in pinned and self.is_loaded(name):
+            return self, Outcome(
+                OutcomeCode.PINNED,
+                f"Skill {name!r} is pinned: it stays loaded for the whole conversation and "
+                "cannot be unloaded. Keep following its instructions.",
+                name,
+            )
         if not self.is_loaded(name):
             loaded = ", ".join(self.loaded_names) or "none"
             return self, Outcome(
@@ -275,6 +284,62 @@ class SkillSession:
             f"{new.slots_left} of {self.limits.max_loaded} slots are free.",
             name,
         )
+
+    def to_ensure(self, names: Iterable[str]) -> tuple[str, ...]:
+        """Of ``names``, the skills :meth:`ensure_loaded` would add (in the catalog, loadable,
+        not loaded yet; once each, in order): the documents the shell should read."""
+        out: list[str] = []
+        for name in names:
+            if name not in out and _loadable(self.catalog, name) and not self.is_loaded(name):
+                out.append(name)
+        return tuple(out)
+
+    def ensure_loaded(
+        self,
+        names: Iterable[str],
+        documents: Mapping[str, SkillDocument],
+        *,
+        pinned: Collection[str] = (),
+    ) -> tuple[SkillSession, tuple[Outcome, ...]]:
+        """Load each of ``names`` that is not loaded yet, in order: how configured skills
+        (``default_skills``, ``pinned_skills``) enter a conversation at turn start.
+
+        ``documents``: the documents read for :meth:`to_ensure`'s names (a name without one
+        is ``READ_FAILED``). The model's load rules apply (unknown, ``disable-model-invocation``
+        and over-limit names are refused, one outcome each), except that a skill in
+        ``pinned`` is never refused for lack of a slot: the earliest loaded skill that is not
+        pinned is unloaded to make room (an ``UNLOADED`` outcome), so afterwards every
+        loadable, readable pinned skill is loaded (at most ``max_loaded`` may be pinned).
+        """
+        session, outcomes, seen = self, list[Outcome](), set[str]()
+        for name in names:
+            if name in seen:
+                continue
+            seen.add(name)
+            meta = session.catalog.get(name)
+            if meta is None:
+                missing = session._not_found(name)
+                outcomes.append(Outcome(OutcomeCode.SKILL_NOT_FOUND, missing, name))
+                continue
+            if meta.disable_model_invocation:
+                outcomes.append(Outcome(OutcomeCode.DISABLED, session._disabled(name), name))
+                continue
+            if session.is_loaded(name):
+                continue
+            document = documents.get(name)
+            if document is None or document.name != name:
+                outcomes.append(
+                    session.fail_load(name, OutcomeCode.READ_FAILED, "its document was not read")
+                )
+                continue
+            if session.slots_left <= 0 and name in pinned:
+                evict = next((s.name for s in session.loaded if s.name not in pinned), None)
+                if evict is not None:
+                    session, out = session.unload(evict)
+                    outcomes.append(out)
+            session, out = session.finish_load(document)
+            outcomes.append(out)
+        return session, tuple(outcomes)
 
     def check_tool(
         self,

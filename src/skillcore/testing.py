@@ -89,7 +89,7 @@ class AdapterDriver(abc.ABC):
 
     @abc.abstractmethod
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
-        """Build the agent (fresh conversation) around ``library``."""
+        """Build the agent (fresh conversation) around ``library`` (with :attr:`options`)."""
 
     @abc.abstractmethod
     def turn(self, calls: Sequence[Call]) -> list[Reply]:
@@ -551,6 +551,41 @@ def check_events_once(driver: AdapterDriver, root: Path) -> None:
     assert calls[2].fields["code"] == "ALREADY_LOADED", calls[2]
 
 
+def check_default_skills(driver: AdapterDriver, root: Path) -> None:
+    """``default_skills`` are loaded when a conversation starts, their instructions are in
+    the first prompt, the model may unload them, and they do not come back in that
+    conversation; a new conversation starts with them again."""
+    _start(driver, root, default_skills=("beta-open",))
+    _one(driver, Call(driver.names.search, {"query": "gamma", "path": None}))
+    text = driver.instructions()
+    assert "Beta instructions." in text, text
+    r = _one(driver, Call(driver.names.unload, {"skill_name": "beta-open"}))
+    assert not r.is_error, r
+    assert driver.loaded() == []
+    _one(driver, Call("Write", {}))
+    assert "Beta instructions." not in driver.instructions()
+    driver.use_conversation("other")
+    assert not _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"})).is_error
+    assert driver.loaded() == ["beta-open", "gamma-files"]
+
+
+def check_pinned_skills(driver: AdapterDriver, root: Path) -> None:
+    """``pinned_skills`` are loaded from the first turn (their instructions in the prompt,
+    their ``allowed-tools`` applied), an unload is refused (``PINNED``), and they hold a
+    slot of ``max_loaded``."""
+    _start(driver, root, pinned_skills=("alpha-tools",))
+    r = _one(driver, Call("Write", {}))
+    assert r.is_error and "not allowed" in r.text, f"the pinned skill restricts tools: {r}"
+    text = driver.instructions()
+    assert "Alpha instructions: only read." in text, text
+    r = _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"}))
+    assert r.is_error and "pinned" in r.text, r
+    assert not _one(driver, Call(driver.names.load, {"skill_name": "beta-open"})).is_error
+    assert driver.loaded() == ["alpha-tools", "beta-open"]
+    r = _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"}))
+    assert r.is_error and driver.names.unload in r.text, r
+
+
 def check_redelivery_after_history_loss(driver: AdapterDriver, root: Path) -> None:
     """A load of a loaded skill whose load reply the model still receives is refused as
     already loaded; once the history is gone, the same load sends the instructions again as
@@ -640,6 +675,8 @@ CHECKS: tuple[Check, ...] = (
     check_call_order_in_one_turn,
     check_conversations_are_separate,
     check_events_once,
+    check_default_skills,
+    check_pinned_skills,
     check_redelivery_after_history_loss,
     check_tool_aliases,
     check_stable_prefix,

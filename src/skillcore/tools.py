@@ -23,6 +23,7 @@ from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy import DecisionCode, PolicyMode, ToolDecision, ToolPolicy
+from skillcore.preload import Preload
 from skillcore.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
 from skillcore.relevance import CatalogOrder, relevant_catalog
 from skillcore.render import CatalogFormat, catalog_intro, catalog_view, render_load_reply
@@ -53,11 +54,15 @@ class SkillToolkit:
         enum_limit: int = DEFAULT_ENUM_LIMIT,
         budget_counter: Callable[[str], int] = len,
         catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
+        default_skills: Iterable[str] = (),
+        pinned_skills: Iterable[str] = (),
         binary_resources: bool = False,
         prompt_mode: PromptMode | str | None = None,
         system_prompt: PromptTemplate | str | None = None,
     ) -> None:
         self.library = library
+        #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
+        self.preload = Preload(library, default_skills, pinned_skills)
         self.names = names or ToolNames()
         self.include_resource_tool = include_resource_tool
         self.catalog_format = CatalogFormat(catalog_format)
@@ -283,6 +288,41 @@ class SkillToolkit:
         results = [await self.acall(store, self.names.load, {"skill_name": n}) for n in names]
         return store.session, results
 
+    # -- configured skills: default_skills and pinned_skills (see skillcore.preload) -------
+
+    @property
+    def default_skills(self) -> tuple[str, ...]:
+        """Skills loaded when a conversation starts."""
+        return self.preload.default_skills
+
+    @property
+    def pinned_skills(self) -> tuple[str, ...]:
+        """Skills kept loaded on every turn; the model cannot unload them."""
+        return self.preload.pinned_skills
+
+    @property
+    def preset(self) -> frozenset[str]:
+        """Names of the configured skills (default and pinned)."""
+        return self.preload.preset
+
+    def ensure(
+        self, session: SkillSession, *, fresh: bool = False
+    ) -> tuple[SkillSession, tuple[Outcome, ...]]:
+        """Turn start: the pinned skills and, when ``fresh`` (a new conversation), the default
+        skills loaded (:meth:`skillcore.preload.Preload.ensure`)."""
+        return self.preload.ensure(session, fresh=fresh)
+
+    async def aensure(
+        self, session: SkillSession, *, fresh: bool = False
+    ) -> tuple[SkillSession, tuple[Outcome, ...]]:
+        """Async :meth:`ensure`."""
+        return await self.preload.aensure(session, fresh=fresh)
+
+    def check_preset(self, catalog: Catalog) -> tuple[Outcome, ...]:
+        """Configured skills ``catalog`` cannot provide, reported once
+        (:meth:`skillcore.preload.Preload.check`)."""
+        return self.preload.check(catalog)
+
     def plan(
         self,
         session: SkillSession,
@@ -335,7 +375,7 @@ class SkillToolkit:
             outcome = session.fail_load(effect.name, data.code, data.message)
             return ToolResult(session, replies.refusal(outcome), outcome.code, tool)
         if isinstance(effect, Unload):
-            new, outcome = session.unload(effect.name)
+            new, outcome = session.unload(effect.name, pinned=self.pinned_skills)
         else:
             assert isinstance(data, SkillDocument)
             new, outcome = session.finish_load(data, redeliver=effect.redeliver)

@@ -27,6 +27,7 @@ from skillcore import (
 )
 from skillcore.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
+from skillcore.reinjection import Reinjection
 from skillcore.relevance import query_text
 from skillcore.render import undelivered
 
@@ -65,7 +66,7 @@ class _StateBinding:
         # A call reads the state several times; state values are replaced, never mutated, so
         # the same object means the same session (saves re-validating it each time).
         if self._session is None or raw is not self._raw:
-            self._raw, self._session = raw, self.toolset.restore(raw).session
+            self._raw, self._session = raw, self.toolset.session_from_state(raw)
         return self._session
 
     def write(self, session: SkillSession) -> None:
@@ -164,6 +165,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             sources, config, refresh=refresh, also_allowed=also, **options
         ).attach(self)
         self.state_key_prefix = state_key_prefix
+        self.reinjection = Reinjection(self.toolkit)
         self._pending: asyncio.Future[Any] | None = None
         # Per invocation and agent: the loaded skills whose load reply the last model request
         # lacked (what the model saw, after include_contents and any compaction). Skills
@@ -183,7 +185,19 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     def session_for(self, context: ReadonlyContext) -> SkillSession:
         """The skill session of the agent running in ``context`` (any ADK context); unreadable
         state resets to an empty session (reported) instead of failing every turn."""
-        return self.restore(context.state.get(self.state_key(context.agent_name))).session
+        return self.session_from_state(context.state.get(self.state_key(context.agent_name)))
+
+    def session_from_state(self, raw: Any) -> SkillSession:
+        """The session an agent's saved state value stands for, with the configured skills
+        loaded (``pinned_skills`` always; ``default_skills`` while the agent has no state
+        yet). ADK keeps no state written before a model call, so this is recomputed from the
+        saved value until a skill tool call writes it."""
+        return self.toolkit.ensure(self.restore(raw).session, fresh=raw is None)[0]
+
+    async def _asession_for(self, context: ReadonlyContext) -> SkillSession:
+        """Async :meth:`session_for` (configured skills are read without blocking the loop)."""
+        raw = context.state.get(self.state_key(context.agent_name))
+        return (await self.toolkit.aensure(self.restore(raw).session, fresh=raw is None))[0]
 
     def loaded_skills(self, context: ReadonlyContext) -> list[str]:
         """Names of the skills loaded by the agent running in ``context``."""
@@ -225,7 +239,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         Reads state only: ADK drops state written here, so all writes happen in the tools.
         """
         await self._ensure_catalog(tool_context.invocation_id)
-        session = self.session_for(tool_context)
+        session = await self._asession_for(tool_context)
         key = _request_key(tool_context)
         self._hidden[key] = undelivered(session.loaded_names, _reply_texts(llm_request))
         self._hidden.move_to_end(key)
@@ -235,6 +249,12 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         if not text:
             return
         note = self._collision_note(session, llm_request)
+        # Loaded skills whose load reply is not in this request (configured skills, state
+        # preloaded by hand, include_contents='none', compaction): their instructions go in
+        # the system instruction, as in every adapter.
+        missing = self.reinjection.missing(session, _reply_texts(llm_request))
+        if missing:
+            note = f"{note}\n{await self.reinjection.atext(session, missing)}"
         llm_request.append_instructions([text + note] if note else [text])
 
     def _collision_note(self, session: SkillSession, llm_request: LlmRequest) -> str:

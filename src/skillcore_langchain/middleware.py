@@ -114,16 +114,19 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         allowed-tools policy will block (see :func:`skillcore_langchain._approval.gate`)."""
         return gate(self, interrupt_on)
 
-    # -- before_agent: refresh, repair, seed -----------------------------------------------
+    # -- before_agent: refresh, repair, seed, configured skills ----------------------------
 
     def before_agent(self, state: SkillsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Refresh the catalog; seed a new thread or persist a repaired session."""
+        """Refresh the catalog; seed a new thread, load the configured skills
+        (``default_skills`` on a new thread, ``pinned_skills`` on every run) or persist a
+        repaired session."""
         if self.refresh.due():
             self.library.refresh()
-        plan = self._plan(state)
-        if not isinstance(plan, list):
-            return plan
-        return self._state_update(self.toolkit.load_all(self.session(None), plan)[0], None, 0)
+        session, seed, fresh, changed = self._start(state)
+        if seed:
+            session = self.toolkit.load_all(session, seed)[0]
+        ensured = self.toolkit.ensure(session, fresh=fresh)[0]
+        return self._state_update(ensured, None, 0) if changed or ensured is not session else None
 
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
@@ -131,25 +134,26 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         """Async :meth:`before_agent` (sources are scanned without blocking the loop)."""
         if self.refresh.due():
             await self.library.arefresh()
-        plan = self._plan(state)
-        if not isinstance(plan, list):
-            return plan
-        loaded = await self.toolkit.aload_all(self.session(None), plan)
-        return self._state_update(loaded[0], None, 0)
+        session, seed, fresh, changed = self._start(state)
+        if seed:
+            session = (await self.toolkit.aload_all(session, seed))[0]
+        ensured = (await self.toolkit.aensure(session, fresh=fresh))[0]
+        return self._state_update(ensured, None, 0) if changed or ensured is not session else None
 
-    def _plan(self, state: Mapping[str, Any]) -> dict[str, Any] | list[str] | None:
-        """A state update, names to load (seeding by name), or None when nothing changes."""
+    def _start(self, state: Mapping[str, Any]) -> tuple[SkillSession, list[str], bool, bool]:
+        """The thread's session at the start of a run: ``(session, names to seed it with,
+        new thread?, must be written?)``."""
         raw = state.get(STATE_KEY)
         if raw is None:
             seed = state.get(SEED_KEY)
             if isinstance(seed, Mapping):
-                return self._state_update(self.restore(seed).session, None, 0)
-            if isinstance(seed, (list, tuple)):
-                return [n for n in seed if isinstance(n, str)]
-            return None
+                return self.restore(seed).session, [], True, True
+            listed = seed if isinstance(seed, list | tuple) else ()
+            names = [n for n in listed if isinstance(n, str)]
+            return self.session(None), names, True, bool(names)
         restored = self.restore(raw)
         # Unreadable state or skills removed from disk: persist the repaired session.
-        return self._state_update(restored.session, None, 0) if restored.repaired else None
+        return restored.session, [], False, restored.repaired
 
     # -- wrap_model_call: catalog, tools, re-injection -------------------------------------
 

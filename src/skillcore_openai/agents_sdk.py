@@ -42,7 +42,8 @@ from skillcore.coordination import (
     StateStore,
 )
 from skillcore.errors import require
-from skillcore_openai.functions import latest_user_text
+from skillcore.reinjection import Reinjection
+from skillcore_openai.functions import _reply_texts, latest_user_text
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 
@@ -192,6 +193,7 @@ class AgentSkills:
         self._beside: dict[str, SQLiteStateStore] = {}
         #: The state used when the run context does not carry one (a single conversation).
         self.state = self.new_state()
+        self.reinjection = Reinjection(self.toolkit)
         self.guardrail: ToolInputGuardrail[Any] = _SkillsGuardrail(
             self._check, name="skillcore_allowed_tools"
         )
@@ -205,7 +207,19 @@ class AgentSkills:
 
     def _restore(self, state: Any) -> SkillSession:
         catalog = self.toolkit.library.catalog
-        return restore_session(state, catalog, self.limits, self.policy, self.toolkit.names).session
+        names = self.toolkit.names
+        session = restore_session(state, catalog, self.limits, self.policy, names).session
+        # Pinned skills always; default skills when the conversation starts.
+        return self.toolkit.ensure(session, fresh=state is None)[0]
+
+    async def _turn_start(self, state: SkillState) -> SkillSession:
+        """Load the pinned skills the run's state lacks (before each model call)."""
+        await self.toolkit.aensure(state.session)  # reads what is missing (then cached)
+        current = state.session
+        ensured = self.toolkit.ensure(current)[0]  # no await between this read and the write
+        if ensured is not current:
+            state.write(ensured)
+        return ensured
 
     def conversation(self, conversation: str | Any) -> SkillState:
         """The state of one conversation, restored from where it was saved and saved on every
@@ -296,8 +310,18 @@ class AgentSkills:
                 text = await text
             # The run's input (``turn_input``, set before each model call) holds the user
             # message; with catalog_order="relevance" the catalog is ranked for it.
-            query = latest_user_text(getattr(ctx, "turn_input", None))
-            catalog = self.toolkit.instructions(self.state_for(ctx).session, query=query)
+            turn_input = getattr(ctx, "turn_input", None)
+            query = latest_user_text(turn_input)
+            session = await self._turn_start(self.state_for(ctx))
+            catalog = self.toolkit.instructions(session, query=query)
+            preset = self.toolkit.preset
+            if catalog and preset:
+                # The configured skills' instructions (no tool reply delivered them). Only
+                # those: turn_input lacks the replies of this run's own tool calls.
+                replies_ = _reply_texts(turn_input or ())
+                missing = self.reinjection.missing(session, replies_, only=preset)
+                if missing:
+                    catalog += "\n\n" + await self.reinjection.atext(session, missing)
             return "\n\n".join(part for part in (str(text or "").rstrip(), catalog) if part)
 
         return render

@@ -42,6 +42,7 @@ from skillcore import (
 from skillcore.config import Sources
 from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
 from skillcore.prompt import PromptMode, resolve_prompt_mode
+from skillcore.reinjection import Reinjection
 from skillcore.relevance import query_text
 from skillcore.render import undelivered
 from skillcore.specs import parse_json_object
@@ -451,6 +452,7 @@ class OpenAISkills:
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
         self.turns = TurnStore()
+        self.reinjection = Reinjection(self.toolkit)
         self.states: StateStore = states if states is not None else MemoryStateStore()
         if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
             raise ValueError(
@@ -478,13 +480,21 @@ class OpenAISkills:
         """Rebuild a session from ``session.to_state()`` output. Never raises for what the
         state holds: unreadable state gives an empty session (logged), as in every adapter
         (:func:`skillcore.restore_session`)."""
-        return restore_session(
+        session = restore_session(
             state,
             self.library.catalog,
             limits or self.limits,
             policy or self.policy,
             self.toolkit.names,
         ).session
+        # Turn start: pinned skills always, default skills in a new conversation.
+        return self.toolkit.ensure(session, fresh=state is None)[0]
+
+    def ensure(self, session: SkillSession) -> SkillSession:
+        """``session`` with the pinned skills loaded (those that were not: e.g. a session you
+        keep yourself). :meth:`session`, :meth:`restore` and :meth:`load` already do this,
+        and also load the default skills when a conversation starts."""
+        return self.toolkit.ensure(session)[0]
 
     def load(
         self,
@@ -492,9 +502,10 @@ class OpenAISkills:
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
     ) -> SkillSession:
-        """The session of a conversation as :meth:`save` left it (an empty one the first
-        time), over the current catalog, with this adapter's limits and policy unless given
-        (they are configuration, never read from saved state)."""
+        """The session of a conversation as :meth:`save` left it (a new one, with the
+        default skills, the first time), over the current catalog, with this adapter's limits
+        and policy unless given (they are configuration, never read from saved state); the
+        pinned skills are always loaded."""
         return self.restore(self.states.load(conversation_id), limits, policy)
 
     def save(self, conversation_id: str, session: SkillSession) -> None:
@@ -518,13 +529,25 @@ class OpenAISkills:
         *,
         budget: int | None = None,
         query: str | None = None,
+        history: Any = None,
     ) -> str:
         """``base`` followed by the skill catalog (just ``base`` when there are no skills).
 
         ``query``: the latest user message (:func:`latest_user_text` of your messages), which
         orders the catalog when ``catalog_order="relevance"``; pass the same one on every
-        model call of a user message and the text stays the same."""
+        model call of a user message and the text stays the same.
+
+        Loaded skills whose load reply is not in ``history`` (the messages/input items the
+        model receives) get their instructions appended, as in every adapter; without
+        ``history``, those of the configured skills (``default_skills``, ``pinned_skills``),
+        which no tool reply delivered."""
         catalog = self.toolkit.instructions(session, budget, query)
+        if catalog:
+            only = self.toolkit.preset if history is None else None
+            texts = _reply_texts(history) if history is not None else iter(())
+            missing = self.reinjection.missing(session, texts, only=only)
+            if missing:
+                catalog += "\n\n" + self.reinjection.text(session, missing)
         return "\n\n".join(part for part in (base.rstrip(), catalog) if part)
 
     def is_skill_call(self, call: Any) -> bool:
