@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         ToolPolicy,
         UnrestrictedSkills,
     )
+    from skillcore.profiles import ProfileChoice, SkillProfiles
     from skillcore.relevance import CatalogOrder
     from skillcore.render import CatalogFormat, CatalogView, catalog_view
     from skillcore.search import SearchHit, search_skills
@@ -76,6 +77,8 @@ _LAZY: dict[str, str] = {
     "replies": "skillcore.replies",
     "OutcomeCode": "skillcore.codes",
     "SkillConfig": "skillcore.config",
+    "SkillProfiles": "skillcore.profiles",
+    "ProfileChoice": "skillcore.profiles",
     "RefreshGate": "skillcore.coordination",
     "SessionRef": "skillcore.coordination",
     "SessionStore": "skillcore.coordination",
@@ -172,6 +175,7 @@ __all__ = [
     "Outcome",
     "OutcomeCode",
     "PolicyMode",
+    "ProfileChoice",
     "ReadError",
     "RefreshGate",
     "Resource",
@@ -188,6 +192,7 @@ __all__ = [
     "SkillLibrary",
     "SkillLocation",
     "SkillMetadata",
+    "SkillProfiles",
     "SkillSession",
     "SkillSource",
     "SkillToolkit",
