@@ -201,7 +201,8 @@ def read_selector(context: Any, select: str | Callable[[Any], object]) -> object
     try:
         if callable(select):
             return select(context)
-        if isinstance(context, Mapping):
+        if isinstance(context, Mapping) or callable(getattr(context, "get", None)):
+            # Mappings and mapping-like state objects (ADK's ``State`` has ``get`` only).
             return context.get(select)
         return getattr(context, select, None)
     except Exception:
