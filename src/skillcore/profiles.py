@@ -42,6 +42,7 @@ __all__ = [
     "ProfileChoice",
     "ProfileRestorer",
     "ProfileSpec",
+    "ProfileStateStore",
     "SkillProfiles",
     "read_selector",
     "tag_state",
@@ -242,3 +243,28 @@ class ProfileRestorer:
         restored = Restored(self._restore(None).session, note)
         self._last = (state, restored)
         return restored
+
+
+class ProfileStateStore:
+    """One profile's view of a shared :class:`~skillcore.coordination.StateStore`: its keys are
+    ``"<key>@<profile>"``, so the same conversation keeps one saved state per profile and a
+    state is never restored under another profile."""
+
+    def __init__(self, store: Any, profile: str | None) -> None:
+        self.store, self.profile = store, profile
+
+    def _key(self, key: str) -> str:
+        # "@" followed by a profile name, or by nothing for the fail-closed parts.
+        return f"{key}@{self.profile or ''}"
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        """The state saved for ``key`` under this profile (None if there is none)."""
+        return self.store.load(self._key(key))  # type: ignore[no-any-return]
+
+    def save(self, key: str, state: dict[str, Any]) -> None:
+        """Save ``key``'s state under this profile."""
+        self.store.save(self._key(key), state)
+
+    def delete(self, key: str) -> None:
+        """Forget ``key``'s state under this profile."""
+        self.store.delete(self._key(key))
