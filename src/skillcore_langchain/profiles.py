@@ -93,7 +93,8 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             select: the ``runtime.context`` key or attribute naming the profile, or a
                 function of the context returning the name.
             default: the profile of runs whose context names none (None: no skills).
-            refresh, share_with_subagents: as for :class:`SkillsMiddleware`.
+            refresh: as for :class:`SkillsMiddleware`.
+            share_with_subagents: as for :class:`SkillsMiddleware`.
         """
         base = SkillConfig.build(config, **options)
 
