@@ -107,13 +107,16 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             profiles, make, sources=sources, config=base, default=default
         )
         self.select = select
-        templates: dict[str, BaseTool] = {}
+        skill_tools: dict[str, BaseTool] = {}
+        other_tools: dict[str, BaseTool] = {}
         for _, mw in self.profiles.items():
             for tool in mw.tools:
-                templates.setdefault(tool.name, tool)
-        self._skill_tools = frozenset(templates)
-        # Registered once; each call runs the selected profile's tool of that name.
-        self.tools = [self._make_tool(t) for t in templates.values()]
+                ours = tool.name in mw.toolkit.tool_names
+                (skill_tools if ours else other_tools).setdefault(tool.name, tool)
+        self._registered = frozenset(skill_tools) | frozenset(other_tools)
+        # Registered once; a skill tool call runs the selected profile's tool of that name.
+        # Other tools a profile registers are the same objects in every profile.
+        self.tools = [*(self._make_tool(t) for t in skill_tools.values()), *other_tools.values()]
 
     # -- selection -------------------------------------------------------------------------
 
@@ -146,8 +149,8 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         return await self.middleware(self._context(runtime)).abefore_agent(state, runtime)
 
     def _only(self, request: ModelRequest[Any], mw: SkillsMiddleware) -> ModelRequest[Any]:
-        """The request without skill tools the selected profile does not have."""
-        drop = self._skill_tools.difference(mw.toolkit.tool_names)
+        """The request without the tools other profiles register and this one does not."""
+        drop = self._registered.difference(t.name for t in mw.tools)
         if not drop:
             return request
         kept = [t for t in request.tools if not (isinstance(t, BaseTool) and t.name in drop)]

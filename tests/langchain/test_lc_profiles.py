@@ -193,3 +193,24 @@ def test_profiles_share_one_library_per_sources_object(tenants: dict[str, Path])
     assert mw.profiles["strict"].library is mw.profiles["open"].library
     assert mw.profiles["strict"].policy.mode is PolicyMode.RESTRICT
     assert mw.profiles["open"].policy.mode is PolicyMode.RECOMMEND
+
+
+def test_a_tool_only_some_profiles_have_is_hidden_and_refused_in_the_others(
+    tenants: dict[str, Path],
+) -> None:
+    model = ScriptedChatModel()
+    mw = ProfiledSkillsMiddleware(
+        {
+            "acme": tenants["acme"],
+            "beta": (tenants["beta"], SkillConfig(include_resource_tool=False)),
+        }
+    )
+    agent = create_agent(model, plain_tools(), middleware=[mw], checkpointer=InMemorySaver())
+    run(agent, "a", {"skill_profile": "acme"})
+    assert "load_skill_resource" in model.tool_names(-1)
+    call = ("load_skill_resource", {"skill_name": "handbook", "path": "x.md"})
+    model.push(tool_calls(call))
+    (reply,) = replies(run(agent, "b", {"skill_profile": "beta"}))
+    assert "load_skill_resource" not in model.tool_names(-2)
+    assert "load_skill" in model.tool_names(-2)
+    assert reply.artifact["code"] == "UNKNOWN_TOOL"
