@@ -89,20 +89,24 @@ def test_each_tenant_sees_only_its_catalog(tenants: dict[str, Path], use_async: 
     assert len(model.requests) == 2
 
 
-def test_a_tenant_cannot_load_another_tenants_skill(tenants: dict[str, Path]) -> None:
+@pytest.mark.parametrize("use_async", [False, True])
+def test_a_tenant_cannot_load_another_tenants_skill(
+    tenants: dict[str, Path], use_async: bool
+) -> None:
     agent, model, _ = build(tenants)
     model.push(tool_calls(("load_skill", {"skill_name": "beta-deploy"})))
-    (reply,) = replies(run(agent, "t1", Ctx("acme")))
+    (reply,) = replies(run(agent, "t1", Ctx("acme"), use_async=use_async))
     assert reply.status == "error"
     assert reply.artifact["code"] == "SKILL_NOT_FOUND"
     assert "BETA-DEPLOY-BODY" not in reply.text
 
 
-def test_policy_and_limits_follow_the_profile(tenants: dict[str, Path]) -> None:
+@pytest.mark.parametrize("use_async", [False, True])
+def test_policy_and_limits_follow_the_profile(tenants: dict[str, Path], use_async: bool) -> None:
     agent, model, _ = build(tenants)
     # acme: RESTRICT -- after acme-report (allowed-tools: Read), Write is blocked.
     model.push(tool_calls(("load_skill", {"skill_name": "acme-report"}), ("Write", {})))
-    load, write = replies(run(agent, "a", Ctx("acme")))
+    load, write = replies(run(agent, "a", Ctx("acme"), use_async=use_async))
     assert load.status == "success" and "ACME-REPORT-BODY" in load.text
     assert write.artifact["code"] == "TOOL_BLOCKED"
     # beta: RECOMMEND and max one loaded skill.
@@ -113,7 +117,7 @@ def test_policy_and_limits_follow_the_profile(tenants: dict[str, Path]) -> None:
             ("Write", {}),
         )
     )
-    first, second, write = replies(run(agent, "b", Ctx("beta")))
+    first, second, write = replies(run(agent, "b", Ctx("beta"), use_async=use_async))
     assert first.status == "success"
     assert second.artifact["code"] == "LOAD_LIMIT_REACHED"
     assert write.status == "success"

@@ -10,7 +10,7 @@ from typing import Any
 
 import openai
 import pytest
-from agents import Agent, RunConfig, Runner, UserError, function_tool
+from agents import Agent, RunConfig, Runner, SQLiteSession, UserError, function_tool
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from skillcore import SkillConfig
@@ -243,3 +243,27 @@ def test_sdk_a_run_without_a_conversation_is_refused(tenants: dict[str, Path]) -
     model = ScriptedModel([[assistant_message("hi")]])
     with pytest.raises(UserError, match="no conversation"):
         sdk_run(sdk_agent(skills, model, []), {"skill_profile": "acme"})
+
+
+def test_sdk_conversation_may_be_an_sdk_session(tenants: dict[str, Path]) -> None:
+    skills = ProfiledAgentSkills(profiles(tenants))
+    history = SQLiteSession("user-1")
+    model = ScriptedModel(
+        [
+            [function_call("load_skill", {"skill_name": "handbook"}, call_id="l")],
+            [assistant_message("ok")],
+        ]
+    )
+    context = {"skill_profile": "beta", "conversation": history}
+    asyncio.run(
+        Runner.run(
+            sdk_agent(skills, model, []),
+            "go",
+            session=history,
+            context=context,
+            run_config=NO_TRACE,
+        )
+    )
+    assert "BETA-HANDBOOK-BODY" in outputs(model)["l"]
+    assert skills.profiles["beta"].conversation("user-1").loaded_names == ("handbook",)
+    assert skills.profiles["acme"].conversation("user-1").loaded_names == ()
