@@ -223,7 +223,8 @@ class ProfileRestorer:
 
     def __init__(self, restore: Callable[[Any], Restored], profile: str | None) -> None:
         self._restore, self.profile = restore, profile
-        self._last: tuple[Any, Restored] | None = None
+        # The last foreign state reported (a reference, so its id cannot be reused).
+        self._reported: Any = None
 
     def __call__(self, state: Any) -> Restored:
         """The session saved in ``state`` if it was saved under this profile; never raises."""
@@ -232,17 +233,15 @@ class ProfileRestorer:
         saved = state.get(PROFILE_STATE_FIELD)
         if saved == self.profile and (saved is None or isinstance(saved, str)):
             return self._restore(state)
-        last = self._last
-        if last is not None and last[0] is state:
-            return last[1]
         before = repr(saved)[:70] if saved is None or isinstance(saved, str) else "<malformed>"
-        events.emit("profile.switched", {"previous": before, "current": repr(self.profile)})
+        if self._reported is not state:  # once per state object, not on every hook
+            self._reported = state
+            events.emit("profile.switched", {"previous": before, "current": repr(self.profile)})
         note = (
             f"the skill profile changed from {before} to {self.profile!r}: loaded skills were reset"
         )
-        restored = Restored(self._restore(None).session, note)
-        self._last = (state, restored)
-        return restored
+        # The empty session over the current catalog (the wrapped restorer tracks refreshes).
+        return Restored(self._restore(None).session, note)
 
 
 class ProfileStateStore:
