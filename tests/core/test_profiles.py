@@ -76,8 +76,8 @@ def test_read_selector_never_raises_and_reads_keys_attributes_and_functions(valu
     class Ctx:
         skill_profile: Any
 
-    assert read_selector({"skill_profile": value}, "skill_profile") == value
-    assert read_selector(Ctx(value), "skill_profile") == value
+    assert read_selector({"skill_profile": value}, "skill_profile") is value
+    assert read_selector(Ctx(value), "skill_profile") is value
     assert read_selector({}, "skill_profile") is None
     assert read_selector(None, "skill_profile") is None
 
