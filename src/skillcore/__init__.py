@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         ToolPolicy,
         UnrestrictedSkills,
     )
+    from skillcore.profiles import ProfileChoice, SkillProfiles
     from skillcore.prompt import PromptMode, PromptTemplate
     from skillcore.relevance import CatalogOrder
     from skillcore.render import CatalogFormat, CatalogView, catalog_view
@@ -78,6 +79,8 @@ _LAZY: dict[str, str] = {
     "replies": "skillcore.replies",
     "OutcomeCode": "skillcore.codes",
     "SkillConfig": "skillcore.config",
+    "SkillProfiles": "skillcore.profiles",
+    "ProfileChoice": "skillcore.profiles",
     "RefreshGate": "skillcore.coordination",
     "SessionRef": "skillcore.coordination",
     "SessionStore": "skillcore.coordination",
@@ -178,6 +181,7 @@ __all__ = [
     "Outcome",
     "OutcomeCode",
     "PolicyMode",
+    "ProfileChoice",
     "PromptMode",
     "PromptTemplate",
     "ReadError",
@@ -196,6 +200,7 @@ __all__ = [
     "SkillLibrary",
     "SkillLocation",
     "SkillMetadata",
+    "SkillProfiles",
     "SkillSession",
     "SkillSource",
     "SkillToolkit",

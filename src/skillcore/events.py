@@ -178,6 +178,20 @@ EVENTS: Mapping[str, EventSpec] = {
             ("dropped",),
             "loaded skills no longer available were dropped: %(dropped)s",
         ),
+        EventSpec(
+            "profile.refused",
+            _S,
+            _W,
+            ("reason",),
+            "skill profile selection refused, the run gets no skills: %(reason)s",
+        ),
+        EventSpec(
+            "profile.switched",
+            _S,
+            _I,
+            ("previous", "current"),
+            "skill profile changed from %(previous)s to %(current)s: loaded skills were reset",
+        ),
     )
 }
 

@@ -260,6 +260,20 @@ def make_scenario_library(root: Path) -> Path:
 Check = Callable[[AdapterDriver, Path], None]
 
 
+def make_tenant_libraries(root: Path) -> dict[str, Path]:
+    """Two tenants' skill folders under ``root``, for profile tests: ``acme`` holds
+    ``acme-report`` (allowed-tools: Read) and ``handbook``; ``beta`` holds ``beta-deploy`` and
+    its own ``handbook`` (same name, other instructions: a loaded skill must not carry over)."""
+    acme, beta = root / "acme", root / "beta"
+    write_skill(
+        acme, "acme-report", "Acme quarterly reports.", "ACME-REPORT-BODY", "allowed-tools: Read\n"
+    )
+    write_skill(acme, "handbook", "The company handbook.", "ACME-HANDBOOK-BODY")
+    write_skill(beta, "beta-deploy", "Beta deployments.", "BETA-DEPLOY-BODY")
+    write_skill(beta, "handbook", "The company handbook.", "BETA-HANDBOOK-BODY")
+    return {"acme": acme, "beta": beta}
+
+
 @attrs.frozen
 class Event:
     """One structured event as logged: its name, logger, level and fields."""

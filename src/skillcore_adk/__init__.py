@@ -5,6 +5,8 @@
   instructions, and loaded-skill state persisted per agent in the ADK session.
 - ``toolset.before_tool_callback`` (one agent) or :class:`SkillPolicyPlugin` (a whole app):
   block tools the loaded skills' ``allowed-tools`` do not cover, under RESTRICT.
+- :class:`ProfiledSkillToolset` -- several skill profiles (tenants), one selected per session
+  from its state.
 - :class:`LibrarySkillRegistry` -- ADK's ``SkillRegistry`` backed by a skillcore library, for
   ADK's native ``SkillToolset(registry=...)``.
 
@@ -20,6 +22,7 @@ from skillcore.errors import require
 require("google.adk", "adk", "skillcore_adk")
 
 from skillcore_adk._plugin import SkillPolicyPlugin  # noqa: E402
+from skillcore_adk._profiles import DEFAULT_PROFILE_KEY, ProfiledSkillToolset  # noqa: E402
 from skillcore_adk._toolset import (  # noqa: E402
     AGENT_TRANSFER_TOOL,
     DEFAULT_STATE_KEY_PREFIX,
@@ -29,8 +32,10 @@ from skillcore_adk._toolset import (  # noqa: E402
 
 __all__ = [
     "AGENT_TRANSFER_TOOL",
+    "DEFAULT_PROFILE_KEY",
     "DEFAULT_STATE_KEY_PREFIX",
     "LibrarySkillRegistry",
+    "ProfiledSkillToolset",
     "SkillPolicyPlugin",
     "SkillTool",
     "SkillToolset",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.adk.plugins.base_plugin import BasePlugin
 
+from skillcore_adk._profiles import ProfiledSkillToolset
 from skillcore_adk._toolset import SkillToolset
 
 if TYPE_CHECKING:
@@ -22,15 +23,20 @@ class SkillPolicyPlugin(BasePlugin):
     policy (RECOMMEND never blocks) and the caller's own loaded skills.
     """
 
-    def __init__(self, *toolsets: SkillToolset, name: str = "skillcore_policy") -> None:
+    def __init__(
+        self, *toolsets: SkillToolset | ProfiledSkillToolset, name: str = "skillcore_policy"
+    ) -> None:
         super().__init__(name=name)
-        self.toolsets: tuple[SkillToolset, ...] = toolsets
+        self.toolsets: tuple[SkillToolset | ProfiledSkillToolset, ...] = toolsets
 
-    def _toolsets_for(self, tool_context: ToolContext) -> tuple[SkillToolset, ...]:
+    def _toolsets_for(
+        self, tool_context: ToolContext
+    ) -> tuple[SkillToolset | ProfiledSkillToolset, ...]:
         if self.toolsets:
             return self.toolsets
         agent = tool_context.get_invocation_context().agent
-        return tuple(t for t in getattr(agent, "tools", ()) or () if isinstance(t, SkillToolset))
+        kinds = (SkillToolset, ProfiledSkillToolset)
+        return tuple(t for t in getattr(agent, "tools", ()) or () if isinstance(t, kinds))
 
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext

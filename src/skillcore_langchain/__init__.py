@@ -17,5 +17,13 @@ from skillcore_langchain._state import (  # noqa: E402 - after the dependency ch
     merge_seed,
 )
 from skillcore_langchain.middleware import SkillsMiddleware  # noqa: E402
+from skillcore_langchain.profiles import ProfiledSkillsMiddleware  # noqa: E402
 
-__all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]
+__all__ = [
+    "SEED_KEY",
+    "STATE_KEY",
+    "ProfiledSkillsMiddleware",
+    "SkillsMiddleware",
+    "SkillsState",
+    "merge_seed",
+]

@@ -25,8 +25,10 @@ from skillcore_openai.functions import (
     response_tool,
     tool_output,
 )
+from skillcore_openai.profiles import ProfiledOpenAISkills
 
 if TYPE_CHECKING:
+    from skillcore_openai.agents_profiles import ProfiledAgentSkills
     from skillcore_openai.agents_sdk import AgentSkills, SkillState
 
 __all__ = [
@@ -35,6 +37,8 @@ __all__ = [
     "FunctionCall",
     "Handler",
     "OpenAISkills",
+    "ProfiledAgentSkills",
+    "ProfiledOpenAISkills",
     "SkillState",
     "ToolCallResult",
     "TurnResult",
@@ -57,4 +61,8 @@ def __getattr__(name: str) -> Any:
         from skillcore_openai import agents_sdk
 
         return getattr(agents_sdk, name)
+    if name == "ProfiledAgentSkills":
+        from skillcore_openai import agents_profiles
+
+        return agents_profiles.ProfiledAgentSkills
     raise AttributeError(f"module 'skillcore_openai' has no attribute {name!r}")
