@@ -77,6 +77,9 @@ class SkillConfig:
     catalog_order: CatalogOrder = attrs.field(
         default=CatalogOrder.PRECEDENCE, converter=CatalogOrder
     )
+    #: Under RESTRICT, also leave tools the policy blocks right now out of the model's tool
+    #: list (calls are still checked; skill and always-allowed tools are never hidden).
+    hide_blocked_tools: bool = False
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -128,13 +131,15 @@ class SkillConfig:
             return self.limits
         return Limits(max_loaded=self.max_loaded_skills, catalog_budget=self.max_description_budget)
 
-    def policy(self, also_allowed: Iterable[str] = ()) -> ToolPolicy:
-        """The tool policy (``also_allowed`` adds adapter-specific always-allowed tools)."""
+    def policy(self, also_allowed: Iterable[str] = (), gated: Iterable[str] = ()) -> ToolPolicy:
+        """The tool policy (``also_allowed`` adds adapter-specific always-allowed tools;
+        ``gated`` names the adapter's skill-gated tools)."""
         return ToolPolicy(
             self.allowed_tools_policy,
             self.always_allowed_tools | set(also_allowed),
             self.tool_aliases,
             self.unrestricted_skills,
+            gated_tools=frozenset(gated),
         )
 
     def names(self) -> ToolNames:
@@ -194,18 +199,20 @@ class AdapterParts:
         *,
         refresh: bool | float = True,
         also_allowed: Iterable[str] = (),
+        gated: Iterable[str] = (),
         backend: Any = None,
         thread: Callable[[], str | None] | None = None,
         **options: Any,
     ) -> AdapterParts:
         """The parts for ``sources`` and ``config`` (or its fields as ``options``);
-        ``also_allowed`` adds adapter-specific always-allowed tools; ``backend`` and
-        ``thread``: see :meth:`SkillConfig.library`."""
+        ``also_allowed`` adds adapter-specific always-allowed tools; ``gated`` names the
+        skill-gated tools (the adapter's ``tools=``); ``backend`` and ``thread``: see
+        :meth:`SkillConfig.library`."""
         cfg = SkillConfig.build(config, **options)
         library = cfg.library(sources, backend, thread)
         limits, policy, toolkit = (
             cfg.session_limits(),
-            cfg.policy(also_allowed),
+            cfg.policy(also_allowed, gated),
             cfg.toolkit(library),
         )
         names = toolkit.names
