@@ -148,3 +148,134 @@ def test_hide_blocked_tools(gated_skills: Path) -> None:
     assert "unload_skill" in names
     write = {"id": "w", "function": {"name": "Write", "arguments": "{}"}}
     assert skills.dispatch(session, write).code.value == "TOOL_BLOCKED"
+
+
+# -- the Agents SDK helper ----------------------------------------------------------------
+
+
+def _sdk_run(skills: Any, model: Any, *extra: Any) -> Any:
+    import asyncio
+
+    from agents import Agent, RunConfig, Runner
+
+    read, write = _sdk_plain_tools()
+    agent = skills.guard_agent(
+        Agent(
+            name="a",
+            instructions=skills.instructions(),
+            tools=[*skills.tools(), read, write, *extra],
+            model=model,
+        )
+    )
+    config = RunConfig(tracing_disabled=True, tool_not_found_behavior="return_error_to_model")
+    return asyncio.run(Runner.run(agent, "go", run_config=config))
+
+
+def _sdk_plain_tools() -> tuple[Any, Any]:
+    from agents import function_tool
+
+    @function_tool(name_override="Read")
+    def read() -> str:
+        """Read."""
+        return "read"
+
+    @function_tool(name_override="Write")
+    def write() -> str:
+        """Write."""
+        return "wrote"
+
+    return read, write
+
+
+def _outputs(call: Any) -> dict[str, str]:
+    return {
+        i["call_id"]: i["output"]
+        for i in call.input
+        if isinstance(i, dict) and i.get("type") == "function_call_output"
+    }
+
+
+def _names(call: Any) -> list[str]:
+    return [t.name for t in call.tools]
+
+
+def sdk_deploy() -> str:
+    """Deploy the service."""
+    return "deployed"
+
+
+@pytest.mark.parametrize("mode", ["recommend", "restrict"])
+def test_agents_sdk_gated_tool_enabled_only_while_unlocked(gated_skills: Path, mode: str) -> None:
+    from agents import function_tool
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    from skillcore_openai import AgentSkills
+
+    deploy = function_tool(sdk_deploy, name_override="deploy")
+    skills = AgentSkills(gated_skills, tools=[deploy], allowed_tools_policy=mode)
+    model = ScriptedModel(
+        [
+            [function_call("deploy", {}, call_id="c0")],
+            [function_call("load_skill", {"skill_name": "release"}, call_id="c1")],
+            [function_call("deploy", {}, call_id="c2")],
+            [function_call("unload_skill", {"skill_name": "release"}, call_id="c3")],
+            [function_call("deploy", {}, call_id="c4")],
+            [assistant_message("done")],
+        ]
+    )
+    _sdk_run(skills, model)
+    calls = model.calls
+    out = _outputs(calls[-1])
+    # Locked: not offered, so the SDK answers a call of it as an unknown tool (not run).
+    assert "deploy" not in _names(calls[0]) and "Read" in _names(calls[0])
+    assert out["c0"] != "deployed" and "deploy" in out["c0"], out["c0"]
+    assert "deploy" in _names(calls[2]), _names(calls[2])
+    assert out["c2"] == "deployed"
+    assert "deploy" not in _names(calls[4]) and out["c4"] != "deployed"
+    # The guardrail refuses a locked call that reaches it (the same rule as every adapter).
+    decision = skills.toolkit.check_call(skills.state.session, "deploy")
+    assert decision.code.value == "TOOL_LOCKED" and "release" in decision.reason
+
+
+def test_agents_sdk_tool_not_available_and_hide_blocked(gated_skills: Path) -> None:
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    from skillcore_openai import AgentSkills
+
+    skills = AgentSkills(gated_skills)
+    model = ScriptedModel(
+        [
+            [function_call("load_skill", {"skill_name": "writer"}, call_id="c1")],
+            [assistant_message("x")],
+        ]
+    )
+    _sdk_run(skills, model)
+    out = _outputs(model.calls[-1])["c1"]
+    assert "Warning" in out and "Edit" in out, out
+
+    skills = AgentSkills(gated_skills, allowed_tools_policy="restrict")
+    model = ScriptedModel(
+        [
+            [function_call("load_skill", {"skill_name": "writer"}, call_id="c1")],
+            [assistant_message("x")],
+        ]
+    )
+    _sdk_run(skills, model)
+    out = _outputs(model.calls[-1])["c1"]
+    assert out.startswith("Error: Cannot load 'writer'") and "Edit" in out, out
+    assert skills.state.loaded_names == ()
+
+    skills = AgentSkills(gated_skills, allowed_tools_policy="restrict", hide_blocked_tools=True)
+    model = ScriptedModel(
+        [
+            [function_call("load_skill", {"skill_name": "ops"}, call_id="c1")],
+            [function_call("Write", {}, call_id="c2")],
+            [assistant_message("x")],
+        ]
+    )
+    _sdk_run(skills, model)
+    assert "Write" in _names(model.calls[0])
+    names = _names(model.calls[1])
+    assert "Write" not in names and "Read" in names and "unload_skill" in names, names
+    # Hidden = disabled in the SDK: a call of it is an unknown tool there, and never runs.
+    assert _outputs(model.calls[-1])["c2"] != "wrote"
