@@ -80,6 +80,10 @@ class SkillConfig:
     #: Under RESTRICT, also leave tools the policy blocks right now out of the model's tool
     #: list (calls are still checked; skill and always-allowed tools are never hidden).
     hide_blocked_tools: bool = False
+    #: Check, when a skill is loaded, that the agent has the tools its allowed-tools name:
+    #: the reply lists missing ones (RECOMMEND), or the load is refused with
+    #: ``TOOL_NOT_AVAILABLE`` (RESTRICT). Adapters that cannot know the agent's tools skip it.
+    check_tools_available: bool = False
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -156,6 +160,7 @@ class SkillConfig:
             enum_limit=self.enum_limit,
             budget_counter=self.budget_counter,
             catalog_order=self.catalog_order,
+            check_tools_available=self.check_tools_available,
         )
 
 

@@ -223,10 +223,11 @@ class SkillSession:
         ``hidden``: loaded skills whose load reply the model can no longer see (history
         trimmed, compacted or restored). Loading one delivers it again, since "already
         loaded, see above" would point the model at instructions it no longer has.
-        ``available``: the agent's tool names, when the adapter knows them. Under RESTRICT a
-        skill whose allowed-tools name tools the agent lacks is refused
-        (``TOOL_NOT_AVAILABLE``): loaded, it would block the work it describes. Under
-        RECOMMEND the load goes ahead and its reply warns (see :meth:`missing_tools`).
+        ``available``: the agent's tool names, when the adapter knows them (None skips the
+        check). Under RESTRICT a skill whose allowed-tools name tools the agent lacks is
+        refused (``TOOL_NOT_AVAILABLE``): loaded, it would block the work it describes.
+        Under RECOMMEND the load goes ahead and its reply names them (see
+        :meth:`missing_tools`).
         """
         meta = self.catalog.get(name)
         if meta is None:

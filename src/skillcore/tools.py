@@ -56,8 +56,12 @@ class SkillToolkit:
         enum_limit: int = DEFAULT_ENUM_LIMIT,
         budget_counter: Callable[[str], int] = len,
         catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
+        check_tools_available: bool = False,
     ) -> None:
         self.library = library
+        #: Whether a load checks the skill's allowed-tools against the agent's tools (the
+        #: ``available`` adapters pass; see :meth:`SkillSession.begin_load`).
+        self.check_tools_available = check_tools_available
         self.names = names or ToolNames()
         self.include_resource_tool = include_resource_tool
         self.catalog_format = CatalogFormat(catalog_format)
@@ -197,8 +201,9 @@ class SkillToolkit:
         model receives (:func:`~skillcore.render.undelivered`, computed on the session the
         history belongs to); loading one sends its instructions again (``REDELIVERED``) instead
         of ``ALREADY_LOADED``. ``available``: the agent's tool names when the adapter knows
-        them (None skips the check): a load of a skill whose allowed-tools name others warns
-        (RECOMMEND) or is refused with ``TOOL_NOT_AVAILABLE`` (RESTRICT)."""
+        them (None skips the check; so does ``check_tools_available=False``): a load of a
+        skill whose allowed-tools name others warns (RECOMMEND) or is refused with
+        ``TOOL_NOT_AVAILABLE`` (RESTRICT)."""
         store = as_store(target)
         step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
         if isinstance(step, ToolResult):
@@ -250,6 +255,8 @@ class SkillToolkit:
         """Decide a call against ``session``: a final result (refusal, search) or the effect
         whose data the shell must read before :meth:`finish` (``hidden``, ``available``: see
         :meth:`call`)."""
+        if not self.check_tools_available:
+            available = None
         kind = self._kinds.get(tool)
         if kind is None:
             text = replies.unknown_tool(tool, self.tool_names)

@@ -313,7 +313,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
-        have = await self._agent_tools(tool_context) if tool == self.names.load else None
+        check = tool == self.names.load and self.toolkit.check_tools_available
+        have = await self._agent_tools(tool_context) if check else None
         async with self._turn(tool_context) as view:
             gone = self._hidden.get(_request_key(tool_context), ())
             result = await self.toolkit.acall(view, tool, dict(args), hidden=gone, available=have)

@@ -118,13 +118,13 @@ def test_load_then_gated_call_in_one_response_runs_in_call_order(gated_skills: P
 
 
 def test_tool_not_available(gated_skills: Path) -> None:
-    agent = Agent(gated_skills)
+    agent = Agent(gated_skills, check_tools_available=True)
     try:
         (reply,) = agent.turn(("load_skill", {"skill_name": "writer"}))
         assert "Warning" in reply["result"] and "Edit" in reply["result"], reply
     finally:
         agent.close()
-    agent = Agent(gated_skills, allowed_tools_policy="restrict")
+    agent = Agent(gated_skills, allowed_tools_policy="restrict", check_tools_available=True)
     try:
         (reply,) = agent.turn(("load_skill", {"skill_name": "writer"}))
         assert reply.get("error_code") == "TOOL_NOT_AVAILABLE" and "Edit" in reply["error"]

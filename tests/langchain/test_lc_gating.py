@@ -97,17 +97,22 @@ def test_restrict_unlocking_skill_allows_its_gated_tool(gated_skills: Path) -> N
 def test_tool_not_available_warns_in_recommend_and_refuses_under_restrict(
     gated_skills: Path,
 ) -> None:
-    agent, model = build(gated_skills)
+    agent, model = build(gated_skills, check_tools_available=True)
     model.push(tool_calls(("load_skill", {"skill_name": "writer"})))
     (reply,) = run(agent)
     assert reply.status == "success" and "Warning" in reply.text and "Edit" in reply.text, reply
     assert "Read" not in reply.text.split("Warning", 1)[1].split(".")[0]
 
-    agent, model = build(gated_skills, allowed_tools_policy="restrict")
+    agent, model = build(gated_skills, allowed_tools_policy="restrict", check_tools_available=True)
     model.push(tool_calls(("load_skill", {"skill_name": "writer"})))
     (reply,) = run(agent)
     assert reply.status == "error" and reply.artifact == {"code": "TOOL_NOT_AVAILABLE"}, reply
     assert "Edit" in reply.text
+    # Off by default: no check, no warning.
+    agent, model = build(gated_skills, allowed_tools_policy="restrict")
+    model.push(tool_calls(("load_skill", {"skill_name": "writer"})))
+    (reply,) = run(agent)
+    assert reply.status == "success" and "Warning" not in reply.text, reply
 
 
 def test_hide_blocked_tools_filters_the_model_tool_list(gated_skills: Path) -> None:

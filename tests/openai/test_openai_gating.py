@@ -122,15 +122,15 @@ def test_responses_api_gets_the_gated_tool_in_its_shape(
 
 def test_tool_not_available(gated_skills: Path) -> None:
     call = {"id": "c", "function": {"name": "load_skill", "arguments": '{"skill_name": "writer"}'}}
-    skills = make(gated_skills)
+    skills = make(gated_skills, check_tools_available=True)
     result = skills.dispatch(skills.session(), call)
     assert not result.is_error and "Warning" in result.output and "Edit" in result.output
-    skills = make(gated_skills, allowed_tools_policy="restrict")
+    skills = make(gated_skills, allowed_tools_policy="restrict", check_tools_available=True)
     result = skills.dispatch(skills.session(), call)
     assert result.is_error and result.code.value == "TOOL_NOT_AVAILABLE", result
     assert result.session.loaded_names == ()
     # Without handlers the dispatcher does not know the agent's tools: no check.
-    bare = OpenAISkills(gated_skills, allowed_tools_policy="restrict")
+    bare = OpenAISkills(gated_skills, allowed_tools_policy="restrict", check_tools_available=True)
     assert not bare.dispatch(bare.session(), call).is_error
 
 
@@ -242,7 +242,7 @@ def test_agents_sdk_tool_not_available_and_hide_blocked(gated_skills: Path) -> N
 
     from skillcore_openai import AgentSkills
 
-    skills = AgentSkills(gated_skills)
+    skills = AgentSkills(gated_skills, check_tools_available=True)
     model = ScriptedModel(
         [
             [function_call("load_skill", {"skill_name": "writer"}, call_id="c1")],
@@ -253,7 +253,7 @@ def test_agents_sdk_tool_not_available_and_hide_blocked(gated_skills: Path) -> N
     out = _outputs(model.calls[-1])["c1"]
     assert "Warning" in out and "Edit" in out, out
 
-    skills = AgentSkills(gated_skills, allowed_tools_policy="restrict")
+    skills = AgentSkills(gated_skills, allowed_tools_policy="restrict", check_tools_available=True)
     model = ScriptedModel(
         [
             [function_call("load_skill", {"skill_name": "writer"}, call_id="c1")],
