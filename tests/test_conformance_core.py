@@ -20,7 +20,7 @@ from skillcore import (
     merge_states,
     replies,
 )
-from skillcore.testing import CHECKS, AdapterDriver, Call, Reply
+from skillcore.testing import CHECKS, PLAIN_TOOLS, AdapterDriver, Call, Reply
 
 
 class CoreDriver(AdapterDriver):
@@ -45,6 +45,7 @@ class CoreDriver(AdapterDriver):
     def turn(self, calls: Sequence[Call]) -> list[Reply]:
         session = self._session()
         self._instructions = self.toolkit.instructions(session)
+        self._offered = session.offered_tools([*PLAIN_TOOLS, *self.gated])
         self.counts[self.key] += 1  # every conversation numbers its turns the same way
         ids = [str(i) for i in range(len(calls))]
         turn = TurnCalls.of(
@@ -76,6 +77,9 @@ class CoreDriver(AdapterDriver):
 
     def instructions(self) -> str:
         return self._instructions
+
+    def offered(self) -> list[str]:
+        return self._offered
 
     def loaded(self) -> list[str]:
         return list(self._session().loaded_names)

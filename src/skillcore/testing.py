@@ -27,6 +27,8 @@ from skillcore.policy import PolicyMode, ToolPolicy
 from skillcore.session import Limits
 
 PLAIN_TOOLS = ("Read", "Write")
+#: The skill-gated tool of the gating check (any behaviour; unlocked by ``delta-deploy``).
+GATED_TOOL = "Deploy"
 
 
 @attrs.frozen
@@ -50,6 +52,13 @@ class AdapterDriver(abc.ABC):
     """Runs model turns through one adapter and reports what the model would observe."""
 
     names: ToolNames = ToolNames()
+    #: Plain tools to register as skill-gated (the adapter's ``tools=``), set by the gating
+    #: check before :meth:`start`; each may do anything.
+    gated: tuple[str, ...] = ()
+
+    def offered(self) -> list[str]:
+        """Names of the tools offered to the model on its most recent call."""
+        raise NotImplementedError(f"{type(self).__name__} does not report offered tools")
 
     @abc.abstractmethod
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
@@ -406,6 +415,38 @@ def check_events_once(driver: AdapterDriver, root: Path) -> None:
     assert calls[2].fields["code"] == "ALREADY_LOADED", calls[2]
 
 
+def check_gated_tools(driver: AdapterDriver, root: Path) -> None:
+    """A skill-gated tool is offered, and runs, only while a loaded skill names it in
+    ``metadata.include_tools``; a call while it is locked is refused naming that skill, in
+    call order (an unload earlier in the same turn locks it)."""
+    driver.gated = (GATED_TOOL,)
+    skills = make_scenario_library(root)
+    write_skill(
+        skills,
+        "delta-deploy",
+        "Delta deploys releases. Use for delta releases.",
+        "Delta instructions: deploy with Deploy.",
+        f"metadata:\n  include_tools: {GATED_TOOL}\n",
+    )
+    policy = ToolPolicy(PolicyMode.RESTRICT, gated_tools=frozenset(driver.gated))
+    driver.start(SkillLibrary([skills]), Limits(max_loaded=2), policy)
+    load, unload = driver.names.load, driver.names.unload
+    r = _one(driver, Call(GATED_TOOL, {}))
+    assert r.is_error and "delta-deploy" in r.text and load in r.text, r
+    assert GATED_TOOL not in driver.offered(), driver.offered()
+    assert not _one(driver, Call(load, {"skill_name": "delta-deploy"})).is_error
+    r = _one(driver, Call(GATED_TOOL, {}))
+    assert not r.is_error, r
+    assert GATED_TOOL in driver.offered(), driver.offered()
+    r_unload, r_deploy = driver.turn(
+        [Call(unload, {"skill_name": "delta-deploy"}), Call(GATED_TOOL)]
+    )
+    assert not r_unload.is_error and r_deploy.is_error, (r_unload, r_deploy)
+    assert "delta-deploy" in r_deploy.text, r_deploy
+    _one(driver, Call(driver.names.search, {"query": "delta", "path": None}))
+    assert GATED_TOOL not in driver.offered(), driver.offered()
+
+
 CHECKS: tuple[Check, ...] = (
     check_catalog_in_instructions,
     check_load_and_marks,
@@ -419,6 +460,7 @@ CHECKS: tuple[Check, ...] = (
     check_call_order_in_one_turn,
     check_conversations_are_separate,
     check_events_once,
+    check_gated_tools,
 )
 
 

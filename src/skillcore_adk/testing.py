@@ -112,6 +112,17 @@ def plain_tools() -> list[FunctionTool]:
     return [FunctionTool(Read), FunctionTool(Write)]
 
 
+def _gated_tool(name: str) -> FunctionTool:
+    """A function tool named ``name`` (a skill-gated tool of the conformance scenario)."""
+
+    def gated() -> str:
+        return "ok"
+
+    gated.__name__ = gated.__qualname__ = name
+    gated.__doc__ = f"{name} something."
+    return FunctionTool(gated)
+
+
 def user_message(text: str = "go") -> types.Content:
     """A user message."""
     return types.Content(role="user", parts=[types.Part.from_text(text=text)])
@@ -153,6 +164,7 @@ class AdkDriver(AdapterDriver):
             limits=limits,
             allowed_tools_policy=policy.mode,
             always_allowed_tools=policy.always_allowed,
+            tools=[_gated_tool(n) for n in self.gated],
         )
         self.model = ScriptedLlm()
         callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
@@ -198,6 +210,10 @@ class AdkDriver(AdapterDriver):
     def instructions(self) -> str:
         """The system instruction of the last model call."""
         return self.model.instructions()
+
+    def offered(self) -> list[str]:
+        """The tools declared on the last model call."""
+        return self.model.tool_names()
 
     def loaded(self) -> list[str]:
         """Loaded skills according to the persisted session state."""

@@ -22,7 +22,7 @@ from langchain.agents import create_agent
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool, StructuredTool, tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import ConfigDict, Field
@@ -122,6 +122,13 @@ def plain_tools() -> list[BaseTool]:
     return [read, write]
 
 
+def _gated_tool(name: str) -> BaseTool:
+    """A plain tool named ``name`` (a skill-gated tool of the conformance scenario)."""
+    return StructuredTool.from_function(
+        func=lambda: "ok", name=name, description=f"{name} something."
+    )
+
+
 class LangChainDriver(AdapterDriver):
     """Runs :mod:`skillcore.testing` through ``create_agent`` with a checkpointer.
 
@@ -141,6 +148,7 @@ class LangChainDriver(AdapterDriver):
             allowed_tools_policy=policy.mode,
             always_allowed_tools=policy.always_allowed,
             tool_name_prefix=self.tool_name_prefix,
+            tools=[_gated_tool(n) for n in self.gated],
         )
         self.agent = create_agent(
             self.model, plain_tools(), middleware=[self.middleware], checkpointer=InMemorySaver()
@@ -167,6 +175,9 @@ class LangChainDriver(AdapterDriver):
 
     def instructions(self) -> str:
         return self.model.system()
+
+    def offered(self) -> list[str]:
+        return self.model.tool_names()
 
     def loaded(self) -> list[str]:
         return loaded_names_of(self.agent.get_state(self.config).values.get(STATE_KEY))

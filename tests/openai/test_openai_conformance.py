@@ -18,12 +18,18 @@ from skillcore_openai import OpenAISkills, ToolCallResult
 from skillcore_openai.testing import ScriptedCall, ScriptedServer, tool_calls
 
 PLAIN = {"Read": lambda args: "ok", "Write": lambda args: "ok"}
+NO_ARGS = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
 
 
 class _Driver(AdapterDriver):
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.server = ScriptedServer().start()
-        self.skills = OpenAISkills(library, handlers=PLAIN)
+        gated = [
+            {"type": "function", "name": n, "description": n, "parameters": NO_ARGS}
+            for n in self.gated
+        ]
+        handlers = {**PLAIN, **dict.fromkeys(self.gated, PLAIN["Read"])}
+        self.skills = OpenAISkills(library, handlers=handlers, tools=gated)
         self.limits, self.policy = limits, policy
         self.conversations: dict[str, tuple[Any, list[Any]]] = {}
         self.key = ""
@@ -53,6 +59,10 @@ class _Driver(AdapterDriver):
 
     def loaded(self) -> list[str]:
         return list(self.session.loaded_names)
+
+    def offered(self) -> list[str]:
+        tools = self.server.requests[-1].body.get("tools", [])
+        return [t["function"]["name"] if "function" in t else t["name"] for t in tools]
 
 
 class ChatDriver(_Driver):
