@@ -17,7 +17,7 @@ from skillcore._text import quoted_excerpt
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.gating import skill_gated_tools, unlockers_index
-from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument
+from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.policy import (
     DecisionCode,
@@ -371,7 +371,7 @@ class SkillSession:
         meta = self.catalog.get(name) if gated else None
         if meta is None:
             return ()
-        return tuple(t for t in skill_gated_tools(meta) if t in gated)
+        return _gated_of(meta, gated)
 
     @property
     def unlocked_tools(self) -> frozenset[str]:
@@ -397,28 +397,34 @@ class SkillSession:
         """
         gated, unlocked = self.policy.gated_tools, self.unlocked_tools
         restrict = hide_blocked and self.policy.mode is PolicyMode.RESTRICT and bool(self.loaded)
+        patterns = self._entry_patterns() if restrict else ()
         out = []
         for tool in tools:
             name = normalize_tool_name(tool)
             if name in gated and name not in unlocked:
                 continue
-            if restrict and self._blocked_by_name(name):
+            if restrict and self._blocked_by_name(name, patterns):
                 continue
             out.append(tool)
         return out
 
-    def _blocked_by_name(self, name: str) -> bool:
-        if self.check_tool(name).allowed:
-            return False
+    def _entry_patterns(self) -> tuple[ToolPattern, ...]:
+        return tuple(
+            ToolPattern.parse(entry)
+            for skill in self.loaded
+            for entry in self._allowed_tools(skill.name) or ()
+        )
+
+    def _blocked_by_name(self, name: str, patterns: tuple[ToolPattern, ...]) -> bool:
+        # An entry naming the tool allows it at least for some arguments: not hidden. Checked
+        # first, since the full decision builds a reason for every blocked name.
         aliases = self.policy.aliases
-        for skill in self.loaded:
-            for entry in self._allowed_tools(skill.name) or ():
-                pattern = ToolPattern.parse(entry)
-                if pattern.matches(name) or (
-                    aliases is not None and name in aliases.targets(pattern.tool)
-                ):
-                    return False  # allowed for some arguments
-        return True
+        for pattern in patterns:
+            if pattern.matches(name) or (
+                aliases is not None and name in aliases.targets(pattern.tool)
+            ):
+                return False
+        return not self.check_tool(name).allowed
 
     def missing_tools(self, name: str, available: Collection[str]) -> tuple[str, ...]:
         """The allowed-tools entries of skill ``name`` that match none of ``available`` (the
@@ -637,6 +643,12 @@ def restore_session(
         events.emit("state.repaired", {"dropped": gone})
         return Restored(session, note)
     return Restored(session)
+
+
+@functools.lru_cache(maxsize=4096)
+def _gated_of(meta: SkillMetadata, gated: frozenset[str]) -> tuple[str, ...]:
+    # Asked for every loaded skill on every tool call under RESTRICT: memoised.
+    return tuple(t for t in skill_gated_tools(meta) if t in gated)
 
 
 @functools.lru_cache(maxsize=64)
