@@ -9,6 +9,7 @@ from typing import Any, Union
 import attrs
 
 from skillcore.coordination import RefreshGate, Restorer, TurnStore
+from skillcore.gating import gated_registry
 from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
 from skillcore.parsing import ValidationMode
@@ -214,6 +215,7 @@ class AdapterParts:
         skill-gated tools (the adapter's ``tools=``); ``backend`` and ``thread``: see
         :meth:`SkillConfig.library`."""
         cfg = SkillConfig.build(config, **options)
+        gated = gated_registry(gated, cfg.names().all())
         library = cfg.library(sources, backend, thread)
         limits, policy, toolkit = (
             cfg.session_limits(),

@@ -80,6 +80,23 @@ def parse_tool_list(value: str) -> ToolList:
     return ToolList(tuple(names), tuple(problems))
 
 
+def gated_registry(tools: Iterable[str], skill_tools: Iterable[str] = ()) -> frozenset[str]:
+    """The names of an adapter's gated tools (its ``tools=``), checked once at construction:
+    each must be a name a skill can unlock (see :func:`parse_tool_list`) and none may be a
+    skill tool (those are never gated). Raises ValueError (caller misuse)."""
+    names = [normalize_tool_name(t) for t in tools]
+    bad = [n for n in names if len(n) > MAX_GATED_NAME or not _NAME.fullmatch(n)]
+    if bad:
+        raise ValueError(
+            f"gated tool names must be plain tool names (at most {MAX_GATED_NAME} characters "
+            f"of letters, digits and _ . : -), got {bad[0][:80]!r}"
+        )
+    clash = sorted(set(names) & set(skill_tools))
+    if clash:
+        raise ValueError(f"a skill tool cannot be gated: {', '.join(clash)}")
+    return frozenset(names)
+
+
 @functools.lru_cache(maxsize=4096)
 def skill_tool_list(meta: SkillMetadata) -> ToolList:
     """The gated tools ``meta`` names under :data:`GATED_TOOL_KEYS` (both keys joined, in
@@ -155,6 +172,7 @@ __all__ = [
     "MAX_GATED_NAME",
     "MAX_GATED_TOOLS",
     "ToolList",
+    "gated_registry",
     "gating_diagnostics",
     "parse_tool_list",
     "skill_gated_tools",

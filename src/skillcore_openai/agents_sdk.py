@@ -43,6 +43,7 @@ from skillcore.coordination import (
     StateStore,
 )
 from skillcore.errors import require
+from skillcore.gating import gated_registry
 from skillcore_openai.functions import latest_user_text
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
@@ -186,7 +187,8 @@ class AgentSkills:
         self.limits = config.session_limits()
         gated = [t if isinstance(t, FunctionTool) else function_tool(t) for t in tools]
         base = policy or config.policy()
-        self.policy = attrs.evolve(base, gated_tools=base.gated_tools | {t.name for t in gated})
+        registry = gated_registry([t.name for t in gated], self.toolkit.names.all())
+        self.policy = attrs.evolve(base, gated_tools=base.gated_tools | registry)
         self._state_from = state_from
         #: Where conversation states are saved when no other store applies.
         self.states: StateStore = states if states is not None else MemoryStateStore()

@@ -40,6 +40,7 @@ from skillcore import (
 )
 from skillcore.config import Sources
 from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
+from skillcore.gating import gated_registry
 from skillcore.relevance import query_text
 from skillcore.render import undelivered
 from skillcore.specs import parse_json_object
@@ -406,7 +407,8 @@ class OpenAISkills:
             self.toolkit = self.config.toolkit(self.config.library(skills))
         self.limits = self.config.session_limits()
         base = policy or self.config.policy()
-        self.policy = attrs.evolve(base, gated_tools=base.gated_tools | set(gated))
+        registry = gated_registry([n for n in gated if n is not None], self.toolkit.names.all())
+        self.policy = attrs.evolve(base, gated_tools=base.gated_tools | registry)
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
         self.turns = TurnStore()

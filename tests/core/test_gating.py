@@ -27,6 +27,7 @@ from skillcore import (
 from skillcore.gating import (
     MAX_GATED_NAME,
     MAX_GATED_TOOLS,
+    gated_registry,
     gating_diagnostics,
     parse_tool_list,
     skill_gated_tools,
@@ -133,13 +134,20 @@ def catalog_skills() -> tuple[SkillMetadata, ...]:
     )
 
 
-@given(st.lists(st.tuples(st.booleans(), st.sampled_from(["release", "ops", "reader", "open"]))))
+@given(
+    st.lists(st.tuples(st.booleans(), st.sampled_from(["release", "ops", "reader", "open"]))),
+    st.frozensets(st.sampled_from(GATED)),
+)
 @settings(settings.get_profile("skillcore"))
-def test_offered_gated_tools_are_the_loaded_skills_gated_names(steps: list) -> None:
-    """Across load/unload sequences: offered gated tools == union of the loaded skills'
-    gated names ∩ registry; every other gated tool is refused with TOOL_LOCKED."""
+def test_offered_gated_tools_are_the_loaded_skills_gated_names(
+    steps: list, registry: frozenset[str]
+) -> None:
+    """Across load/unload sequences and registries: offered gated tools == union of the
+    loaded skills' gated names ∩ registry; every other registered tool is refused with
+    TOOL_LOCKED, and unregistered ones are ordinary tools."""
     for mode in PolicyMode:
-        s = session(*catalog_skills(), mode=mode.value)
+        policy = ToolPolicy(mode, gated_tools=registry)
+        s = SkillSession(Catalog(catalog_skills()), Limits(max_loaded=10), policy)
         for is_load, name in steps:
             if is_load and not s.is_loaded(name):
                 s = load(s, name)
@@ -147,12 +155,13 @@ def test_offered_gated_tools_are_the_loaded_skills_gated_names(steps: list) -> N
                 s = s.unload(name)[0]
             expected = {
                 t for n in s.loaded_names for t in skill_gated_tools(s.catalog.get(n))
-            } & set(GATED)
-            offered = set(s.offered_tools([*GATED, "Read", "Write"])) & set(GATED)
+            } & registry
+            offered = set(s.offered_tools([*GATED, "Read", "Write"])) & registry
             assert offered == expected == s.unlocked_tools
+            assert set(GATED) - registry <= set(s.offered_tools(GATED))
             for tool in GATED:
                 decision = s.check_tool(tool)
-                if tool in expected:
+                if tool in expected or tool not in registry:
                     assert decision.code.value != "TOOL_LOCKED"
                 else:
                     assert not decision.allowed and decision.code.value == "TOOL_LOCKED"
@@ -226,3 +235,16 @@ def test_toolkit_warns_only_when_asked(tmp_path: Path) -> None:
     assert text.endswith(replies.tools_missing_warning(("Edit",)))
     assert "Warning" not in on.call(base, "load_skill", args, available={"Read", "Edit"}).text
     assert "Warning" not in on.call(base, "load_skill", args).text  # tools unknown: skipped
+
+
+def test_registry_names_are_checked_at_construction(tmp_path: Path) -> None:
+    assert gated_registry(["deploy", "mcp__x__y"], ["load_skill"]) == {"deploy", "mcp__x__y"}
+    with pytest.raises(ValueError, match="plain tool names"):
+        gated_registry(["deploy *"])
+    with pytest.raises(ValueError, match="skill tool cannot be gated: load_skill"):
+        gated_registry(["load_skill"], ["load_skill", "unload_skill"])
+    from skillcore.config import AdapterParts
+
+    write_skill(tmp_path / "s", "one")
+    with pytest.raises(ValueError, match="sc_unload_skill"):
+        AdapterParts.build(tmp_path / "s", tool_name_prefix="sc_", gated=["sc_unload_skill"])
