@@ -315,8 +315,9 @@ class ToolCallResult:
     call: FunctionCall
     output: str | None
     is_error: bool
-    #: An OutcomeCode for skill tools, ``TOOL_BLOCKED``/``UNKNOWN_TOOL``/``INVALID_ARGUMENTS``
-    #: for refused plain tools, None for plain tools that ran or are yours to run.
+    #: An OutcomeCode for skill tools, ``TOOL_BLOCKED``/``TOOL_LOCKED``/``UNKNOWN_TOOL``/
+    #: ``INVALID_ARGUMENTS`` for refused plain tools, None for plain tools that ran or are
+    #: yours to run.
     code: OutcomeCode | None = None
     #: The toolkit's result for skill tools.
     result: ToolResult | None = None
