@@ -24,6 +24,7 @@ from skillcore.reinjection import Reinjection
 from skillcore.render import undelivered
 from skillcore.testing import (
     CHECKS,
+    PLAIN_TOOLS,
     SHELL_TOOL,
     AdapterDriver,
     Attachment,
@@ -68,6 +69,7 @@ class CoreDriver(AdapterDriver):
         missing = self.reinjection.missing(session, (), only=self.toolkit.preset)
         if missing:
             self._instructions += "\n\n" + self.reinjection.text(session, missing)
+        self._offered = session.offered_tools([*PLAIN_TOOLS, *self.gated])
         self.counts[self.key] += 1  # every conversation numbers its turns the same way
         ids = [str(i) for i in range(len(calls))]
         turn = TurnCalls.of(
@@ -105,6 +107,9 @@ class CoreDriver(AdapterDriver):
 
     def instructions(self) -> str:
         return self._instructions
+
+    def offered(self) -> list[str]:
+        return self._offered
 
     def loaded(self) -> list[str]:
         return list(self._session().loaded_names)

@@ -34,6 +34,10 @@ class OutcomeCode(str, enum.Enum):
     UNKNOWN_TOOL = "UNKNOWN_TOOL"
     #: A plain tool call refused by the allowed-tools policy (the one code every adapter uses).
     TOOL_BLOCKED = "TOOL_BLOCKED"
+    #: A skill-gated tool called while no loaded skill unlocks it (every adapter).
+    TOOL_LOCKED = "TOOL_LOCKED"
+    #: A skill whose allowed-tools name tools the agent does not have, refused under RESTRICT.
+    TOOL_NOT_AVAILABLE = "TOOL_NOT_AVAILABLE"
     #: A plain tool's own handler raised (the model gets an error reply for that call).
     TOOL_FAILED = "TOOL_FAILED"
 
@@ -48,6 +52,8 @@ class DecisionCode(str, enum.Enum):
     MATCHED = "MATCHED"
     #: Blocked; the same value as the outcome code every adapter replies with.
     TOOL_BLOCKED = OutcomeCode.TOOL_BLOCKED.value
+    #: Blocked: a skill-gated tool no loaded skill unlocks.
+    TOOL_LOCKED = OutcomeCode.TOOL_LOCKED.value
 
 
 #: Codes of calls that did what was asked.
@@ -76,6 +82,7 @@ TERMINAL_CODES = frozenset(
         OutcomeCode.TOO_LARGE,
         OutcomeCode.DECODE_ERROR,
         OutcomeCode.UNKNOWN_TOOL,
+        OutcomeCode.TOOL_NOT_AVAILABLE,
     }
 )
 

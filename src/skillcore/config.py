@@ -9,6 +9,7 @@ from typing import Any, Union
 import attrs
 
 from skillcore.coordination import RefreshGate, Restorer, TurnStore
+from skillcore.gating import gated_registry
 from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
 from skillcore.parsing import ValidationMode
@@ -118,6 +119,13 @@ class SkillConfig:
                 f"{len(self.pinned_skills)} pinned_skills exceed the loaded-skill limit "
                 f"({limit}): pin at most {limit} skills or raise max_loaded_skills"
             )
+    #: Under RESTRICT, also leave tools the policy blocks right now out of the model's tool
+    #: list (calls are still checked; skill and always-allowed tools are never hidden).
+    hide_blocked_tools: bool = False
+    #: Check, when a skill is loaded, that the agent has the tools its allowed-tools name:
+    #: the reply lists missing ones (RECOMMEND), or the load is refused with
+    #: ``TOOL_NOT_AVAILABLE`` (RESTRICT). Adapters that cannot know the agent's tools skip it.
+    check_tools_available: bool = False
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -169,13 +177,15 @@ class SkillConfig:
             return self.limits
         return Limits(max_loaded=self.max_loaded_skills, catalog_budget=self.max_description_budget)
 
-    def policy(self, also_allowed: Iterable[str] = ()) -> ToolPolicy:
-        """The tool policy (``also_allowed`` adds adapter-specific always-allowed tools)."""
+    def policy(self, also_allowed: Iterable[str] = (), gated: Iterable[str] = ()) -> ToolPolicy:
+        """The tool policy (``also_allowed`` adds adapter-specific always-allowed tools;
+        ``gated`` names the adapter's skill-gated tools)."""
         return ToolPolicy(
             self.allowed_tools_policy,
             self.always_allowed_tools | set(also_allowed),
             self.tool_aliases,
             self.unrestricted_skills,
+            gated_tools=frozenset(gated),
         )
 
     def names(self) -> ToolNames:
@@ -197,6 +207,7 @@ class SkillConfig:
             binary_resources=self.binary_resources,
             prompt_mode=self.prompt_mode,
             system_prompt=self.system_prompt,
+            check_tools_available=self.check_tools_available,
         )
 
 
@@ -240,18 +251,21 @@ class AdapterParts:
         *,
         refresh: bool | float = True,
         also_allowed: Iterable[str] = (),
+        gated: Iterable[str] = (),
         backend: Any = None,
         thread: Callable[[], str | None] | None = None,
         **options: Any,
     ) -> AdapterParts:
         """The parts for ``sources`` and ``config`` (or its fields as ``options``);
-        ``also_allowed`` adds adapter-specific always-allowed tools; ``backend`` and
-        ``thread``: see :meth:`SkillConfig.library`."""
+        ``also_allowed`` adds adapter-specific always-allowed tools; ``gated`` names the
+        skill-gated tools (the adapter's ``tools=``); ``backend`` and ``thread``: see
+        :meth:`SkillConfig.library`."""
         cfg = SkillConfig.build(config, **options)
+        gated = gated_registry(gated, cfg.names().all())
         library = cfg.library(sources, backend, thread)
         limits, policy, toolkit = (
             cfg.session_limits(),
-            cfg.policy(also_allowed),
+            cfg.policy(also_allowed, gated),
             cfg.toolkit(library),
         )
         names = toolkit.names

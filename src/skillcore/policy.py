@@ -209,6 +209,9 @@ class ToolPolicy:
     unrestricted_skills: UnrestrictedSkills = attrs.field(
         default=UnrestrictedSkills.LIFT, converter=UnrestrictedSkills
     )
+    #: Skill-gated tools: offered and callable only while a loaded skill names them (see
+    #: :mod:`skillcore.gating`), in every mode.
+    gated_tools: frozenset[str] = attrs.field(factory=frozenset, converter=_to_frozenset)
 
     @property
     def always(self) -> frozenset[str]:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from skillcore._text import quoted_excerpt, single_line
 from skillcore.binary import BinaryPayload
+from skillcore.codes import OutcomeCode
 from skillcore.library import ResourceContent
 from skillcore.names import ToolNames
 from skillcore.policy import ToolDecision
@@ -35,6 +36,50 @@ def refusal(outcome: Outcome) -> str:
 def blocked(decision: ToolDecision) -> str:
     """The reply for a plain tool call the allowed-tools policy blocked (every adapter)."""
     return error(decision.reason)
+
+
+def blocked_code(decision: ToolDecision) -> OutcomeCode:
+    """The outcome code of a refused plain call: ``TOOL_LOCKED`` for a skill-gated tool no
+    loaded skill unlocks, else ``TOOL_BLOCKED``."""
+    return OutcomeCode(decision.code.value) if not decision.allowed else OutcomeCode.TOOL_BLOCKED
+
+
+def tool_locked_reason(tool: str, unlockers: tuple[str, ...], load_tool: str) -> str:
+    """Why a skill-gated tool was refused: no loaded skill unlocks it (``unlockers``: the
+    catalog's skills that would)."""
+    shown = quoted_excerpt(tool)
+    if not unlockers:
+        return (
+            f"Tool {shown} is not available: no skill in the catalog unlocks it. Do not call "
+            "it again; continue without it."
+        )
+    listed = ", ".join(single_line(s) for s in unlockers[:10])
+    more = f" (and {len(unlockers) - 10} more)" if len(unlockers) > 10 else ""
+    return (
+        f"Tool {shown} is available only while a skill that uses it is loaded: {listed}{more}. "
+        f"Call {load_tool} for one of them and follow its instructions, then call the tool "
+        "again."
+    )
+
+
+def tools_not_available_reason(skill: str, missing: tuple[str, ...]) -> str:
+    """Why a skill was not loaded under RESTRICT: its allowed-tools name tools this agent
+    does not have, so loading it would block the work it describes."""
+    return (
+        f"Cannot load {skill!r}: it needs tools this agent does not have "
+        f"({', '.join(single_line(m) for m in missing)}), and while it is loaded only its "
+        "allowed tools may run. Continue without it or choose another skill."
+    )
+
+
+def tools_missing_warning(missing: tuple[str, ...]) -> str:
+    """The note a load reply ends with (RECOMMEND) when the skill's allowed-tools name tools
+    this agent does not have."""
+    return (
+        f"\nWarning: this skill's allowed-tools name tools this agent does not have: "
+        f"{', '.join(single_line(m) for m in missing)}. Do the work with the tools you have, "
+        "or tell the user what is missing."
+    )
 
 
 def turn_incomplete_reason(tool: str) -> str:
@@ -190,6 +235,7 @@ __all__ = [
     "binary_resource",
     "binary_too_large",
     "blocked",
+    "blocked_code",
     "error",
     "invalid_arguments",
     "read_failed",
@@ -198,6 +244,9 @@ __all__ = [
     "resource",
     "search",
     "skill_content_marker",
+    "tool_locked_reason",
+    "tools_missing_warning",
+    "tools_not_available_reason",
     "turn_incomplete",
     "turn_incomplete_reason",
     "unknown_tool",

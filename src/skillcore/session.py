@@ -17,9 +17,18 @@ from skillcore._text import quoted_excerpt
 from skillcore.binary import DEFAULT_MAX_BINARY_BYTES
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
-from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument
+from skillcore.gating import skill_gated_tools, unlockers_index
+from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument, SkillMetadata
 from skillcore.names import ToolNames
-from skillcore.policy import PolicyMode, ToolDecision, ToolPolicy, decide
+from skillcore.policy import (
+    DecisionCode,
+    PolicyMode,
+    ToolDecision,
+    ToolPattern,
+    ToolPolicy,
+    decide,
+    normalize_tool_name,
+)
 from skillcore.ranking import close_names
 
 
@@ -58,6 +67,9 @@ class LoadRequest:
     #: The skill is loaded but its instructions are gone from what the model sees: send the
     #: body again (:attr:`OutcomeCode.REDELIVERED`) instead of loading.
     redeliver: bool = False
+    #: The agent's tool names, when the adapter knows them (see
+    #: :meth:`SkillSession.missing_tools`); None skips the check.
+    available: frozenset[str] | None = None
 
 
 @attrs.frozen
@@ -203,13 +215,22 @@ class SkillSession:
     # -- transitions -----------------------------------------------------------------------
 
     def begin_load(
-        self, name: str, *, hidden: Collection[str] = ()
+        self,
+        name: str,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
     ) -> LoadRequest | Outcome:
         """Phase one of loading: a refusal, or a request for the skill's document.
 
         ``hidden``: loaded skills whose load reply the model can no longer see (history
         trimmed, compacted or restored). Loading one delivers it again, since "already
         loaded, see above" would point the model at instructions it no longer has.
+        ``available``: the agent's tool names, when the adapter knows them (None skips the
+        check). Under RESTRICT a skill whose allowed-tools name tools the agent lacks is
+        refused (``TOOL_NOT_AVAILABLE``): loaded, it would block the work it describes.
+        Under RECOMMEND the load goes ahead and its reply names them (see
+        :meth:`missing_tools`).
         """
         meta = self.catalog.get(name)
         if meta is None:
@@ -234,16 +255,32 @@ class SkillSession:
                 "again.",
                 name,
             )
-        return LoadRequest(name)
+        have = None if available is None else frozenset(available)
+        if have is not None and self.policy.mode is PolicyMode.RESTRICT:
+            missing = self.missing_tools(name, have)
+            if missing:
+                from skillcore.replies import tools_not_available_reason  # replies imports us
+
+                return Outcome(
+                    OutcomeCode.TOOL_NOT_AVAILABLE, tools_not_available_reason(name, missing), name
+                )
+        return LoadRequest(name, available=have)
 
     def finish_load(
-        self, document: SkillDocument, *, redeliver: bool = False
+        self,
+        document: SkillDocument,
+        *,
+        redeliver: bool = False,
+        available: Collection[str] | None = None,
     ) -> tuple[SkillSession, Outcome]:
         """Phase two: add the loaded document. Re-checks phase one, so it is safe to call on
         a session that changed while the document was being read. ``redeliver``: phase one
         found the skill loaded but out of the model's sight; if it still is loaded, the
-        session is unchanged and the outcome is ``REDELIVERED``."""
-        first = self.begin_load(document.name, hidden=(document.name,) if redeliver else ())
+        session is unchanged and the outcome is ``REDELIVERED``. ``available``: as for
+        :meth:`begin_load`."""
+        first = self.begin_load(
+            document.name, hidden=(document.name,) if redeliver else (), available=available
+        )
         if isinstance(first, Outcome):
             return self, first
         if first.redeliver:
@@ -355,9 +392,19 @@ class SkillSession:
         ``arguments`` (mapping or JSON text; None when not seen) are checked against
         argument patterns such as ``Bash(git:*)`` on shell tools; unseen, such an entry
         does not allow the call.
+
+        A skill-gated tool (``policy.gated_tools``) is refused (``TOOL_LOCKED``), in every
+        mode, unless a loaded skill names it; then, under RESTRICT, naming it counts as an
+        allowed-tools entry of that skill, and the usual rule decides.
         """
+        name = normalize_tool_name(tool_name)
+        if name in self.policy.gated_tools and name not in self.unlocked_tools:
+            from skillcore.replies import tool_locked_reason  # replies imports this module
+
+            reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
+            return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
         return decide(
-            tool_name,
+            name,
             self.policy,
             ((s.name, self._allowed_tools(s.name)) for s in self.loaded),
             _skill_tool_set(self.names),
@@ -366,6 +413,13 @@ class SkillSession:
         )
 
     def _allowed_tools(self, name: str) -> tuple[str, ...] | None:
+        # A skill's gated tools are allowed while it is loaded: it names them so they can
+        # be used (an unrestricted skill, None, stays unrestricted).
+        tools = self._declared_tools(name)
+        gated = self.gated_by(name)
+        return tools if tools is None or not gated else (*tools, *gated)
+
+    def _declared_tools(self, name: str) -> tuple[str, ...] | None:
         # The current catalog is the only policy input. A value that is not a tuple of
         # strings cannot be read, so it restricts to nothing (fails closed).
         meta = self.catalog.get(name)
@@ -375,6 +429,90 @@ class SkillSession:
         if not isinstance(tools, tuple) or not all(isinstance(t, str) for t in tools):
             return ()
         return tools
+
+    # -- skill-gated tools and the agent's tool list ------------------------------------------
+
+    def gated_by(self, name: str) -> tuple[str, ...]:
+        """The registered gated tools (``policy.gated_tools``) skill ``name`` unlocks while
+        loaded, as its current catalog metadata names them."""
+        gated = self.policy.gated_tools
+        meta = self.catalog.get(name) if gated else None
+        if meta is None:
+            return ()
+        return _gated_of(meta, gated)
+
+    @property
+    def unlocked_tools(self) -> frozenset[str]:
+        """Gated tools a loaded skill unlocks (offered and callable now)."""
+        if not self.policy.gated_tools:
+            return frozenset()
+        return frozenset(t for s in self.loaded for t in self.gated_by(s.name))
+
+    def unlockers(self, tool_name: str) -> tuple[str, ...]:
+        """The catalog's loadable skills that unlock gated tool ``tool_name``."""
+        name = normalize_tool_name(tool_name)
+        if name not in self.policy.gated_tools:
+            return ()
+        return unlockers_index(self.catalog).get(name, ())
+
+    def offered_tools(self, tools: Iterable[str], *, hide_blocked: bool = False) -> list[str]:
+        """Which of ``tools`` (the agent's tool names, in order) to show the model now.
+
+        Gated tools are left out while no loaded skill unlocks them. ``hide_blocked``:
+        under RESTRICT, tools the policy blocks by name right now are left out too (the skill
+        tools and always-allowed tools never are; a tool allowed only for some arguments,
+        such as ``Bash(git:*)``, stays). Hiding is cosmetic: calls are checked either way.
+        """
+        gated, unlocked = self.policy.gated_tools, self.unlocked_tools
+        restrict = hide_blocked and self.policy.mode is PolicyMode.RESTRICT and bool(self.loaded)
+        patterns = self._entry_patterns() if restrict else ()
+        out = []
+        for tool in tools:
+            name = normalize_tool_name(tool)
+            if name in gated and name not in unlocked:
+                continue
+            if restrict and self._blocked_by_name(name, patterns):
+                continue
+            out.append(tool)
+        return out
+
+    def _entry_patterns(self) -> tuple[ToolPattern, ...]:
+        return tuple(
+            ToolPattern.parse(entry)
+            for skill in self.loaded
+            for entry in self._allowed_tools(skill.name) or ()
+        )
+
+    def _blocked_by_name(self, name: str, patterns: tuple[ToolPattern, ...]) -> bool:
+        # An entry naming the tool allows it at least for some arguments: not hidden. Checked
+        # first, since the full decision builds a reason for every blocked name.
+        aliases = self.policy.aliases
+        for pattern in patterns:
+            if pattern.matches(name) or (
+                aliases is not None and name in aliases.targets(pattern.tool)
+            ):
+                return False
+        return not self.check_tool(name).allowed
+
+    def missing_tools(self, name: str, available: Collection[str]) -> tuple[str, ...]:
+        """The allowed-tools entries of skill ``name`` that match none of ``available`` (the
+        agent's tool names), directly, by wildcard or through ``policy.aliases``. The skill
+        tools and registered gated tools count as available."""
+        declared = self._declared_tools(name)
+        if not declared:
+            return ()
+        have = {normalize_tool_name(t) for t in available}
+        have |= _skill_tool_set(self.names) | self.policy.gated_tools
+        aliases = self.policy.aliases
+        missing: list[str] = []
+        for entry in declared:
+            pattern = ToolPattern.parse(entry)
+            targets = aliases.targets(pattern.tool) if aliases is not None else frozenset()
+            if targets & have or any(pattern.matches(t) for t in have):
+                continue
+            if pattern.entry not in missing:
+                missing.append(pattern.entry)
+        return tuple(missing)
 
     def begin_resource(self, name: str, path: str) -> ResourceRequest | Outcome:
         """Phase one of reading a resource file: a refusal, or a request for the file.
@@ -573,6 +711,12 @@ def restore_session(
         events.emit("state.repaired", {"dropped": gone})
         return Restored(session, note)
     return Restored(session)
+
+
+@functools.lru_cache(maxsize=4096)
+def _gated_of(meta: SkillMetadata, gated: frozenset[str]) -> tuple[str, ...]:
+    # Asked for every loaded skill on every tool call under RESTRICT: memoised.
+    return tuple(t for t in skill_gated_tools(meta) if t in gated)
 
 
 @functools.lru_cache(maxsize=64)

@@ -41,6 +41,10 @@ def shell_reply(command: str) -> str:
     return f"ran: {command}"
 
 
+#: The skill-gated tool of the gating check (any behaviour; unlocked by ``delta-deploy``).
+GATED_TOOL = "Deploy"
+
+
 @attrs.frozen
 class Call:
     """A tool call the scripted model makes."""
@@ -86,6 +90,13 @@ class AdapterDriver(abc.ABC):
     #: The ``prompt_mode`` :meth:`start` builds the adapter with (None: the default); a
     #: check that pins one sets it before starting.
     prompt_mode: str | None = None
+    #: Plain tools to register as skill-gated (the adapter's ``tools=``), set by the gating
+    #: check before :meth:`start`; each may do anything.
+    gated: tuple[str, ...] = ()
+
+    def offered(self) -> list[str]:
+        """Names of the tools offered to the model on its most recent call."""
+        raise NotImplementedError(f"{type(self).__name__} does not report offered tools")
 
     @abc.abstractmethod
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
@@ -287,9 +298,9 @@ class Event:
 class EventRecorder(logging.Handler):
     """Records skillcore's structured events (every level) while used as a context manager::
 
-        with EventRecorder() as rec:
-            toolkit.call(session, "load_skill", {"skill_name": "x"})
-        assert rec.names() == ["skill.loaded"]
+    with EventRecorder() as rec:
+        toolkit.call(session, "load_skill", {"skill_name": "x"})
+    assert rec.names() == ["skill.loaded"]
     """
 
     def __init__(self) -> None:
@@ -642,6 +653,8 @@ def check_tool_aliases(driver: AdapterDriver, root: Path) -> None:
     assert not _one(driver, Call("Read", {})).is_error
     r = _one(driver, Call("Write", {}))
     assert r.is_error and "not allowed" in r.text, r
+
+
 def check_stable_prefix(driver: AdapterDriver, root: Path) -> None:
     """With the default prompt mode the system instructions are byte-identical on every model
     call of a conversation, through loads, unloads, refusals and blocked calls (so provider
@@ -675,6 +688,38 @@ def check_stable_prefix(driver: AdapterDriver, root: Path) -> None:
     assert driver.loaded() == [], driver.loaded()
 
 
+def check_gated_tools(driver: AdapterDriver, root: Path) -> None:
+    """A skill-gated tool is offered, and runs, only while a loaded skill names it in
+    ``metadata.include_tools``; a call while it is locked is refused naming that skill, in
+    call order (an unload earlier in the same turn locks it)."""
+    driver.gated = (GATED_TOOL,)
+    skills = make_scenario_library(root)
+    write_skill(
+        skills,
+        "delta-deploy",
+        "Delta deploys releases. Use for delta releases.",
+        "Delta instructions: deploy with Deploy.",
+        f"metadata:\n  include_tools: {GATED_TOOL}\n",
+    )
+    policy = ToolPolicy(PolicyMode.RESTRICT, gated_tools=frozenset(driver.gated))
+    driver.start(SkillLibrary([skills]), Limits(max_loaded=2), policy)
+    load, unload = driver.names.load, driver.names.unload
+    r = _one(driver, Call(GATED_TOOL, {}))
+    assert r.is_error and "delta-deploy" in r.text and load in r.text, r
+    assert GATED_TOOL not in driver.offered(), driver.offered()
+    assert not _one(driver, Call(load, {"skill_name": "delta-deploy"})).is_error
+    r = _one(driver, Call(GATED_TOOL, {}))
+    assert not r.is_error, r
+    assert GATED_TOOL in driver.offered(), driver.offered()
+    r_unload, r_deploy = driver.turn(
+        [Call(unload, {"skill_name": "delta-deploy"}), Call(GATED_TOOL)]
+    )
+    assert not r_unload.is_error and r_deploy.is_error, (r_unload, r_deploy)
+    assert "delta-deploy" in r_deploy.text, r_deploy
+    _one(driver, Call(driver.names.search, {"query": "delta", "path": None}))
+    assert GATED_TOOL not in driver.offered(), driver.offered()
+
+
 CHECKS: tuple[Check, ...] = (
     check_catalog_in_instructions,
     check_load_and_marks,
@@ -694,6 +739,7 @@ CHECKS: tuple[Check, ...] = (
     check_redelivery_after_history_loss,
     check_tool_aliases,
     check_stable_prefix,
+    check_gated_tools,
 )
 
 

@@ -22,7 +22,13 @@ from skillcore.diagnostics import Severity
 from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
-from skillcore.policy import DecisionCode, PolicyMode, ToolDecision, ToolPolicy
+from skillcore.policy import (
+    DecisionCode,
+    PolicyMode,
+    ToolDecision,
+    ToolPolicy,
+    normalize_tool_name,
+)
 from skillcore.preload import Preload
 from skillcore.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
 from skillcore.relevance import CatalogOrder, relevant_catalog
@@ -59,10 +65,14 @@ class SkillToolkit:
         binary_resources: bool = False,
         prompt_mode: PromptMode | str | None = None,
         system_prompt: PromptTemplate | str | None = None,
+        check_tools_available: bool = False,
     ) -> None:
         self.library = library
         #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
         self.preload = Preload(library, default_skills, pinned_skills)
+        #: Whether a load checks the skill's allowed-tools against the agent's tools (the
+        #: ``available`` adapters pass; see :meth:`SkillSession.begin_load`).
+        self.check_tools_available = check_tools_available
         self.names = names or ToolNames()
         self.include_resource_tool = include_resource_tool
         self.catalog_format = CatalogFormat(catalog_format)
@@ -199,8 +209,13 @@ class SkillToolkit:
 
     def guards(self, policy: ToolPolicy, tool_name: str) -> bool:
         """True when a plain call of ``tool_name`` must be decided in call order and checked
-        (:meth:`check_call`): never under RECOMMEND (it never blocks) nor for skill tools."""
-        return policy.mode is not PolicyMode.RECOMMEND and not self.is_skill_tool(tool_name)
+        (:meth:`check_call`): never for skill tools; under RECOMMEND (which never blocks)
+        only for skill-gated tools."""
+        if self.is_skill_tool(tool_name):
+            return False
+        return policy.mode is not PolicyMode.RECOMMEND or (
+            bool(policy.gated_tools) and normalize_tool_name(tool_name) in policy.gated_tools
+        )
 
     def check_call(
         self,
@@ -242,14 +257,18 @@ class SkillToolkit:
         arguments: Any,
         *,
         hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
     ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
         for bad model input. ``hidden``: loaded skills whose load reply is no longer in what the
         model receives (:func:`~skillcore.render.undelivered`, computed on the session the
         history belongs to); loading one sends its instructions again (``REDELIVERED``) instead
-        of ``ALREADY_LOADED``."""
+        of ``ALREADY_LOADED``. ``available``: the agent's tool names when the adapter knows
+        them (None skips the check; so does ``check_tools_available=False``): a load of a
+        skill whose allowed-tools name others warns (RECOMMEND) or is refused with
+        ``TOOL_NOT_AVAILABLE`` (RESTRICT)."""
         store = as_store(target)
-        step = self.plan(store.read(), tool, arguments, hidden=hidden)
+        step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
         if isinstance(step, ToolResult):
             return step
         data = calls.read(self.library, step, store.read(), self.binary_resources)
@@ -262,11 +281,12 @@ class SkillToolkit:
         arguments: Any,
         *,
         hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
         store = as_store(target)
-        step = self.plan(store.read(), tool, arguments, hidden=hidden)
+        step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
         if isinstance(step, ToolResult):
             return step
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
@@ -330,9 +350,13 @@ class SkillToolkit:
         arguments: Any,
         *,
         hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
     ) -> Effect | ToolResult:
         """Decide a call against ``session``: a final result (refusal, search) or the effect
-        whose data the shell must read before :meth:`finish` (``hidden``: see :meth:`call`)."""
+        whose data the shell must read before :meth:`finish` (``hidden``, ``available``: see
+        :meth:`call`)."""
+        if not self.check_tools_available:
+            available = None
         kind = self._kinds.get(tool)
         if kind is None:
             text = replies.unknown_tool(tool, self.tool_names)
@@ -348,7 +372,7 @@ class SkillToolkit:
         if kind is ToolKind.UNLOAD:
             return Unload(args["skill_name"])
         step = (
-            session.begin_load(args["skill_name"], hidden=hidden)
+            session.begin_load(args["skill_name"], hidden=hidden, available=available)
             if kind is ToolKind.LOAD
             else session.begin_resource(args["skill_name"], args["path"])
         )
@@ -378,7 +402,9 @@ class SkillToolkit:
             new, outcome = session.unload(effect.name, pinned=self.pinned_skills)
         else:
             assert isinstance(data, SkillDocument)
-            new, outcome = session.finish_load(data, redeliver=effect.redeliver)
+            new, outcome = session.finish_load(
+                data, redeliver=effect.redeliver, available=effect.available
+            )
         if not outcome.ok:
             return ToolResult(session, replies.refusal(outcome), outcome.code, tool)
         if outcome.code is OutcomeCode.REDELIVERED:  # nothing changed: nothing to write
@@ -387,7 +413,12 @@ class SkillToolkit:
         seq = getattr(store, "seq", 0)
         if isinstance(effect, Unload):
             return ToolResult(new, outcome.message, outcome.code, tool, seq)
-        return ToolResult(new, self.load_reply(new, data), outcome.code, tool, seq, data)
+        text = self.load_reply(new, data)
+        available = effect.available
+        missing = new.missing_tools(data.name, available) if available is not None else ()
+        if missing:  # RECOMMEND (RESTRICT refused the load): say so in the reply
+            text += replies.tools_missing_warning(missing)
+        return ToolResult(new, text, outcome.code, tool, seq, data)
 
     def load_reply(self, session: SkillSession, document: SkillDocument) -> str:
         """The text of a successful load of ``document`` (``<skill_content ...>``, directory,

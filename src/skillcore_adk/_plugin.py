@@ -38,6 +38,16 @@ class SkillPolicyPlugin(BasePlugin):
         kinds = (SkillToolset, ProfiledSkillToolset)
         return tuple(t for t in getattr(agent, "tools", ()) or () if isinstance(t, kinds))
 
+    async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
+        """With ``hide_blocked_tools``: hide the tools the caller's skills block."""
+        agent = callback_context._invocation_context.agent
+        toolsets = self.toolsets or tuple(
+            t for t in getattr(agent, "tools", ()) or () if isinstance(t, SkillToolset)
+        )
+        for toolset in toolsets:
+            await toolset.before_model_callback(callback_context, llm_request)
+        return None
+
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:

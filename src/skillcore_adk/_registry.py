@@ -25,6 +25,7 @@ from skillcore import (
     ValidationMode,
     search_skills,
 )
+from skillcore.gating import parse_tool_list
 
 logger = logging.getLogger("skillcore_adk")
 
@@ -63,6 +64,39 @@ class _LibraryFrontmatter(Frontmatter):
         return v
 
 
+#: ``metadata`` keys ADK reads with a type of their own (skillcore keeps metadata as text).
+ADK_TOOLS_KEY = "adk_additional_tools"
+ADK_INJECT_STATE_KEY = "adk_inject_state"
+
+
+def adk_metadata(meta: SkillMetadata) -> dict[str, Any]:
+    """A skill's ``metadata`` with the types ADK expects: ``adk_additional_tools`` a list of
+    tool names (read as every adapter reads gated tools, :func:`skillcore.gating.parse_tool_list`),
+    ``adk_inject_state`` a bool. A value that cannot be typed is left out and logged, so the
+    skill stays usable (and unlocks nothing it does not clearly name)."""
+    data: dict[str, Any] = dict(meta.metadata)
+    tools = data.get(ADK_TOOLS_KEY)
+    if tools is not None:
+        found = parse_tool_list(tools)
+        for problem in found.problems:
+            logger.warning("skill %r: metadata.%s: %s", meta.name, ADK_TOOLS_KEY, problem)
+        data[ADK_TOOLS_KEY] = list(found.names)
+    inject = data.get(ADK_INJECT_STATE_KEY)
+    if inject is not None:
+        flag = {"true": True, "false": False}.get(inject.strip().lower())
+        if flag is None:
+            logger.warning(
+                "skill %r: metadata.%s must be true or false, got %r; left out",
+                meta.name,
+                ADK_INJECT_STATE_KEY,
+                inject[:40],
+            )
+            del data[ADK_INJECT_STATE_KEY]
+        else:
+            data[ADK_INJECT_STATE_KEY] = flag
+    return data
+
+
 def to_frontmatter(meta: SkillMetadata) -> Frontmatter:
     """ADK ``Frontmatter`` for a skill's metadata. Raises ``ValueError`` if ADK rejects it."""
     data: dict[str, Any] = {"name": meta.name, "description": meta.description}
@@ -72,7 +106,7 @@ def to_frontmatter(meta: SkillMetadata) -> Frontmatter:
         data["compatibility"] = meta.compatibility
     if meta.allowed_tools is not None:
         data["allowed-tools"] = " ".join(meta.allowed_tools)
-    data["metadata"] = dict(meta.metadata)
+    data["metadata"] = adk_metadata(meta)
     try:
         return _LibraryFrontmatter.model_validate(data)
     except ValidationError as exc:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
+from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
 from skillcore import (
@@ -42,6 +43,9 @@ DEFAULT_STATE_KEY_PREFIX = "skillcore"
 #: How many model calls' sets of missing load replies are kept (the tools of a model response
 #: look theirs up; older entries are only needed by calls still running).
 _HIDDEN_KEPT = 256
+
+#: Cleared function calls remembered for gated tools (oldest dropped first).
+_CLEARED_KEPT = 4096
 
 #: ADK's own control-flow tool for handing a conversation to another agent.
 AGENT_TRANSFER_TOOL = "transfer_to_agent"
@@ -123,6 +127,40 @@ class SkillTool(BaseTool):
         return None
 
 
+class GatedTool(BaseTool):
+    """A skill-gated tool as the toolset hands it to ADK: its declaration reaches the model
+    only while a loaded skill names it; a call while it is locked is refused
+    (``TOOL_LOCKED``) here, even without the policy callback or plugin."""
+
+    def __init__(self, toolset: SkillToolset, inner: BaseTool) -> None:
+        super().__init__(
+            name=inner.name, description=inner.description, is_long_running=inner.is_long_running
+        )
+        self.inner = inner
+        self._toolset = toolset
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        return self.inner._get_declaration()
+
+    async def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        """Declare the tool only while unlocked; either way calls by its name land here."""
+        if self.name in self._toolset.session_for(tool_context).unlocked_tools:
+            await self.inner.process_llm_request(tool_context=tool_context, llm_request=llm_request)
+        llm_request.tools_dict[self.name] = self
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Run the tool, unless the policy callback did not clear this call and it is locked."""
+        if not self._toolset._cleared(tool_context):
+            decision = self._toolset.check_tool(self.name, tool_context, args)
+            if not decision.allowed:
+                return self._toolset._error(
+                    replies.blocked(decision), replies.blocked_code(decision)
+                )
+        return await self.inner.run_async(args=args, tool_context=tool_context)
+
+
 class SkillToolset(BaseToolset, AdapterAttributes):
     """Agent Skills for a Google ADK agent: catalog in the instructions, four tools, load state.
 
@@ -145,6 +183,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         refresh: bool | float = True,
         state_key_prefix: str = DEFAULT_STATE_KEY_PREFIX,
         tool_filter: ToolPredicate | list[str] | None = None,
+        tools: Sequence[BaseTool | Callable[..., Any]] = (),
         **options: Any,
     ) -> None:
         """Build the toolset.
@@ -157,13 +196,26 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         keeps ADK's ``transfer_to_agent`` usable under RESTRICT. ``refresh`` re-scans the
         sources (only changed files are read) once per invocation, or at most every
         ``refresh`` seconds, so skills added or removed show up on the next turn.
+        ``tools``: skill-gated tools (``BaseTool`` objects or functions): part of this
+        toolset, but declared to the model, and run, only while a loaded skill names them in
+        ``metadata.adk_additional_tools`` (or ``metadata.include_tools``).
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
         also = (AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ()
+        inner = [t if isinstance(t, BaseTool) else FunctionTool(t) for t in tools]
         AdapterParts.build(
-            sources, config, refresh=refresh, also_allowed=also, **options
+            sources,
+            config,
+            refresh=refresh,
+            also_allowed=also,
+            gated=[t.name for t in inner],
+            **options,
         ).attach(self)
+        self.gated = [GatedTool(self, t) for t in inner]
+        # Function call ids the policy callback cleared (a gated tool then skips its own check,
+        # which could not see earlier calls of the same model response).
+        self._cleared_calls: OrderedDict[str, None] = OrderedDict()
         self.state_key_prefix = state_key_prefix
         self.reinjection = Reinjection(self.toolkit)
         self._pending: asyncio.Future[Any] | None = None
@@ -228,7 +280,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The four skill tools; none when the catalog has no model-visible skill."""
         await self._ensure_catalog(readonly_context.invocation_id if readonly_context else None)
-        tools = self._tools_for(self.library.catalog)
+        tools = [*self._tools_for(self.library.catalog), *self.gated]
         return [t for t in tools if self._is_tool_selected(t, readonly_context)]
 
     async def process_llm_request(
@@ -281,10 +333,25 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
+        check = tool == self.names.load and self.toolkit.check_tools_available
+        have = await self._agent_tools(tool_context) if check else None
         async with self._turn(tool_context) as view:
             gone = self._hidden.get(_request_key(tool_context), ())
-            result = await self.toolkit.acall(view, tool, dict(args), hidden=gone)
+            result = await self.toolkit.acall(view, tool, dict(args), hidden=gone, available=have)
         return self._reply(result, tool_context)
+
+    async def _agent_tools(self, tool_context: ToolContext) -> frozenset[str] | None:
+        """Names of the calling agent's tools (None when they cannot be resolved: the
+        TOOL_NOT_AVAILABLE check is then skipped)."""
+        agent = getattr(getattr(tool_context, "_invocation_context", None), "agent", None)
+        resolve = getattr(agent, "canonical_tools", None)
+        if resolve is None:
+            return None
+        try:
+            tools = await resolve(tool_context)
+        except Exception:  # a toolset that fails to list its tools: skip the check
+            return None
+        return frozenset(t.name for t in tools)
 
     def _turn(self, tool_context: ToolContext) -> TurnCall:
         """The call's place in its model turn (the event listing the function calls), keyed by
@@ -352,8 +419,41 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         async with self._turn(tool_context) as view:
             decision = self.toolkit.check_call(view, tool.name, arguments=args)
         if decision.allowed:
+            self._clear(tool_context)
             return None
-        return self._error(replies.blocked(decision), OutcomeCode.TOOL_BLOCKED)
+        return self._error(replies.blocked(decision), replies.blocked_code(decision))
+
+    def _clear(self, tool_context: ToolContext) -> None:
+        key = f"{_request_key(tool_context)}|{tool_context.function_call_id}"
+        self._cleared_calls[key] = None
+        while len(self._cleared_calls) > _CLEARED_KEPT:
+            self._cleared_calls.popitem(last=False)
+
+    def _cleared(self, tool_context: ToolContext) -> bool:
+        key = f"{_request_key(tool_context)}|{tool_context.function_call_id}"
+        return self._cleared_calls.pop(key, 0) is None
+
+    async def before_model_callback(self, callback_context: Any, llm_request: LlmRequest) -> None:
+        """With ``hide_blocked_tools``: leave the tools the loaded skills block (RESTRICT)
+        out of the request's declarations (``LlmAgent(before_model_callback=...)``, or the
+        :class:`SkillPolicyPlugin`). Calls are still checked by the policy callback."""
+        if not self.config.hide_blocked_tools:
+            return None
+        session = self.session_for(callback_context)
+        names = [
+            d.name
+            for t in (llm_request.config.tools or ())
+            if isinstance(t, types.Tool)
+            for d in t.function_declarations or ()
+            if d.name
+        ]
+        shown = set(session.offered_tools(names, hide_blocked=True))
+        for t in llm_request.config.tools or ():
+            if isinstance(t, types.Tool) and t.function_declarations:
+                t.function_declarations = [
+                    d for d in t.function_declarations if not d.name or d.name in shown
+                ]
+        return None
 
     @staticmethod
     def _error(text: str, code: OutcomeCode) -> dict[str, Any]:

@@ -123,6 +123,17 @@ def shell_tool() -> FunctionTool:
     return FunctionTool(execute)
 
 
+def _gated_tool(name: str) -> FunctionTool:
+    """A function tool named ``name`` (a skill-gated tool of the conformance scenario)."""
+
+    def gated() -> str:
+        return "ok"
+
+    gated.__name__ = gated.__qualname__ = name
+    gated.__doc__ = f"{name} something."
+    return FunctionTool(gated)
+
+
 def user_message(text: str = "go") -> types.Content:
     """A user message."""
     return types.Content(role="user", parts=[types.Part.from_text(text=text)])
@@ -168,6 +179,7 @@ class AdkDriver(AdapterDriver):
             tool_aliases=policy.aliases,
             unrestricted_skills=policy.unrestricted_skills,
             prompt_mode=self.prompt_mode,
+            tools=[_gated_tool(n) for n in self.gated],
         )
         self.model = ScriptedLlm()
         callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
@@ -224,6 +236,10 @@ class AdkDriver(AdapterDriver):
         """From now on the agent sends the model no earlier contents
         (``include_contents='none'``)."""
         self.agent.include_contents = "none"
+
+    def offered(self) -> list[str]:
+        """The tools declared on the last model call."""
+        return self.model.tool_names()
 
     def loaded(self) -> list[str]:
         """Loaded skills according to the persisted session state."""

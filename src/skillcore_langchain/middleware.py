@@ -9,6 +9,7 @@ from :class:`skillcore.TurnStore`; persistence is the JSON-native
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
@@ -23,11 +24,12 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import tool as as_tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from skillcore import OutcomeCode, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
+from skillcore import SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
 from skillcore.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
 from skillcore.reinjection import Reinjection
@@ -66,6 +68,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         backend: Any = None,
         refresh: bool | float = True,
         share_with_subagents: bool = False,
+        tools: Sequence[BaseTool | Callable[..., Any]] = (),
         **options: Any,
     ) -> None:
         """Build the middleware.
@@ -82,9 +85,20 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 read again); a number is the minimum seconds between scans; False: once.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
                 key, which deepagents' ``task`` tool forwards to subagents.
+            tools: skill-gated tools (``BaseTool`` objects or functions): registered with the
+                agent, but offered to the model, and allowed to run, only while a loaded
+                skill names them in ``metadata.include_tools`` (or
+                ``metadata.adk_additional_tools``).
         """
+        gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
         AdapterParts.build(
-            sources, config, refresh=refresh, backend=backend, thread=thread_id, **options
+            sources,
+            config,
+            refresh=refresh,
+            backend=backend,
+            thread=thread_id,
+            gated=[t.name for t in gated],
+            **options,
         ).attach(self)
         self.share_with_subagents = share_with_subagents
         self.reinjection = Reinjection(self.toolkit)
@@ -92,8 +106,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         self._tools_for: CatalogMemo[dict[str, BaseTool]] = CatalogMemo(
             lambda catalog: {s.name: self._make_tool(s) for s in self.toolkit.specs(catalog)}
         )
-        # Registered with the tool node once (the model sees none when there are no skills).
+        # Registered with the tool node once (the model sees none when there are no skills);
+        # the gated tools too, so they can run once a skill unlocks them.
         self.tools = [self._make_tool(spec) for spec in self.toolkit.generic_specs()]
+        self.tools.extend(gated)
+        # Per thread: the agent's tool names at its latest model call, for the load-time
+        # check that a skill's allowed-tools exist (TOOL_NOT_AVAILABLE).
+        self._agent_tools: OrderedDict[str, frozenset[str]] = OrderedDict()
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -183,13 +202,23 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ModelRequest[Any]:
         shown = self._tools_for(session.catalog)
         ours = self.toolkit.tool_names
+        names = [_tool_name(t) for t in request.tools]
+        self._remember_tools(names)
+        # Locked gated tools (and, with hide_blocked_tools, blocked ones) are left out.
+        offered = set(
+            session.offered_tools(
+                (n for n in names if n is not None),
+                hide_blocked=self.config.hide_blocked_tools,
+            )
+        )
         tools: list[BaseTool | dict[str, Any]] = []
-        for t in request.tools:
+        for t, name in zip(request.tools, names):
             if isinstance(t, BaseTool) and t.name in ours:
                 if shown:  # the copy whose schema lists this catalog's skill names
                     tools.append(shown.get(t.name, t))
                 continue
-            tools.append(t)
+            if name is None or name in offered:
+                tools.append(t)
         if not shown:  # no skills: no catalog and no skill tools
             return request.override(tools=tools)
         # The latest user message: with catalog_order="relevance" the catalog is ranked for it
@@ -216,12 +245,25 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         calls = TurnCalls.locate(thread, call_id, turns, self.toolkit.is_skill_tool)
         return self.turns.enter(calls, call_id, self.session(state))
 
+    def _remember_tools(self, names: list[str | None]) -> None:
+        thread = thread_id() or ""
+        self._agent_tools[thread] = frozenset(n for n in names if n is not None)
+        self._agent_tools.move_to_end(thread)
+        while len(self._agent_tools) > _THREADS_KEPT:
+            self._agent_tools.popitem(last=False)
+
+    def _available(self, config: Any) -> frozenset[str] | None:
+        """The agent's tool names at this thread's latest model call (None: unknown, so the
+        TOOL_NOT_AVAILABLE check is skipped)."""
+        thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
+        return self._agent_tools.get(thread)
+
     def _blocked(self, view: TurnCall, call: Mapping[str, Any]) -> ToolMessage | None:
         decision = self.toolkit.check_call(view, call["name"], arguments=call.get("args"))
         if decision.allowed:
             return None
         text = replies.blocked(decision)
-        return tool_message(text, OutcomeCode.TOOL_BLOCKED, call["id"], call["name"])
+        return tool_message(text, replies.blocked_code(decision), call["id"], call["name"])
 
     def wrap_tool_call(
         self,
@@ -267,13 +309,17 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         def run(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
                 gone = self._hidden(runtime.state) if name == self.names.load else frozenset()
-                result = self.toolkit.call(view, name, arguments, hidden=gone)
+                have = self._available(runtime.config)
+                result = self.toolkit.call(view, name, arguments, hidden=gone, available=have)
                 return self._reply(result, runtime, view)
 
         async def arun(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
                 gone = self._hidden(runtime.state) if name == self.names.load else frozenset()
-                result = await self.toolkit.acall(view, name, arguments, hidden=gone)
+                have = self._available(runtime.config)
+                result = await self.toolkit.acall(
+                    view, name, arguments, hidden=gone, available=have
+                )
                 return self._reply(result, runtime, view)
 
         return StructuredTool.from_function(
@@ -295,3 +341,18 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         update = self._state_update(result.session, view.calls.turn, view.seq)
         return Command(update={**update, "messages": [message]})
 
+
+#: Threads whose tool lists are remembered (least recently used are dropped first).
+_THREADS_KEPT = 1024
+
+
+def _tool_name(tool: Any) -> str | None:
+    """A bound tool's name: a ``BaseTool``, or a provider dict (OpenAI function shape or a
+    plain ``name``); None when it has none."""
+    if isinstance(tool, BaseTool):
+        return tool.name
+    if isinstance(tool, Mapping):
+        function = tool.get("function")
+        name = function.get("name") if isinstance(function, Mapping) else tool.get("name")
+        return name if isinstance(name, str) else None
+    return None

@@ -30,7 +30,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.tools import BaseTool, tool
+from langchain_core.tools import BaseTool, StructuredTool, tool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
@@ -142,6 +142,13 @@ def shell_tool() -> BaseTool:
     return execute
 
 
+def _gated_tool(name: str) -> BaseTool:
+    """A plain tool named ``name`` (a skill-gated tool of the conformance scenario)."""
+    return StructuredTool.from_function(
+        func=lambda: "ok", name=name, description=f"{name} something."
+    )
+
+
 class LangChainDriver(AdapterDriver):
     """Runs :mod:`skillcore.testing` through ``create_agent`` with a checkpointer.
 
@@ -165,6 +172,7 @@ class LangChainDriver(AdapterDriver):
             tool_name_prefix=self.tool_name_prefix,
             **self.options,
             prompt_mode=self.prompt_mode,
+            tools=[_gated_tool(n) for n in self.gated],
         )
         self.agent = create_agent(
             self.model,
@@ -202,9 +210,10 @@ class LangChainDriver(AdapterDriver):
 
     def drop_history(self) -> None:
         """Remove every message of the thread (what compaction or trimming leaves out)."""
-        self.agent.update_state(
-            self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)]}
-        )
+        self.agent.update_state(self.config, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)]})
+
+    def offered(self) -> list[str]:
+        return self.model.tool_names()
 
     def loaded(self) -> list[str]:
         return loaded_names_of(self.agent.get_state(self.config).values.get(STATE_KEY))

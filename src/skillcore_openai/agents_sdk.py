@@ -17,8 +17,10 @@ import inspect
 import os
 import threading
 import weakref
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from skillcore import (
     BinaryPayload,
@@ -42,6 +44,7 @@ from skillcore.coordination import (
     StateStore,
 )
 from skillcore.errors import require
+from skillcore.gating import gated_registry
 from skillcore.reinjection import Reinjection
 from skillcore_openai.functions import _reply_texts, latest_user_text
 
@@ -60,6 +63,7 @@ from agents import (  # noqa: E402 - after the friendly dependency check
     ToolOutputImage,
     ToolOutputText,
     UserError,
+    function_tool,
 )
 from agents.mcp import MCPServer  # noqa: E402
 
@@ -159,6 +163,7 @@ class AgentSkills:
         state_from: Callable[[RunContextWrapper[Any] | None], SkillState] | None = None,
         states: StateStore | None = None,
         require_conversation: bool | None = None,
+        tools: Sequence[FunctionTool | Callable[..., Any]] = (),
         **options: Any,
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`;
@@ -169,6 +174,11 @@ class AgentSkills:
         refuses runs that carry no state of their own instead of using the shared
         :attr:`state`; by default it turns on with ``states=`` or the first
         :meth:`conversation` call.
+
+        ``tools``: skill-gated tools (``FunctionTool`` objects or functions): :meth:`tools`
+        includes them, enabled for the model (``is_enabled``) and allowed by the guardrail
+        only while a loaded skill names them in ``metadata.include_tools`` (or
+        ``metadata.adk_additional_tools``).
         """
         if isinstance(skills, SkillToolkit):
             if options:
@@ -180,7 +190,10 @@ class AgentSkills:
             self.toolkit = config.toolkit(config.library(skills))
         self.config = config
         self.limits = config.session_limits()
-        self.policy = policy or config.policy()
+        gated = [t if isinstance(t, FunctionTool) else function_tool(t) for t in tools]
+        base = policy or config.policy()
+        registry = gated_registry([t.name for t in gated], self.toolkit.names.all())
+        self.policy = attrs.evolve(base, gated_tools=base.gated_tools | registry)
         self._state_from = state_from
         #: Where conversation states are saved when no other store applies.
         self.states: StateStore = states if states is not None else MemoryStateStore()
@@ -197,6 +210,8 @@ class AgentSkills:
         self.guardrail: ToolInputGuardrail[Any] = _SkillsGuardrail(
             self._check, name="skillcore_allowed_tools"
         )
+        #: The gated tools, guarded and enabled only while unlocked (part of :meth:`tools`).
+        self.gated_tools: list[FunctionTool] = [self._offer(self._guard_tool(t)) for t in gated]
 
     # -- state -----------------------------------------------------------------------------
 
@@ -277,15 +292,40 @@ class AgentSkills:
     # -- what the agent gets ---------------------------------------------------------------
 
     def tools(self) -> list[FunctionTool]:
-        """The skill tools (empty when the catalog has no model-visible skill).
+        """The skill tools (empty when the catalog has no model-visible skill), then the
+        gated tools (enabled only while unlocked).
 
         Schemas reflect the catalog now; call again after a catalog refresh.
         """
-        return [self._tool(spec) for spec in self.toolkit.specs(self.state.session)]
+        specs = self.toolkit.specs(self.state.session)
+        return [*(self._tool(spec) for spec in specs), *self.gated_tools]
+
+    def _offer(self, tool: Tool) -> Tool:
+        """``tool`` enabled for the model only while the run's session offers it: a gated
+        tool while unlocked; with ``hide_blocked_tools``, a tool the policy does not block."""
+        if not isinstance(tool, FunctionTool):
+            return tool
+        original, name = tool.is_enabled, tool.name
+
+        async def enabled(ctx: RunContextWrapper[Any], agent: AgentBase[Any]) -> bool:
+            if callable(original):
+                on = original(ctx, agent)
+                if inspect.isawaitable(on):
+                    on = await on
+                if not on:
+                    return False
+            elif not original:
+                return False
+            session = self.state_for(ctx).session
+            return bool(session.offered_tools([name], hide_blocked=self.config.hide_blocked_tools))
+
+        return dataclasses.replace(tool, is_enabled=enabled)
 
     def _tool(self, spec: ToolSpec) -> FunctionTool:
         async def invoke(ctx: Any, arguments: str) -> Any:
-            result = await self.state_for(ctx).apply(self.toolkit, spec.name, arguments)
+            state = self.state_for(ctx)
+            have = _agent_tools(ctx) if spec.name == self.toolkit.names.load else None
+            result = await self.toolkit.acall(state, spec.name, arguments, available=have)
             if result.binary is not None:
                 return [ToolOutputText(text=result.text), _binary_output(result.binary)]
             return result.text
@@ -341,7 +381,8 @@ class AgentSkills:
             if self.toolkit.is_skill_tool(tool.name):
                 return tool
             guardrails = [*_without_ours(tool.tool_input_guardrails), self.guardrail]
-            return dataclasses.replace(tool, tool_input_guardrails=guardrails)
+            guarded = dataclasses.replace(tool, tool_input_guardrails=guardrails)
+            return self._offer(guarded) if self.config.hide_blocked_tools else guarded
         if getattr(tool, "name", None) in self.policy.always_allowed:
             return tool
         raise TypeError(
@@ -411,6 +452,16 @@ def _binary_output(payload: BinaryPayload) -> ToolOutputImage | ToolOutputFileCo
     if payload.is_image:
         return ToolOutputImage(image_url=payload.data_url())
     return ToolOutputFileContent(file_data=payload.data_url(), filename=payload.filename)
+
+
+def _agent_tools(ctx: Any) -> frozenset[str] | None:
+    """Names of the running agent's function tools (None when the context does not say which
+    agent runs: the TOOL_NOT_AVAILABLE check is then skipped)."""
+    agent = getattr(ctx, "agent", None)
+    tools = getattr(agent, "tools", None)
+    if tools is None or getattr(agent, "mcp_servers", None):
+        return None  # MCP tools are listed only when the run starts: unknown here
+    return frozenset(n for t in tools if isinstance(n := getattr(t, "name", None), str))
 
 
 class _GuardedServer(MCPServer):

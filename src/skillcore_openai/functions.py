@@ -41,6 +41,7 @@ from skillcore import (
 )
 from skillcore.config import Sources
 from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
+from skillcore.gating import gated_registry
 from skillcore.prompt import PromptMode, resolve_prompt_mode
 from skillcore.reinjection import Reinjection
 from skillcore.relevance import query_text
@@ -361,8 +362,9 @@ class ToolCallResult:
     call: FunctionCall
     output: str | None
     is_error: bool
-    #: An OutcomeCode for skill tools, ``TOOL_BLOCKED``/``UNKNOWN_TOOL``/``INVALID_ARGUMENTS``
-    #: for refused plain tools, None for plain tools that ran or are yours to run.
+    #: An OutcomeCode for skill tools, ``TOOL_BLOCKED``/``TOOL_LOCKED``/``UNKNOWN_TOOL``/
+    #: ``INVALID_ARGUMENTS`` for refused plain tools, None for plain tools that ran or are
+    #: yours to run.
     code: OutcomeCode | None = None
     #: The toolkit's result for skill tools.
     result: ToolResult | None = None
@@ -428,6 +430,7 @@ class OpenAISkills:
         policy: ToolPolicy | None = None,
         states: StateStore | None = None,
         on_handler_error: OnHandlerError = "reply",
+        tools: Iterable[Mapping[str, Any]] = (),
         **options: Any,
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`.
@@ -439,8 +442,16 @@ class OpenAISkills:
         :meth:`save` keep each conversation's state (default: in memory; a
         :class:`skillcore.coordination.SQLiteStateStore` survives restarts).
         ``on_handler_error``: what a handler that raises becomes (see :data:`OnHandlerError`).
+        ``tools``: skill-gated tools, as Chat Completions or Responses function tools (their
+        handlers go in ``handlers``): :meth:`chat_tools` / :meth:`response_tools` include
+        them, and dispatch runs them, only while a loaded skill names them in
+        ``metadata.include_tools`` (or ``metadata.adk_additional_tools``).
         """
         self.config = SkillConfig.build(config, **options)
+        self.gated_tools: list[dict[str, Any]] = [dict(t) for t in tools]
+        gated = [_tool_name(t) for t in self.gated_tools]
+        if any(n is None for n in gated):
+            raise ValueError("every gated tool needs a name (a function tool dict)")
         if isinstance(skills, SkillToolkit):
             if config is not None or options:
                 raise TypeError("options apply only when sources or a SkillLibrary are given")
@@ -448,7 +459,9 @@ class OpenAISkills:
         else:
             self.toolkit = self.config.toolkit(self.config.library(skills))
         self.limits = self.config.session_limits()
-        self.policy = policy or self.config.policy()
+        base = policy or self.config.policy()
+        registry = gated_registry([n for n in gated if n is not None], self.toolkit.names.all())
+        self.policy = attrs.evolve(base, gated_tools=base.gated_tools | registry)
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
         self.turns = TurnStore()
@@ -514,13 +527,47 @@ class OpenAISkills:
 
     # -- what the model sees ---------------------------------------------------------------
 
-    def chat_tools(self, session: SkillSession) -> list[dict[str, Any]]:
-        """``tools=`` entries for Chat Completions (empty when there are no skills)."""
-        return [chat_tool(s, strict=self.strict) for s in self.toolkit.specs(session)]
+    def chat_tools(
+        self, session: SkillSession, tools: Iterable[Mapping[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
+        """``tools=`` entries for Chat Completions: the skill tools (none when there are no
+        skills), then ``tools`` (your own, any shape, passed through) and the gated tools,
+        each only if the model may be offered it now (see :meth:`offered`)."""
+        specs = [chat_tool(s, strict=self.strict) for s in self.toolkit.specs(session)]
+        return specs + self.offered(session, tools, _chat_shape)
 
-    def response_tools(self, session: SkillSession) -> list[dict[str, Any]]:
-        """``tools=`` entries for the Responses API (empty when there are no skills)."""
-        return [response_tool(s, strict=self.strict) for s in self.toolkit.specs(session)]
+    def response_tools(
+        self, session: SkillSession, tools: Iterable[Mapping[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
+        """``tools=`` entries for the Responses API (as :meth:`chat_tools`)."""
+        specs = [response_tool(s, strict=self.strict) for s in self.toolkit.specs(session)]
+        return specs + self.offered(session, tools, _response_shape)
+
+    def offered(
+        self,
+        session: SkillSession,
+        tools: Iterable[Mapping[str, Any]] = (),
+        shape: Callable[[dict[str, Any]], dict[str, Any]] = dict,
+    ) -> list[dict[str, Any]]:
+        """``tools`` followed by the gated tools (converted by ``shape``), less those the
+        model may not be offered now: locked gated tools and, with ``hide_blocked_tools``
+        under RESTRICT, tools the loaded skills block. Calls are checked either way."""
+        candidates = [dict(t) for t in tools] + [shape(t) for t in self.gated_tools]
+        names = [_tool_name(t) for t in candidates]
+        shown = set(
+            session.offered_tools(
+                (n for n in names if n is not None), hide_blocked=self.config.hide_blocked_tools
+            )
+        )
+        return [t for t, n in zip(candidates, names) if n is None or n in shown]
+
+    def agent_tools(self) -> frozenset[str] | None:
+        """Every tool name the dispatcher can run (skill tools, handlers, gated tools), or
+        None when it does not know them (no ``handlers``): what a skill's allowed-tools are
+        checked against when it is loaded (``TOOL_NOT_AVAILABLE``)."""
+        if self.handlers is None:
+            return None
+        return frozenset({*self.toolkit.tool_names, *self.handlers, *self.policy.gated_tools})
 
     def instructions(
         self,
@@ -572,7 +619,9 @@ class OpenAISkills:
     def _dispatch(self, store: SessionStore, call: Any, gone: frozenset[str]) -> ToolCallResult:
         c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            result = self.toolkit.call(store, c.name, c.arguments, hidden=gone)
+            result = self.toolkit.call(
+                store, c.name, c.arguments, hidden=gone, available=self.agent_tools()
+            )
             return self._skill(store, c, result)
         plan = self._plan(store, c)
         if isinstance(plan, ToolCallResult):
@@ -599,7 +648,9 @@ class OpenAISkills:
     ) -> ToolCallResult:
         c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
-            result = await self.toolkit.acall(store, c.name, c.arguments, hidden=gone)
+            result = await self.toolkit.acall(
+                store, c.name, c.arguments, hidden=gone, available=self.agent_tools()
+            )
             return self._skill(store, c, result)
         return await self._arun(store, c, self._plan(store, c))
 
@@ -716,7 +767,7 @@ class OpenAISkills:
         decision = self.toolkit.check_call(store, c.name, arguments=c.arguments)
         if not decision.allowed:
             return self._error(
-                store, c, replies.blocked(decision), OutcomeCode.TOOL_BLOCKED, decision
+                store, c, replies.blocked(decision), replies.blocked_code(decision), decision
             )
         if handler is None:
             return ToolCallResult(store.read(), None, c, None, False, decision=decision)
@@ -747,6 +798,29 @@ class OpenAISkills:
     ) -> ToolCallResult:
         text = out if isinstance(out, str) else json.dumps(out, default=str, ensure_ascii=False)
         return ToolCallResult(store.read(), tool_output(c, text), c, text, False, decision=decision)
+
+
+def _tool_name(tool: Mapping[str, Any]) -> str | None:
+    """The name of a tool dict in either API's shape (None when it has none)."""
+    function = tool.get("function")
+    name = function.get("name") if isinstance(function, Mapping) else tool.get("name")
+    return name if isinstance(name, str) else None
+
+
+def _chat_shape(tool: dict[str, Any]) -> dict[str, Any]:
+    """A function tool dict in the Chat Completions shape."""
+    if isinstance(tool.get("function"), Mapping):
+        return tool
+    inner = {k: v for k, v in tool.items() if k != "type"}
+    return {"type": "function", "function": inner}
+
+
+def _response_shape(tool: dict[str, Any]) -> dict[str, Any]:
+    """A function tool dict in the Responses shape."""
+    function = tool.get("function")
+    if not isinstance(function, Mapping):
+        return {"type": "function", **{k: v for k, v in tool.items() if k != "type"}}
+    return {"type": "function", **function}
 
 
 def _wants(handler: Handler) -> tuple[str, ...]:

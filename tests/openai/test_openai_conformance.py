@@ -30,6 +30,7 @@ PLAIN = {
     "Write": lambda args: "ok",
     SHELL_TOOL: lambda args: shell_reply(args["command"]),
 }
+NO_ARGS = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
 FIRST = {"role": "user", "content": "Work on the task."}
 
 
@@ -53,8 +54,13 @@ def _parts(r: ToolCallResult) -> tuple[Attachment, ...]:
 class _Driver(AdapterDriver):
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.server = ScriptedServer().start()
+        gated = [
+            {"type": "function", "name": n, "description": n, "parameters": NO_ARGS}
+            for n in self.gated
+        ]
+        handlers = {**PLAIN, **dict.fromkeys(self.gated, PLAIN["Read"])}
         self.skills = OpenAISkills(
-            library, handlers=PLAIN, prompt_mode=self.prompt_mode, **self.options
+            library, handlers=handlers, tools=gated, prompt_mode=self.prompt_mode, **self.options
         )
         self.limits, self.policy = limits, policy
         self.conversations: dict[str, tuple[Any, list[Any]]] = {}
@@ -87,6 +93,10 @@ class _Driver(AdapterDriver):
 
     def loaded(self) -> list[str]:
         return list(self.session.loaded_names)
+
+    def offered(self) -> list[str]:
+        tools = self.server.requests[-1].body.get("tools", [])
+        return [t["function"]["name"] if "function" in t else t["name"] for t in tools]
 
 
 class ChatDriver(_Driver):
