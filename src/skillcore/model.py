@@ -58,8 +58,14 @@ class SkillLocation:
 
 
 def _tuple_of_str(value: Any) -> tuple[str, ...]:
-    if type(value) is tuple and all(type(v) is str for v in value):
-        return value  # already the right shape: the common case during discovery
+    if type(value) is tuple:
+        # Already the right shape: the common case during discovery (a loop, not all() over
+        # a generator: this runs four times per skill).
+        for v in value:
+            if type(v) is not str:
+                break
+        else:
+            return value
     return tuple(str(v) for v in value)
 
 

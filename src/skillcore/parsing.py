@@ -130,7 +130,7 @@ class _Ctx:
 
 def decode_text(data: bytes) -> tuple[str | None, Code | None, str]:
     """Decode UTF-8 (BOM tolerated). Returns ``(text, error_code, message)``."""
-    if b"\x00" in data[:8192]:
+    if data.find(b"\x00", 0, 8192) != -1:  # no slice: a copy of 8 KiB per file
         return None, Code.BINARY_FILE, "file contains NUL bytes; it looks binary, not Markdown"
     try:
         text = data.decode("utf-8-sig")
@@ -259,6 +259,11 @@ class _Refused(Exception):
     """The frontmatter is too complex to build (alias bomb, recursive alias)."""
 
 
+_TOO_DEEP = (
+    f"frontmatter nests more than {MAX_NESTING} levels deep; refused before parsing "
+    "(flatten the YAML)"
+)
+
 def _load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
     """Load one frontmatter: ``(data, dropped duplicate keys)``.
 
@@ -266,11 +271,23 @@ def _load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
     scanner declines (a cold start from the parse cache never needs it). Raises ``_Refused``
     for alias bombs and whatever the loader raises for bad YAML.
     """
-    from skillcore._fastfront import scan_frontmatter
-
     fast = scan_frontmatter(yaml_text)  # flat frontmatter: exact, or None when unsure
     if fast is not None:
         return fast, []
+    return _load_full(yaml_text)
+
+
+def scan_frontmatter(yaml_text: str) -> dict[str, Any] | None:
+    """:func:`skillcore._fastfront.scan_frontmatter`, imported on first use (it builds on
+    PyYAML's resolvers, and a cold start from the parse cache parses nothing)."""
+    from skillcore._fastfront import scan_frontmatter as scan
+
+    globals()["scan_frontmatter"] = scan  # later calls go straight to it
+    return scan(yaml_text)
+
+
+def _load_full(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
+    """The bounded PyYAML load (see ``_yamlload.load_yaml``)."""
     from skillcore._yamlload import load_yaml
 
     return load_yaml(yaml_text)
@@ -322,19 +339,22 @@ def parse_skill_file(
                 f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes",
             )
         return _skip(ctx, Code.UNTERMINATED_FRONTMATTER, "frontmatter has no closing '---' line")
-    if len(yaml_text.encode()) > MAX_FRONTMATTER_BYTES:
+    # UTF-8 takes at most 4 bytes a character: short text needs no encoding to be measured.
+    if len(yaml_text) > MAX_FRONTMATTER_BYTES // 4 and (
+        len(yaml_text.encode()) > MAX_FRONTMATTER_BYTES
+    ):
         return _skip(
             ctx, Code.YAML_TOO_COMPLEX, f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes"
         )
-    too_deep = (
-        f"frontmatter nests more than {MAX_NESTING} levels deep; refused before parsing "
-        "(flatten the YAML)"
-    )
-    if _too_deep(yaml_text):
+    too_deep = _TOO_DEEP
+    # What the fast scanner accepts nests two levels at most, so only text it declines needs
+    # the depth check before a YAML parser sees it.
+    fast = scan_frontmatter(yaml_text)
+    if fast is None and _too_deep(yaml_text):
         return _skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
     diags: list[Diagnostic] = []
     try:
-        raw, dropped = _load_yaml(yaml_text)
+        raw, dropped = (fast, []) if fast is not None else _load_full(yaml_text)
     except _Refused as exc:
         return _skip(ctx, Code.YAML_TOO_COMPLEX, str(exc))
     except Exception as exc:  # any failure is this file's problem, not discovery's
@@ -665,9 +685,10 @@ def _build(
     stamp: str,
     body_offset: int,
 ) -> ParseResult:
-    cleaner = _Cleaner()
     # Values can only carry unsafe characters that the text has, or that an escape makes.
-    clean: _Clean = cleaner if needs_cleaning else _unchanged
+    cleaner = _Cleaner() if needs_cleaning else None
+    clean: _Clean = cleaner if cleaner is not None else _unchanged
+    strict = ctx.mode is ValidationMode.STRICT  # read once: enum member access is not free
     fm: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     duplicated: set[str] = set()
@@ -701,7 +722,7 @@ def _build(
         else:
             safe_key = clean(key, "extra")
             extra[safe_key] = _jsonable(value, clean)
-            if ctx.mode is ValidationMode.STRICT:
+            if strict:
                 # As the reference validator: a field the spec does not define is an error.
                 # Lenient keeps it in ``extra`` silently (skills written for other clients).
                 diags.append(
@@ -714,7 +735,7 @@ def _build(
                         safe_key[:60],
                     )
                 )
-    if ctx.mode is ValidationMode.STRICT:
+    if strict:
         for key in sorted(set(fm) - _SPEC_FIELDS):
             diags.append(
                 ctx.diag(
@@ -728,7 +749,7 @@ def _build(
     # -- name
     name = fm.get("name")
     if name is None and "name" not in fm:
-        if ctx.mode is ValidationMode.STRICT:
+        if strict:
             return _fail(ctx, diags, Code.MISSING_FIELD, "required field 'name' is missing", "name")
         diags.append(
             ctx.diag(
@@ -805,7 +826,7 @@ def _build(
                 f"description is {len(description)} characters long (limit {MAX_DESCRIPTION})"
                 + (
                     f"; kept whole, the catalog shortens it to {MAX_DESCRIPTION} characters"
-                    if ctx.mode is ValidationMode.LENIENT
+                    if not strict
                     else ""
                 ),
                 "description",
@@ -818,7 +839,7 @@ def _build(
         if field not in fm or fm[field] is None:
             continue
         value = fm[field]
-        if isinstance(value, (list, tuple, Mapping)):
+        if type(value) is not str and isinstance(value, (list, tuple, Mapping)):
             diags.append(
                 ctx.problem(
                     Code.INVALID_TYPE,
@@ -847,7 +868,7 @@ def _build(
 
     meta = fm.get("metadata")
     if meta is not None:
-        if isinstance(meta, Mapping):
+        if type(meta) is dict or isinstance(meta, Mapping):
             clean_meta: dict[str, str] = {}
             converted = False
             for k, v in meta.items():
@@ -866,7 +887,7 @@ def _build(
                     bad = k if not isinstance(k, str) else v
                     outcome = (
                         "quote it in YAML"
-                        if ctx.mode is ValidationMode.STRICT
+                        if strict
                         else "converted to text"
                     )
                     diags.append(
@@ -986,7 +1007,7 @@ def _build(
 
     hint = fm.get("argument-hint")
     if hint is not None:
-        if isinstance(hint, (list, tuple, Mapping)):
+        if type(hint) is not str and isinstance(hint, (list, tuple, Mapping)):
             diags.append(
                 ctx.problem(
                     Code.INVALID_TYPE,
@@ -998,8 +1019,9 @@ def _build(
             text = clean(_scalar_text(hint), "argument-hint")
             kwargs["argument_hint"] = _cap_text(text, "argument-hint", MAX_TEXT, ctx, diags)
 
-    diags.extend(cleaner.diagnostics(ctx))
-    if ctx.mode is ValidationMode.STRICT and any(d.severity is Severity.ERROR for d in diags):
+    if cleaner is not None:
+        diags.extend(cleaner.diagnostics(ctx))
+    if strict and any(d.severity is Severity.ERROR for d in diags):
         return ParseResult(None, tuple(diags), body_offset=body_offset)
     metadata = SkillMetadata(
         name=name,
