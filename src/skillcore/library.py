@@ -480,8 +480,11 @@ class SkillLibrary:
                     )
                 chosen[meta.name] = meta
         # Precedence order: skills of the last (highest precedence) source first.
-        rank = {s.label: i for i, s in enumerate(self.sources)}
-        skills = sorted(chosen.values(), key=lambda m: (-rank[m.location.source], m.name))
+        if len(self.sources) == 1:
+            skills = sorted(chosen.values(), key=_by_name)  # one rank: the name decides
+        else:
+            rank = {s.label: i for i, s in enumerate(self.sources)}
+            skills = sorted(chosen.values(), key=lambda m: (-rank[m.location.source], m.name))
         catalog = Catalog(tuple(skills), tuple(diagnostics))
         old = self._catalog
         if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
@@ -596,6 +599,10 @@ class SkillLibrary:
         """Rebuild a session from serialized state over the current catalog (lenient: skills
         that disappeared are dropped)."""
         return SkillSession.from_state(state, self.catalog, limits, policy, names, strict=False)
+
+
+def _by_name(meta: SkillMetadata) -> str:
+    return meta.name
 
 
 def _doc_error(exc: ReadError) -> ReadError:
