@@ -129,6 +129,9 @@ class SkillLibrary:
         self._lock = threading.RLock()
         #: The clock of the stale-skill grace period (replaceable in tests).
         self._clock: Callable[[], float] = time.monotonic
+        #: Seconds the last refresh after the first discovery took (``RefreshGate`` spaces
+        #: scans by it).
+        self.refresh_seconds = 0.0
 
     # -- readers ---------------------------------------------------------------------------
 
@@ -164,13 +167,17 @@ class SkillLibrary:
         directory that holds no skill, and of each ``SKILL.md`` (see ``LocalReader.unchanged``).
         """
         with self._lock:
-            if self._catalog is not None and self._unchanged():
-                return self._catalog
-            self._dirty = False
-            scans = [self._scan_one(src) for src in self.sources]
-            if not self._dirty and self._catalog is not None:
-                return self._catalog  # nothing added, removed, re-read or newly diagnosed
-            return self._merge(scans)
+            started = self._cost_start()
+            try:
+                if self._catalog is not None and self._unchanged():
+                    return self._catalog
+                self._dirty = False
+                scans = [self._scan_one(src) for src in self.sources]
+                if not self._dirty and self._catalog is not None:
+                    return self._catalog  # nothing added, removed, re-read or newly diagnosed
+                return self._merge(scans)
+            finally:
+                self._cost_end(started)
 
     async def adiscover(self) -> Catalog:
         """Async :meth:`discover`: sources are scanned concurrently."""
@@ -178,6 +185,26 @@ class SkillLibrary:
 
     async def arefresh(self) -> Catalog:
         """Async :meth:`refresh`; each source scans in one worker-thread hop (or natively)."""
+        started = self._cost_start()
+        try:
+            return await self._arefresh()
+        finally:
+            self._cost_end(started)
+
+    def _cost_start(self) -> tuple[float, float] | None:
+        # The first discovery parses everything: it says nothing of what a later check costs.
+        if self._catalog is None:
+            return None
+        return time.perf_counter(), time.process_time()
+
+    def _cost_end(self, started: tuple[float, float] | None) -> None:
+        if started is not None:
+            # The smaller of wall and process CPU time: a loaded machine stretches the first,
+            # other threads of this process add to the second; neither is this refresh's cost.
+            wall, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
+            self.refresh_seconds = min(wall, cpu)
+
+    async def _arefresh(self) -> Catalog:
         import anyio
         import anyio.to_thread
 
