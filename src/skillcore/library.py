@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from skillcore import events
-from skillcore.cache import ParseCache, cache_disabled, default_cache_dir
+from skillcore.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Catalog, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
@@ -166,7 +166,7 @@ class SkillLibrary:
         recognised without listing anything: one ``stat`` of each source root, of each
         directory that holds no skill, and of each ``SKILL.md`` (see ``LocalReader.unchanged``).
         """
-        with self._lock:
+        with self._lock, gc_paused():
             started = self._cost_start()
             try:
                 if self._catalog is not None and self._unchanged():
@@ -467,6 +467,10 @@ class SkillLibrary:
         return result
 
     def _merge(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
+        with gc_paused():
+            return self._merge_paused(scans)
+
+    def _merge_paused(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
         diagnostics: list[Diagnostic] = []
         chosen: dict[str, SkillMetadata] = {}
         for src, scan_diags in scans:  # lowest precedence first

@@ -770,8 +770,10 @@ class LocalReader(SourceReader):
                 for i, child in enumerate(it):
                     if i >= self.source.max_entries:
                         return
-                    if misnamed_skill_file(child.name) and not undecodable(child.name):
-                        diags.append(misnamed_diagnostic(self, _join(rel, child.name)))
+                    # Lowercasing never shortens a name: only 8-character names can match.
+                    name = child.name
+                    if len(name) == 8 and misnamed_skill_file(name) and not undecodable(name):
+                        diags.append(misnamed_diagnostic(self, _join(rel, name)))
         except OSError:
             return  # the walk that follows reports an unreadable directory
 
