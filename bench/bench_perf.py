@@ -135,6 +135,17 @@ def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, flo
     return {k: statistics.median(v) for k, v in times.items()}
 
 
+#: Child interpreters read and write compiled bytecode here, as an installed package has it
+#: (with ``PYTHONDONTWRITEBYTECODE`` set, every child would compile skillcore from source).
+PYCACHE = Path(tempfile.gettempdir()) / "skillcore-bench-pycache"
+
+
+def child_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    out = {**os.environ, "PYTHONPYCACHEPREFIX": str(PYCACHE), **(env or {})}
+    out.pop("PYTHONDONTWRITEBYTECODE", None)
+    return out
+
+
 def child(code: str, env: dict[str, str] | None = None) -> tuple[float, float, str]:
     """Run ``python -c code`` fresh: (wall seconds, CPU seconds of the child, stdout)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -143,7 +154,7 @@ def child(code: str, env: dict[str, str] | None = None) -> tuple[float, float, s
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        env={**os.environ, **(env or {})},
+        env=child_env(env),
         check=True,
     )
     wall = time.perf_counter() - start
@@ -278,6 +289,23 @@ _PER_CALL = textwrap.dedent(
         full.append(cpu(full_refresh, 1))
     out["refresh_check_s"] = statistics.median(check)
     out["refresh_full_s"] = statistics.median(full)
+    # What each run of an adapter pays with the default refresh=True: the gate, and the check
+    # when the gate says it is due (runs back to back: the worst case for the pacing).
+    from skillcore import RefreshGate
+    try:
+        gate = RefreshGate(True, lib)
+    except TypeError:  # a version without cost pacing
+        gate = RefreshGate(True)
+    runs = iter(range(10**6))
+    def one_run():
+        if gate.due(next(runs)):
+            lib.refresh()
+    per_run = []
+    for _ in range(20):
+        c = time.process_time(); one_run(); per_run.append(time.process_time() - c)
+    out["refresh_per_run_s"] = statistics.median(per_run)
+    out["refresh_per_run_max_s"] = max(per_run)
+    out["refresh_spacing_s"] = gate._spacing() if hasattr(gate, "_spacing") else 0.0
     print(json.dumps(out))
     """
 )
@@ -463,6 +491,10 @@ def main(argv: list[str] | None = None) -> None:
             f"- refresh of the unchanged library: {ms(per_call['refresh_check_s'])} ms with "
             f"the stat check vs {ms(per_call['refresh_full_s'])} ms for the full re-scan "
             f"({per_call['refresh_check_s'] / per_call['refresh_full_s']:.2f}x)",
+            f"- refresh per run through the default gate (`refresh=True`, 20 runs back to "
+            f"back): median {ms(per_call['refresh_per_run_s'])} ms, worst "
+            f"{ms(per_call['refresh_per_run_max_s'])} ms CPU; a stat check at most every "
+            f"{per_call['refresh_spacing_s']:.1f} s",
             "",
         ]
 

@@ -25,17 +25,23 @@ Opt out with ``SkillLibrary(cache=False)`` or ``SKILLCORE_NO_CACHE=1``.
 
 from __future__ import annotations
 
-import hashlib
+import gc
 import json
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from skillcore.parsing import ParseResult
+
+try:  # the BLAKE2 module itself: ``hashlib`` would also load OpenSSL (ms of cold start)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import blake2b
 
 __all__ = ["CACHE_ENV_OFF", "ParseCache", "default_cache_dir"]
 
@@ -67,6 +73,10 @@ def default_cache_dir() -> Path:
     return Path(user_cache_dir("skillcore", appauthor=False)) / "parse"
 
 
+#: The modules whose code decides a parse result (their file stamps are part of the key).
+_RULE_MODULES = ("parsing", "_fastfront", "_yamlload", "model", "diagnostics", "_text", "_frozen")
+
+
 def _rules() -> str:
     """What the cached results depend on besides the files: the parser and its caps."""
     from skillcore import parsing
@@ -76,15 +86,33 @@ def _rules() -> str:
     for name in sorted(dir(parsing)):
         if name.startswith("MAX_") or name.endswith("_BYTES"):
             parts.append(f"{name}={getattr(parsing, name)!r}")
-    for module in ("parsing", "_fastfront", "model", "diagnostics", "_text", "_frozen"):
-        mod = sys.modules.get(f"skillcore.{module}")
-        path = getattr(mod, "__file__", None)
+    # By file, not by loaded module: the YAML modules are imported only when a file is parsed,
+    # and the key must not depend on whether that happened yet in this process.
+    here = os.path.dirname(os.path.abspath(parsing.__file__))
+    for module in _RULE_MODULES:
         try:
-            st = os.stat(path) if path else None
+            st = os.stat(os.path.join(here, f"{module}.py"))
         except OSError:
             st = None
         parts.append(f"{module}={st.st_size}:{st.st_mtime_ns}" if st else f"{module}=?")
     return "\n".join(parts)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for an allocation-heavy loop.
+
+    Rebuilding a catalog allocates a few objects per skill and none of them form cycles, yet
+    each allocation burst runs collections that walk everything still alive: at 10,000 skills
+    they cost about as much as the work. Restored afterwards (only by whoever paused it).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 class ParseCache:
@@ -93,7 +121,7 @@ class ParseCache:
     def __init__(self, directory: Path, source: str, root: str, mode: str, head_bytes: int) -> None:
         self.source = source
         ident = "\x00".join((source, root, mode, str(head_bytes)))
-        name = hashlib.blake2b(ident.encode("utf-8", "surrogatepass"), digest_size=16)
+        name = blake2b(ident.encode("utf-8", "surrogatepass"), digest_size=16)
         self.path = directory / f"{name.hexdigest()}.json"
         self._ident = ident
         self._key: str | None = None
@@ -112,26 +140,31 @@ class ParseCache:
     def load(self, url_for: Any) -> dict[str, tuple[str, ParseResult]]:
         """``{directory: (stamp, result)}`` from disk; empty on any problem."""
         try:
-            with open(self.path, "rb") as fh:
-                data = fh.read(MAX_CACHE_BYTES + 1)
-            if len(data) > MAX_CACHE_BYTES or not data.startswith(_MAGIC):
-                return {}
-            digest = data[len(_MAGIC) : len(_MAGIC) + _DIGEST]
-            payload = data[len(_MAGIC) + _DIGEST :]
-            if hashlib.blake2b(payload, digest_size=_DIGEST).digest() != digest:
-                return {}
-            doc = json.loads(payload)
-            if type(doc) is not dict or doc.get("key") != self.key():
-                return {}
-            entries = doc.get("entries")
-            if type(entries) is not dict:
-                return {}
-            types = _types()
-            out = {d: _entry(d, e, self.source, url_for, types) for d, e in entries.items()}
+            with gc_paused():
+                out = self._read(url_for)
         except Exception:  # a cache never breaks discovery: anything odd is a miss
             return {}
         self.saved = {d: stamp for d, (stamp, _) in out.items()}
         return out
+
+    def _read(self, url_for: Any) -> dict[str, tuple[str, ParseResult]]:
+        """The entries of the file, or {} when it is not this cache's; raises when odd."""
+        with open(self.path, "rb") as fh:
+            data = fh.read(MAX_CACHE_BYTES + 1)
+        if len(data) > MAX_CACHE_BYTES or not data.startswith(_MAGIC):
+            return {}
+        digest = data[len(_MAGIC) : len(_MAGIC) + _DIGEST]
+        payload = data[len(_MAGIC) + _DIGEST :]
+        if blake2b(payload, digest_size=_DIGEST).digest() != digest:
+            return {}
+        doc = json.loads(payload)
+        if type(doc) is not dict or doc.get("key") != self.key():
+            return {}
+        entries = doc.get("entries")
+        if type(entries) is not dict:
+            return {}
+        types = _types()
+        return {d: _entry(d, e, self.source, url_for, types) for d, e in entries.items()}
 
     # -- writing -------------------------------------------------------------------------
 
@@ -152,7 +185,7 @@ class ParseCache:
                 separators=(",", ":"),
                 check_circular=False,
             ).encode("utf-8", "surrogatepass")
-            digest = hashlib.blake2b(payload, digest_size=_DIGEST).digest()
+            digest = blake2b(payload, digest_size=_DIGEST).digest()
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             import tempfile
 
@@ -184,12 +217,15 @@ class _Bad(Exception):
 
 
 def _types() -> tuple[Any, ...]:
-    from skillcore._frozen import FrozenDict
+    from skillcore._frozen import FrozenDict, to_frozen
     from skillcore.diagnostics import Code, Diagnostic, Severity
-    from skillcore.model import SkillLocation, SkillMetadata
+    from skillcore.model import SkillLocation, trusted_metadata
     from skillcore.parsing import ParseResult
 
-    return Code, Diagnostic, Severity, SkillLocation, SkillMetadata, ParseResult, FrozenDict
+    return (
+        Code, Diagnostic, Severity, SkillLocation, trusted_metadata, ParseResult, FrozenDict,
+        to_frozen, FrozenDict(),
+    )  # fmt: skip
 
 
 def _dump(stamp: str, result: ParseResult) -> list[Any]:
@@ -226,10 +262,12 @@ def _dump(stamp: str, result: ParseResult) -> list[Any]:
 def _strs(value: Any) -> tuple[str, ...]:
     if type(value) is not list:
         raise _Bad
-    for v in value:
-        if type(v) is not str:
-            raise _Bad
-    return tuple(value)
+    if value:
+        for v in value:
+            if type(v) is not str:
+                raise _Bad
+        return tuple(value)
+    return ()
 
 
 def _opt(value: Any) -> str | None:
@@ -260,56 +298,67 @@ _FIELDS = 15
 def _entry(
     directory: Any, raw: Any, source: str, url_for: Any, types: Any
 ) -> tuple[str, ParseResult]:
-    """One cached entry, type-checked field by field and rebuilt through the constructors."""
-    Code, Diagnostic, Severity, SkillLocation, SkillMetadata, ParseResult, FrozenDict = types
+    """One cached entry, type-checked field by field, then built without re-running the
+    converters (every field already has the exact type they would produce)."""
+    (Code, Diagnostic, Severity, SkillLocation, trusted_metadata, ParseResult, FrozenDict,
+     to_frozen, empty) = types  # fmt: skip
     if type(directory) is not str or type(raw) is not list or len(raw) != 4:
         raise _Bad
     stamp, m, diags, offset = raw
     if type(stamp) is not str or not stamp or type(diags) is not list or type(offset) is not int:
         raise _Bad
-    diagnostics = []
-    for d in diags:
-        if type(d) is not list or len(d) != 6 or any(type(x) is not str for x in d[:5]):
-            raise _Bad
-        sev, code, message, dsource, path, field = d
-        diagnostics.append(
-            Diagnostic(Severity(sev), Code(code), message, dsource, path, _opt(field))
-        )
+    diagnostics: tuple[Any, ...] = ()
+    if diags:
+        found = []
+        for d in diags:
+            if type(d) is not list or len(d) != 6 or any(type(x) is not str for x in d[:5]):
+                raise _Bad
+            sev, code, message, dsource, path, field = d
+            diag = Diagnostic(Severity(sev), Code(code), message, dsource, path, _opt(field))
+            found.append(diag)
+        diagnostics = tuple(found)
     if m is None:
-        return stamp, ParseResult(None, tuple(diagnostics), body_offset=offset)
+        return stamp, ParseResult(None, diagnostics, body_offset=offset)
     if type(m) is not list or len(m) != _FIELDS:
         raise _Bad
     (name, description, license_, compat, metadata, allowed, version, triggers, patterns,
      priority, deps, disable, invocable, hint, extra) = m  # fmt: skip
     if type(name) is not str or type(description) is not str or type(metadata) is not dict:
         raise _Bad
-    for k, v in metadata.items():
-        if type(k) is not str or type(v) is not str:
-            raise _Bad
+    if metadata:
+        for k, v in metadata.items():
+            if type(k) is not str or type(v) is not str:
+                raise _Bad
     if type(priority) is not int or type(disable) is not bool or type(invocable) is not bool:
         raise _Bad
     if extra is not None:
         if type(extra) is not dict or not extra:
             raise _Bad
         _json_native(extra)
-    meta = SkillMetadata(
-        name=name,
-        description=description,
-        location=SkillLocation(source, directory, url_for(directory)),
-        license=_opt(license_),
-        compatibility=_opt(compat),
-        metadata=FrozenDict(metadata),  # flat str -> str: no deep freeze needed
+        extra = to_frozen(extra)
+    else:
+        extra = empty
+    for text in (license_, compat, version, hint):
+        if text is not None and type(text) is not str:
+            raise _Bad
+    meta = trusted_metadata(
+        name,
+        description,
+        SkillLocation(source, directory, url_for(directory)),
+        license_,
+        compat,
+        FrozenDict(metadata) if metadata else empty,  # flat str -> str: no deep freeze needed
         # Fail closed: anything but None or a list of strings rejects the cache file.
-        allowed_tools=None if allowed is None else _strs(allowed),
-        version=_opt(version),
-        triggers=_strs(triggers),
-        file_patterns=_strs(patterns),
-        priority=priority,
-        dependencies=_strs(deps),
-        disable_model_invocation=disable,
-        user_invocable=invocable,
-        argument_hint=_opt(hint),
-        extra=extra or FrozenDict(),
-        stamp=stamp,
+        None if allowed is None else _strs(allowed),
+        version,
+        _strs(triggers),
+        _strs(patterns),
+        priority,
+        _strs(deps),
+        disable,
+        invocable,
+        hint,
+        extra,
+        stamp,
     )
-    return stamp, ParseResult(meta, tuple(diagnostics), body_offset=offset)
+    return stamp, ParseResult(meta, diagnostics, body_offset=offset)

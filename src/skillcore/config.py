@@ -274,9 +274,8 @@ class AdapterParts:
             # (otherwise when the catalog is first discovered).
             toolkit.check_preset(library.catalog)
         restore = Restorer(lambda: library.catalog, limits, policy, names)
-        return cls(
-            cfg, library, limits, policy, toolkit, names, RefreshGate(refresh), TurnStore(), restore
-        )
+        gate = RefreshGate(refresh, library)  # paced by the library's scan cost
+        return cls(cfg, library, limits, policy, toolkit, names, gate, TurnStore(), restore)
 
     def attach(self, adapter: AdapterAttributes) -> None:
         """Set every part as an attribute of ``adapter`` (``adapter.library``, ``.toolkit``,

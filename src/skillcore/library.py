@@ -13,7 +13,7 @@ from typing import Any
 import attrs
 
 from skillcore import events
-from skillcore.cache import ParseCache, cache_disabled, default_cache_dir
+from skillcore.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Catalog, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
@@ -131,6 +131,9 @@ class SkillLibrary:
         self._lock = threading.RLock()
         #: The clock of the stale-skill grace period (replaceable in tests).
         self._clock: Callable[[], float] = time.monotonic
+        #: Seconds the last refresh after the first discovery took (``RefreshGate`` spaces
+        #: scans by it).
+        self.refresh_seconds = 0.0
 
     # -- readers ---------------------------------------------------------------------------
 
@@ -165,14 +168,18 @@ class SkillLibrary:
         recognised without listing anything: one ``stat`` of each source root, of each
         directory that holds no skill, and of each ``SKILL.md`` (see ``LocalReader.unchanged``).
         """
-        with self._lock:
-            if self._catalog is not None and self._unchanged():
-                return self._catalog
-            self._dirty = False
-            scans = [self._scan_one(src) for src in self.sources]
-            if not self._dirty and self._catalog is not None:
-                return self._catalog  # nothing added, removed, re-read or newly diagnosed
-            return self._merge(scans)
+        with self._lock, gc_paused():
+            started = self._cost_start()
+            try:
+                if self._catalog is not None and self._unchanged():
+                    return self._catalog
+                self._dirty = False
+                scans = [self._scan_one(src) for src in self.sources]
+                if not self._dirty and self._catalog is not None:
+                    return self._catalog  # nothing added, removed, re-read or newly diagnosed
+                return self._merge(scans)
+            finally:
+                self._cost_end(started)
 
     async def adiscover(self) -> Catalog:
         """Async :meth:`discover`: sources are scanned concurrently."""
@@ -180,6 +187,26 @@ class SkillLibrary:
 
     async def arefresh(self) -> Catalog:
         """Async :meth:`refresh`; each source scans in one worker-thread hop (or natively)."""
+        started = self._cost_start()
+        try:
+            return await self._arefresh()
+        finally:
+            self._cost_end(started)
+
+    def _cost_start(self) -> tuple[float, float] | None:
+        # The first discovery parses everything: it says nothing of what a later check costs.
+        if self._catalog is None:
+            return None
+        return time.perf_counter(), time.process_time()
+
+    def _cost_end(self, started: tuple[float, float] | None) -> None:
+        if started is not None:
+            # The smaller of wall and process CPU time: a loaded machine stretches the first,
+            # other threads of this process add to the second; neither is this refresh's cost.
+            wall, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
+            self.refresh_seconds = min(wall, cpu)
+
+    async def _arefresh(self) -> Catalog:
         import anyio
         import anyio.to_thread
 
@@ -442,6 +469,10 @@ class SkillLibrary:
         return result
 
     def _merge(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
+        with gc_paused():
+            return self._merge_paused(scans)
+
+    def _merge_paused(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
         diagnostics: list[Diagnostic] = []
         chosen: dict[str, SkillMetadata] = {}
         for src, scan_diags in scans:  # lowest precedence first
@@ -482,8 +513,11 @@ class SkillLibrary:
                     )
                 chosen[meta.name] = meta
         # Precedence order: skills of the last (highest precedence) source first.
-        rank = {s.label: i for i, s in enumerate(self.sources)}
-        skills = sorted(chosen.values(), key=lambda m: (-rank[m.location.source], m.name))
+        if len(self.sources) == 1:
+            skills = sorted(chosen.values(), key=_by_name)  # one rank: the name decides
+        else:
+            rank = {s.label: i for i, s in enumerate(self.sources)}
+            skills = sorted(chosen.values(), key=lambda m: (-rank[m.location.source], m.name))
         catalog = Catalog(tuple(skills), tuple(diagnostics))
         old = self._catalog
         if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
@@ -598,6 +632,10 @@ class SkillLibrary:
         """Rebuild a session from serialized state over the current catalog (lenient: skills
         that disappeared are dropped)."""
         return SkillSession.from_state(state, self.catalog, limits, policy, names, strict=False)
+
+
+def _by_name(meta: SkillMetadata) -> str:
+    return meta.name
 
 
 def _doc_error(exc: ReadError) -> ReadError:

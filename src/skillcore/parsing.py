@@ -46,19 +46,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
-import yaml
-from yaml.constructor import ConstructorError, SafeConstructor
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from skillcore._fastfront import scan_frontmatter
 from skillcore._frozen import FrozenDict
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillLocation, SkillMetadata
-
-try:  # libyaml is ~10x faster; fall back to the pure-Python *safe* loader, never an unsafe one.
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
 
 #: The spec's name limit (a warning in lenient mode) and the longest name usable at all.
 MAX_NAME = 64
@@ -139,7 +130,7 @@ class _Ctx:
 
 def decode_text(data: bytes) -> tuple[str | None, Code | None, str]:
     """Decode UTF-8 (BOM tolerated). Returns ``(text, error_code, message)``."""
-    if b"\x00" in data[:8192]:
+    if data.find(b"\x00", 0, 8192) != -1:  # no slice: a copy of 8 KiB per file
         return None, Code.BINARY_FILE, "file contains NUL bytes; it looks binary, not Markdown"
     try:
         text = data.decode("utf-8-sig")
@@ -234,25 +225,10 @@ def _indicator_count(yaml_text: str) -> int:
 
 
 def _event_depth(yaml_text: str, limit: int) -> int:
-    """Exact nesting depth from the parser's event stream, stopping once past ``limit``.
+    """Exact nesting depth from the parser's event stream (see ``_yamlload.event_depth``)."""
+    from skillcore._yamlload import event_depth
 
-    libyaml's event parser keeps an explicit stack (no C recursion), so this is safe on input
-    that would crash the recursive composer behind ``yaml.load``.
-    """
-    depth = max_depth = 0
-    try:
-        for event in yaml.parse(yaml_text, Loader=_Loader):
-            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
-                depth += 1
-                if depth > max_depth:
-                    max_depth = depth
-                    if max_depth > limit:
-                        return max_depth
-            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
-                depth -= 1
-    except (yaml.YAMLError, RecursionError):
-        pass  # the real load reports the syntax error; the depth reached so far is exact
-    return max_depth
+    return event_depth(yaml_text, limit)
 
 
 def _too_deep(yaml_text: str) -> bool:
@@ -283,183 +259,45 @@ class _Refused(Exception):
     """The frontmatter is too complex to build (alias bomb, recursive alias)."""
 
 
-_INT_TAG = "tag:yaml.org,2002:int"
-_STR_TAG = "tag:yaml.org,2002:str"
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-
-
-def _construct_int(loader: SafeConstructor, node: ScalarNode) -> int:
-    # Refuse before converting: int() of ~4,300+ digits raises, and a long hex literal builds an
-    # int that no one can print later.
-    if len(node.value) > MAX_INT_CHARS:
-        raise ConstructorError(
-            None,
-            None,
-            f"integer literal of {len(node.value)} characters (at most {MAX_INT_CHARS})",
-            node.start_mark,
-        )
-    return SafeConstructor.construct_yaml_int(loader, node)  # type: ignore[no-any-return]
-
-
-class _SkillLoader(_Loader):  # type: ignore[misc,valid-type]
-    """The safe loader (libyaml's when present) with bounded integers."""
-
-
-_SkillLoader.add_constructor(_INT_TAG, _construct_int)
-
-
-class _LocatingLoader(_SkillLoader):
-    """Slow path only: re-runs a failed load to tell which node a conversion error came from."""
-
-    def construct_object(self, node: Node, deep: bool = False) -> Any:
-        try:
-            return super().construct_object(node, deep)
-        except yaml.YAMLError:
-            raise
-        except Exception as exc:
-            tag = node.tag.replace("tag:yaml.org,2002:", "!!")
-            value = node.value if isinstance(node, ScalarNode) else ""
-            what = f"{tag} value {value[:40]!r}" if value else f"{tag} value"
-            detail = "" if isinstance(exc, (KeyError, TypeError, AttributeError)) else f": {exc}"
-            raise ConstructorError(
-                None, None, f"cannot convert {what}{detail}", node.start_mark
-            ) from exc
-
-
-def _key_id(key: ScalarNode, top: bool) -> tuple[str, str]:
-    """What makes two keys the same: top-level known fields compare as ``_build`` reads them."""
-    if top and key.tag == _STR_TAG:
-        norm = key.value.strip().lower().replace("_", "-")
-        if norm in _KNOWN:
-            return key.tag, norm
-    return key.tag, key.value
-
-
-def _drop_duplicate_keys(root: Node) -> list[tuple[str, int, bool]]:
-    """Keep the first of each repeated mapping key; return ``(key, line, top_level)`` per drop.
-
-    Works on the composed node graph, so the file is parsed once. Merge keys (``<<``) are
-    YAML's own override mechanism, not duplicates.
-    """
-    dropped: list[tuple[str, int, bool]] = []
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        pairs = node.value
-        if type(node) is MappingNode:
-            top = node is root
-            keys = [k.value for k, _ in pairs if type(k) is ScalarNode]
-            # Fast path (nearly every file): all keys distinct, also as _build reads them.
-            distinct = len(set(keys)) == len(pairs)
-            if distinct and top:
-                joined = "".join(keys)
-                if "_" in joined or " " in joined or "\t" in joined or not joined.islower():
-                    # Only then can two different keys read as the same field.
-                    distinct = len({k.strip().lower().replace("_", "-") for k in keys}) == len(keys)
-            if not distinct:
-                dropped.extend(_dedupe_mapping(node, top))
-                pairs = node.value
-            stack.extend([v for _, v in pairs if type(v) is not ScalarNode])
-            stack.extend([k for k, _ in pairs if type(k) is not ScalarNode])
-        elif type(node) is SequenceNode:
-            stack.extend([v for v in pairs if type(v) is not ScalarNode])
-    return dropped
-
-
-def _dedupe_mapping(node: MappingNode, top: bool) -> list[tuple[str, int, bool]]:
-    dropped = []
-    keys: set[tuple[str, str]] = set()
-    kept = []
-    for key, value in node.value:
-        if isinstance(key, ScalarNode) and key.tag != _MERGE_TAG:
-            ident = _key_id(key, top)
-            if ident in keys:
-                dropped.append((key.value, key.start_mark.line, top))
-                continue
-            keys.add(ident)
-        kept.append((key, value))
-    node.value = kept
-    return dropped
-
-
-def _expanded_size(root: Node, cap: int) -> int | None:
-    """Characters plus one per collection item that ``root`` expands to, saturating at
-    ``cap + 1``; None when an alias refers to its own ancestor (infinite expansion).
-
-    Computed on the node graph with one size per distinct node, so aliases are counted as
-    often as they are used without building or walking the expansion.
-    """
-    sizes: dict[int, int] = {}
-    open_nodes: set[int] = set()
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, finished = stack.pop()
-        nid = id(node)
-        if isinstance(node, ScalarNode):
-            sizes[nid] = max(1, len(node.value))
-            continue
-        children = (
-            [n for pair in node.value for n in pair]
-            if isinstance(node, MappingNode)
-            else node.value
-        )
-        if finished:
-            open_nodes.discard(nid)
-            sizes[nid] = min(cap + 1, 1 + sum(sizes[id(c)] for c in children))
-            continue
-        if nid in sizes:
-            continue
-        if nid in open_nodes:
-            return None
-        open_nodes.add(nid)
-        stack.append((node, True))
-        stack.extend((c, False) for c in children if id(c) not in sizes)
-    return sizes[id(root)]
-
+_TOO_DEEP = (
+    f"frontmatter nests more than {MAX_NESTING} levels deep; refused before parsing "
+    "(flatten the YAML)"
+)
 
 def _load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
     """Load one frontmatter: ``(data, dropped duplicate keys)``.
 
-    Raises ``_Refused`` for alias bombs and whatever the loader raises for bad YAML.
+    Flat frontmatter goes through the checked fast scanner; PyYAML is imported only when the
+    scanner declines (a cold start from the parse cache never needs it). Raises ``_Refused``
+    for alias bombs and whatever the loader raises for bad YAML.
     """
     fast = scan_frontmatter(yaml_text)  # flat frontmatter: exact, or None when unsure
     if fast is not None:
         return fast, []
-    loader = _SkillLoader(yaml_text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None, []
-        dropped = _drop_duplicate_keys(node)
-        if "&" in yaml_text:  # without an anchor there is no alias, so nothing to expand
-            size = _expanded_size(node, MAX_EXPANDED_CHARS)
-            if size is None:
-                raise _Refused("frontmatter contains a recursive alias (alias bomb?)")
-            if size > MAX_EXPANDED_CHARS:
-                raise _Refused(
-                    f"frontmatter expands to more than {MAX_EXPANDED_CHARS} characters through "
-                    "aliases (alias bomb?)"
-                )
-        return loader.construct_document(node), dropped
-    finally:
-        loader.dispose()
+    return _load_full(yaml_text)
+
+
+def scan_frontmatter(yaml_text: str) -> dict[str, Any] | None:
+    """:func:`skillcore._fastfront.scan_frontmatter`, imported on first use (it builds on
+    PyYAML's resolvers, and a cold start from the parse cache parses nothing)."""
+    from skillcore._fastfront import scan_frontmatter as scan
+
+    globals()["scan_frontmatter"] = scan  # later calls go straight to it
+    return scan(yaml_text)
+
+
+def _load_full(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
+    """The bounded PyYAML load (see ``_yamlload.load_yaml``)."""
+    from skillcore._yamlload import load_yaml
+
+    return load_yaml(yaml_text)
 
 
 def _locate_error(yaml_text: str, exc: Exception) -> str:
     """A short message for a load failure, with the line when it can be found."""
-    if isinstance(exc, (yaml.YAMLError, RecursionError)):
-        return _yaml_message(exc)
-    try:
-        yaml.load(yaml_text, Loader=_LocatingLoader)
-    except yaml.YAMLError as located:
-        return _yaml_message(located)
-    except Exception:  # the first message is good enough
-        pass
-    return f"{type(exc).__name__}: {str(exc)[:200]}"
+    from skillcore._yamlload import locate_error
+
+    return locate_error(yaml_text, exc)
 
 
 def parse_skill_file(
@@ -501,19 +339,22 @@ def parse_skill_file(
                 f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes",
             )
         return _skip(ctx, Code.UNTERMINATED_FRONTMATTER, "frontmatter has no closing '---' line")
-    if len(yaml_text.encode()) > MAX_FRONTMATTER_BYTES:
+    # UTF-8 takes at most 4 bytes a character: short text needs no encoding to be measured.
+    if len(yaml_text) > MAX_FRONTMATTER_BYTES // 4 and (
+        len(yaml_text.encode()) > MAX_FRONTMATTER_BYTES
+    ):
         return _skip(
             ctx, Code.YAML_TOO_COMPLEX, f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes"
         )
-    too_deep = (
-        f"frontmatter nests more than {MAX_NESTING} levels deep; refused before parsing "
-        "(flatten the YAML)"
-    )
-    if _too_deep(yaml_text):
+    too_deep = _TOO_DEEP
+    # What the fast scanner accepts nests two levels at most, so only text it declines needs
+    # the depth check before a YAML parser sees it.
+    fast = scan_frontmatter(yaml_text)
+    if fast is None and _too_deep(yaml_text):
         return _skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
     diags: list[Diagnostic] = []
     try:
-        raw, dropped = _load_yaml(yaml_text)
+        raw, dropped = (fast, []) if fast is not None else _load_full(yaml_text)
     except _Refused as exc:
         return _skip(ctx, Code.YAML_TOO_COMPLEX, str(exc))
     except Exception as exc:  # any failure is this file's problem, not discovery's
@@ -844,9 +685,10 @@ def _build(
     stamp: str,
     body_offset: int,
 ) -> ParseResult:
-    cleaner = _Cleaner()
     # Values can only carry unsafe characters that the text has, or that an escape makes.
-    clean: _Clean = cleaner if needs_cleaning else _unchanged
+    cleaner = _Cleaner() if needs_cleaning else None
+    clean: _Clean = cleaner if cleaner is not None else _unchanged
+    strict = ctx.mode is ValidationMode.STRICT  # read once: enum member access is not free
     fm: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     duplicated: set[str] = set()
@@ -880,7 +722,7 @@ def _build(
         else:
             safe_key = clean(key, "extra")
             extra[safe_key] = _jsonable(value, clean)
-            if ctx.mode is ValidationMode.STRICT:
+            if strict:
                 # As the reference validator: a field the spec does not define is an error.
                 # Lenient keeps it in ``extra`` silently (skills written for other clients).
                 diags.append(
@@ -893,7 +735,7 @@ def _build(
                         safe_key[:60],
                     )
                 )
-    if ctx.mode is ValidationMode.STRICT:
+    if strict:
         for key in sorted(set(fm) - _SPEC_FIELDS):
             diags.append(
                 ctx.diag(
@@ -907,7 +749,7 @@ def _build(
     # -- name
     name = fm.get("name")
     if name is None and "name" not in fm:
-        if ctx.mode is ValidationMode.STRICT:
+        if strict:
             return _fail(ctx, diags, Code.MISSING_FIELD, "required field 'name' is missing", "name")
         diags.append(
             ctx.diag(
@@ -984,7 +826,7 @@ def _build(
                 f"description is {len(description)} characters long (limit {MAX_DESCRIPTION})"
                 + (
                     f"; kept whole, the catalog shortens it to {MAX_DESCRIPTION} characters"
-                    if ctx.mode is ValidationMode.LENIENT
+                    if not strict
                     else ""
                 ),
                 "description",
@@ -997,7 +839,7 @@ def _build(
         if field not in fm or fm[field] is None:
             continue
         value = fm[field]
-        if isinstance(value, (list, tuple, Mapping)):
+        if type(value) is not str and isinstance(value, (list, tuple, Mapping)):
             diags.append(
                 ctx.problem(
                     Code.INVALID_TYPE,
@@ -1026,7 +868,7 @@ def _build(
 
     meta = fm.get("metadata")
     if meta is not None:
-        if isinstance(meta, Mapping):
+        if type(meta) is dict or isinstance(meta, Mapping):
             clean_meta: dict[str, str] = {}
             converted = False
             for k, v in meta.items():
@@ -1045,7 +887,7 @@ def _build(
                     bad = k if not isinstance(k, str) else v
                     outcome = (
                         "quote it in YAML"
-                        if ctx.mode is ValidationMode.STRICT
+                        if strict
                         else "converted to text"
                     )
                     diags.append(
@@ -1165,7 +1007,7 @@ def _build(
 
     hint = fm.get("argument-hint")
     if hint is not None:
-        if isinstance(hint, (list, tuple, Mapping)):
+        if type(hint) is not str and isinstance(hint, (list, tuple, Mapping)):
             diags.append(
                 ctx.problem(
                     Code.INVALID_TYPE,
@@ -1177,8 +1019,9 @@ def _build(
             text = clean(_scalar_text(hint), "argument-hint")
             kwargs["argument_hint"] = _cap_text(text, "argument-hint", MAX_TEXT, ctx, diags)
 
-    diags.extend(cleaner.diagnostics(ctx))
-    if ctx.mode is ValidationMode.STRICT and any(d.severity is Severity.ERROR for d in diags):
+    if cleaner is not None:
+        diags.extend(cleaner.diagnostics(ctx))
+    if strict and any(d.severity is Severity.ERROR for d in diags):
         return ParseResult(None, tuple(diags), body_offset=body_offset)
     metadata = SkillMetadata(
         name=name,

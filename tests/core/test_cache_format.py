@@ -1,0 +1,153 @@
+"""The parse cache's fast rebuild: typed entries skip the converters, and nothing else changes."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import attrs
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import skillcore.cache as cache_mod
+from skillcore import SkillLibrary
+from skillcore._frozen import FrozenDict
+from skillcore.model import SkillLocation, SkillMetadata, trusted_metadata
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def _skill(root: Path, name: str, extra: str = "") -> None:
+    (root / name).mkdir(parents=True, exist_ok=True)
+    (root / name / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Does {name}.\n{extra}---\n# Body\n"
+    )
+
+
+@pytest.fixture
+def lib_root(tmp_path: Path) -> Path:
+    root = tmp_path / "skills"
+    _skill(root, "alpha", "license: MIT\ncompatibility: any\nargument-hint: '[file]'\n")
+    _skill(root, "beta", "version: '2'\n")
+    return root
+
+
+def _forge(path: Path, edit: object) -> None:
+    """Rewrite a cache file with a valid checksum after ``edit(entries)``."""
+    data = path.read_bytes()
+    doc = json.loads(data[len(cache_mod._MAGIC) + cache_mod._DIGEST :])
+    edit(doc["entries"])  # type: ignore[operator]
+    new = json.dumps(doc).encode()
+    digest = hashlib.blake2b(new, digest_size=cache_mod._DIGEST).digest()
+    path.write_bytes(cache_mod._MAGIC + digest + new)
+
+
+def test_the_trusted_constructor_takes_every_field_in_order() -> None:
+    params = list(inspect.signature(trusted_metadata).parameters)
+    assert params == [a.name for a in attrs.fields(SkillMetadata)]
+
+
+_text = st.text(max_size=8)
+_opt = st.none() | _text
+_strs = st.lists(_text, max_size=3).map(tuple)
+
+
+@settings(settings.get_profile("skillcore"))
+@given(
+    st.fixed_dictionaries(
+        {
+            "name": _text,
+            "description": _text,
+            "license": _opt,
+            "compatibility": _opt,
+            "metadata": st.dictionaries(_text, _text, max_size=3).map(FrozenDict),
+            "allowed_tools": st.none() | _strs,
+            "version": _opt,
+            "triggers": _strs,
+            "file_patterns": _strs,
+            "priority": st.integers(-5, 5),
+            "dependencies": _strs,
+            "disable_model_invocation": st.booleans(),
+            "user_invocable": st.booleans(),
+            "argument_hint": _opt,
+            "extra": st.dictionaries(_text, st.integers(), max_size=2).map(FrozenDict),
+            "stamp": _text,
+        }
+    )
+)
+def test_the_trusted_constructor_builds_what_init_builds(fields: dict[str, object]) -> None:
+    loc = SkillLocation("s", "d", "/d")
+    made = SkillMetadata(location=loc, **fields)  # type: ignore[arg-type]
+    names = [a.name for a in attrs.fields(SkillMetadata)]
+    trusted = trusted_metadata(*[loc if n == "location" else fields[n] for n in names])
+    assert trusted == made and hash(trusted) == hash(made) and repr(trusted) == repr(made)
+
+
+@pytest.mark.parametrize(
+    ("skill", "index", "value"),
+    [
+        ("alpha", 2, 5),  # license not text
+        ("alpha", 3, ["any"]),  # compatibility not text
+        ("beta", 6, 2.0),  # version not text
+        ("alpha", 13, {"a": "b"}),  # argument-hint not text
+        ("beta", 7, "a"),  # triggers not a list
+        ("beta", 8, [1]),  # file patterns not strings
+        ("beta", 10, None),  # dependencies not a list
+        ("beta", 4, []),  # metadata not a mapping
+    ],
+)
+def test_a_mistyped_field_rejects_the_whole_file(
+    lib_root: Path, tmp_path: Path, skill: str, index: int, value: object
+) -> None:
+    cache_dir = tmp_path / "cache"
+    first = SkillLibrary(lib_root, cache=cache_dir).catalog
+    (path,) = sorted(cache_dir.glob("*.json"))
+    lib = SkillLibrary(lib_root, cache=cache_dir)
+    reader = lib.reader(lib.sources[0])
+    label = lib.sources[0].label
+    cache = cache_mod.ParseCache(cache_dir, label, reader.root, "lenient", lib.head_bytes)
+    assert cache.load(reader.url_for)  # the file as written is good
+
+    def edit(entries: dict[str, list[list[object]]]) -> None:
+        entries[skill][1][index] = value
+
+    _forge(path, edit)
+    assert cache.load(reader.url_for) == {}
+    assert SkillLibrary(lib_root, cache=cache_dir).catalog == first
+
+
+def test_the_rules_key_does_not_depend_on_what_was_imported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import skillcore._yamlload  # noqa: F401 - present before, absent after
+
+    before = cache_mod._rules()
+    monkeypatch.delitem(sys.modules, "skillcore._yamlload")
+    monkeypatch.delitem(sys.modules, "skillcore._fastfront", raising=False)
+    assert cache_mod._rules() == before
+
+
+def test_a_cold_start_from_the_cache_imports_no_yaml(lib_root: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    code = (
+        "import sys\n"
+        "from skillcore import SkillLibrary\n"
+        f"lib = SkillLibrary({str(lib_root)!r}, cache={str(cache_dir)!r})\n"
+        "text = lib.session().render_catalog()\n"
+        "print(len(lib.catalog), 'yaml' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC), "SKILLCORE_NO_CACHE": ""}
+
+    def run() -> str:
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        ).stdout.split()
+
+    assert run() == ["2", "True"]  # the first run parses (and fills the cache)
+    assert run() == ["2", "False"]  # the second one is served by the cache alone
