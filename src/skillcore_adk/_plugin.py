@@ -41,8 +41,9 @@ class SkillPolicyPlugin(BasePlugin):
     async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> None:
         """With ``hide_blocked_tools``: hide the tools the caller's skills block."""
         agent = callback_context._invocation_context.agent
+        kinds = (SkillToolset, ProfiledSkillToolset)
         toolsets = self.toolsets or tuple(
-            t for t in getattr(agent, "tools", ()) or () if isinstance(t, SkillToolset)
+            t for t in getattr(agent, "tools", ()) or () if isinstance(t, kinds)
         )
         for toolset in toolsets:
             await toolset.before_model_callback(callback_context, llm_request)

@@ -112,6 +112,11 @@ class ProfiledSkillToolset(BaseToolset):
             tool_context=tool_context, llm_request=llm_request
         )
 
+    async def before_model_callback(self, callback_context: Any, llm_request: LlmRequest) -> None:
+        """The selected profile's :meth:`SkillToolset.before_model_callback`
+        (``hide_blocked_tools``)."""
+        await self.toolset(callback_context).before_model_callback(callback_context, llm_request)
+
     async def before_tool_callback(
         self, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
