@@ -62,6 +62,22 @@ def tool_locked_reason(tool: str, unlockers: tuple[str, ...], load_tool: str) ->
     )
 
 
+def tools_unlocked(tools: tuple[str, ...]) -> str:
+    """The line a load reply ends with when the skill unlocks skill-gated tools (empty for
+    none): they are allowed while it is loaded, whatever its allowed-tools list says."""
+    if not tools:
+        return ""
+    return f"\nTools unlocked while this skill is loaded: {', '.join(tools)}"
+
+
+def tools_locked_again(tools: tuple[str, ...]) -> str:
+    """The sentence an unload reply ends with when skill-gated tools it unlocked are locked
+    again (no other loaded skill unlocks them); empty for none."""
+    if not tools:
+        return ""
+    return f" Tools it unlocked are locked again: {', '.join(tools)}."
+
+
 def tools_not_available_reason(skill: str, missing: tuple[str, ...]) -> str:
     """Why a skill was not loaded under RESTRICT: its allowed-tools name tools this agent
     does not have, so loading it would block the work it describes."""

@@ -315,10 +315,15 @@ class SkillSession:
                 name,
             )
         new = attrs.evolve(self, loaded=tuple(s for s in self.loaded if s.name != name))
+        still = new.unlocked_tools
+        locked = tuple(t for t in self.gated_by(name) if t not in still)
+        from skillcore.replies import tools_locked_again  # replies imports this module
+
         return new, Outcome(
             OutcomeCode.UNLOADED,
             f"Unloaded skill {name!r}; its instructions no longer apply. "
-            f"{new.slots_left} of {self.limits.max_loaded} slots are free.",
+            f"{new.slots_left} of {self.limits.max_loaded} slots are free."
+            + tools_locked_again(locked),
             name,
         )
 

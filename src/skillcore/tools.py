@@ -427,9 +427,10 @@ class SkillToolkit:
         loaded = session.loaded_skill(document.name)
         truncated = bool(loaded and loaded.resources_truncated)
         shown = attrs.evolve(document, resources=loaded.resources) if loaded else document
-        return render_load_reply(
+        text = render_load_reply(
             shown, truncated, self.names.resource if self.include_resource_tool else None
         )
+        return text + replies.tools_unlocked(session.gated_by(document.name))
 
     def search_text(self, session: SkillSession, query: str | None, path: str | None) -> str:
         """The reply of the search tool."""
