@@ -8,7 +8,7 @@ every call is handed to the one the session state selects.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
@@ -58,6 +58,7 @@ class ProfiledSkillToolset(BaseToolset):
         refresh: bool | float = True,
         state_key_prefix: str = DEFAULT_STATE_KEY_PREFIX,
         tool_filter: ToolPredicate | list[str] | None = None,
+        tools: Sequence[BaseTool | Callable[..., Any]] = (),
         **options: Any,
     ) -> None:
         """Build every profile's toolset once.
@@ -66,7 +67,8 @@ class ProfiledSkillToolset(BaseToolset):
         (with ``config``, or its fields as ``options``), or ``(sources, config)``.
         ``profile_key``: the session-state key naming the profile (or a function of the
         state). ``default``: the profile of sessions whose state names none (None: no skills).
-        The other arguments are :class:`SkillToolset`'s.
+        The other arguments are :class:`SkillToolset`'s; ``tools`` (skill-gated tools) are
+        in every profile, unlocked only by a skill of the session's own profile.
         """
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
         base = SkillConfig.build(config, **options)
@@ -80,6 +82,7 @@ class ProfiledSkillToolset(BaseToolset):
                 # One key per profile ("@" cannot start a profile name's key otherwise).
                 state_key_prefix=f"{state_key_prefix}@{name or ''}",
                 tool_filter=tool_filter,
+                tools=tools,
             )
 
         self.profiles: SkillProfiles[SkillToolset] = SkillProfiles(

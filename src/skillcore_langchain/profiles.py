@@ -8,13 +8,14 @@ handed to the one its context selects.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
 from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import tool as as_tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
@@ -80,6 +81,7 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         default: str | None = None,
         refresh: bool | float = True,
         share_with_subagents: bool = False,
+        tools: Sequence[BaseTool | Callable[..., Any]] = (),
         **options: Any,
     ) -> None:
         """Build every profile's middleware once.
@@ -95,12 +97,22 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             default: the profile of runs whose context names none (None: no skills).
             refresh: as for :class:`SkillsMiddleware`.
             share_with_subagents: as for :class:`SkillsMiddleware`.
+            tools: skill-gated tools, as for :class:`SkillsMiddleware`, in every profile:
+                each run offers and allows them only while a skill of its own profile
+                unlocks them.
         """
         base = SkillConfig.build(config, **options)
+        # Converted once, so every profile registers (and the tool node runs) the same objects.
+        gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
 
         def make(name: str | None, library: SkillLibrary, cfg: SkillConfig) -> SkillsMiddleware:
             return _ProfileMiddleware(
-                name, library, cfg, refresh=refresh, share_with_subagents=share_with_subagents
+                name,
+                library,
+                cfg,
+                refresh=refresh,
+                share_with_subagents=share_with_subagents,
+                tools=gated,
             )
 
         self.profiles: SkillProfiles[SkillsMiddleware] = SkillProfiles(

@@ -10,7 +10,8 @@ handed to the one the run's context selects.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Mapping
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -70,13 +71,16 @@ class ProfiledAgentSkills:
         conversation: str | Callable[[Any], object] = DEFAULT_CONVERSATION_KEY,
         default: str | None = None,
         states: StateStore | None = None,
+        tools: Sequence[FunctionTool | Callable[..., Any]] = (),
         **options: Any,
     ) -> None:
         """``profiles``: name -> a :class:`~skillcore.SkillConfig` (over ``sources``), sources
         (with ``config``, or its fields as ``options``), or ``(sources, config)``.
         ``select``/``conversation``: the context keys (or functions of the context) giving
         the profile name and the conversation. ``states`` is shared by the profiles, each
-        under its own keys (default: in memory)."""
+        under its own keys (default: in memory). ``tools``: skill-gated tools (as for
+        :class:`AgentSkills`), in every profile, unlocked only by a skill of the run's own
+        profile."""
         store: StateStore = states if states is not None else MemoryStateStore()
         base = SkillConfig.build(config, **options)
 
@@ -93,6 +97,7 @@ class ProfiledAgentSkills:
                 limits=limits,
                 states=ProfileStateStore(store, name),
                 state_from=state_from,
+                tools=tools,
                 **opts,
             )
             return skills
@@ -134,13 +139,24 @@ class ProfiledAgentSkills:
         """Every profile's skill tools, each enabled only in runs of its profile."""
         out: list[FunctionTool] = []
         for name, skills in self.profiles.items():
-            enabled = self._enabled_for(name)
-            out.extend(dataclasses.replace(t, is_enabled=enabled) for t in skills.tools())
+            for t in skills.tools():
+                out.append(dataclasses.replace(t, is_enabled=self._enabled_for(name, t)))
         return out
 
-    def _enabled_for(self, name: str) -> Callable[[RunContextWrapper[Any], Any], bool]:
-        def enabled(ctx: RunContextWrapper[Any], agent: Any) -> bool:
-            return self.choose(ctx).name == name
+    def _enabled_for(
+        self, name: str, tool: FunctionTool
+    ) -> Callable[[RunContextWrapper[Any], Any], Awaitable[bool]]:
+        # Enabled in runs of its profile, and only when the tool's own rule (a gated tool:
+        # while a loaded skill unlocks it) agrees.
+        own = tool.is_enabled
+
+        async def enabled(ctx: RunContextWrapper[Any], agent: Any) -> bool:
+            if self.choose(ctx).name != name:
+                return False
+            if not callable(own):
+                return bool(own)
+            on = own(ctx, agent)
+            return bool(await on) if inspect.isawaitable(on) else bool(on)
 
         return enabled
 

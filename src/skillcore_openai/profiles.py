@@ -8,7 +8,7 @@ are kept apart from the other profiles' (:class:`skillcore.profiles.ProfileState
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from skillcore import SkillConfig, SkillLibrary, SkillProfiles
@@ -50,14 +50,17 @@ class ProfiledOpenAISkills:
         strict: bool = True,
         states: StateStore | None = None,
         on_handler_error: OnHandlerError = "reply",
+        tools: Iterable[Mapping[str, Any]] = (),
         **options: Any,
     ) -> None:
         """``profiles``: name -> a :class:`~skillcore.SkillConfig` (over ``sources``), sources
         (with ``config``, or its fields as ``options``), or ``(sources, config)``. ``states``
         is shared by the profiles, each under its own keys. The other arguments are
-        :class:`OpenAISkills`'; ``select`` is for :meth:`for_context`."""
+        :class:`OpenAISkills`' (``tools``, skill-gated tools, are in every profile, unlocked
+        only by a skill of the run's own profile); ``select`` is for :meth:`for_context`."""
         store: StateStore = states if states is not None else MemoryStateStore()
         base = SkillConfig.build(config, **options)
+        gated = [dict(t) for t in tools]
 
         def make(name: str | None, library: SkillLibrary, cfg: SkillConfig) -> OpenAISkills:
             return OpenAISkills(
@@ -67,6 +70,7 @@ class ProfiledOpenAISkills:
                 strict=strict,
                 states=ProfileStateStore(store, name),
                 on_handler_error=on_handler_error,
+                tools=gated,
             )
 
         self.profiles: SkillProfiles[OpenAISkills] = SkillProfiles(
