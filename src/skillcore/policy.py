@@ -6,7 +6,7 @@ import enum
 import functools
 import json
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -401,12 +401,14 @@ def decide(
     skill_tools: frozenset[str] = frozenset(),
     unload_tool: str | None = "unload_skill",
     arguments: Mapping[str, Any] | str | None = None,
+    pinned: Collection[str] = (),
 ) -> ToolDecision:
     """Decide one tool call. ``loaded`` is ``(skill name, allowed_tools or None)`` pairs.
     ``unload_tool`` is None when the caller (e.g. an agent a conversation was handed off to)
     has no unload tool, so the reason does not tell it to call one. ``arguments`` (a mapping
     or JSON text; None when the caller cannot see them) are checked against argument
-    patterns such as ``Bash(git:*)`` on shell tools.
+    patterns such as ``Bash(git:*)`` on shell tools. ``pinned``: loaded skills the model
+    cannot unload; while one is loaded a refusal does not advise unloading.
 
     RESTRICT blocks a tool iff it is not always allowed, at least one skill is loaded, every
     loaded skill declares ``allowed-tools`` (with ``unrestricted_skills="ignore"``: skills
@@ -464,8 +466,15 @@ def decide(
             f"{name[:32]!r}... ({len(name)} characters; names longer than {MAX_TOOL_NAME} "
             "characters match no allowed-tools entry)"
         )
+    # Unloading only narrows the union of allowed tools until no skill is loaded, which a
+    # pinned skill prevents: then the unload advice would be false.
+    stuck = [single_line(s) for s, _ in pairs if s in pinned]
     lift = (
-        f"Use one of those tools, or call {unload_tool} for a skill you no longer need to "
+        f"Use one of those tools: {', '.join(stuck)} "
+        f"{'is' if len(stuck) == 1 else 'are'} pinned (cannot be unloaded), so the "
+        "restriction stays."
+        if stuck
+        else f"Use one of those tools, or call {unload_tool} for a skill you no longer need to "
         "lift its restriction."
         if unload_tool is not None
         else "Use one of those tools; you cannot unload skills, so the restriction stays "

@@ -389,6 +389,7 @@ class SkillSession:
         *,
         can_unload: bool = True,
         arguments: Mapping[str, Any] | str | None = None,
+        pinned: Collection[str] = (),
     ) -> ToolDecision:
         """Decide whether a tool call is allowed under the session's policy.
 
@@ -396,7 +397,8 @@ class SkillSession:
         ``can_unload=False`` (a caller without the unload tool) drops that advice.
         ``arguments`` (mapping or JSON text; None when not seen) are checked against
         argument patterns such as ``Bash(git:*)`` on shell tools; unseen, such an entry
-        does not allow the call.
+        does not allow the call. ``pinned``: the configured pinned skills (the reason of a
+        refusal does not advise unloading while one is loaded).
 
         A skill-gated tool (``policy.gated_tools``) is refused (``TOOL_LOCKED``), in every
         mode, unless a loaded skill names it; then, under RESTRICT, naming it counts as an
@@ -415,6 +417,7 @@ class SkillSession:
             _skill_tool_set(self.names),
             self.names.unload if can_unload else None,
             arguments,
+            pinned,
         )
 
     def _allowed_tools(self, name: str) -> tuple[str, ...] | None:

@@ -205,7 +205,7 @@ class SkillToolkit:
     ) -> ToolDecision:
         """The allowed-tools decision for a plain tool call (skill tools always pass); a
         query: nothing is reported (see :meth:`check_call`)."""
-        return session.check_tool(tool_name, arguments=arguments)
+        return session.check_tool(tool_name, arguments=arguments, pinned=self.pinned_skills)
 
     def guards(self, policy: ToolPolicy, tool_name: str) -> bool:
         """True when a plain call of ``tool_name`` must be decided in call order and checked
@@ -239,7 +239,9 @@ class SkillToolkit:
             reason = replies.turn_incomplete_reason(tool_name)
             decision = ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, tool_name)
         else:
-            decision = session.check_tool(tool_name, can_unload=can_unload, arguments=arguments)
+            decision = session.check_tool(
+                tool_name, can_unload=can_unload, arguments=arguments, pinned=self.pinned_skills
+            )
         if not decision.allowed:
             events.tool_blocked(tool_name, session.loaded_names, getattr(store, "timed_out", False))
         return decision

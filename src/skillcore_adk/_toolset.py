@@ -403,7 +403,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         self, tool_name: str, context: ReadonlyContext, arguments: Mapping[str, Any] | None = None
     ) -> ToolDecision:
         """The allowed-tools decision for ``tool_name`` called by the agent in ``context``."""
-        return self.session_for(context).check_tool(tool_name, arguments=arguments)
+        return self.session_for(context).check_tool(
+            tool_name, arguments=arguments, pinned=self.toolkit.pinned_skills
+        )
 
     async def before_tool_callback(
         self, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
