@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import Limits, binary, parsing, policy, sources, specs
+from skillcore import Limits, binary, gating, parsing, policy, profiles, sources, specs
 from skillcore.backends import archive
 from skillcore.library import SKILL_GRACE_SECONDS
 
@@ -43,6 +43,8 @@ def _n(value: int) -> str:
         f"capped at {_n(specs.MAX_ARGUMENT_VALUE_CHARS)} characters",
         f"recursion depth ({sources.SkillSource('.').max_depth})",
         f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
+        f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
+        f"at most {_n(profiles.MAX_PROFILES)} profiles",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:
