@@ -26,6 +26,7 @@ from skillcore.policy import (
     ToolDecision,
     ToolPattern,
     ToolPolicy,
+    UnrestrictedSkills,
     decide,
     normalize_tool_name,
 )
@@ -422,10 +423,17 @@ class SkillSession:
 
     def _allowed_tools(self, name: str) -> tuple[str, ...] | None:
         # A skill's gated tools are allowed while it is loaded: it names them so they can
-        # be used (an unrestricted skill, None, stays unrestricted).
+        # be used. A skill without allowed-tools (None) stays unrestricted, unless such
+        # skills do not lift RESTRICT (unrestricted_skills="ignore"): then its gated tools
+        # are its entries, or it could never use the tools it unlocks.
         tools = self._declared_tools(name)
         gated = self.gated_by(name)
-        return tools if tools is None or not gated else (*tools, *gated)
+        if not gated:
+            return tools
+        if tools is None:
+            ignore = self.policy.unrestricted_skills is UnrestrictedSkills.IGNORE
+            return gated if ignore else None
+        return (*tools, *gated)
 
     def _declared_tools(self, name: str) -> tuple[str, ...] | None:
         # The current catalog is the only policy input. A value that is not a tuple of
