@@ -150,7 +150,7 @@ def _take_request(context: Any, state: SkillState) -> Any:
         else:
             value = getattr(holder, "skill_load", None)
             if value is not None:
-                # A read-only context: the request repeats, loading nothing new.
+                # A read-only context cannot be cleared: its request applies on every call.
                 with contextlib.suppress(AttributeError, TypeError):
                     holder.skill_load = None
         if value is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 import anyio
@@ -490,7 +490,7 @@ class OpenAISkills:
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
         *,
-        load: Iterable[str] | None = None,
+        load: Sequence[str] | None = None,
     ) -> SkillSession:
         """Rebuild a session from ``session.to_state()`` output. Never raises for what the
         state holds: unreadable state gives an empty session (logged), as in every adapter
@@ -506,7 +506,7 @@ class OpenAISkills:
         # run's requested ones.
         return self.toolkit.ensure(session, fresh=state is None, load=load)[0]
 
-    def ensure(self, session: SkillSession, *, load: Iterable[str] | None = None) -> SkillSession:
+    def ensure(self, session: SkillSession, *, load: Sequence[str] | None = None) -> SkillSession:
         """``session`` with the pinned skills loaded (those that were not: e.g. a session you
         keep yourself). :meth:`session`, :meth:`restore` and :meth:`load` already do this,
         and also load the default skills when a conversation starts.
@@ -524,7 +524,7 @@ class OpenAISkills:
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
         *,
-        load: Iterable[str] | None = None,
+        load: Sequence[str] | None = None,
     ) -> SkillSession:
         """The session of a conversation as :meth:`save` left it (a new one, with the
         default skills, the first time), over the current catalog, with this adapter's limits
