@@ -135,6 +135,20 @@ EVENTS: Mapping[str, EventSpec] = {
             "configured skill %(skill)r was not loaded at turn start: %(code)s: %(detail)s",
         ),
         EventSpec(
+            "load_request.skipped",
+            _S,
+            _W,
+            ("skill", "code", "detail"),
+            "skill %(skill)r requested by the run was not loaded: %(code)s: %(detail)s",
+        ),
+        EventSpec(
+            "load_request.ignored",
+            _S,
+            _W,
+            ("detail",),
+            "run request to load skills ignored: %(detail)s",
+        ),
+        EventSpec(
             "resource.read",
             _S,
             logging.DEBUG,

@@ -5,6 +5,11 @@ The rule is the pure :meth:`SkillSession.ensure_loaded`; this is its I/O shell: 
 documents the transition needs (cached, since some adapters apply it on every model call) and
 reports what it did as structured events. Adapters call it at turn start through
 :meth:`SkillToolkit.ensure`.
+
+A run may also ask for skills to be loaded now (``load=``: LangChain's ``skillcore_load``
+input, ADK's ``skillcore:load`` state, the OpenAI ``load=`` arguments): the same transition
+with the model's own rules (no eviction), so a request can load only what the model could
+load itself. :func:`requested_names` bounds and validates such a value.
 """
 
 from __future__ import annotations
@@ -17,8 +22,33 @@ from skillcore import calls, events
 from skillcore.codes import OutcomeCode
 from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument, SkillMetadata
+from skillcore.parsing import MAX_NAME_USABLE
 from skillcore.session import LoadRequest, Outcome, SkillSession
 from skillcore.sources import ReadError
+
+#: At most this many names in one run's load request (a longer request is ignored whole).
+MAX_REQUESTED = 32
+
+
+def requested_names(value: object) -> tuple[str, ...]:
+    """The skill names of a run's load request (``skillcore_load``, ``skillcore:load``,
+    ``load=``): a list or tuple of at most :data:`MAX_REQUESTED` names, each a non-empty
+    string of at most ``MAX_NAME_USABLE`` characters. ``None`` or empty is no request;
+    anything else is ignored whole with a ``load_request.ignored`` warning (never raises):
+    the value may come from a user or from state a tool wrote."""
+    if value is None:
+        return ()
+    problem: str | None = None
+    if isinstance(value, str) or not isinstance(value, list | tuple):
+        problem = f"expected a list of skill names, got {type(value).__name__}"
+    elif len(value) > MAX_REQUESTED:
+        problem = f"{len(value)} names requested; at most {MAX_REQUESTED} are accepted"
+    elif not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME_USABLE for n in value):
+        problem = f"every entry must be a skill name of 1 to {MAX_NAME_USABLE} characters"
+    if problem is not None:
+        events.emit("load_request.ignored", {"detail": problem})
+        return ()
+    return tuple(dict.fromkeys(value))
 
 
 class Preload:
@@ -45,27 +75,43 @@ class Preload:
         return tuple(dict.fromkeys(self.pinned_skills + (self.default_skills if fresh else ())))
 
     def ensure(
-        self, session: SkillSession, *, fresh: bool = False
+        self, session: SkillSession, *, fresh: bool = False, load: object = None
     ) -> tuple[SkillSession, tuple[Outcome, ...]]:
         """Load the pinned skills that are not loaded and, when ``fresh`` (a new
         conversation), the default skills (:meth:`SkillSession.ensure_loaded`). Names that
         cannot be loaded are skipped and reported once per catalog (``preload.skipped``);
-        never raises for them. Returns the same session when nothing changes."""
+        never raises for them. Then ``load``, the run's request (:func:`requested_names`),
+        under the model's rules: each refusal is reported (``load_request.skipped``).
+        Returns the same session when nothing changes."""
         names = self.names(fresh)
-        if not names or all(session.is_loaded(n) for n in names):
-            return session, ()  # the usual case, on every turn: nothing to do
-        docs = {n: self._doc(session, n) for n in session.to_ensure(names)}
-        return self._ensured(session, names, docs)
+        if names and not all(session.is_loaded(n) for n in names):
+            docs = {n: self._doc(session, n) for n in session.to_ensure(names)}
+            session, outcomes = self._ensured(session, names, docs)
+        else:
+            outcomes = ()  # the usual case, on every turn: nothing to do
+        requested = requested_names(load)
+        if not requested:
+            return session, outcomes
+        docs = {n: self._doc(session, n) for n in session.to_ensure(requested)}
+        session, more = self._requested(session, requested, docs)
+        return session, outcomes + more
 
     async def aensure(
-        self, session: SkillSession, *, fresh: bool = False
+        self, session: SkillSession, *, fresh: bool = False, load: object = None
     ) -> tuple[SkillSession, tuple[Outcome, ...]]:
         """Async :meth:`ensure` (documents are read without blocking the event loop)."""
         names = self.names(fresh)
-        if not names or all(session.is_loaded(n) for n in names):
-            return session, ()
-        docs = {n: await self._adoc(session, n) for n in session.to_ensure(names)}
-        return self._ensured(session, names, docs)
+        if names and not all(session.is_loaded(n) for n in names):
+            docs = {n: await self._adoc(session, n) for n in session.to_ensure(names)}
+            session, outcomes = self._ensured(session, names, docs)
+        else:
+            outcomes = ()
+        requested = requested_names(load)
+        if not requested:
+            return session, outcomes
+        docs = {n: await self._adoc(session, n) for n in session.to_ensure(requested)}
+        session, more = self._requested(session, requested, docs)
+        return session, outcomes + more
 
     def check(self, catalog: Catalog) -> tuple[Outcome, ...]:
         """The configured skills ``catalog`` cannot provide (``SKILL_NOT_FOUND``, ``DISABLED``),
@@ -94,6 +140,32 @@ class Preload:
             for o in outcomes
         )
         self._report(new, outcomes)
+        return new, outcomes
+
+    def _requested(
+        self,
+        session: SkillSession,
+        names: tuple[str, ...],
+        docs: Mapping[str, SkillDocument | ReadError],
+    ) -> tuple[SkillSession, tuple[Outcome, ...]]:
+        # pinned=(): a request never evicts (the model's load_skill rule); over-limit names
+        # are refused and reported, like the model's own extra loads.
+        read = {n: d for n, d in docs.items() if isinstance(d, SkillDocument)}
+        new, outcomes = session.ensure_loaded(names, read)
+        failed = {n: d for n, d in docs.items() if isinstance(d, ReadError)}
+        outcomes = tuple(
+            session.fail_load(o.skill, failed[o.skill].code, failed[o.skill].message)
+            if o.skill in failed
+            else o
+            for o in outcomes
+        )
+        for o in outcomes:
+            if o.code is OutcomeCode.LOADED:
+                fields = {"skill": o.skill, "pinned": False, "loaded": new.loaded_names}
+                events.emit("skill.preloaded", fields)
+            else:  # every time: each request is the user's, not configuration
+                fields = {"skill": o.skill, "code": o.code.value, "detail": o.message}
+                events.emit("load_request.skipped", fields)
         return new, outcomes
 
     def _report(self, session: SkillSession, outcomes: tuple[Outcome, ...]) -> None:
@@ -143,4 +215,4 @@ class Preload:
         return self._keep(await calls.aread(self.library, LoadRequest(name), session))
 
 
-__all__ = ["Preload"]
+__all__ = ["MAX_REQUESTED", "Preload", "requested_names"]

@@ -328,17 +328,18 @@ class SkillToolkit:
         return self.preload.preset
 
     def ensure(
-        self, session: SkillSession, *, fresh: bool = False
+        self, session: SkillSession, *, fresh: bool = False, load: object = None
     ) -> tuple[SkillSession, tuple[Outcome, ...]]:
         """Turn start: the pinned skills and, when ``fresh`` (a new conversation), the default
-        skills loaded (:meth:`skillcore.preload.Preload.ensure`)."""
-        return self.preload.ensure(session, fresh=fresh)
+        skills loaded, then ``load`` (the run's request to load skills now, under the model's
+        load rules; :meth:`skillcore.preload.Preload.ensure`)."""
+        return self.preload.ensure(session, fresh=fresh, load=load)
 
     async def aensure(
-        self, session: SkillSession, *, fresh: bool = False
+        self, session: SkillSession, *, fresh: bool = False, load: object = None
     ) -> tuple[SkillSession, tuple[Outcome, ...]]:
         """Async :meth:`ensure`."""
-        return await self.preload.aensure(session, fresh=fresh)
+        return await self.preload.aensure(session, fresh=fresh, load=load)
 
     def check_preset(self, catalog: Catalog) -> tuple[Outcome, ...]:
         """Configured skills ``catalog`` cannot provide, reported once

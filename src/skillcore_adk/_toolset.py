@@ -70,7 +70,8 @@ class _StateBinding:
         # A call reads the state several times; state values are replaced, never mutated, so
         # the same object means the same session (saves re-validating it each time).
         if self._session is None or raw is not self._raw:
-            self._raw, self._session = raw, self.toolset.session_from_state(raw)
+            request = self.state.get(f"{self.key}:load")
+            self._raw, self._session = raw, self.toolset.session_from_state(raw, load=request)
         return self._session
 
     def write(self, session: SkillSession) -> None:
@@ -78,6 +79,9 @@ class _StateBinding:
         # merge of parallel calls can tell which write is the latest.
         self.state[self.key] = session.to_state()
         self._raw, self._session = self.state.get(self.key), session
+        # The saved session now holds the run's load request: consumed, so it is cleared.
+        if self.state.get(f"{self.key}:load") is not None:
+            self.state[f"{self.key}:load"] = None
 
 
 def _adk_schema(spec: ToolSpec) -> dict[str, Any]:
@@ -234,22 +238,34 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         """The session-state key holding ``agent_name``'s loaded skills."""
         return f"{self.state_key_prefix}:{agent_name}"
 
+    def load_key(self, agent_name: str) -> str:
+        """The session-state key of a run's request to load skills for ``agent_name`` (a list
+        of names, e.g. ``state_delta={toolset.load_key("helper"): ["beta"]}``). It applies
+        until the agent's next skill tool call saves the session, which clears it."""
+        return f"{self.state_key(agent_name)}:load"
+
     def session_for(self, context: ReadonlyContext) -> SkillSession:
         """The skill session of the agent running in ``context`` (any ADK context); unreadable
         state resets to an empty session (reported) instead of failing every turn."""
-        return self.session_from_state(context.state.get(self.state_key(context.agent_name)))
+        raw = context.state.get(self.state_key(context.agent_name))
+        return self.session_from_state(
+            raw, load=context.state.get(self.load_key(context.agent_name))
+        )
 
-    def session_from_state(self, raw: Any) -> SkillSession:
+    def session_from_state(self, raw: Any, *, load: object = None) -> SkillSession:
         """The session an agent's saved state value stands for, with the configured skills
         loaded (``pinned_skills`` always; ``default_skills`` while the agent has no state
-        yet). ADK keeps no state written before a model call, so this is recomputed from the
-        saved value until a skill tool call writes it."""
-        return self.toolkit.ensure(self.restore(raw).session, fresh=raw is None)[0]
+        yet) and then ``load``, the run's request (:meth:`load_key`). ADK keeps no state
+        written before a model call, so this is recomputed from the saved value until a
+        skill tool call writes it."""
+        return self.toolkit.ensure(self.restore(raw).session, fresh=raw is None, load=load)[0]
 
     async def _asession_for(self, context: ReadonlyContext) -> SkillSession:
         """Async :meth:`session_for` (configured skills are read without blocking the loop)."""
         raw = context.state.get(self.state_key(context.agent_name))
-        return (await self.toolkit.aensure(self.restore(raw).session, fresh=raw is None))[0]
+        load = context.state.get(self.load_key(context.agent_name))
+        session = self.restore(raw).session
+        return (await self.toolkit.aensure(session, fresh=raw is None, load=load))[0]
 
     def loaded_skills(self, context: ReadonlyContext) -> list[str]:
         """Names of the skills loaded by the agent running in ``context``."""

@@ -11,19 +11,23 @@ from skillcore.errors import require
 require("langchain.agents", "langchain", "skillcore_langchain")
 
 from skillcore_langchain._state import (  # noqa: E402 - after the dependency check
+    LOAD_KEY,
     SEED_KEY,
     STATE_KEY,
     SkillsState,
+    merge_load,
     merge_seed,
 )
 from skillcore_langchain.middleware import SkillsMiddleware  # noqa: E402
 from skillcore_langchain.profiles import ProfiledSkillsMiddleware  # noqa: E402
 
 __all__ = [
+    "LOAD_KEY",
     "SEED_KEY",
     "STATE_KEY",
     "ProfiledSkillsMiddleware",
     "SkillsMiddleware",
     "SkillsState",
+    "merge_load",
     "merge_seed",
 ]

@@ -15,6 +15,8 @@ from skillcore import merge_states
 STATE_KEY = "skillcore"
 #: Input-only key that seeds the session of a thread's first run (see ``share_with_subagents``).
 SEED_KEY = "skillcore_seed"
+#: Input-only key: skill names to load at the start of this run (any run, not only the first).
+LOAD_KEY = "skillcore_load"
 
 
 def merge_seed(left: Any, right: Any) -> Any:
@@ -22,6 +24,16 @@ def merge_seed(left: Any, right: Any) -> Any:
     if isinstance(left, Mapping) and isinstance(right, Mapping):
         return merge_states(left, right)
     return left if right is None else right
+
+
+def merge_load(left: Any, right: Any) -> Any:
+    """Reducer of :data:`LOAD_KEY`: lists written in one step add up; ``None`` (written by the
+    middleware once the request is applied) clears it, so it does not repeat on later runs."""
+    if right is None:
+        return None
+    if isinstance(left, list) and isinstance(right, list):
+        return [*left, *right]
+    return right
 
 
 class SkillsState(AgentState):
@@ -36,3 +48,7 @@ class SkillsState(AgentState):
     ]
     """Input-only: a serialized session (a parent's ``skillcore`` value) or skill names to load
     when a thread starts. Ignored once the thread has its own session."""
+
+    skillcore_load: NotRequired[Annotated[list[str] | None, OmitFromOutput, merge_load]]
+    """Input-only: skill names to load at the start of this run, under the model's load rules
+    (see :func:`skillcore.preload.requested_names`); cleared once applied."""

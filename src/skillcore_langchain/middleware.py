@@ -42,9 +42,24 @@ from skillcore_langchain._messages import (
     tool_message,
     tool_replies,
 )
-from skillcore_langchain._state import SEED_KEY, STATE_KEY, SkillsState, merge_seed
+from skillcore_langchain._state import (
+    LOAD_KEY,
+    SEED_KEY,
+    STATE_KEY,
+    SkillsState,
+    merge_load,
+    merge_seed,
+)
 
-__all__ = ["SEED_KEY", "STATE_KEY", "SkillsMiddleware", "SkillsState", "merge_seed"]
+__all__ = [
+    "LOAD_KEY",
+    "SEED_KEY",
+    "STATE_KEY",
+    "SkillsMiddleware",
+    "SkillsState",
+    "merge_load",
+    "merge_seed",
+]
 
 
 class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes):
@@ -137,15 +152,16 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     def before_agent(self, state: SkillsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Refresh the catalog; seed a new thread, load the configured skills
-        (``default_skills`` on a new thread, ``pinned_skills`` on every run) or persist a
-        repaired session."""
+        (``default_skills`` on a new thread, ``pinned_skills`` on every run) and the run's
+        requested ones (``skillcore_load``), or persist a repaired session."""
         if self.refresh.due():
             self.library.refresh()
         session, seed, fresh, changed = self._start(state)
         if seed:
             session = self.toolkit.load_all(session, seed)[0]
-        ensured = self.toolkit.ensure(session, fresh=fresh)[0]
-        return self._state_update(ensured, None, 0) if changed or ensured is not session else None
+        request = state.get(LOAD_KEY)
+        ensured = self.toolkit.ensure(session, fresh=fresh, load=request)[0]
+        return self._started(ensured, changed or ensured is not session, request is not None)
 
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
@@ -156,8 +172,19 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         session, seed, fresh, changed = self._start(state)
         if seed:
             session = (await self.toolkit.aload_all(session, seed))[0]
-        ensured = (await self.toolkit.aensure(session, fresh=fresh))[0]
-        return self._state_update(ensured, None, 0) if changed or ensured is not session else None
+        request = state.get(LOAD_KEY)
+        ensured = (await self.toolkit.aensure(session, fresh=fresh, load=request))[0]
+        return self._started(ensured, changed or ensured is not session, request is not None)
+
+    def _started(
+        self, session: SkillSession, changed: bool, requested: bool
+    ) -> dict[str, Any] | None:
+        """The run-start state update: the session if it changed; a run's load request
+        (``skillcore_load``) cleared once applied, so it does not repeat on later runs."""
+        update = self._state_update(session, None, 0) if changed else {}
+        if requested:
+            update[LOAD_KEY] = None
+        return update or None
 
     def _start(self, state: Mapping[str, Any]) -> tuple[SkillSession, list[str], bool, bool]:
         """The thread's session at the start of a run: ``(session, names to seed it with,

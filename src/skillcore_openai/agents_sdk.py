@@ -12,6 +12,7 @@ state is in use (a second user must never inherit the first user's skills).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import os
@@ -25,6 +26,7 @@ import attrs
 from skillcore import (
     BinaryPayload,
     Limits,
+    OutcomeCode,
     SkillConfig,
     SkillSession,
     SkillToolkit,
@@ -89,6 +91,12 @@ class SkillState:
         self._store = SessionRef(session) if isinstance(session, SkillSession) else session
         self.key = key
         self._lock = threading.Lock()
+        #: Skill names to load at the start of the next run (as the context's ``skill_load``),
+        #: under the model's load rules; cleared once applied.
+        self.skill_load: Sequence[str] | None = None
+        # Skills loaded by such a request: no tool reply delivered their instructions, so
+        # they are repeated in the instructions while loaded (like the configured skills).
+        self.requested: frozenset[str] = frozenset()
 
     @property
     def session(self) -> SkillSession:
@@ -128,6 +136,26 @@ class SkillState:
         describes the transition that actually happened.
         """
         return await toolkit.acall(self, tool, arguments)
+
+
+def _take_request(context: Any, state: SkillState) -> Any:
+    """The run's request to load skills: ``skill_load`` of the run context (an attribute or
+    a key; the :class:`SkillState` itself when it is the context), cleared once taken so
+    it applies to one run's start only."""
+    for holder in (context, state):
+        if isinstance(holder, Mapping):
+            value = holder.get("skill_load")
+            if value is not None and isinstance(holder, dict):
+                holder["skill_load"] = None
+        else:
+            value = getattr(holder, "skill_load", None)
+            if value is not None:
+                # A read-only context cannot be cleared: its request applies on every call.
+                with contextlib.suppress(AttributeError, TypeError):
+                    holder.skill_load = None
+        if value is not None:
+            return value
+    return None
 
 
 class _SkillsGuardrail(ToolInputGuardrail[Any]):
@@ -227,11 +255,17 @@ class AgentSkills:
         # Pinned skills always; default skills when the conversation starts.
         return self.toolkit.ensure(session, fresh=state is None)[0]
 
-    async def _turn_start(self, state: SkillState) -> SkillSession:
-        """Load the pinned skills the run's state lacks (before each model call)."""
-        await self.toolkit.aensure(state.session)  # reads what is missing (then cached)
+    async def _turn_start(self, state: SkillState, ctx: Any = None) -> SkillSession:
+        """Load the pinned skills the run's state lacks and the run's requested ones (the
+        context's ``skill_load``, consumed once) before each model call."""
+        request = _take_request(getattr(ctx, "context", None), state)
+        await self.toolkit.aensure(state.session, load=request)  # reads what is missing
         current = state.session
-        ensured = self.toolkit.ensure(current)[0]  # no await between this read and the write
+        # No await between this read and the write.
+        ensured, outcomes = self.toolkit.ensure(current, load=request)
+        if request is not None:
+            loaded = {o.skill for o in outcomes if o.code is OutcomeCode.LOADED}
+            state.requested = frozenset(state.requested | loaded)
         if ensured is not current:
             state.write(ensured)
         return ensured
@@ -352,9 +386,10 @@ class AgentSkills:
             # message; with catalog_order="relevance" the catalog is ranked for it.
             turn_input = getattr(ctx, "turn_input", None)
             query = latest_user_text(turn_input)
-            session = await self._turn_start(self.state_for(ctx))
+            state = self.state_for(ctx)
+            session = await self._turn_start(state, ctx)
             catalog = self.toolkit.instructions(session, query=query)
-            preset = self.toolkit.preset
+            preset = self.toolkit.preset | state.requested
             if catalog and preset:
                 # The configured skills' instructions (no tool reply delivered them). Only
                 # those: turn_input lacks the replies of this run's own tool calls.

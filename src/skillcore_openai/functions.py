@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 import anyio
@@ -489,10 +489,12 @@ class OpenAISkills:
         state: Mapping[str, Any] | None,
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
+        *,
+        load: Sequence[str] | None = None,
     ) -> SkillSession:
         """Rebuild a session from ``session.to_state()`` output. Never raises for what the
         state holds: unreadable state gives an empty session (logged), as in every adapter
-        (:func:`skillcore.restore_session`)."""
+        (:func:`skillcore.restore_session`). ``load``: as for :meth:`ensure`."""
         session = restore_session(
             state,
             self.library.catalog,
@@ -500,26 +502,35 @@ class OpenAISkills:
             policy or self.policy,
             self.toolkit.names,
         ).session
-        # Turn start: pinned skills always, default skills in a new conversation.
-        return self.toolkit.ensure(session, fresh=state is None)[0]
+        # Turn start: pinned skills always, default skills in a new conversation, then the
+        # run's requested ones.
+        return self.toolkit.ensure(session, fresh=state is None, load=load)[0]
 
-    def ensure(self, session: SkillSession) -> SkillSession:
+    def ensure(self, session: SkillSession, *, load: Sequence[str] | None = None) -> SkillSession:
         """``session`` with the pinned skills loaded (those that were not: e.g. a session you
         keep yourself). :meth:`session`, :meth:`restore` and :meth:`load` already do this,
-        and also load the default skills when a conversation starts."""
-        return self.toolkit.ensure(session)[0]
+        and also load the default skills when a conversation starts.
+
+        ``load``: skill names to load now (e.g. the user named them), under the model's load
+        rules: unknown, ``disable-model-invocation`` and over-limit names are skipped and
+        reported (``load_request.skipped``), a malformed value is ignored
+        (``load_request.ignored``). Pass the messages as :meth:`instructions`' ``history``
+        so their instructions reach the model."""
+        return self.toolkit.ensure(session, load=load)[0]
 
     def load(
         self,
         conversation_id: str,
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
+        *,
+        load: Sequence[str] | None = None,
     ) -> SkillSession:
         """The session of a conversation as :meth:`save` left it (a new one, with the
         default skills, the first time), over the current catalog, with this adapter's limits
         and policy unless given (they are configuration, never read from saved state); the
-        pinned skills are always loaded."""
-        return self.restore(self.states.load(conversation_id), limits, policy)
+        pinned skills are always loaded, then ``load`` (as for :meth:`ensure`)."""
+        return self.restore(self.states.load(conversation_id), limits, policy, load=load)
 
     def save(self, conversation_id: str, session: SkillSession) -> None:
         """Save a conversation's session (e.g. after each :meth:`dispatch_all`)."""
