@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import threading
 from pathlib import Path
 
@@ -53,7 +54,7 @@ class CountingParse:
 
 
 def cache_files(cache_dir: Path) -> list[Path]:
-    return sorted(cache_dir.glob("*.json")) if cache_dir.exists() else []
+    return sorted(cache_dir.glob("*.bin")) if cache_dir.exists() else []
 
 
 def test_a_second_library_reads_the_cache_instead_of_parsing(
@@ -132,10 +133,10 @@ def _forge(path: Path, key: str, edit: object) -> None:
     """Rewrite a cache file with a valid checksum after ``edit(entries)``."""
     data = path.read_bytes()
     payload = data[len(cache_mod._MAGIC) + cache_mod._DIGEST :]
-    doc = json.loads(payload)
+    doc = marshal.loads(payload)
     doc["key"] = key if key else doc["key"]
     edit(doc["entries"])  # type: ignore[operator]
-    new = json.dumps(doc).encode()
+    new = marshal.dumps(doc)
     digest = hashlib.blake2b(new, digest_size=cache_mod._DIGEST).digest()
     path.write_bytes(cache_mod._MAGIC + digest + new)
 
