@@ -12,12 +12,10 @@ The cache is an optimisation, never an authority:
   type) is a cache miss and never an exception;
 - the key covers the parser's rules (package version, caps, and the size and ``mtime_ns`` of
   the modules that parse), so changed rules invalidate every entry;
-- entries are stored as JSON-native data (lists, dicts with text keys, text, numbers,
-  booleans, None) in :mod:`marshal` form (several times faster to read than JSON text;
-  reading it runs no code) and rebuilt through the normal constructors after a strict
-  type check of every field (any other type, e.g. a tuple, rejects the whole file; an
-  ``allowed-tools`` that is neither None nor a list of strings too, so a damaged entry
-  cannot lift a restriction), bound to the source label, skill directory and display path they were
+- entries are stored as JSON-native data and rebuilt through the normal constructors after a
+  strict type check of every field (``allowed-tools`` must be None or a list of strings: a
+  value that is neither rejects the whole file, so a damaged entry cannot lift a
+  restriction), bound to the source label, skill directory and display path they were
   written for;
 - writers write a temporary file in the same directory and ``os.replace`` it, so concurrent
   processes never see a half-written file (the last writer wins).
@@ -28,7 +26,7 @@ Opt out with ``SkillLibrary(cache=False)`` or ``SKILLCORE_NO_CACHE=1``.
 from __future__ import annotations
 
 import gc
-import marshal
+import json
 import os
 import sys
 import time
@@ -49,8 +47,8 @@ __all__ = ["CACHE_ENV_OFF", "ParseCache", "default_cache_dir"]
 
 #: Set to ``1`` to disable the parse cache everywhere.
 CACHE_ENV_OFF = "SKILLCORE_NO_CACHE"
-_MAGIC = b"SKCPARSE2\n"
-_FORMAT = 2
+_MAGIC = b"SKCPARSE1\n"
+_FORMAT = 1
 _DIGEST = 32
 #: Cache files larger than this are not read (about 300,000 skills).
 MAX_CACHE_BYTES = 512 * 1024 * 1024
@@ -124,7 +122,7 @@ class ParseCache:
         self.source = source
         ident = "\x00".join((source, root, mode, str(head_bytes)))
         name = blake2b(ident.encode("utf-8", "surrogatepass"), digest_size=16)
-        self.path = directory / f"{name.hexdigest()}.bin"
+        self.path = directory / f"{name.hexdigest()}.json"
         self._ident = ident
         self._key: str | None = None
         #: Stamps of the last file read or written (to skip writing an unchanged cache).
@@ -159,7 +157,7 @@ class ParseCache:
         payload = data[len(_MAGIC) + _DIGEST :]
         if blake2b(payload, digest_size=_DIGEST).digest() != digest:
             return {}
-        doc = marshal.loads(payload)
+        doc = json.loads(payload)
         if type(doc) is not dict or doc.get("key") != self.key():
             return {}
         entries = doc.get("entries")
@@ -181,7 +179,12 @@ class ParseCache:
         self._written_at = now  # also after a failure: an unwritable directory costs one try
         try:
             entries = {d: _dump(s, parsed[d]) for d, s in keep.items()}
-            payload = marshal.dumps({"key": self.key(), "entries": entries})
+            payload = json.dumps(
+                {"key": self.key(), "entries": entries},
+                ensure_ascii=False,
+                separators=(",", ":"),
+                check_circular=False,
+            ).encode("utf-8", "surrogatepass")
             digest = blake2b(payload, digest_size=_DIGEST).digest()
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             import tempfile

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import marshal
+import json
 import os
 import subprocess
 import sys
@@ -41,9 +41,9 @@ def lib_root(tmp_path: Path) -> Path:
 def _forge(path: Path, edit: object) -> None:
     """Rewrite a cache file with a valid checksum after ``edit(entries)``."""
     data = path.read_bytes()
-    doc = marshal.loads(data[len(cache_mod._MAGIC) + cache_mod._DIGEST :])
+    doc = json.loads(data[len(cache_mod._MAGIC) + cache_mod._DIGEST :])
     edit(doc["entries"])  # type: ignore[operator]
-    new = marshal.dumps(doc)
+    new = json.dumps(doc).encode()
     digest = hashlib.blake2b(new, digest_size=cache_mod._DIGEST).digest()
     path.write_bytes(cache_mod._MAGIC + digest + new)
 
@@ -107,7 +107,7 @@ def test_a_mistyped_field_rejects_the_whole_file(
 ) -> None:
     cache_dir = tmp_path / "cache"
     first = SkillLibrary(lib_root, cache=cache_dir).catalog
-    (path,) = sorted(cache_dir.glob("*.bin"))
+    (path,) = sorted(cache_dir.glob("*.json"))
     lib = SkillLibrary(lib_root, cache=cache_dir)
     reader = lib.reader(lib.sources[0])
     label = lib.sources[0].label

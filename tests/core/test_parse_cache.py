@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import marshal
 import threading
 from pathlib import Path
 
@@ -54,7 +53,7 @@ class CountingParse:
 
 
 def cache_files(cache_dir: Path) -> list[Path]:
-    return sorted(cache_dir.glob("*.bin")) if cache_dir.exists() else []
+    return sorted(cache_dir.glob("*.json")) if cache_dir.exists() else []
 
 
 def test_a_second_library_reads_the_cache_instead_of_parsing(
@@ -133,10 +132,10 @@ def _forge(path: Path, key: str, edit: object) -> None:
     """Rewrite a cache file with a valid checksum after ``edit(entries)``."""
     data = path.read_bytes()
     payload = data[len(cache_mod._MAGIC) + cache_mod._DIGEST :]
-    doc = marshal.loads(payload)
+    doc = json.loads(payload)
     doc["key"] = key if key else doc["key"]
     edit(doc["entries"])  # type: ignore[operator]
-    new = marshal.dumps(doc)
+    new = json.dumps(doc).encode()
     digest = hashlib.blake2b(new, digest_size=cache_mod._DIGEST).digest()
     path.write_bytes(cache_mod._MAGIC + digest + new)
 
