@@ -37,10 +37,9 @@ duplicated key) fails closed: the skill allows no tools beyond the always-allowe
 
 from __future__ import annotations
 
-import base64
-import datetime
 import enum
 import re
+import sys
 import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -418,7 +417,7 @@ def _type_name(value: Any) -> str:
         return "boolean"
     if isinstance(value, (int, float)):
         return "number"
-    if isinstance(value, (datetime.date, datetime.datetime)):
+    if _is_date(value):
         return "date"
     if isinstance(value, (list, tuple)):
         return "list"
@@ -1039,14 +1038,23 @@ def _fail(ctx: _Ctx, diags: list[Diagnostic], code: Code, message: str, field: s
     return ParseResult(None, tuple(diags))
 
 
+def _is_date(value: Any) -> bool:
+    # A date value exists only once ``datetime`` is loaded (YAML loads it for timestamps), so
+    # a cold start from the parse cache need not import it.
+    dt = sys.modules.get("datetime")
+    return dt is not None and isinstance(value, (dt.date, dt.datetime))
+
+
 def _scalar_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (datetime.date, datetime.datetime)):
+    if _is_date(value):
         return value.isoformat()
     if isinstance(value, bytes):
+        import base64
+
         return base64.b64encode(value).decode("ascii")  # !!binary, as written
     return str(value)
 

@@ -30,7 +30,6 @@ from skillcore.policy import (
     decide,
     normalize_tool_name,
 )
-from skillcore.ranking import close_names
 
 
 def _positive(instance: Any, attribute: attrs.Attribute[Any], value: int) -> None:
@@ -581,6 +580,9 @@ class SkillSession:
         return f"Skill {name!r} can only be invoked by the user, not used by the model."
 
     def _not_found(self, name: str) -> str:
+        # Lazy: ranking (difflib, its index) is not needed to discover and render a catalog.
+        from skillcore.ranking import close_names
+
         close = close_names(self.catalog, name)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         return (

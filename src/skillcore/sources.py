@@ -604,6 +604,7 @@ class LocalReader(SourceReader):
             return
         finally:
             cur.close()
+        hardlinks = self.source.allow_hardlinks
         for name, is_dir, is_link in children:
             if budget[0] <= 0:
                 diags.append(
@@ -632,6 +633,23 @@ class LocalReader(SourceReader):
                     )
                 )
                 continue
+            if not rel and is_dir and not is_link and name in known:
+                # The refresh hot path of _entry, inlined for the common top-level skill:
+                # one lstat of SKILL.md tells "unchanged" without opening anything (nothing is
+                # read here; any read goes through a cursor). Otherwise _entry decides.
+                try:
+                    st = os.stat(f"{name}/{SKILL_FILE}", dir_fd=root_fd, follow_symlinks=False)
+                except OSError:
+                    st = None
+                if st is not None:
+                    stamp = f"{st.st_size}:{st.st_mtime_ns}"
+                    if (
+                        known[name] == stamp
+                        and stat_mod.S_ISREG(st.st_mode)
+                        and (st.st_nlink == 1 or hardlinks)
+                    ):
+                        entries.append(ScanEntry(name, name, stamp, None))
+                        continue
             entry = self._entry(
                 _Cursor(self.root, root_fd),
                 child_rel,
