@@ -38,6 +38,7 @@ _unhandled: list[re.Pattern[str]] = []
 _KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$")
 #: Characters that cannot start a plain scalar (or start one only in ways left to libyaml).
 _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
+_DIGITS = frozenset("0123456789")
 
 _STR = "tag:yaml.org,2002:str"
 _RESOLVERS: dict[str, list[tuple[str, Any]]] = {
@@ -151,8 +152,8 @@ def _inline(text: str) -> Any:
         return (style,)
     if c == "[":
         return _flow_list(v)
-    if c in _NOT_PLAIN_START:
-        raise _Decline
+    if c in _NOT_PLAIN_START and not (c == "-" and v[1:2] in _DIGITS):
+        raise _Decline  # ('-5', a negative priority, is a plain scalar: common enough to keep)
     cut = v.find(" #")
     if cut != -1:
         v = v[:cut]

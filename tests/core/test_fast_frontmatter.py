@@ -58,6 +58,12 @@ _ATOMS = [
     "0b101",
     "1_000",
     "-1",
+    "-5x",
+    "-0x1F",
+    "-1_000",
+    "-12:30",
+    "-2001-01-01",
+    "-1.5",
     "+2",
     "1.0",
     "1.",
@@ -396,3 +402,9 @@ def test_scans_keep_only_the_frontmatter_without_changing_the_parse(
         )
 
     assert parse(_frontmatter_prefix(head)) == parse(head)
+
+
+def test_a_negative_priority_stays_on_the_fast_path() -> None:
+    """``priority: -5`` (lower ranks first) is common frontmatter: the scanner must not hand
+    it to the full loader."""
+    assert scan_frontmatter("name: x\npriority: -5\n") == {"name": "x", "priority": -5}
