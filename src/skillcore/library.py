@@ -103,7 +103,7 @@ class SkillLibrary:
         mode: ValidationMode | str = ValidationMode.LENIENT,
         head_bytes: int = DEFAULT_HEAD_BYTES,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        max_resources: int = 200,
+        max_resources: int = attrs.fields(Limits).max_resources.default,
         progress: ProgressCallback | None = None,
         cache: bool | str | os.PathLike[str] = True,
     ) -> None:
@@ -592,7 +592,10 @@ class SkillLibrary:
             raise _doc_error(exc) from None
 
     def read_resource(
-        self, name: str | SkillMetadata, path: str, max_bytes: int = 256 * 1024
+        self,
+        name: str | SkillMetadata,
+        path: str,
+        max_bytes: int = attrs.fields(Limits).max_resource_bytes.default,
     ) -> ResourceContent:
         """Read one file of a skill, confined to its directory and capped. Raises ReadError."""
         meta = self._meta(name)
@@ -601,7 +604,10 @@ class SkillLibrary:
         return _content(meta.name, path, data)
 
     async def aread_resource(
-        self, name: str | SkillMetadata, path: str, max_bytes: int = 256 * 1024
+        self,
+        name: str | SkillMetadata,
+        path: str,
+        max_bytes: int = attrs.fields(Limits).max_resource_bytes.default,
     ) -> ResourceContent:
         """Async :meth:`read_resource`."""
         meta = self._meta(name)
