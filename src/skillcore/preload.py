@@ -130,15 +130,7 @@ class Preload:
         names: tuple[str, ...],
         docs: Mapping[str, SkillDocument | ReadError],
     ) -> tuple[SkillSession, tuple[Outcome, ...]]:
-        read = {n: d for n, d in docs.items() if isinstance(d, SkillDocument)}
-        new, outcomes = session.ensure_loaded(names, read, pinned=self.pinned_skills)
-        failed = {n: d for n, d in docs.items() if isinstance(d, ReadError)}
-        outcomes = tuple(
-            session.fail_load(o.skill, failed[o.skill].code, failed[o.skill].message)
-            if o.skill in failed
-            else o
-            for o in outcomes
-        )
+        new, outcomes = _apply(session, names, docs, self.pinned_skills)
         self._report(new, outcomes)
         return new, outcomes
 
@@ -150,15 +142,7 @@ class Preload:
     ) -> tuple[SkillSession, tuple[Outcome, ...]]:
         # pinned=(): a request never evicts (the model's load_skill rule); over-limit names
         # are refused and reported, like the model's own extra loads.
-        read = {n: d for n, d in docs.items() if isinstance(d, SkillDocument)}
-        new, outcomes = session.ensure_loaded(names, read)
-        failed = {n: d for n, d in docs.items() if isinstance(d, ReadError)}
-        outcomes = tuple(
-            session.fail_load(o.skill, failed[o.skill].code, failed[o.skill].message)
-            if o.skill in failed
-            else o
-            for o in outcomes
-        )
+        new, outcomes = _apply(session, names, docs, ())
         for o in outcomes:
             if o.code is OutcomeCode.LOADED:
                 fields = {"skill": o.skill, "pinned": False, "loaded": new.loaded_names}
@@ -213,6 +197,25 @@ class Preload:
         if cached is not None:
             return cached
         return self._keep(await calls.aread(self.library, LoadRequest(name), session))
+
+
+def _apply(
+    session: SkillSession,
+    names: tuple[str, ...],
+    docs: Mapping[str, SkillDocument | ReadError],
+    pinned: tuple[str, ...],
+) -> tuple[SkillSession, tuple[Outcome, ...]]:
+    """:meth:`SkillSession.ensure_loaded` over the documents that were read; a name whose
+    read failed gets its read error as its outcome."""
+    read = {n: d for n, d in docs.items() if isinstance(d, SkillDocument)}
+    new, outcomes = session.ensure_loaded(names, read, pinned=pinned)
+    failed = {n: d for n, d in docs.items() if isinstance(d, ReadError)}
+    return new, tuple(
+        session.fail_load(o.skill, failed[o.skill].code, failed[o.skill].message)
+        if o.skill in failed
+        else o
+        for o in outcomes
+    )
 
 
 __all__ = ["MAX_REQUESTED", "Preload", "requested_names"]
