@@ -480,6 +480,8 @@ class SkillSession:
         """
         gated, unlocked = self.policy.gated_tools, self.unlocked_tools
         restrict = hide_blocked and self.policy.mode is PolicyMode.RESTRICT and bool(self.loaded)
+        if not gated and not restrict:
+            return list(tools)  # the usual case, on every model call: nothing to leave out
         patterns = self._entry_patterns() if restrict else ()
         out = []
         for tool in tools:
