@@ -197,6 +197,24 @@ PREFIX_SCRIPT: tuple[Call | None, ...] = (
 )
 
 
+def make_gated_library(root: Path) -> Path:
+    """Write the skill-gated tool scenario under ``root`` and return it: ``release`` unlocks
+    ``deploy`` through ``metadata.include_tools``, ``ops`` through
+    ``metadata.adk_additional_tools`` (and allows ``Read``), ``writer`` unlocks nothing."""
+    write_skill(
+        root, "release", "Release work.", "Release steps.", "metadata:\n  include_tools: deploy\n"
+    )
+    write_skill(
+        root,
+        "ops",
+        "Ops work.",
+        "Ops steps.",
+        "allowed-tools: Read\nmetadata:\n  adk_additional_tools: [deploy]\n",
+    )
+    write_skill(root, "writer", "Writing.", "Write things.", "allowed-tools: Read Write Edit\n")
+    return root
+
+
 def make_prefix_library(root: Path) -> Path:
     """Write the 20 skills of :data:`PREFIX_SCRIPT` under ``root`` and return it."""
     for i in range(20):

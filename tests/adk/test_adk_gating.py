@@ -15,7 +15,7 @@ from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.runners import InMemoryRunner
 
-from skillcore.testing import write_skill
+from skillcore.testing import make_gated_library
 from skillcore_adk import SkillPolicyPlugin, SkillToolset
 from skillcore_adk.testing import ScriptedLlm, plain_tools, run_turn
 
@@ -27,19 +27,7 @@ def deploy() -> str:
 
 @pytest.fixture
 def gated_skills(tmp_path: Path) -> Path:
-    root = tmp_path / "skills"
-    write_skill(
-        root, "release", "Release work.", "Release steps.", "metadata:\n  include_tools: deploy\n"
-    )
-    write_skill(
-        root,
-        "ops",
-        "Ops work.",
-        "Ops steps.",
-        "allowed-tools: Read\nmetadata:\n  adk_additional_tools: [deploy]\n",
-    )
-    write_skill(root, "writer", "Writing.", "Write things.", "allowed-tools: Read Write Edit\n")
-    return root
+    return make_gated_library(tmp_path / "skills")
 
 
 class Agent:

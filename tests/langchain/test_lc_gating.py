@@ -12,7 +12,7 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 
-from skillcore.testing import write_skill
+from skillcore.testing import make_gated_library, write_skill
 from skillcore_langchain import SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls
 
@@ -25,18 +25,7 @@ def deploy(target: str = "prod") -> str:
 
 @pytest.fixture
 def gated_skills(tmp_path: Path) -> Path:
-    root = tmp_path / "skills"
-    write_skill(
-        root, "release", "Release work.", "Release steps.", "metadata:\n  include_tools: deploy\n"
-    )
-    write_skill(
-        root,
-        "ops",
-        "Ops work.",
-        "Ops steps.",
-        "allowed-tools: Read\nmetadata:\n  adk_additional_tools: [deploy]\n",
-    )
-    write_skill(root, "writer", "Writing.", "Write things.", "allowed-tools: Read Write Edit\n")
+    root = make_gated_library(tmp_path / "skills")
     write_skill(root, "plain", "Plain work.", "Plain steps.")
     return root
 

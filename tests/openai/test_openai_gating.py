@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from skillcore import SkillSession
-from skillcore.testing import write_skill
+from skillcore.testing import make_gated_library
 from skillcore_openai import OpenAISkills
 from skillcore_openai.testing import ScriptedCall, ScriptedServer, text, tool_calls
 
@@ -24,19 +24,7 @@ USER_TOOLS = [
 
 @pytest.fixture
 def gated_skills(tmp_path: Path) -> Path:
-    root = tmp_path / "skills"
-    write_skill(
-        root, "release", "Release work.", "Release steps.", "metadata:\n  include_tools: deploy\n"
-    )
-    write_skill(
-        root,
-        "ops",
-        "Ops work.",
-        "Ops steps.",
-        "allowed-tools: Read\nmetadata:\n  adk_additional_tools: [deploy]\n",
-    )
-    write_skill(root, "writer", "Writing.", "Write things.", "allowed-tools: Read Write Edit\n")
-    return root
+    return make_gated_library(tmp_path / "skills")
 
 
 def make(skills: Path, **knobs: Any) -> OpenAISkills:
