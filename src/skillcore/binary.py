@@ -20,13 +20,12 @@ from typing import TYPE_CHECKING
 import attrs
 
 from skillcore.codes import OutcomeCode
+from skillcore.session import DEFAULT_MAX_BINARY_BYTES  # defined with the other session caps
 
-if TYPE_CHECKING:  # imported lazily: the session module takes its default cap from here
+if TYPE_CHECKING:
     from skillcore.library import ResourceContent
     from skillcore.sources import ReadError
 
-#: Default cap on one binary resource delivered to the model (``Limits.max_binary_bytes``).
-DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024
 
 #: How many leading bytes :func:`sniff` looks at (it never reads further).
 SNIFF_BYTES = 16

@@ -8,6 +8,7 @@ from typing import Any, Union
 
 import attrs
 
+from skillcore._frozen import to_frozenset
 from skillcore.coordination import RefreshGate, Restorer, TurnStore
 from skillcore.gating import gated_registry
 from skillcore.library import SkillLibrary
@@ -64,7 +65,7 @@ class SkillConfig:
     allowed_tools_policy: PolicyMode = attrs.field(
         default=PolicyMode.RECOMMEND, converter=PolicyMode
     )
-    always_allowed_tools: frozenset[str] = attrs.field(factory=frozenset, converter=frozenset)
+    always_allowed_tools: frozenset[str] = attrs.field(factory=frozenset, converter=to_frozenset)
     #: Claude-style allowed-tools names -> this agent's tools: a preset name
     #: (``"deepagents"``, ``"adk"``, ``"agents_sdk"``), a mapping, or None (no aliases).
     tool_aliases: ToolAliases | None = attrs.field(default=None, converter=to_aliases)

@@ -33,6 +33,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 import anyio
 import attrs
 
+from skillcore._frozen import to_frozenset, to_tuple
 from skillcore.model import Catalog
 from skillcore.names import ToolNames
 from skillcore.policy import ToolPolicy
@@ -89,8 +90,8 @@ class TurnCalls:
 
     conversation: str
     turn: str
-    order: tuple[str, ...] = attrs.field(converter=tuple)
-    skill: frozenset[str] = attrs.field(converter=frozenset)
+    order: tuple[str, ...] = attrs.field(converter=to_tuple)
+    skill: frozenset[str] = attrs.field(converter=to_frozenset)
 
     @classmethod
     def of(

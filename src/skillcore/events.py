@@ -13,7 +13,6 @@ The table of names, loggers, levels and fields is :data:`EVENTS` (see docs/obser
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -34,7 +33,9 @@ class EventSpec:
 
 
 _D, _S, _P, _C = "skillcore.discovery", "skillcore.session", "skillcore.policy", "skillcore.catalog"
-_I, _W = logging.INFO, logging.WARNING
+# The standard levels (logging.INFO and so on): ``logging`` itself is imported only when an
+# event can reach a handler (see :func:`_logger`).
+_DEBUG, _I, _W = 10, 20, 30
 
 #: Every event, by name.
 EVENTS: Mapping[str, EventSpec] = {
@@ -151,7 +152,7 @@ EVENTS: Mapping[str, EventSpec] = {
         EventSpec(
             "resource.read",
             _S,
-            logging.DEBUG,
+            _DEBUG,
             ("skill", "path", "size"),
             "read %(path)r of skill %(skill)r (%(size)s bytes)",
         ),
@@ -234,24 +235,39 @@ def _span() -> Any:
     return span if span.is_recording() else None
 
 
+def _logger(spec: EventSpec) -> Any:
+    """The event's logger, or None when no handler can see the event.
+
+    Until something imports :mod:`logging`, nothing can have configured it, so only its
+    defaults apply: the root logger passes WARNING and above (to the last-resort handler)
+    and drops the rest. Below WARNING such an event goes nowhere, and importing ``logging``
+    just to find that out would cost every cold start a few milliseconds.
+    """
+    logging = sys.modules.get("logging")
+    if logging is None:
+        if spec.level < _W:
+            return None
+        import logging
+    logger = logging.getLogger(spec.logger)
+    return logger if logger.isEnabledFor(spec.level) else None
+
+
 def enabled(name: str) -> bool:
     """True when event ``name`` would go anywhere (a logger or a span): callers can skip
     building its fields otherwise."""
-    spec = EVENTS[name]
-    return logging.getLogger(spec.logger).isEnabledFor(spec.level) or _span() is not None
+    return _logger(EVENTS[name]) is not None or _span() is not None
 
 
 def emit(name: str, fields: Mapping[str, Any] | Callable[[], Mapping[str, Any]]) -> None:
     """Emit event ``name``. ``fields`` may be a function, called only when the event goes
     somewhere (logging stays cheap when disabled)."""
     spec = EVENTS[name]
-    logger = logging.getLogger(spec.logger)
-    log = logger.isEnabledFor(spec.level)
+    logger = _logger(spec)
     span = _span()
-    if not log and span is None:
+    if logger is None and span is None:
         return
     values = dict(fields() if callable(fields) else fields)
-    if log:
+    if logger is not None:
         shown = {k: _shown(v) for k, v in values.items()}
         logger.log(spec.level, spec.message, shown, extra={"skillcore_event": name, **values})
     if span is not None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 
-from skillcore._frozen import FrozenDict, to_frozen
+from skillcore._frozen import FrozenDict, to_frozen, to_tuple
 from skillcore.diagnostics import Diagnostic, Severity
 
 try:  # the BLAKE2 module itself: ``hashlib`` would also load OpenSSL (ms of cold start)
@@ -171,9 +171,9 @@ class Catalog:
     """
 
     skills: tuple[SkillMetadata, ...] = attrs.field(
-        default=(), converter=tuple, validator=_check_unique
+        default=(), converter=to_tuple, validator=_check_unique
     )
-    diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=tuple)
+    diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=to_tuple)
     fingerprint: str = attrs.field()
     _index: Mapping[str, SkillMetadata] = attrs.field(init=False, eq=False, repr=False, hash=False)
     _visible: tuple[SkillMetadata, ...] = attrs.field(

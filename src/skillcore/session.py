@@ -13,11 +13,10 @@ from typing import Any
 import attrs
 
 from skillcore import events
+from skillcore._frozen import to_tuple
 from skillcore._text import quoted_excerpt
-from skillcore.binary import DEFAULT_MAX_BINARY_BYTES
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
-from skillcore.gating import skill_gated_tools, unlockers_index
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.policy import (
@@ -35,6 +34,10 @@ from skillcore.policy import (
 def _positive(instance: Any, attribute: attrs.Attribute[Any], value: int) -> None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError(f"{attribute.name} must be a non-negative integer, got {value!r}")
+
+
+#: Default cap on one binary resource delivered to the model (``Limits.max_binary_bytes``).
+DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024
 
 
 @attrs.frozen
@@ -90,7 +93,7 @@ class LoadedSkill:
     """
 
     name: str
-    resources: tuple[Resource, ...] = attrs.field(default=(), converter=tuple)
+    resources: tuple[Resource, ...] = attrs.field(default=(), converter=to_tuple)
     resources_truncated: bool = False
 
     def to_json(self) -> dict[str, Any]:
@@ -185,7 +188,7 @@ class SkillSession:
     limits: Limits = attrs.field(factory=Limits)
     policy: ToolPolicy = attrs.field(factory=ToolPolicy)
     loaded: tuple[LoadedSkill, ...] = attrs.field(
-        default=(), converter=tuple, validator=_check_loaded
+        default=(), converter=to_tuple, validator=_check_loaded
     )
     names: ToolNames = attrs.field(factory=ToolNames)
 
@@ -468,6 +471,8 @@ class SkillSession:
         name = normalize_tool_name(tool_name)
         if name not in self.policy.gated_tools:
             return ()
+        from skillcore.gating import unlockers_index  # only agents with gated tools need it
+
         return unlockers_index(self.catalog).get(name, ())
 
     def offered_tools(self, tools: Iterable[str], *, hide_blocked: bool = False) -> list[str]:
@@ -736,6 +741,8 @@ def restore_session(
 @functools.lru_cache(maxsize=4096)
 def _gated_of(meta: SkillMetadata, gated: frozenset[str]) -> tuple[str, ...]:
     # Asked for every loaded skill on every tool call under RESTRICT: memoised.
+    from skillcore.gating import skill_gated_tools  # only agents with gated tools need it
+
     return tuple(t for t in skill_gated_tools(meta) if t in gated)
 
 

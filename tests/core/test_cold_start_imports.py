@@ -11,9 +11,17 @@ from skillcore import SkillLibrary
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
-#: Modules only rare paths need: the unknown-name hint (ranking, difflib) and date values
-#: in frontmatter (datetime, loaded by YAML when it parses one).
-_LAZY = ("skillcore.ranking", "difflib", "datetime")
+#: Modules only rare paths need: the unknown-name hint (ranking, difflib), date values in
+#: frontmatter (datetime, loaded by YAML when it parses one), gated tools and binary
+#: resources, and logging (no handler can exist before something imports it).
+_LAZY = (
+    "skillcore.ranking",
+    "difflib",
+    "datetime",
+    "skillcore.gating",
+    "skillcore.binary",
+    "logging",
+)
 
 
 def test_a_cold_start_from_the_cache_skips_the_rare_path_modules(tmp_path: Path) -> None:
@@ -28,7 +36,12 @@ def test_a_cold_start_from_the_cache_skips_the_rare_path_modules(tmp_path: Path)
         "from skillcore import SkillLibrary\n"
         f"lib = SkillLibrary({str(root)!r}, cache={str(tmp_path / 'cache')!r})\n"
         "lib.session().render_catalog()\n"
-        f"print(len(lib.catalog), *sorted(m for m in {_LAZY!r} if m in sys.modules))\n"
+        # attrs reads each converter's signature: for a builtin (``converter=tuple``) that
+        # parses its text signature with tokenize, whose first use compiles a large regex.
+        "tok = sys.modules.get('tokenize')\n"
+        "compiled = getattr(getattr(tok, '_compile', None), 'cache_info', None)\n"
+        "tok_used = ['tokenize-regex'] if compiled and compiled().currsize else []\n"
+        f"print(len(lib.catalog), *sorted(m for m in {_LAZY!r} if m in sys.modules), *tok_used)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC), "SKILLCORE_NO_CACHE": ""}
 
@@ -58,3 +71,29 @@ def test_the_unknown_name_hint_still_suggests_close_names(tmp_path: Path) -> Non
 def test_date_values_keep_their_text(tmp_path: Path) -> None:
     lib = _library(tmp_path, {"dated": "metadata:\n  since: 2024-01-02\n"})
     assert lib.catalog.get("dated").metadata["since"] == "2024-01-02"
+
+
+def test_a_warning_event_reaches_stderr_before_anything_imports_logging(tmp_path: Path) -> None:
+    # logging is imported only when an event can reach a handler; a warning can (the
+    # last-resort handler), so it must still be printed in a bare interpreter.
+    code = "from skillcore import SkillLibrary\nSkillLibrary('no-such-skills-dir').catalog\n"
+    env = {**os.environ, "PYTHONPATH": str(SRC), "SKILLCORE_NO_CACHE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert proc.returncode == 0
+    assert "'no-such-skills-dir' does not exist" in proc.stderr
+
+
+def test_info_events_reach_a_configured_logger(tmp_path: Path) -> None:
+    code = (
+        "import logging, sys\n"
+        "logging.basicConfig(level=logging.INFO, stream=sys.stdout, format='%(message)s')\n"
+        "from skillcore import SkillLibrary\n"
+        f"SkillLibrary({str(tmp_path)!r}, cache=False).catalog\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    assert "discovered 0 skills from 1 sources" in out
