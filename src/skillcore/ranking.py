@@ -31,7 +31,9 @@ import re
 import threading
 import weakref
 from array import array
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 from typing import Any, Literal
 
 import attrs
@@ -229,6 +231,7 @@ class SearchIndex:
         self._lock = threading.Lock()
         self._semantic: Any = None
         self._numpy: Any = _UNSET
+        self._names: NameIndex | None = None
 
     def __len__(self) -> int:
         return len(self.skills)
@@ -471,41 +474,70 @@ class SearchIndex:
     # -- names ----------------------------------------------------------------------------
 
     def close_names(self, name: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
+        """Up to ``n`` skill names close to ``name`` (see :meth:`NameIndex.close_names`)."""
+        with self._lock:
+            if self._names is None:
+                self._names = NameIndex(self.skills)
+        return self._names.close_names(name, n=n, cutoff=cutoff)
+
+
+#: Catalogs up to this size compare a mistyped name with every name.
+CLOSE_NAMES_SCAN_ALL = 2_000
+#: Larger ones compare it with this many names: those sharing the most character trigrams.
+CLOSE_NAMES_CANDIDATES = 64
+#: How many trigram postings one hint may count (rarest trigrams first).
+CLOSE_NAMES_POSTINGS = 10_000
+
+
+class NameIndex:
+    """Character trigrams of skill names, for the "did you mean" hint of a mistyped name.
+
+    Separate from the BM25 index: a typo must not pay for building the search index (about a
+    second per 20,000 skills), only for this one (names only, about a tenth of that).
+    """
+
+    def __init__(self, skills: Iterable[SkillMetadata]) -> None:
+        self.names: tuple[str, ...] = tuple(
+            s.name for s in skills if not s.disable_model_invocation
+        )
+        self._grams: dict[str, list[int]] | None = None
+        if len(self.names) > CLOSE_NAMES_SCAN_ALL:
+            grams: dict[str, list[int]] = {}
+            for doc, skill_name in enumerate(self.names):
+                for g in _grams(skill_name):
+                    grams.setdefault(g, []).append(doc)
+            self._grams = grams
+
+    def close_names(self, name: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
         """Up to ``n`` skill names close to ``name`` (difflib ratio >= ``cutoff``), best first.
 
         Small catalogs compare with every name; large ones only with the names that share
-        the most character trigrams with ``name`` (the hint for a mistyped name stays fast).
+        the most character trigrams with ``name``. The count stops before a trigram whose
+        postings would exceed :data:`CLOSE_NAMES_POSTINGS` (rarest first): a trigram that
+        most names share (``"ski"`` of ``skill-00001`` ... ``skill-99999``) says little and
+        would cost more than the rest, so the hint stays a few milliseconds at 100,000.
         """
-        skills = self.skills
-        if len(skills) <= 2_000:
-            names = [s.name for s in skills]
-        else:
-            grams = self._trigrams()
-            counts: dict[int, int] = {}
-            # Rarest trigrams first, and a bounded number of postings in all: a typo's hint
-            # must stay cheap even when most names share common trigrams.
-            lists = sorted((grams.get(g, ()) for g in _grams(name[:200])), key=len)
-            budget = 10_000
-            for docs in lists:
-                if budget <= 0:
-                    break
-                budget -= len(docs)
-                for d in docs:
-                    counts[d] = counts.get(d, 0) + 1
-            best = heapq.nlargest(128, counts.items(), key=lambda item: (item[1], -item[0]))
-            names = [skills[d].name for d, _ in sorted(best)]
-        return difflib.get_close_matches(name, names, n=n, cutoff=cutoff)
+        if self._grams is None:
+            return difflib.get_close_matches(name, self.names, n=n, cutoff=cutoff)
+        grams = self._grams
+        lists = sorted((grams.get(g, ()) for g in _grams(name[:200])), key=len)
+        taken: list[Sequence[int]] = []
+        budget = CLOSE_NAMES_POSTINGS
+        for docs in lists:
+            if len(docs) > budget:
+                break
+            budget -= len(docs)
+            taken.append(docs)
+        if not taken and lists:
+            taken.append(lists[0][:CLOSE_NAMES_POSTINGS])  # only common trigrams: some of one
+        counts = Counter(chain.from_iterable(taken))  # counted in C
+        best = heapq.nlargest(CLOSE_NAMES_CANDIDATES, counts.items(), key=_count_then_first)
+        candidates = [self.names[d] for d, _ in sorted(best)]
+        return difflib.get_close_matches(name, candidates, n=n, cutoff=cutoff)
 
-    def _trigrams(self) -> dict[str, list[int]]:
-        with self._lock:
-            grams = getattr(self, "_grams", None)
-            if grams is None:
-                grams = {}
-                for doc, skill in enumerate(self.skills):
-                    for g in _grams(skill.name):
-                        grams.setdefault(g, []).append(doc)
-                self._grams = grams
-            return grams
+
+def _count_then_first(item: tuple[int, int]) -> tuple[int, int]:
+    return item[1], -item[0]
 
 
 def _first(item: tuple[float, int]) -> float:
@@ -608,39 +640,47 @@ class SemanticIndex:
 
 # -- memoisation ----------------------------------------------------------------------------
 
-_INDEXES: dict[int, tuple[weakref.ref[Catalog], SearchIndex]] = {}
+_MEMO: dict[tuple[str, int], tuple[weakref.ref[Catalog], Any]] = {}
 _INDEX_LOCK = threading.Lock()
 
 
-def index_for(catalog: Catalog | Iterable[SkillMetadata]) -> SearchIndex:
-    """The search index of ``catalog``: built on first use, then reused while it lives.
+def _memoised(catalog: Catalog, kind: str, build: Callable[[], Any]) -> Any:
+    """One ``kind`` of index per catalog, built on first use and kept while it lives.
 
     Keyed by identity (an equal catalog from another library compares field by field, which
-    costs milliseconds at 1,000 skills); a plain iterable of skills gets a fresh index.
+    costs milliseconds at 1,000 skills).
     """
-    if not isinstance(catalog, Catalog):
-        return SearchIndex(catalog)
-    key = id(catalog)
+    key = (kind, id(catalog))
     with _INDEX_LOCK:
-        entry = _INDEXES.get(key)
+        entry = _MEMO.get(key)
         if entry is not None and entry[0]() is catalog:
             return entry[1]
-    index = SearchIndex(catalog.skills)
+    index = build()
 
-    def forget(_: object, key: int = key) -> None:
+    def forget(_: object, key: tuple[str, int] = key) -> None:
         with _INDEX_LOCK:
-            current = _INDEXES.get(key)
+            current = _MEMO.get(key)
             if current is not None and current[0]() is None:
-                del _INDEXES[key]
+                del _MEMO[key]
 
     with _INDEX_LOCK:
-        entry = _INDEXES.get(key)
+        entry = _MEMO.get(key)
         if entry is not None and entry[0]() is catalog:
             return entry[1]  # built by another thread meanwhile: keep one
-        _INDEXES[key] = (weakref.ref(catalog, forget), index)
+        _MEMO[key] = (weakref.ref(catalog, forget), index)
+    return index
+
+
+def index_for(catalog: Catalog | Iterable[SkillMetadata]) -> SearchIndex:
+    """The search index of ``catalog``: built on first use, then reused while it lives (a
+    plain iterable of skills gets a fresh index)."""
+    if not isinstance(catalog, Catalog):
+        return SearchIndex(catalog)
+    index: SearchIndex = _memoised(catalog, "bm25", lambda: SearchIndex(catalog.skills))
     return index
 
 
 def close_names(catalog: Catalog, name: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
     """Names of model-visible skills close to a mistyped ``name`` (for "did you mean")."""
-    return index_for(catalog).close_names(name, n=n, cutoff=cutoff)
+    names: NameIndex = _memoised(catalog, "names", lambda: NameIndex(catalog.skills))
+    return names.close_names(name, n=n, cutoff=cutoff)

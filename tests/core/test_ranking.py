@@ -3,6 +3,7 @@ Unicode, file patterns, bounds, and the "did you mean" names."""
 
 from __future__ import annotations
 
+import difflib
 import gc
 import weakref
 
@@ -10,9 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillcore import Catalog, SkillLocation, SkillMetadata, search_skills
+from skillcore import Catalog, SkillLocation, SkillMetadata, ranking, search_skills
 from skillcore.ranking import (
+    CLOSE_NAMES_POSTINGS,
+    CLOSE_NAMES_SCAN_ALL,
     MAX_QUERY_TERMS,
+    NameIndex,
     SearchIndex,
     _query_terms,
     close_names,
@@ -208,6 +212,82 @@ def test_close_names_small_and_large_catalogs() -> None:
     big = Catalog((*(meta(f"skill-{i:05d}-tool") for i in range(5_000)), meta("release-notes")))
     assert close_names(big, "relase-notes") == ["release-notes"]
     assert close_names(big, "skill-00042-tol")[0] == "skill-00042-tool"
+
+
+_WORDS = [
+    "pdf",
+    "docx",
+    "excel",
+    "chart",
+    "deploy",
+    "review",
+    "test",
+    "lint",
+    "format",
+    "image",
+    "audio",
+    "video",
+    "data",
+    "sql",
+    "api",
+    "git",
+    "docker",
+    "cloud",
+    "slack",
+    "email",
+    "note",
+    "web",
+    "code",
+    "debug",
+]
+#: 4,000 names of three words (above the size where every name is compared).
+_NAMES = sorted({f"{a}-{b}-{c}" for a in _WORDS for b in _WORDS for c in _WORDS[:7]})
+_NAME_INDEX = NameIndex(meta(n) for n in _NAMES)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(_NAMES),
+    st.integers(min_value=0, max_value=40),
+    st.sampled_from(["delete", "insert", "replace", "swap"]),
+    st.sampled_from("xqz-"),
+)
+def test_the_trigram_hint_finds_what_comparing_every_name_finds(
+    name: str, at: int, edit: str, char: str
+) -> None:
+    i = at % len(name)
+    typo = {
+        "delete": name[:i] + name[i + 1 :],
+        "insert": name[:i] + char + name[i:],
+        "replace": name[:i] + char + name[i + 1 :],
+        "swap": name[:i] + name[i + 1 : i + 2] + name[i : i + 1] + name[i + 2 :],
+    }[edit]
+    assert len(_NAMES) > CLOSE_NAMES_SCAN_ALL
+    if difflib.get_close_matches(typo, _NAMES, n=1) == [name] and typo != name:
+        assert name in _NAME_INDEX.close_names(typo)
+
+
+def test_a_hint_counts_a_bounded_number_of_postings_and_builds_no_search_index() -> None:
+    # Every name shares the trigrams of "skill-": a typo there leaves only common ones.
+    cat = Catalog(tuple(meta(f"skill-{i:05d}") for i in range(3 * CLOSE_NAMES_POSTINGS)))
+    counted: list[int] = []
+    real_counter = ranking.Counter
+
+    def counter(items: object) -> object:
+        found = real_counter(items)  # type: ignore[call-overload]
+        counted.append(sum(found.values()))
+        return found
+
+    ranking.Counter = counter  # type: ignore[assignment,misc]
+    try:
+        assert close_names(cat, "skil-00042")[0] == "skill-00042"
+        close_names(cat, "skill-0")  # every trigram but one is in all 30,000 names
+    finally:
+        ranking.Counter = real_counter  # type: ignore[misc]
+    assert counted and max(counted) <= CLOSE_NAMES_POSTINGS
+    # The hint has its own small index: a typo does not build the BM25 one.
+    assert ("bm25", id(cat)) not in ranking._MEMO
+    assert ("names", id(cat)) in ranking._MEMO
 
 
 def test_unknown_ranker_is_refused() -> None:
