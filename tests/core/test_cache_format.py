@@ -39,10 +39,10 @@ def lib_root(tmp_path: Path) -> Path:
 
 
 def _forge(path: Path, edit: object) -> None:
-    """Rewrite a cache file with a valid checksum after ``edit(entries)``."""
+    """Rewrite a cache file with a valid checksum after ``edit(payload)``."""
     data = path.read_bytes()
     doc = json.loads(data[len(cache_mod._MAGIC) + cache_mod._DIGEST :])
-    edit(doc["entries"])  # type: ignore[operator]
+    edit(doc)  # type: ignore[operator]
     new = json.dumps(doc).encode()
     digest = hashlib.blake2b(new, digest_size=cache_mod._DIGEST).digest()
     path.write_bytes(cache_mod._MAGIC + digest + new)
@@ -87,23 +87,32 @@ def test_the_trusted_constructor_builds_what_init_builds(fields: dict[str, objec
     names = [a.name for a in attrs.fields(SkillMetadata)]
     trusted = trusted_metadata(*[loc if n == "location" else fields[n] for n in names])
     assert trusted == made and hash(trusted) == hash(made) and repr(trusted) == repr(made)
+    # The cache's column builder: every field of every instance set slot by slot.
+    columns = {n: [loc if n == "location" else fields[n]] * 2 for n in names}
+    built = cache_mod._build(SkillMetadata, 2, columns)
+    for one in built:
+        assert one == made and hash(one) == hash(made) and repr(one) == repr(made)
+    with pytest.raises(cache_mod._Bad):  # a column too short would leave slots unset
+        cache_mod._build(SkillMetadata, 3, columns)
 
 
 @pytest.mark.parametrize(
-    ("skill", "index", "value"),
+    ("field", "value"),
     [
-        ("alpha", 2, 5),  # license not text
-        ("alpha", 3, ["any"]),  # compatibility not text
-        ("beta", 6, 2.0),  # version not text
-        ("alpha", 13, {"a": "b"}),  # argument-hint not text
-        ("beta", 7, "a"),  # triggers not a list
-        ("beta", 8, [1]),  # file patterns not strings
-        ("beta", 10, None),  # dependencies not a list
-        ("beta", 4, []),  # metadata not a mapping
+        ("license", [[1], [0], [5]]),  # license not text
+        ("compatibility", [[1], [0], [["any"]]]),  # compatibility not text
+        ("version", [[2], [0], [2.0]]),  # version not text
+        ("argument_hint", [[1], [0], [{"a": "b"}]]),  # argument-hint not text
+        ("triggers", [[2], [0], ["a"]]),  # triggers not a list
+        ("file_patterns", [[2], [0], [[1]]]),  # file patterns not strings
+        ("dependencies", None),  # dependencies not a sparse field
+        ("metadata", [[2], [[]]]),  # metadata not a mapping
+        ("priority", [[2], [None]]),  # priority not an int
+        ("user_invocable", [None]),  # a step not an int
     ],
 )
 def test_a_mistyped_field_rejects_the_whole_file(
-    lib_root: Path, tmp_path: Path, skill: str, index: int, value: object
+    lib_root: Path, tmp_path: Path, field: str, value: object
 ) -> None:
     cache_dir = tmp_path / "cache"
     first = SkillLibrary(lib_root, cache=cache_dir).catalog
@@ -114,8 +123,8 @@ def test_a_mistyped_field_rejects_the_whole_file(
     cache = cache_mod.ParseCache(cache_dir, label, reader.root, "lenient", lib.head_bytes)
     assert cache.load(reader.url_for)  # the file as written is good
 
-    def edit(entries: dict[str, list[list[object]]]) -> None:
-        entries[skill][1][index] = value
+    def edit(doc: dict[str, object]) -> None:
+        doc[field] = value
 
     _forge(path, edit)
     assert cache.load(reader.url_for) == {}

@@ -129,20 +129,21 @@ def test_a_damaged_cache_is_a_miss(
 
 
 def _forge(path: Path, key: str, edit: object) -> None:
-    """Rewrite a cache file with a valid checksum after ``edit(entries)``."""
+    """Rewrite a cache file with a valid checksum after ``edit(payload)``."""
     data = path.read_bytes()
     payload = data[len(cache_mod._MAGIC) + cache_mod._DIGEST :]
     doc = json.loads(payload)
     doc["key"] = key if key else doc["key"]
-    edit(doc["entries"])  # type: ignore[operator]
+    edit(doc)  # type: ignore[operator]
     new = json.dumps(doc).encode()
     digest = hashlib.blake2b(new, digest_size=cache_mod._DIGEST).digest()
     path.write_bytes(cache_mod._MAGIC + digest + new)
 
 
 def _set_allowed(value: object) -> object:
-    def edit(entries: dict[str, list[object]]) -> None:
-        entries["alpha"][1][5] = value  # type: ignore[index]
+    def edit(doc: dict[str, list[list[object]]]) -> None:
+        assert doc["allowed_tools"][2] == [["Read", "Bash(git:*)"]]  # alpha's, the only one
+        doc["allowed_tools"][2][0] = value
 
     return edit
 
@@ -167,14 +168,30 @@ def test_a_forged_allowed_tools_value_never_lifts_the_restriction(
 @pytest.mark.parametrize(
     "edit",
     [
-        lambda e: e["beta"][1].__setitem__(4, {"author": 1}),  # metadata value not text
-        lambda e: e["beta"][1].__setitem__(9, "5"),  # priority not an int
-        lambda e: e["beta"][1].__setitem__(11, 1),  # flag not a bool
-        lambda e: e["beta"][1].pop(),  # wrong field count
-        lambda e: e["beta"].__setitem__(0, ""),  # empty stamp
-        lambda e: e["beta"][2].append(["error", "NO_SUCH_CODE", "m", "s", "p", None]),
-        lambda e: e["gamma"][1].__setitem__(14, [1, 2]),  # extra not a mapping
-        lambda e: e["alpha"].__setitem__(3, "0"),  # body offset not an int
+        lambda d: d["metadata"][1].__setitem__(0, {"author": 1}),  # metadata value not text
+        lambda d: d.__setitem__("priority", [[1], ["5"]]),  # priority not an int
+        lambda d: d.__setitem__("priority", [[1], [True]]),  # nor a bool
+        lambda d: d.__setitem__("disable_model_invocation", [True]),  # a step not an int
+        lambda d: d["triggers"].pop(),  # wrong field shape
+        lambda d: d.pop("version"),  # a field missing
+        lambda d: d["stamps"].__setitem__(1, ""),  # empty stamp
+        lambda d: d["diagnostics"][2].__setitem__(0, "NO_SUCH_CODE"),
+        lambda d: d["diagnostics"][1].__setitem__(0, "fatal"),  # no such severity
+        lambda d: d["diagnostics"][0].__setitem__(0, 4),  # past the last entry
+        lambda d: d["extra"][1].__setitem__(0, [1, 2]),  # extra not a mapping
+        lambda d: d["offsets"].__setitem__(0, "0"),  # body offset not an int
+        lambda d: d["offsets"].__setitem__(0, -1),  # nor negative
+        lambda d: d["offsets"].pop(),  # a column too short
+        lambda d: d["name"].append("delta"),  # or too long
+        lambda d: d["dirs"].__setitem__(1, d["dirs"][0]),  # a directory listed twice
+        lambda d: d.__setitem__("parsed", 5),  # more parsed entries than entries
+        lambda d: d.__setitem__("parsed", 3.0),
+        lambda d: d["allowed_tools"].__setitem__(0, [4]),  # past the last parsed entry
+        lambda d: d["allowed_tools"].__setitem__(0, [0]),  # a step of 0
+        lambda d: d["allowed_tools"].__setitem__(1, [1]),  # past the end of the table
+        lambda d: d["allowed_tools"].__setitem__(1, [-1]),
+        lambda d: d["license"].__setitem__(0, [1]),  # steps without values
+        lambda d: d.__setitem__("extra", [[1], [{"a": json.loads("[" * 70 + "]" * 70)}]]),
     ],
 )
 def test_any_mistyped_entry_rejects_the_file(
