@@ -6,7 +6,9 @@ import gc
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping
+from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,13 @@ import attrs
 from skillcore import events
 from skillcore.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.model import Catalog, SkillDocument, SkillLocation, SkillMetadata
+from skillcore.model import (
+    Catalog,
+    SkillDocument,
+    SkillLocation,
+    SkillMetadata,
+    indexed_catalog,
+)
 from skillcore.names import ToolNames
 from skillcore.parsing import (
     FRONTMATTER_HEAD_BYTES,
@@ -85,6 +93,37 @@ class _SourceState:
     #: Entries read from the parse cache before the first scan: ``{directory: (stamp, result)}``;
     #: a result is used only when the scan finds the same stamp.
     cached: dict[str, tuple[str, ParseResult]] = attrs.field(factory=dict)
+
+
+class _CachedStamps(Mapping[str, str]):
+    """The stamps of parse-cache entries (``{directory: (stamp, result)}``) as a read-only
+    mapping, without a copy of 100,000 of them: a scan reads each once."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: Mapping[str, tuple[str, ParseResult]]) -> None:
+        self._entries = entries
+
+    def __getitem__(self, key: str) -> str:
+        return self._entries[key][0]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def items(self) -> ItemsView[str, str]:
+        return _CachedStampItems(self)
+
+
+class _CachedStampItems(ItemsView[str, str]):
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        entries = self._mapping._entries  # type: ignore[attr-defined]
+        return zip(entries, map(_first, entries.values()))
 
 
 class SkillLibrary:
@@ -222,7 +261,10 @@ class SkillLibrary:
                     known = await anyio.to_thread.run_sync(self._known, src, reader)
                 else:
                     known = self._known(src, reader)
-                results[i] = await reader.ascan(self.head_bytes, known)
+                if isinstance(reader, LocalReader):
+                    results[i] = await anyio.to_thread.run_sync(self._scan_with, reader, known)
+                else:
+                    results[i] = await reader.ascan(self.head_bytes, known)
             except Exception as exc:
                 results[i] = exc
 
@@ -261,10 +303,17 @@ class SkillLibrary:
     def _scan_one(self, src: SkillSource) -> tuple[SkillSource, list[Diagnostic]]:
         try:
             reader = self.reader(src)
-            scan: Scan | BaseException = reader.scan(self.head_bytes, self._known(src, reader))
+            scan: Scan | BaseException = self._scan_with(reader, self._known(src, reader))
         except Exception as exc:
             scan = exc
         return self._finish_scan(src, scan)
+
+    def _scan_with(self, reader: SourceReader, known: Mapping[str, str]) -> Scan:
+        if isinstance(reader, LocalReader):
+            # Unchanged top-level skills come as one {directory: stamp} dict, not one entry
+            # object each (see _apply_scan). Positional: wrappers of ``scan`` pass it on.
+            return reader.scan(self.head_bytes, known, True)
+        return reader.scan(self.head_bytes, known)
 
     def _known(self, src: SkillSource, reader: SourceReader) -> Mapping[str, str]:
         """The stamps a scan may skip: the last scan's, or (before the first scan of a local
@@ -277,7 +326,7 @@ class SkillLibrary:
                 Path(self.cache_dir), src.label, reader.root, self.mode.value, self.head_bytes
             )
             state.cached = state.cache.load(reader.url_for)
-        return {d: stamp for d, (stamp, _) in state.cached.items()}
+        return _CachedStamps(state.cached)
 
     def _finish_scan(
         self, src: SkillSource, scan: Scan | BaseException
@@ -317,17 +366,31 @@ class SkillLibrary:
                 return [stale], False
             return [Diagnostic(Severity.ERROR, Code.SOURCE_UNREACHABLE, msg, src.label)], False
         reader = self.reader(src)
+        entries = scan.entries
+        unchanged = scan.unchanged
+        reused = _reused(state, unchanged) if unchanged and self.progress is None else None
+        if unchanged and reused is None:
+            # One by one: progress to report per entry, or a result to find elsewhere.
+            entries, unchanged = scan.all_entries(), {}
         parsed: dict[str, ParseResult] = {}
         stamps: dict[str, str] = {}
-        total = len(scan.entries)
-        changed = len(scan.entries) != len(state.parsed) or not state.ok
+        if reused is not None:
+            # Skills found unchanged keep their result as a whole: no entry object, no
+            # per-skill step (100,000 of them on a cold load from the parse cache).
+            parsed = reused
+            stamps = dict(unchanged)
+            if state.failing_since:
+                for directory in unchanged:
+                    state.failing_since.pop(directory, None)
+        total = len(entries) + len(parsed)
+        changed = total != len(state.parsed) or not state.ok
         # Parsing allocates many small containers and none of them form cycles: pausing the
         # cyclic GC for the loop saves ~10% at 10,000 skills (it is restored right after).
         gc_was_enabled = gc.isenabled()
         gc.disable()
         try:
             now: float | None = None
-            for i, entry in enumerate(scan.entries):
+            for i, entry in enumerate(entries):
                 directory = entry.directory
                 old = state.parsed.get(directory)
                 stamp = entry.stamp
@@ -372,7 +435,7 @@ class SkillLibrary:
                 else d
                 for d in diags
             ]
-        if not scan.entries:
+        if not scan.entries and not scan.unchanged:
             diags.append(
                 Diagnostic(
                     Severity.WARNING,
@@ -477,54 +540,90 @@ class SkillLibrary:
         chosen: dict[str, SkillMetadata] = {}
         for src, scan_diags in scans:  # lowest precedence first
             diagnostics.extend(scan_diags)
-            state = self._states[src.label]
+            parsed = self._states[src.label].parsed  # in no particular order
+            # One pass over the results (each touched once: at 100,000 skills the passes
+            # over memory cost more than the steps), then the usual case, no name twice and
+            # none overridden, needs only the diagnostics in directory order.
             in_source: dict[str, SkillMetadata] = {}
-            for _directory, result in sorted(state.parsed.items()):
-                diagnostics.extend(result.diagnostics)
+            noisy: list[str] = []
+            count = 0
+            for directory, result in parsed.items():
+                if result.diagnostics:
+                    noisy.append(directory)
                 meta = result.metadata
-                if meta is None:
-                    continue
-                if meta.name in in_source:
-                    diagnostics.append(
-                        Diagnostic(
-                            Severity.WARNING,
-                            Code.DUPLICATE_NAME,
-                            f"skill {meta.name!r} is defined twice in this source; keeping "
-                            f"{in_source[meta.name].location.directory!r}",
-                            src.label,
-                            meta.location.directory,
-                            "name",
-                        )
-                    )
-                    continue
-                in_source[meta.name] = meta
-                previous = chosen.get(meta.name)
-                if previous is not None:
-                    diagnostics.append(
-                        Diagnostic(
-                            Severity.WARNING,
-                            Code.SHADOWED,
-                            f"skill {meta.name!r} from {src.label!r} overrides the one in "
-                            f"{previous.location.source!r} ({previous.location.url})",
-                            src.label,
-                            meta.location.directory,
-                            "name",
-                        )
-                    )
-                chosen[meta.name] = meta
+                if meta is not None:
+                    in_source[meta.name] = meta
+                    count += 1
+            if len(in_source) == count and chosen.keys().isdisjoint(in_source.keys()):
+                noisy.sort()
+                diagnostics.extend(chain.from_iterable(parsed[d].diagnostics for d in noisy))
+                if chosen:
+                    chosen.update(in_source)
+                else:
+                    chosen = in_source
+            else:
+                order = sorted(parsed)
+                self._merge_source(src, list(map(parsed.__getitem__, order)), diagnostics, chosen)
         # Precedence order: skills of the last (highest precedence) source first.
         if len(self.sources) == 1:
-            skills = sorted(chosen.values(), key=_by_name)  # one rank: the name decides
+            names = sorted(chosen)  # one rank: the name decides
+            # Skills named like their directories are in that order already.
+            in_order = names == list(chosen)  # by identity: no string is compared
+            skills = list(chosen.values()) if in_order else list(map(chosen.__getitem__, names))
         else:
             rank = {s.label: i for i, s in enumerate(self.sources)}
             skills = sorted(chosen.values(), key=lambda m: (-rank[m.location.source], m.name))
-        catalog = Catalog(tuple(skills), tuple(diagnostics))
+        catalog = indexed_catalog(tuple(skills), tuple(diagnostics), chosen)
         old = self._catalog
         if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
             return old
         self._catalog = catalog
         events.discovered(catalog, len(self.sources))
         return catalog
+
+    @staticmethod
+    def _merge_source(
+        src: SkillSource,
+        results: list[ParseResult],
+        diagnostics: list[Diagnostic],
+        chosen: dict[str, SkillMetadata],
+    ) -> None:
+        """Fold one source's results (in directory order) into ``chosen``, naming each skill
+        defined twice in the source and each skill overriding a lower source's."""
+        in_source: dict[str, SkillMetadata] = {}
+        for result in results:
+            diagnostics.extend(result.diagnostics)
+            meta = result.metadata
+            if meta is None:
+                continue
+            if meta.name in in_source:
+                diagnostics.append(
+                    Diagnostic(
+                        Severity.WARNING,
+                        Code.DUPLICATE_NAME,
+                        f"skill {meta.name!r} is defined twice in this source; keeping "
+                        f"{in_source[meta.name].location.directory!r}",
+                        src.label,
+                        meta.location.directory,
+                        "name",
+                    )
+                )
+                continue
+            in_source[meta.name] = meta
+            previous = chosen.get(meta.name)
+            if previous is not None:
+                diagnostics.append(
+                    Diagnostic(
+                        Severity.WARNING,
+                        Code.SHADOWED,
+                        f"skill {meta.name!r} from {src.label!r} overrides the one in "
+                        f"{previous.location.source!r} ({previous.location.url})",
+                        src.label,
+                        meta.location.directory,
+                        "name",
+                    )
+                )
+            chosen[meta.name] = meta
 
     # -- documents and resources -----------------------------------------------------------
 
@@ -640,8 +739,23 @@ class SkillLibrary:
         return SkillSession.from_state(state, self.catalog, limits, policy, names, strict=False)
 
 
-def _by_name(meta: SkillMetadata) -> str:
-    return meta.name
+_first = itemgetter(0)
+_second = itemgetter(1)
+
+
+def _reused(state: _SourceState, unchanged: Mapping[str, str]) -> dict[str, ParseResult] | None:
+    """``{directory: result}`` of the skills a scan found unchanged: the last scan's results,
+    or before the first scan the parse cache's; None when some must be found one by one."""
+    old = state.parsed
+    try:
+        if old:
+            return dict(zip(unchanged, map(old.__getitem__, unchanged)))
+        cached = state.cached
+        if cached.keys() == unchanged.keys():  # a cold load of an unchanged library
+            return dict(zip(cached, map(_second, cached.values())))
+        return dict(zip(unchanged, map(_second, map(cached.__getitem__, unchanged))))
+    except KeyError:
+        return None
 
 
 def _doc_error(exc: ReadError) -> ReadError:

@@ -23,7 +23,8 @@ import posixpath
 import re
 import stat as stat_mod
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from itertools import compress, islice
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -152,6 +153,25 @@ class Scan:
 
     entries: tuple[ScanEntry, ...]
     diagnostics: tuple[Diagnostic, ...] = ()
+    #: Top-level skill directories whose SKILL.md has its known stamp, ``{directory: stamp}``
+    #: in the order of the known stamps, when the caller asked for them apart from ``entries``
+    #: (``LocalReader.scan(..., unchanged_apart=True)``): each stands for
+    #: ``ScanEntry(directory, directory, stamp, None)``. One small dict instead of an object
+    #: per skill: an unchanged library of 100,000 skills is mostly this.
+    unchanged: Mapping[str, str] = attrs.field(factory=dict, hash=False)
+
+    def all_entries(self) -> tuple[ScanEntry, ...]:
+        """``entries`` with the ``unchanged`` ones as entries too, in directory order."""
+        if not self.unchanged:
+            return self.entries
+        found = [ScanEntry(d, d, stamp, None) for d, stamp in self.unchanged.items()]
+        found.extend(self.entries)
+        found.sort(key=_directory_of)
+        return tuple(found)
+
+
+def _directory_of(entry: ScanEntry) -> str:
+    return entry.directory
 
 
 def safe_relpath(path: str) -> str:
@@ -453,8 +473,11 @@ def _parts(path: str) -> list[str]:
     return [p for p in path.split("/") if p] if path else []
 
 
+_IS_EIGHT = (8).__eq__
 #: Returned by LocalReader._entry for a directory without a SKILL.md file.
 _NOT_A_SKILL = object()
+#: Returned instead by LocalReader._entry(misnamed=False) for a directory without SKILL.md.
+_NO_SKILL_FILE = object()
 #: A key of ``plain`` (no directory entry is called that) meaning "do not trust this scan".
 _UNTRUSTED = "/"
 #: File times within this many seconds of a scan are not trusted by LocalReader.unchanged.
@@ -496,8 +519,14 @@ class LocalReader(SourceReader):
     def _open_root(self) -> int:
         return os.open(self.root, _O_ROOT)
 
-    def scan(self, head_bytes: int, known: Mapping[str, str]) -> Scan:
-        """One listing of the root (bounded recursion if asked), a read per changed skill."""
+    def scan(
+        self, head_bytes: int, known: Mapping[str, str], unchanged_apart: bool = False
+    ) -> Scan:
+        """One listing of the root (bounded recursion if asked), a read per changed skill.
+
+        ``unchanged_apart``: give the top-level skills whose stamp is in ``known`` as
+        :attr:`Scan.unchanged` instead of one entry each (what ``SkillLibrary`` asks for).
+        """
         self._seen = None
         started = time.time()
         try:
@@ -508,22 +537,39 @@ class LocalReader(SourceReader):
             raise SourceUnavailable(f"source {self.root} is not a directory") from exc
         except OSError as exc:
             raise SourceUnavailable(f"cannot list {self.root}: {exc}") from exc
+        unchanged: dict[str, str] = {}
         try:
             diags: list[Diagnostic] = []
             entries: list[ScanEntry] = []
             cur = _Cursor(self.root, root_fd)
-            root_entry = self._entry(cur, "", os.path.basename(self.root), head_bytes, known, diags)
-            if root_entry is not _NOT_A_SKILL:
+            root_entry = self._entry(
+                cur, "", os.path.basename(self.root), head_bytes, known, diags, misnamed=False
+            )
+            # A root without SKILL.md names its case variants from the walk's own listing.
+            misnamed = root_entry is _NO_SKILL_FILE
+            if not misnamed and root_entry is not _NOT_A_SKILL:
                 found = (root_entry,) if isinstance(root_entry, ScanEntry) else ()
                 return Scan(found, tuple(diags))
             budget = [self.source.max_entries]
             depth = self.source.max_depth if self.source.recursive else 1
             plain: dict[str, int] | None = {} if depth == 1 else None
             root_st = os.fstat(root_fd)
-            self._walk(root_fd, "", depth, head_bytes, known, entries, diags, budget, plain)
+            self._walk(
+                root_fd,
+                "",
+                depth,
+                head_bytes,
+                known,
+                entries,
+                diags,
+                budget,
+                plain,
+                unchanged=unchanged,
+                misnamed=misnamed,
+            )
         finally:
             os.close(root_fd)
-        entries.sort(key=lambda e: e.directory)
+        entries.sort(key=_directory_of)
         if (
             plain is not None
             and _UNTRUSTED not in plain
@@ -531,7 +577,8 @@ class LocalReader(SourceReader):
             and all(e.error is None for e in entries)
         ):
             self._seen = _Seen(_signature(root_st), plain, started)
-        return Scan(tuple(entries), tuple(diags))
+        scan = Scan(tuple(entries), tuple(diags), unchanged)
+        return scan if unchanged_apart else Scan(scan.all_entries(), scan.diagnostics)
 
     def unchanged(self, known: Mapping[str, str]) -> bool:
         """True when a scan now would find exactly ``known`` again, checked without listing:
@@ -587,16 +634,27 @@ class LocalReader(SourceReader):
         diags: list[Diagnostic],
         budget: list[int],
         plain: dict[str, int] | None = None,
+        unchanged: dict[str, str] | None = None,
+        misnamed: bool = False,
     ) -> None:
         """Walk one directory level; ``plain`` collects the ``mtime_ns`` of directories that
-        hold no skill (for :meth:`unchanged`), and is dropped when it cannot be trusted."""
+        hold no skill (for :meth:`unchanged`), and is dropped when it cannot be trusted.
+        ``unchanged`` collects the top-level skills whose SKILL.md has its known stamp
+        (``{name: stamp}``; without it they are entries). ``misnamed``: this
+        directory has no SKILL.md; name its case variants (from this same listing)."""
         cur = _Cursor(self.root, root_fd)
+        hot: dict[str, str] | None = None
         try:
             cur.walk(_parts(rel), last_is_file=False)
             with os.scandir(cur.fd) as it:
-                children = sorted(
-                    (c.name, c.is_dir(follow_symlinks=False), c.is_symlink()) for c in it
-                )
+                if rel or depth > 1 or unchanged is None:
+                    children = [
+                        (c.name, c.is_dir(follow_symlinks=False), c.is_symlink()) for c in it
+                    ]
+                    if misnamed:
+                        self._misnamed_in(rel, [c[0] for c in children], diags)
+                else:
+                    hot, children = self._list_top(it, root_fd, known, diags if misnamed else None)
         except (OSError, PathEscape) as exc:
             if not rel:
                 raise SourceUnavailable(f"cannot list {self.root}: {exc}") from exc
@@ -604,6 +662,20 @@ class LocalReader(SourceReader):
             return
         finally:
             cur.close()
+        if hot is not None:
+            if len(hot) + len(children) <= budget[0]:
+                # The whole level fits the budget and nothing below it is walked (depth 1):
+                # the skills found unchanged need no place in the name-ordered walk (they
+                # add no diagnostic).
+                budget[0] -= len(hot)
+                unchanged.update(hot)  # type: ignore[union-attr]
+            else:  # the budget ends in this listing: every entry takes its turn by name
+                children.extend((name, True, False) for name in hot)
+                hot = None
+        children.sort()
+        # Where the inline hot path below records unchanged skills (the split listing above
+        # has checked them already).
+        found = unchanged if hot is None else None
         hardlinks = self.source.allow_hardlinks
         for name, is_dir, is_link in children:
             if budget[0] <= 0:
@@ -633,7 +705,7 @@ class LocalReader(SourceReader):
                     )
                 )
                 continue
-            if not rel and is_dir and not is_link and name in known:
+            if not rel and is_dir and not is_link and found is not None and name in known:
                 # The refresh hot path of _entry, inlined for the common top-level skill:
                 # one lstat of SKILL.md tells "unchanged" without opening anything (nothing is
                 # read here; any read goes through a cursor). Otherwise _entry decides.
@@ -648,7 +720,7 @@ class LocalReader(SourceReader):
                         and stat_mod.S_ISREG(st.st_mode)
                         and (st.st_nlink == 1 or hardlinks)
                     ):
-                        entries.append(ScanEntry(name, name, stamp, None))
+                        found[name] = stamp
                         continue
             entry = self._entry(
                 _Cursor(self.root, root_fd),
@@ -673,6 +745,57 @@ class LocalReader(SourceReader):
             elif entry is _NOT_A_SKILL and depth > 1:
                 self._walk(root_fd, child_rel, depth - 1, head_bytes, known, entries, diags, budget)
 
+    def _list_top(
+        self,
+        listing: Iterator[os.DirEntry[str]],
+        root_fd: int,
+        known: Mapping[str, str],
+        misnamed: list[Diagnostic] | None,
+    ) -> tuple[dict[str, str], list[tuple[str, bool, bool]]]:
+        """The root's listing, split: ``{name: stamp}`` of the real directories whose
+        SKILL.md has its known stamp (in the order of ``known``), and ``(name, is_dir,
+        is_link)`` of every other entry. Case variants of SKILL.md go to ``misnamed`` when
+        given (as :meth:`_report_misnamed` finds them)."""
+        found = {child.name: child for child in listing}
+        if misnamed is not None:
+            self._misnamed_in("", list(found), misnamed)
+        hardlinks = self.source.allow_hardlinks
+        lstat = os.stat
+        is_reg = stat_mod.S_ISREG
+        pop = found.pop
+        hot: dict[str, str] = {}
+        # In the order of ``known``, not of the listing: its strings were made in that order
+        # (e.g. by the parse cache), so a large library is read through memory in sequence,
+        # and the names and stamps kept are its own objects (later lookups by identity).
+        for name, stamp in known.items():
+            child = pop(name, None)
+            if child is None:
+                continue
+            if (
+                child.is_dir(follow_symlinks=False)
+                and name.isascii()
+                and name[0] != "."
+                and name not in SKIP_DIRS
+            ):
+                # The refresh hot path of _entry for the common top-level skill: one lstat
+                # of SKILL.md below a real directory tells "unchanged" without opening
+                # anything (nothing is read here; any read goes through a cursor).
+                try:
+                    st = lstat(f"{name}/{SKILL_FILE}", dir_fd=root_fd, follow_symlinks=False)
+                except OSError:
+                    pass
+                else:
+                    if (
+                        stamp == f"{st.st_size}:{st.st_mtime_ns}"
+                        and is_reg(st.st_mode)
+                        and (st.st_nlink == 1 or hardlinks)
+                    ):
+                        hot[name] = stamp
+                        continue
+            found[name] = child  # the name-ordered walk decides
+        rest = [(n, c.is_dir(follow_symlinks=False), c.is_symlink()) for n, c in found.items()]
+        return hot, rest
+
     def _entry(
         self,
         cur: _Cursor,
@@ -682,10 +805,13 @@ class LocalReader(SourceReader):
         known: Mapping[str, str],
         diags: list[Diagnostic],
         listed_dir: bool = False,
+        misnamed: bool = True,
     ) -> ScanEntry | object | None:
         """The scan entry of a skill directory; None if skipped (with a diagnostic);
         ``_NOT_A_SKILL`` when it is no directory or has no SKILL.md file. ``listed_dir``: the
-        listing just reported ``rel`` as a directory, not a symlink (no need to lstat it)."""
+        listing just reported ``rel`` as a directory, not a symlink (no need to lstat it).
+        ``misnamed=False``: leave the case variants of a missing SKILL.md to the caller and
+        return ``_NO_SKILL_FILE`` for a directory without one."""
         file_rel = f"{rel}/{SKILL_FILE}" if rel else SKILL_FILE
         if rel in known and "/" not in rel and rel:
             # Refresh hot path: two lstats (one when the listing already told the entry is a
@@ -744,6 +870,8 @@ class LocalReader(SourceReader):
                     diags.append(_not_a_file(self, file_rel, "a directory"))
                     return _NOT_A_SKILL
             except (FileNotFoundError, NotADirectoryError):
+                if not misnamed:
+                    return _NO_SKILL_FILE
                 self._report_misnamed(cur.fd, rel, diags)
                 return _NOT_A_SKILL
             except NotRegularFile:
@@ -783,17 +911,22 @@ class LocalReader(SourceReader):
     def _report_misnamed(self, dir_fd: int, rel: str, diags: list[Diagnostic]) -> None:
         """A directory without SKILL.md: name a case variant of it if there is one (bounded
         listing; only directories that are no skill pay for it)."""
+        names: list[str] = []
         try:
             with os.scandir(dir_fd) as it:
-                for i, child in enumerate(it):
-                    if i >= self.source.max_entries:
-                        return
-                    # Lowercasing never shortens a name: only 8-character names can match.
-                    name = child.name
-                    if len(name) == 8 and misnamed_skill_file(name) and not undecodable(name):
-                        diags.append(misnamed_diagnostic(self, _join(rel, name)))
+                names.extend(islice((child.name for child in it), self.source.max_entries))
         except OSError:
-            return  # the walk that follows reports an unreadable directory
+            pass  # the walk that follows reports an unreadable directory
+        self._misnamed_in(rel, names, diags)  # the names listed before any error count
+
+    def _misnamed_in(self, rel: str, names: list[str], diags: list[Diagnostic]) -> None:
+        """Case variants of SKILL.md among the first ``max_entries`` of ``names`` (a listing
+        of ``rel``, in listing order)."""
+        names = names[: self.source.max_entries]
+        # Lowercasing never shortens a name: only 8-character names can match (picked in C).
+        for name in compress(names, map(_IS_EIGHT, map(len, names))):
+            if misnamed_skill_file(name) and not undecodable(name):
+                diags.append(misnamed_diagnostic(self, _join(rel, name)))
 
     def _locate(
         self, cur: _Cursor, directory: str, rel: str, rel_path: str
