@@ -6,9 +6,8 @@ import gc
 import os
 import threading
 import time
-from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
-from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -90,40 +89,10 @@ class _SourceState:
     failing_since: dict[str, float] = attrs.field(factory=dict)
     #: The on-disk parse cache of a local source (None: not used).
     cache: ParseCache | None = None
-    #: Entries read from the parse cache before the first scan: ``{directory: (stamp, result)}``;
-    #: a result is used only when the scan finds the same stamp.
-    cached: dict[str, tuple[str, ParseResult]] = attrs.field(factory=dict)
-
-
-class _CachedStamps(Mapping[str, str]):
-    """The stamps of parse-cache entries (``{directory: (stamp, result)}``) as a read-only
-    mapping, without a copy of 100,000 of them: a scan reads each once."""
-
-    __slots__ = ("_entries",)
-
-    def __init__(self, entries: Mapping[str, tuple[str, ParseResult]]) -> None:
-        self._entries = entries
-
-    def __getitem__(self, key: str) -> str:
-        return self._entries[key][0]
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._entries
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._entries)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def items(self) -> ItemsView[str, str]:
-        return _CachedStampItems(self)
-
-
-class _CachedStampItems(ItemsView[str, str]):
-    def __iter__(self) -> Iterator[tuple[str, str]]:
-        entries = self._mapping._entries  # type: ignore[attr-defined]
-        return zip(entries, map(_first, entries.values()))
+    #: Entries read from the parse cache before the first scan (stamps and results by skill
+    #: directory); a result is used only when the scan finds the same stamp.
+    cached_stamps: dict[str, str] = attrs.field(factory=dict)
+    cached: dict[str, ParseResult] = attrs.field(factory=dict)
 
 
 class SkillLibrary:
@@ -325,8 +294,8 @@ class SkillLibrary:
             state.cache = ParseCache(
                 Path(self.cache_dir), src.label, reader.root, self.mode.value, self.head_bytes
             )
-            state.cached = state.cache.load(reader.url_for)
-        return _CachedStamps(state.cached)
+            state.cached_stamps, state.cached = state.cache.load_parts(reader.url_for)
+        return state.cached_stamps
 
     def _finish_scan(
         self, src: SkillSource, scan: Scan | BaseException
@@ -334,7 +303,7 @@ class SkillLibrary:
         state = self._states[src.label]
         src_diags, changed = self._apply_scan(src, state, scan)
         if state.cache is not None and state.ok:
-            state.cached = {}
+            state.cached_stamps, state.cached = {}, {}
             state.cache.save(state.stamps, state.parsed)
         if src_diags != state.diagnostics:
             changed = True
@@ -401,7 +370,7 @@ class SkillLibrary:
                 elif entry.head is None and old is not None:
                     result = old
                 elif entry.head is None and directory in state.cached:
-                    result = state.cached[directory][1]  # same stamp as when it was cached
+                    result = state.cached[directory]  # same stamp as when it was cached
                 else:
                     result = self._parse_entry(reader, entry)
                     changed = True
@@ -739,10 +708,6 @@ class SkillLibrary:
         return SkillSession.from_state(state, self.catalog, limits, policy, names, strict=False)
 
 
-_first = itemgetter(0)
-_second = itemgetter(1)
-
-
 def _reused(state: _SourceState, unchanged: Mapping[str, str]) -> dict[str, ParseResult] | None:
     """``{directory: result}`` of the skills a scan found unchanged: the last scan's results,
     or before the first scan the parse cache's; None when some must be found one by one."""
@@ -752,8 +717,8 @@ def _reused(state: _SourceState, unchanged: Mapping[str, str]) -> dict[str, Pars
             return dict(zip(unchanged, map(old.__getitem__, unchanged)))
         cached = state.cached
         if cached.keys() == unchanged.keys():  # a cold load of an unchanged library
-            return dict(zip(cached, map(_second, cached.values())))
-        return dict(zip(unchanged, map(_second, map(cached.__getitem__, unchanged))))
+            return cached  # dropped from the state once the scan is applied: no copy needed
+        return dict(zip(unchanged, map(cached.__getitem__, unchanged)))
     except KeyError:
         return None
 

@@ -106,10 +106,10 @@ def _trusted_constructor(cls: type) -> Callable[..., Any]:
     """A constructor of ``cls`` taking every field positionally that sets the slots as given,
     without converters or validators.
 
-    Only for values that already have the exact types the converters produce (the parse
-    cache checks each field's type before calling it): rebuilding 100,000 cached skills
-    through ``__init__`` costs a second. Generated from ``attrs.fields`` so it follows the
-    class; ``tests/core/test_cache_format.py`` holds it equal to ``__init__``.
+    Only for values that already have the exact types the converters produce and were
+    checked as ``__init__`` would (:func:`indexed_catalog`). Generated from ``attrs.fields``
+    so it follows the class; ``tests/core/test_cold_load_paths.py`` holds the result equal to
+    ``__init__``'s.
     """
     names = [a.name for a in attrs.fields(cls)]
     env: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
@@ -125,8 +125,6 @@ def _trusted_constructor(cls: type) -> Callable[..., Any]:
     return env["trusted"]  # type: ignore[no-any-return]
 
 
-#: ``SkillMetadata`` from already-typed fields (see :func:`_trusted_constructor`).
-trusted_metadata = _trusted_constructor(SkillMetadata)
 
 
 @attrs.frozen

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import os
 import subprocess
@@ -18,7 +17,7 @@ from hypothesis import strategies as st
 import skillcore.cache as cache_mod
 from skillcore import SkillLibrary
 from skillcore._frozen import FrozenDict
-from skillcore.model import SkillLocation, SkillMetadata, trusted_metadata
+from skillcore.model import SkillLocation, SkillMetadata
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -46,11 +45,6 @@ def _forge(path: Path, edit: object) -> None:
     new = json.dumps(doc).encode()
     digest = hashlib.blake2b(new, digest_size=cache_mod._DIGEST).digest()
     path.write_bytes(cache_mod._MAGIC + digest + new)
-
-
-def test_the_trusted_constructor_takes_every_field_in_order() -> None:
-    params = list(inspect.signature(trusted_metadata).parameters)
-    assert params == [a.name for a in attrs.fields(SkillMetadata)]
 
 
 _text = st.text(max_size=8)
@@ -81,12 +75,10 @@ _strs = st.lists(_text, max_size=3).map(tuple)
         }
     )
 )
-def test_the_trusted_constructor_builds_what_init_builds(fields: dict[str, object]) -> None:
+def test_the_column_builder_builds_what_init_builds(fields: dict[str, object]) -> None:
     loc = SkillLocation("s", "d", "/d")
     made = SkillMetadata(location=loc, **fields)  # type: ignore[arg-type]
     names = [a.name for a in attrs.fields(SkillMetadata)]
-    trusted = trusted_metadata(*[loc if n == "location" else fields[n] for n in names])
-    assert trusted == made and hash(trusted) == hash(made) and repr(trusted) == repr(made)
     # The cache's column builder: every field of every instance set slot by slot.
     columns = {n: [loc if n == "location" else fields[n]] * 2 for n in names}
     built = cache_mod._build(SkillMetadata, 2, columns)
