@@ -231,6 +231,7 @@ class SearchIndex:
         self._lock = threading.Lock()
         self._semantic: Any = None
         self._numpy: Any = _UNSET
+        self._priority_array: Any = None
         self._names: NameIndex | None = None
 
     def __len__(self) -> int:
@@ -328,19 +329,37 @@ class SearchIndex:
         for docs, impacts, _, _ in found:
             # Views of the arrays, no copy; doc ids are unique within one term.
             scores[np.frombuffer(docs, dtype=np.int32)] += np.frombuffer(impacts)
-        hits = np.count_nonzero(scores)
-        if hits > limit:
-            kth = float(np.partition(scores, len(scores) - limit)[len(scores) - limit])
-            pool = np.flatnonzero(scores >= kth).tolist()
+        hits = np.flatnonzero(scores)
+        if len(hits) > limit:
+            # The k-th best among the skills that scored: partitioning the whole array,
+            # mostly zeros, is numpy's slow case (~13 ms at 100,000 skills vs ~0.3 ms).
+            values = scores[hits]
+            kth = np.partition(values, len(values) - limit)[len(values) - limit]
+            pool = hits[values >= kth]
         else:
-            pool = np.flatnonzero(scores).tolist()
+            pool = hits
         if exact is not None and exact not in pool:
-            pool.append(exact)
+            pool = np.append(pool, exact)
+        if len(pool) > 4 * limit:
+            # Many skills tied with the k-th score: order them in C by the same key as below
+            # (the exact name, score, priority, catalog order; the last key is the first).
+            keys = (pool, self._priorities(np)[pool], -scores[pool], pool != exact)
+            pool = pool[np.lexsort(keys)[:limit]]
         skills = self.skills
-        ranked = sorted(pool, key=lambda d: (d != exact, -scores[d], skills[d].priority, d))[
-            :limit
-        ]
+        ranked = sorted(
+            pool.tolist(), key=lambda d: (d != exact, -scores[d], skills[d].priority, d)
+        )[:limit]
         return [(d, float(scores[d])) for d in ranked if scores[d] > 0 or d == exact]
+
+    def _priorities(self, np: Any) -> Any:
+        """Every skill's ``priority`` rank as a numpy array (built once, for tie-breaking;
+        ranks, because a priority may be any integer, beyond what int64 holds)."""
+        with self._lock:
+            if self._priority_array is None:
+                values = [s.priority for s in self.skills]
+                rank = {p: i for i, p in enumerate(sorted(set(values)))}
+                self._priority_array = np.array([rank[p] for p in values], dtype=np.int64)
+            return self._priority_array
 
     def _exact(self, query: str) -> int | None:
         """The skill whose name is ``query`` (spaces may stand for hyphens), if any."""

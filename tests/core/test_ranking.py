@@ -338,6 +338,20 @@ def test_numpy_path_gives_the_same_answers(cat, query, limit, path) -> None:
     assert vector.bm25(query, path, limit) == pure.bm25(query, path, limit)
 
 
+def test_numpy_path_breaks_many_ties_like_the_pure_path() -> None:
+    # 300 skills tie on every query word: the numpy path orders the ties in C, by priority
+    # (any integer, far beyond int64 too) and catalog order, exactly as the pure path does.
+    prios = [0, 3, -2, 10**30, -(10**30), 7]
+    skills = [
+        meta(f"tied-{i:03d}", "alpha beta gamma", priority=prios[i % len(prios)])
+        for i in range(300)
+    ]
+    pure, vector = _both_paths(Catalog(tuple(skills)))
+    for query in ("alpha", "beta gamma", "tied 007 alpha"):
+        for limit in (1, 5, 40):
+            assert vector.bm25(query, None, limit) == pure.bm25(query, None, limit)
+
+
 def test_numpy_path_on_a_dense_catalog_and_exact_names() -> None:
     words = ["alpha", "beta", "gamma", "delta", "omega"]
     skills = [
