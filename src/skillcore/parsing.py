@@ -167,16 +167,36 @@ def split_frontmatter(text: str, *, complete: bool = True) -> tuple[str | None, 
     first_nl = text.find("\n")
     if first_nl == -1 or text[:first_nl].strip() != "---":
         return None, 0, False
-    m = _CLOSING.search(text, first_nl + 1)
-    if m is None or (not complete and m.end() == len(text)):
+    found = _closing_line(text, first_nl)
+    if found is None or (not complete and found[1] == len(text)):
         return text[first_nl + 1 :], len(text), False
-    end = m.end()
+    start, end = found
     body_offset = end + 1 if end < len(text) else end
-    return text[first_nl + 1 : m.start()], body_offset, True
+    return text[first_nl + 1 : start], body_offset, True
 
 
-#: A line that closes the frontmatter: ``---`` or ``...`` with optional trailing blanks.
-_CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t\r]*$", re.M)
+def _closing_line(text: str, nl: int) -> tuple[int, int] | None:
+    """Start and end of the first line after the newline at ``nl`` that closes the
+    frontmatter: ``---`` or ``...`` with optional trailing blanks (spaces, tabs, CR).
+
+    The same as searching ``^(?:---|\\.\\.\\.)[ \\t\\r]*$`` (multi-line) from ``nl + 1``,
+    with ``str.find``: a regular expression tries every position of the text.
+    """
+    dashes = text.find("\n---", nl)
+    dots = text.find("\n...", nl)
+    while dashes != -1 or dots != -1:
+        at = dashes if dots == -1 or (dashes != -1 and dashes < dots) else dots
+        end = text.find("\n", at + 4)
+        if end == -1:
+            end = len(text)
+        if not text[at + 4 : end].strip(" \t\r"):
+            return at + 1, end
+        # Each candidate is passed once: linear in the text, however many there are.
+        if at == dashes:
+            dashes = text.find("\n---", at + 1)
+        else:
+            dots = text.find("\n...", at + 1)
+    return None
 
 
 def _nesting_depth(yaml_text: str) -> int:
@@ -385,12 +405,7 @@ def parse_skill_file(
         kind = "empty" if raw is None else type(raw).__name__
         return _skip(ctx, Code.NOT_A_MAPPING, f"frontmatter must be a YAML mapping, got {kind}")
     try:
-        # Values can only carry unsafe characters that the text has, or that an escape makes.
-        # The fast scanner builds values from the text as written (no escapes) and accepts
-        # ASCII text only when every line is printable: then no value has any.
-        needs_cleaning = (
-            fast is None or not yaml_text.isascii()
-        ) and ("\\" in yaml_text or _UNSAFE_TEXT.search(yaml_text) is not None)
+        needs_cleaning = _needs_cleaning(yaml_text, fast is not None)
         return _build(
             raw, ctx, diags, dropped, needs_cleaning, directory_name, location, stamp, body_offset
         )
@@ -398,6 +413,18 @@ def parse_skill_file(
         return _skip(
             ctx, Code.YAML_ERROR, f"{_UNCONVERTIBLE}: {type(exc).__name__}: {str(exc)[:200]}"
         )
+
+
+def _needs_cleaning(yaml_text: str, scanned: bool) -> bool:
+    """Whether values loaded from ``yaml_text`` may carry characters ``_UNSAFE_TEXT`` removes.
+
+    Values can only carry unsafe characters that the text has, or that an escape makes. The
+    fast scanner (``scanned``) builds values from the text as written, without escapes, and
+    accepts ASCII text only when every line is printable: then no value has any.
+    """
+    if scanned and yaml_text.isascii():
+        return False
+    return "\\" in yaml_text or _UNSAFE_TEXT.search(yaml_text) is not None
 
 
 #: The message prefix of the safety net around conversion (tests assert it never fires).
