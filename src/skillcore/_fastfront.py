@@ -35,9 +35,16 @@ _UNHANDLED_RANGES = (
     "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
 _unhandled: list[re.Pattern[str]] = []
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$")
 #: Characters that cannot start a plain scalar (or start one only in ways left to libyaml).
 _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
+#: ``key: value``: the key, then either a plain value with no ':' or '#' at all (group 2:
+#: only its trailing blanks to strip before it is resolved), or the rest after ': ' (group 3)
+#: for ``_inline`` to read.
+_KEY_LINE = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_-]*):(?: +([^ "
+    + "".join(sorted(map(re.escape, _NOT_PLAIN_START)))
+    + r"][^:#]*)$| (.*))?$"
+)
 _DIGITS = frozenset("0123456789")
 
 _STR = "tag:yaml.org,2002:str"
@@ -101,13 +108,16 @@ def _scan(lines: list[str]) -> dict[str, Any] | None:
         m = _KEY_LINE.match(line)
         if m is None:
             raise _Decline  # '---', '- item', '? ', ...
-        key, rest = m.groups()
+        key, plain, rest = m.groups()
         # Keys that differ only by case or '_' / '-' are one field downstream: the full
         # loader reports them as duplicates.
         norm = _KEY_NORMS.get(key) or _key_norm(key)  # raises for 'yes', 'null', '<<'
         if norm in seen:
             raise _Decline
         seen.add(norm)
+        if plain is not None:  # the common case, without _inline's checks
+            out[key] = _resolve(plain.rstrip(" ") if plain[-1] == " " else plain)
+            continue
         value = _inline(rest or "")
         if value is _EMPTY:
             value, i = _nested(lines, i)
@@ -301,9 +311,13 @@ def _nested(lines: list[str], i: int) -> tuple[Any, int]:
         m = _KEY_LINE.match(line, indent)
         if m is None:
             raise _Decline
-        key, rest = m.groups()
+        key, plain, rest = m.groups()
         if key in mapping or (key not in _KEY_NORMS and not _plain_key(key)):
             raise _Decline
+        if plain is not None:
+            mapping[key] = _resolve(plain.rstrip(" ") if plain[-1] == " " else plain)
+            i += 1
+            continue
         value = _inline(rest or "")
         if value is _EMPTY:
             value = None
