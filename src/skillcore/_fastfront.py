@@ -254,7 +254,7 @@ def _key_norm(key: str) -> str:
     if _resolve(key) is not key:
         raise _Decline  # a key such as 'yes', 'null' or '<<'
     norm = key.lower().replace("_", "-")
-    if len(_KEY_NORMS) < 4096:
+    if len(_KEY_NORMS) < 4096 and len(key) <= 64:  # bounded memory, whatever the files say
         _KEY_NORMS[key] = norm
     return norm
 

@@ -760,7 +760,7 @@ def _build(
             continue
         norm = key.strip().lower().replace("_", "-")
         if norm in _KNOWN:
-            if len(_KNOWN_SPELLINGS) < _MAX_SPELLINGS:
+            if len(_KNOWN_SPELLINGS) < _MAX_SPELLINGS and len(key) <= 64:
                 _KNOWN_SPELLINGS[key] = norm
             fm[norm] = value
         else:
@@ -1021,7 +1021,8 @@ def _build(
 
 
 #: Raw frontmatter keys already seen to name a known field, and the field they name
-#: (``file_patterns`` -> ``file-patterns``); bounded, as keys come from files.
+#: (``file_patterns`` -> ``file-patterns``); bounded in entries and key length, as keys come
+#: from files.
 _KNOWN_SPELLINGS: dict[str, str] = {}
 _MAX_SPELLINGS = 1024
 #: A name that needs no check beyond the spec's pattern (``fullmatch``: ``$`` would also
