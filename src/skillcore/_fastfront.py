@@ -35,9 +35,16 @@ _UNHANDLED_RANGES = (
     "[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]"
 )
 _unhandled: list[re.Pattern[str]] = []
-_KEY_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: (.*))?$")
 #: Characters that cannot start a plain scalar (or start one only in ways left to libyaml).
 _NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@`")
+#: ``key: value``: the key, then either a plain value with no ':' or '#' at all (group 2:
+#: only its trailing blanks to strip before it is resolved), or the rest after ': ' (group 3)
+#: for ``_inline`` to read.
+_KEY_LINE = re.compile(
+    r"([A-Za-z_][A-Za-z0-9_-]*):(?: +([^ "
+    + "".join(sorted(map(re.escape, _NOT_PLAIN_START)))
+    + r"][^:#]*)$| (.*))?$"
+)
 _DIGITS = frozenset("0123456789")
 
 _STR = "tag:yaml.org,2002:str"
@@ -69,10 +76,10 @@ def scan_frontmatter(text: str) -> dict[str, Any] | None:
             return None
     lines = text.split("\n")
     if text.isascii():
-        # For ASCII, str.isprintable is exactly 0x20-0x7E: no tab, CR or control character.
-        for line in lines:
-            if not line.isprintable():
-                return None
+        # For ASCII, str.isprintable is exactly 0x20-0x7E: no tab, CR or control character
+        # (one check of the lines joined, not one per line).
+        if not "".join(lines).isprintable():
+            return None
     else:
         if not _unhandled:
             _unhandled.append(re.compile(_UNHANDLED_RANGES))
@@ -101,16 +108,17 @@ def _scan(lines: list[str]) -> dict[str, Any] | None:
         m = _KEY_LINE.match(line)
         if m is None:
             raise _Decline  # '---', '- item', '? ', ...
-        key = m.group(1)
-        if not _plain_key(key):
-            raise _Decline  # a key such as 'yes', 'null' or '<<'
+        key, plain, rest = m.groups()
         # Keys that differ only by case or '_' / '-' are one field downstream: the full
         # loader reports them as duplicates.
-        norm = key.lower().replace("_", "-")
+        norm = _KEY_NORMS.get(key) or _key_norm(key)  # raises for 'yes', 'null', '<<'
         if norm in seen:
             raise _Decline
         seen.add(norm)
-        value = _inline(m.group(2) or "")
+        if plain is not None:  # the common case, without _inline's checks
+            out[key] = _resolve(plain.rstrip(" ") if plain[-1] == " " else plain)
+            continue
+        value = _inline(rest or "")
         if value is _EMPTY:
             value, i = _nested(lines, i)
         elif type(value) is tuple:
@@ -125,6 +133,21 @@ def _inline(text: str) -> Any:
     if not v:
         return _EMPTY
     c = v[0]
+    # ('-5', a negative priority, is a plain scalar: common enough to keep)
+    if c in _NOT_PLAIN_START and not (c == "-" and v[1:2] in _DIGITS):
+        return _special(v, c)
+    cut = v.find(" #")
+    if cut != -1:
+        v = v[:cut]
+    v = v.rstrip(" ")
+    if ": " in v or v[-1] == ":":
+        raise _Decline  # a nested mapping, or an error
+    return _resolve(v)
+
+
+def _special(v: str, c: str) -> Any:
+    """``_inline`` for a value that starts with a YAML indicator ``c`` (quotes, a block or
+    flow start, a comment), or declines."""
     if c == "#":
         return _EMPTY  # only a comment follows the key
     if c == "'":
@@ -137,13 +160,15 @@ def _inline(text: str) -> Any:
                 end += 2
                 continue
             break
-        _rest(v, end + 1)
+        if end + 1 != len(v):
+            _rest(v, end + 1)
         return v[1:end].replace("''", "'")
     if c == '"':
         end = v.find('"', 1)
-        if end == -1 or "\\" in v[:end]:
+        if end == -1 or v.find("\\", 1, end) != -1:
             raise _Decline  # multi-line or escapes
-        _rest(v, end + 1)
+        if end + 1 != len(v):
+            _rest(v, end + 1)
         return v[1:end]
     if c in "|>":
         style = v.split(" #", 1)[0].rstrip(" ")
@@ -152,15 +177,7 @@ def _inline(text: str) -> Any:
         return (style,)
     if c == "[":
         return _flow_list(v)
-    if c in _NOT_PLAIN_START and not (c == "-" and v[1:2] in _DIGITS):
-        raise _Decline  # ('-5', a negative priority, is a plain scalar: common enough to keep)
-    cut = v.find(" #")
-    if cut != -1:
-        v = v[:cut]
-    v = v.rstrip(" ")
-    if ": " in v or v[-1] == ":":
-        raise _Decline  # a nested mapping, or an error
-    return _resolve(v)
+    raise _Decline
 
 
 def _flow_list(v: str) -> list[Any]:
@@ -227,66 +244,87 @@ def _resolve(v: str) -> Any:
     return v
 
 
-_STR_KEYS: set[str] = set()
+#: Plain keys that resolve to text, and the field name they stand for downstream (case and
+#: '_' / '-' folded): memoised, as keys repeat from file to file (bounded).
+_KEY_NORMS: dict[str, str] = {}
+
+
+def _key_norm(key: str) -> str:
+    """The folded name of the plain scalar ``key``; declines a key that is not text."""
+    if _resolve(key) is not key:
+        raise _Decline  # a key such as 'yes', 'null' or '<<'
+    norm = key.lower().replace("_", "-")
+    if len(_KEY_NORMS) < 4096 and len(key) <= 64:  # bounded memory, whatever the files say
+        _KEY_NORMS[key] = norm
+    return norm
 
 
 def _plain_key(key: str) -> bool:
-    """True when the plain scalar ``key`` resolves to a string (memoised: keys repeat)."""
-    if key in _STR_KEYS:
+    """True when the plain scalar ``key`` resolves to a string."""
+    if key in _KEY_NORMS:
         return True
-    if _resolve(key) is not key:
+    try:
+        _key_norm(key)
+    except _Decline:
         return False
-    if len(_STR_KEYS) < 4096:
-        _STR_KEYS.add(key)
     return True
 
 
 def _nested(lines: list[str], i: int) -> tuple[Any, int]:
     """``key:`` followed by ``- item`` lines or indented ``k: scalar`` lines (or nothing)."""
     n = len(lines)
-    start = i
-    if i < n and lines[i].startswith("- "):
-        while i < n and (lines[i].startswith("- ") or lines[i][:1] == " "):
-            i += 1
-    else:
-        while i < n and lines[i][:1] == " ":
-            i += 1
-    block = lines[start:i]
-    if not block:
+    if i >= n:
         return None, i
-    # A whitespace-only line fails the indentation checks below (or indexes past its end,
+    first = lines[i]
+    # The block is the run of indented lines (and of '- ' lines when it is a list at column
+    # 0); every line of it must have the first line's shape, or the scanner declines. A
+    # whitespace-only line fails the indentation checks below (or indexes past its end,
     # which scan_frontmatter turns into a decline).
-    first = block[0]
-    indent = len(first) - len(first.lstrip(" "))
-    pad = " " * indent
-    if first[indent:].startswith("- "):
+    if first[:1] == " ":
+        indent = len(first) - len(first.lstrip(" "))
+        pad = first[:indent]
+    elif first.startswith("- "):
+        indent, pad = 0, ""
+    else:
+        return None, i
+    if first.startswith("- ", indent):
         items = []
-        for line in block:
+        while i < n:
+            line = lines[i]
+            if line[:1] != " " and (indent or not line.startswith("- ")):
+                break  # the end of the block
             if not line.startswith(pad) or not line.startswith("- ", indent):
                 raise _Decline
             item = _inline(line[indent + 2 :])
             if item is _EMPTY or type(item) is tuple:
                 raise _Decline
             items.append(item)
+            i += 1
         return items, i
-    if indent == 0:
-        raise _Decline
     mapping: dict[str, Any] = {}
-    for line in block:
+    while i < n:
+        line = lines[i]
+        if line[:1] != " ":
+            break  # the end of the block
         if not line.startswith(pad) or line[indent] == " ":
             raise _Decline
         m = _KEY_LINE.match(line, indent)
         if m is None:
             raise _Decline
-        key = m.group(1)
-        if not _plain_key(key) or key in mapping:
+        key, plain, rest = m.groups()
+        if key in mapping or (key not in _KEY_NORMS and not _plain_key(key)):
             raise _Decline
-        value = _inline(m.group(2) or "")
+        if plain is not None:
+            mapping[key] = _resolve(plain.rstrip(" ") if plain[-1] == " " else plain)
+            i += 1
+            continue
+        value = _inline(rest or "")
         if value is _EMPTY:
             value = None
         elif type(value) is tuple:
             raise _Decline
         mapping[key] = value
+        i += 1
     return mapping, i
 
 

@@ -112,11 +112,15 @@ class ParseResult:
     body_offset: int = 0
 
 
-@attrs.frozen
 class _Ctx:
-    source: str
-    path: str
-    mode: ValidationMode
+    """Where a diagnostic comes from (one per file: a plain class, cheaper to make than attrs)."""
+
+    __slots__ = ("mode", "path", "source")
+
+    def __init__(self, source: str, path: str, mode: ValidationMode) -> None:
+        self.source = source
+        self.path = path
+        self.mode = mode
 
     def diag(self, sev: Severity, code: Code, message: str, field: str | None = None) -> Diagnostic:
         return Diagnostic(sev, code, message, self.source, self.path, field)
@@ -163,16 +167,36 @@ def split_frontmatter(text: str, *, complete: bool = True) -> tuple[str | None, 
     first_nl = text.find("\n")
     if first_nl == -1 or text[:first_nl].strip() != "---":
         return None, 0, False
-    m = _CLOSING.search(text, first_nl + 1)
-    if m is None or (not complete and m.end() == len(text)):
+    found = _closing_line(text, first_nl)
+    if found is None or (not complete and found[1] == len(text)):
         return text[first_nl + 1 :], len(text), False
-    end = m.end()
+    start, end = found
     body_offset = end + 1 if end < len(text) else end
-    return text[first_nl + 1 : m.start()], body_offset, True
+    return text[first_nl + 1 : start], body_offset, True
 
 
-#: A line that closes the frontmatter: ``---`` or ``...`` with optional trailing blanks.
-_CLOSING = re.compile(r"^(?:---|\.\.\.)[ \t\r]*$", re.M)
+def _closing_line(text: str, nl: int) -> tuple[int, int] | None:
+    """Start and end of the first line after the newline at ``nl`` that closes the
+    frontmatter: ``---`` or ``...`` with optional trailing blanks (spaces, tabs, CR).
+
+    The same as searching ``^(?:---|\\.\\.\\.)[ \\t\\r]*$`` (multi-line) from ``nl + 1``,
+    with ``str.find``: a regular expression tries every position of the text.
+    """
+    dashes = text.find("\n---", nl)
+    dots = text.find("\n...", nl)
+    while dashes != -1 or dots != -1:
+        at = dashes if dots == -1 or (dashes != -1 and dashes < dots) else dots
+        end = text.find("\n", at + 4)
+        if end == -1:
+            end = len(text)
+        if not text[at + 4 : end].strip(" \t\r"):
+            return at + 1, end
+        # Each candidate is passed once: linear in the text, however many there are.
+        if at == dashes:
+            dashes = text.find("\n---", at + 1)
+        else:
+            dots = text.find("\n...", at + 1)
+    return None
 
 
 def _nesting_depth(yaml_text: str) -> int:
@@ -315,7 +339,7 @@ def parse_skill_file(
     frontmatter does not end inside it, the result has ``need_more=True``.
     """
     ctx = _Ctx(location.source, path, mode)
-    if not data.strip():
+    if not data or data.isspace():  # what ``not data.strip()`` says, without a copy
         return _skip(ctx, Code.EMPTY_FILE, "SKILL.md is empty")
     text, err, msg = decode_text(data)
     if text is None:
@@ -381,7 +405,7 @@ def parse_skill_file(
         kind = "empty" if raw is None else type(raw).__name__
         return _skip(ctx, Code.NOT_A_MAPPING, f"frontmatter must be a YAML mapping, got {kind}")
     try:
-        needs_cleaning = "\\" in yaml_text or _UNSAFE_TEXT.search(yaml_text) is not None
+        needs_cleaning = _needs_cleaning(yaml_text, fast is not None)
         return _build(
             raw, ctx, diags, dropped, needs_cleaning, directory_name, location, stamp, body_offset
         )
@@ -389,6 +413,18 @@ def parse_skill_file(
         return _skip(
             ctx, Code.YAML_ERROR, f"{_UNCONVERTIBLE}: {type(exc).__name__}: {str(exc)[:200]}"
         )
+
+
+def _needs_cleaning(yaml_text: str, scanned: bool) -> bool:
+    """Whether values loaded from ``yaml_text`` may carry characters ``_UNSAFE_TEXT`` removes.
+
+    Values can only carry unsafe characters that the text has, or that an escape makes. The
+    fast scanner (``scanned``) builds values from the text as written, without escapes, and
+    accepts ASCII text only when every line is printable: then no value has any.
+    """
+    if scanned and yaml_text.isascii():
+        return False
+    return "\\" in yaml_text or _UNSAFE_TEXT.search(yaml_text) is not None
 
 
 #: The message prefix of the safety net around conversion (tests assert it never fires).
@@ -621,12 +657,15 @@ def _cap_text(value: str, field: str, cap: int, ctx: _Ctx, diags: list[Diagnosti
 
 
 def _cap_list(
-    items: list[str], field: str, ctx: _Ctx, diags: list[Diagnostic], clean: _Clean
+    items: list[str], field: str, ctx: _Ctx, diags: list[Diagnostic], cleaner: _Cleaner | None
 ) -> tuple[str, ...]:
-    """Clean list items, drop over-long ones and keep at most MAX_LIST_ITEMS."""
-    out = [v for v in (clean(i, field) for i in items) if v]
-    long_items = [v for v in out if len(v) > MAX_LIST_ITEM]
-    if long_items:
+    """Clean list items, drop over-long ones and keep at most MAX_LIST_ITEMS.
+
+    ``items`` come from ``_str_list``: stripped and not empty, so only cleaning can empty one.
+    """
+    out = items if cleaner is None else [v for v in (cleaner(i, field) for i in items) if v]
+    if out and max(map(len, out)) > MAX_LIST_ITEM:
+        long_items = [v for v in out if len(v) > MAX_LIST_ITEM]
         diags.append(
             ctx.problem(
                 Code.FIELD_TOO_LONG,
@@ -684,7 +723,6 @@ def _build(
     stamp: str,
     body_offset: int,
 ) -> ParseResult:
-    # Values can only carry unsafe characters that the text has, or that an escape makes.
     cleaner = _Cleaner() if needs_cleaning else None
     clean: _Clean = cleaner if cleaner is not None else _unchanged
     strict = ctx.mode is ValidationMode.STRICT  # read once: enum member access is not free
@@ -710,6 +748,11 @@ def _build(
             )
         )
     for key, value in raw.items():
+        # Known fields under their usual spellings skip the normalisation (hot path).
+        norm = _KNOWN_SPELLINGS.get(key) if type(key) is str else None
+        if norm is not None:
+            fm[norm] = value
+            continue
         if not isinstance(key, str):
             diags.append(
                 ctx.problem(Code.INVALID_TYPE, f"ignored non-string key {str(key)[:60]!r}")
@@ -717,6 +760,8 @@ def _build(
             continue
         norm = key.strip().lower().replace("_", "-")
         if norm in _KNOWN:
+            if len(_KNOWN_SPELLINGS) < _MAX_SPELLINGS and len(key) <= 64:
+                _KNOWN_SPELLINGS[key] = norm
             fm[norm] = value
         else:
             safe_key = clean(key, "extra")
@@ -747,6 +792,263 @@ def _build(
 
     # -- name
     name = fm.get("name")
+    if (
+        type(name) is str
+        and len(name) <= MAX_NAME
+        and _PLAIN_NAME.fullmatch(name) is not None
+        and (name == directory_name or name == unicodedata.normalize("NFKC", directory_name))
+    ):
+        # The usual name (lowercase ASCII letters, digits, single hyphens, within the spec
+        # limit) matching its directory: nothing to trim or normalise, no problem to report.
+        pass
+    else:
+        name = _check_name_field(name, fm, ctx, diags, directory_name, strict)
+        if type(name) is ParseResult:
+            return name
+
+    # -- description
+    description = fm.get("description")
+    if description is None:
+        what = "missing" if "description" not in fm else "empty (null)"
+        return _fail(ctx, diags, Code.MISSING_FIELD, f"'description' is {what}", "description")
+    if not isinstance(description, str):
+        return _fail(
+            ctx,
+            diags,
+            Code.INVALID_TYPE,
+            f"'description' must be a string, got {_type_name(description)}",
+            "description",
+        )
+    # Kept as YAML gives it (line breaks of a block scalar included), less unsafe characters;
+    # the catalog renderer folds whitespace and shortens, so the author's text is not rewritten.
+    if cleaner is not None:
+        description = cleaner(description, "description")
+    if not description or description.isspace():  # what ``not description.strip()`` says
+        return _fail(ctx, diags, Code.MISSING_FIELD, "'description' is empty", "description")
+    if len(description) > MAX_DESCRIPTION:
+        if len(description) <= MAX_DESCRIPTION_STORED:
+            diags.append(
+                ctx.problem(
+                    Code.FIELD_TOO_LONG,
+                    f"description is {len(description)} characters long (limit "
+                    f"{MAX_DESCRIPTION})"
+                    + (
+                        f"; kept whole, the catalog shortens it to {MAX_DESCRIPTION} characters"
+                        if not strict
+                        else ""
+                    ),
+                    "description",
+                )
+            )
+        else:
+            description = _cap_text(description, "description", MAX_DESCRIPTION_STORED, ctx, diags)
+
+    kwargs: dict[str, Any] = {}
+    for field in _TEXT_FIELDS:
+        value = fm.get(field)
+        if value is None:
+            continue
+        if type(value) is not str:
+            if isinstance(value, (list, tuple, Mapping)):
+                diags.append(
+                    ctx.problem(
+                        Code.INVALID_TYPE,
+                        f"'{field}' must be a string, got {_type_name(value)}; ignored",
+                        field,
+                    )
+                )
+                continue
+            if not isinstance(value, str):
+                diags.append(
+                    ctx.problem(
+                        Code.INVALID_TYPE,
+                        f"'{field}' must be a string, got {_type_name(value)}",
+                        field,
+                    )
+                )
+                value = _scalar_text(value)
+        if cleaner is not None:
+            value = cleaner(value, field)
+        if len(value) > MAX_COMPATIBILITY:
+            if field == "compatibility" and len(value) <= MAX_TEXT:
+                diags.append(
+                    ctx.problem(
+                        Code.FIELD_TOO_LONG,
+                        f"{field} is {len(value)} characters long (limit {MAX_COMPATIBILITY})",
+                        field,
+                    )
+                )
+            value = _cap_text(value, field, MAX_TEXT, ctx, diags)
+        kwargs[field] = value
+
+    meta = fm.get("metadata")
+    meta_dict: dict[str, str] | None = None
+    if meta is not None:
+        if (
+            cleaner is None
+            and type(meta) is dict
+            and len(meta) <= MAX_METADATA_ENTRIES
+            and _plain_metadata(meta)
+        ):
+            # Text keys and values within the caps and nothing to clean: kept as they are.
+            meta_dict = meta
+            kwargs["metadata"] = FrozenDict(meta)
+        elif type(meta) is dict or isinstance(meta, Mapping):
+            meta_dict = _metadata(meta, ctx, diags, clean, strict)
+            kwargs["metadata"] = FrozenDict(meta_dict)  # str -> str: no deep freeze needed
+        else:
+            diags.append(
+                ctx.problem(
+                    Code.INVALID_TYPE,
+                    f"'metadata' must be a mapping, got {_type_name(meta)}; ignored",
+                    "metadata",
+                )
+            )
+
+    if "allowed-tools" in fm:
+        if "allowed-tools" in duplicated:
+            kwargs["allowed_tools"] = ()  # already reported with the duplicate key
+        else:
+            tools, why = _read_allowed_tools(fm["allowed-tools"])
+            if why is not None:
+                # Fail closed: an unreadable list must not make the skill unrestricted.
+                diags.append(
+                    ctx.problem(
+                        Code.INVALID_TYPE,
+                        f"'allowed-tools' {why}; the skill allows no tools beyond the "
+                        "always-allowed ones",
+                        "allowed-tools",
+                    )
+                )
+                tools = ()
+            kwargs["allowed_tools"] = tools
+
+    version = fm.get("version")
+    if version is not None:
+        if isinstance(version, (str, int, float)) and not isinstance(version, bool):
+            text = clean(_scalar_text(version), "version")
+            kwargs["version"] = _cap_text(text, "version", MAX_VERSION, ctx, diags)
+        else:
+            diags.append(
+                ctx.problem(Code.INVALID_TYPE, "'version' must be a string; ignored", "version")
+            )
+
+    for field, attr in _LIST_FIELDS:
+        value = fm.get(field)
+        if value is None:
+            continue
+        try:
+            items = _str_list(value)
+        except TypeError:
+            diags.append(
+                ctx.problem(
+                    Code.INVALID_TYPE,
+                    f"'{field}' must be a list of strings or comma-separated text; ignored",
+                    field,
+                )
+            )
+            continue
+        kwargs[attr] = _cap_list(items, field, ctx, diags, cleaner)
+
+    prio = fm.get("priority")
+    if prio is not None:
+        if isinstance(prio, int) and not isinstance(prio, bool):
+            kwargs["priority"] = prio
+        else:
+            diags.append(
+                ctx.problem(
+                    Code.INVALID_TYPE,
+                    f"'priority' must be an integer, got {_type_name(prio)}; using 0",
+                    "priority",
+                )
+            )
+
+    for field, attr in _FLAG_FIELDS:
+        if field not in fm:
+            continue
+        flag = fm[field]
+        if isinstance(flag, bool):
+            kwargs[attr] = flag
+        elif attr == "disable_model_invocation":
+            # Fails closed, like allowed-tools: an unreadable value keeps the skill user-only.
+            kwargs[attr] = True
+            diags.append(
+                ctx.problem(
+                    Code.INVALID_TYPE,
+                    f"'{field}' must be true or false, got {_type_name(flag)}; the skill is "
+                    "treated as disabled for the model",
+                    field,
+                )
+            )
+        elif flag is not None:
+            diags.append(
+                ctx.problem(Code.INVALID_TYPE, f"'{field}' must be true or false; ignored", field)
+            )
+
+    if meta_dict and "version" not in kwargs:
+        meta_version = meta_dict.get("version")
+        if meta_version:
+            # A common convention: metadata: {version: ...}
+            kwargs["version"] = _cap_text(meta_version, "version", MAX_VERSION, ctx, diags)
+
+    hint = fm.get("argument-hint")
+    if hint is not None:
+        if type(hint) is not str and isinstance(hint, (list, tuple, Mapping)):
+            diags.append(
+                ctx.problem(
+                    Code.INVALID_TYPE,
+                    f"'argument-hint' must be a string, got {_type_name(hint)}; ignored",
+                    "argument-hint",
+                )
+            )
+        else:
+            text = clean(_scalar_text(hint), "argument-hint")
+            kwargs["argument_hint"] = _cap_text(text, "argument-hint", MAX_TEXT, ctx, diags)
+
+    if cleaner is not None:
+        diags.extend(cleaner.diagnostics(ctx))
+    if strict and any(d.severity is Severity.ERROR for d in diags):
+        return ParseResult(None, tuple(diags), body_offset=body_offset)
+    metadata = SkillMetadata(
+        name=name,
+        description=description,
+        location=location,
+        extra=extra,
+        stamp=stamp,
+        **kwargs,
+    )
+    return ParseResult(metadata, tuple(diags), body_offset=body_offset)
+
+
+#: Raw frontmatter keys already seen to name a known field, and the field they name
+#: (``file_patterns`` -> ``file-patterns``); bounded in entries and key length, as keys come
+#: from files.
+_KNOWN_SPELLINGS: dict[str, str] = {}
+_MAX_SPELLINGS = 1024
+#: A name that needs no check beyond the spec's pattern (``fullmatch``: ``$`` would also
+#: accept a final newline).
+_PLAIN_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_TEXT_FIELDS = ("license", "compatibility")
+_LIST_FIELDS = (
+    ("triggers", "triggers"),
+    ("file-patterns", "file_patterns"),
+    ("dependencies", "dependencies"),
+)
+_FLAG_FIELDS = (
+    ("disable-model-invocation", "disable_model_invocation"),
+    ("user-invocable", "user_invocable"),
+)
+
+
+def _check_name_field(
+    name: Any,
+    fm: dict[str, Any],
+    ctx: _Ctx,
+    diags: list[Diagnostic],
+    directory_name: str,
+    strict: bool,
+) -> str | ParseResult:
+    """The ``name`` field checked in full: the stored name, or the skip result."""
     if name is None and "name" not in fm:
         if strict:
             return _fail(ctx, diags, Code.MISSING_FIELD, "required field 'name' is missing", "name")
@@ -799,238 +1101,54 @@ def _build(
                 "name",
             )
         )
+    return name
 
-    # -- description
-    description = fm.get("description")
-    if description is None:
-        what = "missing" if "description" not in fm else "empty (null)"
-        return _fail(ctx, diags, Code.MISSING_FIELD, f"'description' is {what}", "description")
-    if not isinstance(description, str):
-        return _fail(
-            ctx,
-            diags,
-            Code.INVALID_TYPE,
-            f"'description' must be a string, got {_type_name(description)}",
-            "description",
-        )
-    # Kept as YAML gives it (line breaks of a block scalar included), less unsafe characters;
-    # the catalog renderer folds whitespace and shortens, so the author's text is not rewritten.
-    description = clean(description, "description")
-    if not description.strip():
-        return _fail(ctx, diags, Code.MISSING_FIELD, "'description' is empty", "description")
-    if MAX_DESCRIPTION_STORED >= len(description) > MAX_DESCRIPTION:
-        diags.append(
-            ctx.problem(
-                Code.FIELD_TOO_LONG,
-                f"description is {len(description)} characters long (limit {MAX_DESCRIPTION})"
-                + (
-                    f"; kept whole, the catalog shortens it to {MAX_DESCRIPTION} characters"
-                    if not strict
-                    else ""
-                ),
-                "description",
-            )
-        )
-    description = _cap_text(description, "description", MAX_DESCRIPTION_STORED, ctx, diags)
 
-    kwargs: dict[str, Any] = {}
-    for field in ("license", "compatibility"):
-        if field not in fm or fm[field] is None:
-            continue
-        value = fm[field]
-        if type(value) is not str and isinstance(value, (list, tuple, Mapping)):
-            diags.append(
-                ctx.problem(
-                    Code.INVALID_TYPE,
-                    f"'{field}' must be a string, got {_type_name(value)}; ignored",
-                    field,
-                )
-            )
-            continue
-        if not isinstance(value, str):
-            diags.append(
-                ctx.problem(
-                    Code.INVALID_TYPE, f"'{field}' must be a string, got {_type_name(value)}", field
-                )
-            )
-            value = _scalar_text(value)
-        value = clean(value, field)
-        if field == "compatibility" and MAX_TEXT >= len(value) > MAX_COMPATIBILITY:
+def _plain_metadata(meta: dict[Any, Any]) -> bool:
+    """True when every entry maps text to text within the caps (kept as it is)."""
+    for k, v in meta.items():
+        if type(k) is not str or type(v) is not str:
+            return False
+        if len(k) > MAX_METADATA_KEY or len(v) > MAX_TEXT:
+            return False
+    return True
+
+
+def _metadata(
+    meta: Mapping[Any, Any], ctx: _Ctx, diags: list[Diagnostic], clean: _Clean, strict: bool
+) -> dict[str, str]:
+    """The ``metadata`` mapping as text to text: converted, cleaned, capped."""
+    clean_meta: dict[str, str] = {}
+    converted = False
+    for k, v in meta.items():
+        if len(clean_meta) == MAX_METADATA_ENTRIES:
             diags.append(
                 ctx.problem(
                     Code.FIELD_TOO_LONG,
-                    f"{field} is {len(value)} characters long (limit {MAX_COMPATIBILITY})",
-                    field,
-                )
-            )
-        kwargs[field] = _cap_text(value, field, MAX_TEXT, ctx, diags)
-
-    meta = fm.get("metadata")
-    if meta is not None:
-        if type(meta) is dict or isinstance(meta, Mapping):
-            clean_meta: dict[str, str] = {}
-            converted = False
-            for k, v in meta.items():
-                if len(clean_meta) == MAX_METADATA_ENTRIES:
-                    diags.append(
-                        ctx.problem(
-                            Code.FIELD_TOO_LONG,
-                            f"metadata has {len(meta)} entries (limit {MAX_METADATA_ENTRIES}); "
-                            f"kept the first {MAX_METADATA_ENTRIES}",
-                            "metadata",
-                        )
-                    )
-                    break
-                if not converted and (not isinstance(k, str) or not isinstance(v, str)):
-                    converted = True  # one diagnostic, not one per entry
-                    bad = k if not isinstance(k, str) else v
-                    outcome = (
-                        "quote it in YAML"
-                        if strict
-                        else "converted to text"
-                    )
-                    diags.append(
-                        ctx.problem(
-                            Code.INVALID_TYPE,
-                            f"metadata entry {_scalar_text(k)[:60]!r} should map a string to a "
-                            f"string, got a {_type_name(bad)}; {outcome}",
-                            "metadata",
-                        )
-                    )
-                key = _cap_text(
-                    clean(_scalar_text(k), "metadata"), "metadata key", MAX_METADATA_KEY, ctx, diags
-                )
-                text = clean(_scalar_text(v), "metadata")
-                clean_meta[key] = _cap_text(text, "metadata value", MAX_TEXT, ctx, diags)
-            kwargs["metadata"] = FrozenDict(clean_meta)  # str -> str: no deep freeze needed
-        else:
-            diags.append(
-                ctx.problem(
-                    Code.INVALID_TYPE,
-                    f"'metadata' must be a mapping, got {_type_name(meta)}; ignored",
+                    f"metadata has {len(meta)} entries (limit {MAX_METADATA_ENTRIES}); "
+                    f"kept the first {MAX_METADATA_ENTRIES}",
                     "metadata",
                 )
             )
-
-    if "allowed-tools" in fm:
-        if "allowed-tools" in duplicated:
-            kwargs["allowed_tools"] = ()  # already reported with the duplicate key
-        else:
-            tools, why = _read_allowed_tools(fm["allowed-tools"])
-            if why is not None:
-                # Fail closed: an unreadable list must not make the skill unrestricted.
-                diags.append(
-                    ctx.problem(
-                        Code.INVALID_TYPE,
-                        f"'allowed-tools' {why}; the skill allows no tools beyond the "
-                        "always-allowed ones",
-                        "allowed-tools",
-                    )
-                )
-                tools = ()
-            kwargs["allowed_tools"] = tools
-
-    if fm.get("version") is not None:
-        version = fm["version"]
-        if isinstance(version, (str, int, float)) and not isinstance(version, bool):
-            text = clean(_scalar_text(version), "version")
-            kwargs["version"] = _cap_text(text, "version", MAX_VERSION, ctx, diags)
-        else:
-            diags.append(
-                ctx.problem(Code.INVALID_TYPE, "'version' must be a string; ignored", "version")
-            )
-
-    for field, attr in (
-        ("triggers", "triggers"),
-        ("file-patterns", "file_patterns"),
-        ("dependencies", "dependencies"),
-    ):
-        if fm.get(field) is None:
-            continue
-        try:
-            items = _str_list(fm[field])
-        except TypeError:
+            break
+        if not converted and (not isinstance(k, str) or not isinstance(v, str)):
+            converted = True  # one diagnostic, not one per entry
+            bad = k if not isinstance(k, str) else v
+            outcome = "quote it in YAML" if strict else "converted to text"
             diags.append(
                 ctx.problem(
                     Code.INVALID_TYPE,
-                    f"'{field}' must be a list of strings or comma-separated text; ignored",
-                    field,
+                    f"metadata entry {_scalar_text(k)[:60]!r} should map a string to a "
+                    f"string, got a {_type_name(bad)}; {outcome}",
+                    "metadata",
                 )
             )
-            continue
-        kwargs[attr] = _cap_list(items, field, ctx, diags, clean)
-
-    if fm.get("priority") is not None:
-        prio = fm["priority"]
-        if isinstance(prio, int) and not isinstance(prio, bool):
-            kwargs["priority"] = prio
-        else:
-            diags.append(
-                ctx.problem(
-                    Code.INVALID_TYPE,
-                    f"'priority' must be an integer, got {_type_name(prio)}; using 0",
-                    "priority",
-                )
-            )
-
-    for field, attr in (
-        ("disable-model-invocation", "disable_model_invocation"),
-        ("user-invocable", "user_invocable"),
-    ):
-        if field not in fm:
-            continue
-        flag = fm[field]
-        if isinstance(flag, bool):
-            kwargs[attr] = flag
-        elif attr == "disable_model_invocation":
-            # Fails closed, like allowed-tools: an unreadable value keeps the skill user-only.
-            kwargs[attr] = True
-            diags.append(
-                ctx.problem(
-                    Code.INVALID_TYPE,
-                    f"'{field}' must be true or false, got {_type_name(flag)}; the skill is "
-                    "treated as disabled for the model",
-                    field,
-                )
-            )
-        elif flag is not None:
-            diags.append(
-                ctx.problem(Code.INVALID_TYPE, f"'{field}' must be true or false; ignored", field)
-            )
-
-    if "version" not in kwargs:
-        meta_version = kwargs.get("metadata", {}).get("version")
-        if meta_version:
-            # A common convention: metadata: {version: ...}
-            kwargs["version"] = _cap_text(meta_version, "version", MAX_VERSION, ctx, diags)
-
-    hint = fm.get("argument-hint")
-    if hint is not None:
-        if type(hint) is not str and isinstance(hint, (list, tuple, Mapping)):
-            diags.append(
-                ctx.problem(
-                    Code.INVALID_TYPE,
-                    f"'argument-hint' must be a string, got {_type_name(hint)}; ignored",
-                    "argument-hint",
-                )
-            )
-        else:
-            text = clean(_scalar_text(hint), "argument-hint")
-            kwargs["argument_hint"] = _cap_text(text, "argument-hint", MAX_TEXT, ctx, diags)
-
-    if cleaner is not None:
-        diags.extend(cleaner.diagnostics(ctx))
-    if strict and any(d.severity is Severity.ERROR for d in diags):
-        return ParseResult(None, tuple(diags), body_offset=body_offset)
-    metadata = SkillMetadata(
-        name=name,
-        description=description,
-        location=location,
-        extra=extra,
-        stamp=stamp,
-        **kwargs,
-    )
-    return ParseResult(metadata, tuple(diags), body_offset=body_offset)
+        key = _cap_text(
+            clean(_scalar_text(k), "metadata"), "metadata key", MAX_METADATA_KEY, ctx, diags
+        )
+        text = clean(_scalar_text(v), "metadata")
+        clean_meta[key] = _cap_text(text, "metadata value", MAX_TEXT, ctx, diags)
+    return clean_meta
 
 
 def _fail(ctx: _Ctx, diags: list[Diagnostic], code: Code, message: str, field: str) -> ParseResult:
