@@ -32,8 +32,8 @@ import threading
 import weakref
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from itertools import chain
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain, groupby
 from typing import Any, Literal
 
 import attrs
@@ -121,14 +121,18 @@ def _word_terms(word: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _field_texts(skill: SkillMetadata) -> tuple[str, str, str, str]:
+    """The indexed text of each field, in the order of :data:`FIELD_WEIGHTS`."""
+    return (
+        skill.name.replace("-", " "),
+        " ".join(skill.triggers),
+        skill.description,
+        " ".join(skill.file_patterns).replace("*", " "),
+    )
+
+
 def _fields(skill: SkillMetadata) -> dict[str, list[str]]:
-    patterns = " ".join(skill.file_patterns).replace("*", " ")
-    return {
-        "name": tokens(skill.name.replace("-", " ")),
-        "triggers": tokens(" ".join(skill.triggers)),
-        "description": tokens(skill.description),
-        "patterns": tokens(patterns),
-    }
+    return dict(zip(FIELD_WEIGHTS, map(tokens, _field_texts(skill))))
 
 
 def _query_terms(query: str) -> list[str]:
@@ -156,6 +160,307 @@ def pattern_matches(pattern: str, path: str) -> bool:
     return bool(regex.match(path) or regex.match(posixpath.basename(path)))
 
 
+# -- building the index ------------------------------------------------------------------------
+
+#: From this many skills on, the index is built with numpy when it is installed (the same
+#: index: the pure-Python build stays for installs without numpy).
+BUILD_VECTOR_MIN_SKILLS = 5_000
+#: A term's best impacts kept for the pruning cut (see :meth:`SearchIndex._accumulate`).
+BEST_KEPT = 64
+
+_SEP = "\x00"
+# A field's words and the separator after each field, for many fields joined in one text.
+_WORD_OR_SEP = re.compile(r"\w+|\x00")
+# ASCII text in one C-level pass: word characters (``\w``) lower-cased, the rest spaces
+# (NUL, the separator, stays itself).
+_ASCII_FOLD = bytes(
+    (ord(chr(b).lower()) if chr(b).isalnum() or chr(b) == "_" else 32) if b else 0
+    for b in range(256)
+)
+#: How many field texts are joined into one string (bounds the transient strings).
+_JOIN_TEXTS = 1_024
+
+#: A term's posting: sorted doc ids, BM25 impacts, the max impact, the best (impact, doc).
+Posting = tuple["array[int]", "array[float]", float, list[tuple[float, int]]]
+
+
+class _WordIds(dict):  # type: ignore[type-arg]
+    """Word -> dense id, a new word getting the next id (looked up in C, missed rarely)."""
+
+    def __missing__(self, word: str) -> int:
+        self[word] = wid = len(self)
+        return wid
+
+
+def _word_stream(texts: Iterable[str]) -> tuple[array[int], list[str]]:
+    """The word ids of ``texts`` (as :func:`tokens` splits them, before the word -> terms
+    step), each text followed by id 0, and the words by id (``words[0]`` is the separator).
+
+    Runs of texts are joined, lower-cased and split in one call each: the separator is
+    neither a word character nor cased nor case-ignorable, so the joined text splits and
+    lower-cases (Greek final sigma included) exactly as its parts one by one.
+    """
+    ids = _WordIds({_SEP: 0})
+    stream: array[int] = array("i")
+    lookup = ids.__getitem__
+    for is_ascii, group in groupby(texts, str.isascii):
+        run = list(group)
+        for start in range(0, len(run), _JOIN_TEXTS):
+            chunk = run[start : start + _JOIN_TEXTS]
+            joined = (f" {_SEP} " if is_ascii else _SEP).join(chunk)
+            if joined.count(_SEP) != len(chunk) - 1:  # a text holds NUL: one by one
+                for text in chunk:
+                    stream.fromlist(list(map(lookup, _WORD.findall(text.lower()))))
+                    stream.append(0)
+                continue
+            if is_ascii:
+                words = joined.encode("ascii").translate(_ASCII_FOLD).decode("ascii").split()
+            else:
+                words = _WORD_OR_SEP.findall(joined.lower())
+            stream.fromlist(list(map(lookup, words)))  # lists in C: faster than extend
+            stream.append(0)
+    return stream, list(ids)
+
+
+def _word_terms_ids(
+    words: Sequence[str],
+) -> tuple[dict[str, int], list[int], dict[int, tuple[int, ...]]]:
+    """Terms of the catalog's distinct words: term -> id; by word id, the term id of a word
+    of one term (-1 for the separator and words of several); word id -> term ids of those."""
+    term_ids: dict[str, int] = {}
+    single = [-1]
+    multi: dict[int, tuple[int, ...]] = {}
+    add = term_ids.setdefault
+    for wid in range(1, len(words)):
+        word = words[wid]
+        if word.isascii():  # one term (what _word_terms gives, without its tuple)
+            single.append(add(_stem(word), len(term_ids)))
+            continue
+        terms = _word_terms(word)
+        if len(terms) == 1:
+            single.append(add(terms[0], len(term_ids)))
+        else:
+            single.append(-1)
+            multi[wid] = tuple(add(t, len(term_ids)) for t in terms)
+    return term_ids, single, multi
+
+
+def _norms(lengths: list[float]) -> list[float]:
+    n = len(lengths)
+    avg = (sum(lengths) / n) if n else 1.0
+    return [K1 * (1 - B + B * (length / avg if avg else 1.0)) for length in lengths]
+
+
+class _Postings(Mapping[str, Posting]):
+    """term -> :data:`Posting`, the impacts and best ones of a term computed on its first
+    use (most terms are never queried); thread-safe, every posting computed once.
+
+    Built from each term's doc ids and weighted term frequencies: either one ``array`` pair
+    per term (pure Python) or flat numpy arrays sliced by ``offsets``.
+    """
+
+    def __init__(
+        self,
+        terms: dict[str, int],
+        norm: list[float],
+        docs: Any,
+        freqs: Any,
+        offsets: Any = None,
+        np: Any = None,
+    ) -> None:
+        self._terms = terms
+        self._norm = norm
+        self._docs = docs
+        self._freqs = freqs
+        self._offsets = offsets
+        self._np = np
+        self._norm_array = None if np is None else np.array(norm)
+        self._done: dict[str, Posting] = {}
+        self._lock = threading.Lock()
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._terms
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._terms)
+
+    def __len__(self) -> int:
+        return len(self._terms)
+
+    def __getitem__(self, term: str) -> Posting:
+        posting = self._done.get(term)
+        if posting is None:
+            tid = self._terms[term]
+            with self._lock:
+                posting = self._done.get(term)
+                if posting is None:
+                    posting = self._done[term] = self._posting(tid)
+        return posting
+
+    def _posting(self, tid: int) -> Posting:
+        n = len(self._norm)
+        k1 = K1 + 1
+        np = self._np
+        if np is None:
+            docs, freqs = self._docs[tid], self._freqs[tid]
+            idf = _idf(n, len(docs)) * k1
+            norm = self._norm
+            impacts = array("d", [idf * f / (f + norm[d]) for d, f in zip(docs, freqs)])
+            pairs = zip(impacts, docs)
+            # Docs are sorted: the first of equal impacts is the lowest doc, as below.
+            best = (
+                sorted(pairs, key=_first, reverse=True)
+                if len(docs) <= BEST_KEPT
+                else heapq.nlargest(BEST_KEPT, pairs, key=_first)
+            )
+            return docs, impacts, best[0][0], best
+        start, end = self._offsets[tid], self._offsets[tid + 1]
+        doc_ids, tf = self._docs[start:end], self._freqs[start:end]
+        idf = _idf(n, end - start) * k1
+        # The same operations in the same order as the pure-Python line: the same floats.
+        values = idf * tf / (tf + self._norm_array[doc_ids])
+        docs, impacts = array("i", doc_ids.tobytes()), array("d", values.tobytes())
+        if end - start <= BEST_KEPT:
+            best = sorted(zip(impacts, docs), key=_first, reverse=True)
+        else:
+            # The BEST_KEPT largest, ties by doc: all at least the k-th largest, then ordered.
+            kth = np.partition(values, len(values) - BEST_KEPT)[len(values) - BEST_KEPT]
+            pool = np.flatnonzero(values >= kth)
+            top = pool[np.lexsort((pool, -values[pool]))[:BEST_KEPT]]
+            best = list(zip(values[top].tolist(), doc_ids[top].tolist()))
+        return docs, impacts, best[0][0], best
+
+
+def _build_pure(
+    stream: array[int], single: list[int], multi: dict[int, tuple[int, ...]], n_terms: int, n: int
+) -> tuple[list[float], list[array[int]], list[array[float]]]:
+    """Lengths, and per term id the doc ids and weighted term frequencies, in Python."""
+    docs: list[array[int]] = [array("i") for _ in range(n_terms)]
+    freqs: list[array[float]] = [array("d") for _ in range(n_terms)]
+    lengths: list[float] = []
+    weights = tuple(FIELD_WEIGHTS.values())
+    find = stream.index
+    pos = 0
+    for doc in range(n):
+        tf: dict[int, float] = {}
+        get = tf.get
+        length = 0.0
+        for weight in weights:
+            end = find(0, pos)
+            count = end - pos
+            for wid in stream[pos:end]:
+                tid = single[wid]
+                if tid >= 0:
+                    tf[tid] = get(tid, 0.0) + weight
+                else:
+                    terms = multi[wid]
+                    count += len(terms) - 1
+                    for tid in terms:
+                        tf[tid] = get(tid, 0.0) + weight
+            length += weight * count
+            pos = end + 1
+        for tid, freq in tf.items():
+            docs[tid].append(doc)
+            freqs[tid].append(freq)
+        lengths.append(length)
+    return lengths, docs, freqs
+
+
+def _build_vector(
+    np: Any,
+    stream: array[int],
+    single: list[int],
+    multi: dict[int, tuple[int, ...]],
+    n_terms: int,
+    n: int,
+) -> tuple[list[float], Any, Any, Any]:
+    """:func:`_build_pure` with numpy: lengths, and flat doc ids and weighted term
+    frequencies grouped by term (``offsets[t]:offsets[t + 1]``), docs sorted in each.
+
+    The sums differ in order only: weights and counts are multiples of 0.5 far below 2**52,
+    so every partial sum is exact and the floats are the same.
+    """
+    ids = np.frombuffer(stream, dtype=np.int32)
+    sep = ids == 0
+    field_no = np.cumsum(sep, dtype=np.int32)[~sep]  # field texts before each word
+    wids = ids[~sep]
+    del ids, sep
+    first = np.array(single, dtype=np.int32)
+    if multi:  # words of several terms (CJK bigrams): one entry per term
+        counts = np.ones(len(single), dtype=np.int64)
+        table = [[t] for t in single]
+        for wid, terms in multi.items():
+            counts[wid] = len(terms)
+            table[wid] = list(terms)
+        flat = np.array(list(chain.from_iterable(table)), dtype=np.int32)
+        begin = np.cumsum(counts) - counts
+        per_word = counts[wids]
+        field_no = np.repeat(field_no, per_word)
+        within = np.arange(len(field_no)) - np.repeat(np.cumsum(per_word) - per_word, per_word)
+        tids = flat[np.repeat(begin[wids], per_word) + within]
+    else:
+        tids = first[wids]
+    del wids
+    weights = np.array(list(FIELD_WEIGHTS.values()))
+    per_field = np.bincount(field_no, minlength=4 * n).reshape(n, 4)
+    lengths = (
+        (
+            ((per_field[:, 0] * weights[0]) + per_field[:, 1] * weights[1])
+            + per_field[:, 2] * weights[2]
+        )
+        + per_field[:, 3] * weights[3]
+    ).tolist()
+    # Group by term keeping doc order: a stable radix sort, 16 bits at a time.
+    order = np.argsort(tids.astype(np.uint16), kind="stable")
+    shift = 16
+    while n_terms > 1 << shift:
+        digit = (tids >> shift).astype(np.uint16)[order]
+        order = order[np.argsort(digit, kind="stable")]
+        shift += 16
+    per_term = np.bincount(tids, minlength=n_terms)
+    del tids
+    doc = (field_no >> 2)[order]
+    field = (field_no & 3).astype(np.uint8)[order]
+    del field_no, order
+    # A (term, doc) pair starts where the doc or the term changes.
+    term_starts = np.cumsum(per_term) - per_term
+    starts = np.ones(len(doc), dtype=bool)
+    np.not_equal(doc[1:], doc[:-1], out=starts[1:])
+    starts[term_starts[per_term > 0]] = True
+    starts = np.flatnonzero(starts)
+    freqs = np.add.reduceat(weights[field], starts) if len(starts) else np.zeros(0)
+    docs = doc[starts]
+    offsets = np.append(np.searchsorted(starts, term_starts), len(starts))
+    return lengths, docs, freqs, offsets.tolist()
+
+
+def _build_numpy(n: int) -> Any:
+    """numpy, when the catalog is large enough to pay for it and numpy is installed."""
+    if n < BUILD_VECTOR_MIN_SKILLS:
+        return None
+    try:
+        import numpy
+    except ImportError:  # the pure-Python build gives the same index
+        return None
+    return numpy
+
+
+def _index_postings(skills: Sequence[SkillMetadata]) -> tuple[list[float], _Postings]:
+    """The BM25 norms of ``skills`` and their postings (see :class:`_Postings`)."""
+    n = len(skills)
+    stream, words = _word_stream(chain.from_iterable(map(_field_texts, skills)))
+    term_ids, single, multi = _word_terms_ids(words)
+    del words
+    np = _build_numpy(n)
+    if np is None:
+        lengths, docs, freqs = _build_pure(stream, single, multi, len(term_ids), n)
+        norm = _norms(lengths)
+        return norm, _Postings(term_ids, norm, docs, freqs)
+    lengths, docs, freqs, offsets = _build_vector(np, stream, single, multi, len(term_ids), n)
+    norm = _norms(lengths)
+    return norm, _Postings(term_ids, norm, docs, freqs, offsets, np)
+
+
 # -- results --------------------------------------------------------------------------------
 
 
@@ -179,54 +484,17 @@ class SearchIndex:
             s for s in skills if not s.disable_model_invocation
         )
         n = len(self.skills)
-        self._by_name: dict[str, int] = {}
-        for doc, skill in enumerate(self.skills):
-            self._by_name.setdefault(skill.name.lower(), doc)
-        # term -> (doc ids, weighted term frequencies): raw machine numbers, not objects,
-        # so building the index of 100,000 skills does not hold millions of dict entries.
-        raw: dict[str, tuple[array[int], array[float]]] = {}
-        lengths = []
-        patterns: dict[str, list[int]] = {}
-        weights = tuple(FIELD_WEIGHTS.items())
-        for doc, skill in enumerate(self.skills):
-            length = 0.0
-            fields = _fields(skill)
-            tf: dict[str, float] = {}
-            for field, weight in weights:
-                words = fields[field]
-                length += weight * len(words)
-                for word in words:
-                    tf[word] = tf.get(word, 0.0) + weight
-            for word, freq in tf.items():
-                entry = raw.get(word)
-                if entry is None:
-                    raw[word] = (array("i", (doc,)), array("d", (freq,)))
-                else:
-                    entry[0].append(doc)
-                    entry[1].append(freq)
-            lengths.append(length)
-            for pattern in dict.fromkeys(skill.file_patterns):
-                patterns.setdefault(pattern, []).append(doc)
-        avg = (sum(lengths) / n) if n else 1.0
-        norm = [K1 * (1 - B + B * (length / avg if avg else 1.0)) for length in lengths]
-        self._norm = norm
+        # The first skill of a name wins: the reversed pairs let it overwrite the later ones.
+        self._by_name: dict[str, int] = dict(
+            zip([skill.name.lower() for skill in reversed(self.skills)], range(n - 1, -1, -1))
+        )
         # term -> (sorted doc ids, impacts, max impact, the 64 best (impact, doc) best first)
-        self._postings: dict[
-            str, tuple[array[int], array[float], float, list[tuple[float, int]]]
-        ] = {}
-        k1 = K1 + 1
-        for word, (docs, freqs) in raw.items():
-            idf = _idf(n, len(docs)) * k1
-            # Docs were appended in increasing order, so each list is already sorted.
-            impacts = array("d", [idf * f / (f + norm[d]) for d, f in zip(docs, freqs)])
-            pairs = zip(impacts, docs)
-            best = (
-                sorted(pairs, key=_first, reverse=True)
-                if len(docs) <= 64
-                else heapq.nlargest(64, pairs, key=_first)
-            )
-            self._postings[word] = (docs, impacts, best[0][0], best)
-        del raw
+        self._norm, self._postings = _index_postings(self.skills)
+        patterns: dict[str, list[int]] = {}
+        for doc, skill in enumerate(self.skills):
+            if skill.file_patterns:
+                for pattern in dict.fromkeys(skill.file_patterns):
+                    patterns.setdefault(pattern, []).append(doc)
         self._patterns = patterns
         self._lock = threading.Lock()
         self._semantic: Any = None
