@@ -153,19 +153,13 @@ class ParseCache:
 
     # -- reading -------------------------------------------------------------------------
 
-    def load(self, url_for: Callable[[str], str]) -> dict[str, tuple[str, ParseResult]]:
-        """``{directory: (stamp, result)}`` from disk; empty on any problem."""
-        with gc_paused():
-            dirs, stamps, results = self._entries(url_for)
-            return dict(zip(dirs, zip(stamps, results)))
-
-    def load_parts(
+    def load(
         self, url_for: Callable[[str], str]
     ) -> tuple[dict[str, str], dict[str, ParseResult]]:
         """``({directory: stamp}, {directory: result})`` from disk; both empty on any problem.
 
-        The entries of :meth:`load`, split the way a scan uses them (the stamps it may skip,
-        the results by directory) without a loop per entry, nor a tuple per entry.
+        Split the way a scan uses them (the stamps it may skip, the results by directory):
+        no loop per entry, nor a tuple per entry.
         """
         with gc_paused():
             dirs, stamps, results = self._entries(url_for)

@@ -294,7 +294,7 @@ class SkillLibrary:
             state.cache = ParseCache(
                 Path(self.cache_dir), src.label, reader.root, self.mode.value, self.head_bytes
             )
-            state.cached_stamps, state.cached = state.cache.load_parts(reader.url_for)
+            state.cached_stamps, state.cached = state.cache.load(reader.url_for)
         return state.cached_stamps
 
     def _finish_scan(

@@ -73,7 +73,9 @@ def _save(cache_dir: Path, skills: list[tuple[dict[str, Any], bool]]) -> dict[st
 
 
 def _load(cache_dir: Path) -> dict[str, tuple[str, ParseResult]]:
-    return ParseCache(cache_dir, "src", "/r", "lenient", 100).load(lambda d: f"/r/{d}")
+    stamps, results = ParseCache(cache_dir, "src", "/r", "lenient", 100).load(lambda d: f"/r/{d}")
+    assert stamps.keys() == results.keys()
+    return {d: (stamps[d], results[d]) for d in stamps}
 
 
 @settings(settings.get_profile("skillcore"))
@@ -94,7 +96,7 @@ def test_every_field_round_trips(
             assert repr(meta) == repr(want.metadata)  # same types and order (metadata keys)
             assert meta.declares_allowed_tools == want.metadata.declares_allowed_tools
     cache = ParseCache(cache_dir, "src", "/r", "lenient", 100)
-    stamps, results = cache.load_parts(lambda d: f"/r/{d}")
+    stamps, results = cache.load(lambda d: f"/r/{d}")
     assert stamps == {d: s for d, (s, _) in expected.items()} == cache.saved
     assert results == {d: r for d, (_, r) in expected.items()}
 
@@ -158,7 +160,7 @@ def test_a_file_of_the_previous_format_is_a_clean_miss(tmp_path: Path) -> None:
     lib = SkillLibrary(root, cache=cache_dir)
     reader = lib.reader(lib.sources[0])
     cache = ParseCache(cache_dir, lib.sources[0].label, reader.root, "lenient", lib.head_bytes)
-    assert cache.load(reader.url_for) == {} and cache.saved is None
+    assert cache.load(reader.url_for) == ({}, {}) and cache.saved is None
     assert lib.catalog == first
     assert path.read_bytes().startswith(cache_mod._MAGIC)  # rewritten in the current format
-    assert cache.load(reader.url_for)
+    assert cache.load(reader.url_for)[1]

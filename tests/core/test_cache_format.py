@@ -113,13 +113,13 @@ def test_a_mistyped_field_rejects_the_whole_file(
     reader = lib.reader(lib.sources[0])
     label = lib.sources[0].label
     cache = cache_mod.ParseCache(cache_dir, label, reader.root, "lenient", lib.head_bytes)
-    assert cache.load(reader.url_for)  # the file as written is good
+    assert cache.load(reader.url_for)[1]  # the file as written is good
 
     def edit(doc: dict[str, object]) -> None:
         doc[field] = value
 
     _forge(path, edit)
-    assert cache.load(reader.url_for) == {}
+    assert cache.load(reader.url_for) == ({}, {})
     assert SkillLibrary(lib_root, cache=cache_dir).catalog == first
 
 

@@ -162,7 +162,7 @@ def test_a_forged_allowed_tools_value_never_lifts_the_restriction(
     # The forged file was replaced by a good one.
     assert ParseCache(
         cache_dir, lib.sources[0].label, str(lib_root), "lenient", lib.head_bytes
-    ).load(lib.reader(lib.sources[0]).url_for)
+    ).load(lib.reader(lib.sources[0]).url_for)[1]
 
 
 @pytest.mark.parametrize(
@@ -287,7 +287,7 @@ def test_concurrent_writers_leave_a_whole_file(lib_root: Path, tmp_path: Path) -
             c = ParseCache(
                 cache_dir, lib.sources[0].label, str(lib_root), "lenient", lib.head_bytes
             )
-            seen.append(len(c.load(url_for)))
+            seen.append(len(c.load(url_for)[1]))
 
     threads = [threading.Thread(target=writer, args=(k,)) for k in range(3)]
     threads.append(threading.Thread(target=reader))
@@ -340,8 +340,8 @@ def test_cached_results_round_trip(
     cache_dir = tmp_path_factory.mktemp("c")
     c = ParseCache(cache_dir, "src", "/r", "lenient", 100)
     assert c.save({"skill-a": "9:9"}, {"skill-a": result})
-    loaded = ParseCache(cache_dir, "src", "/r", "lenient", 100).load(lambda d: f"/r/{d}")
-    assert loaded == {"skill-a": ("9:9", result)}
+    stamps, results = ParseCache(cache_dir, "src", "/r", "lenient", 100).load(lambda d: f"/r/{d}")
+    assert stamps == {"skill-a": "9:9"} and results == {"skill-a": result}
 
 
 def test_rewrites_are_throttled_after_the_first_write(
