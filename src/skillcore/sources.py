@@ -474,6 +474,24 @@ def _parts(path: str) -> list[str]:
 
 
 _IS_EIGHT = (8).__eq__
+
+
+def _file_stamp(st: os.stat_result) -> str:
+    """The change stamp of a local ``SKILL.md`` (size and ``mtime_ns``): what refresh and the
+    parse cache compare."""
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _same_file(st: os.stat_result, stamp: str, hardlinks: bool) -> bool:
+    """True when ``st`` is still the file ``stamp`` was taken of: same stamp, a regular file,
+    and not hard-linked unless the source allows it (the skill is unchanged)."""
+    return (
+        _file_stamp(st) == stamp
+        and stat_mod.S_ISREG(st.st_mode)
+        and (st.st_nlink == 1 or hardlinks)
+    )
+
+
 #: Returned by LocalReader._entry for a directory without a SKILL.md file.
 _NOT_A_SKILL = object()
 #: Returned instead by LocalReader._entry(misnamed=False) for a directory without SKILL.md.
@@ -611,11 +629,7 @@ class LocalReader(SourceReader):
             hardlinks = self.source.allow_hardlinks
             for rel, stamp in known.items():
                 st = lstat(f"{rel}/{SKILL_FILE}", dir_fd=root_fd, follow_symlinks=False)
-                if (
-                    f"{st.st_size}:{st.st_mtime_ns}" != stamp
-                    or not stat_mod.S_ISREG(st.st_mode)
-                    or (st.st_nlink != 1 and not hardlinks)
-                ):
+                if not _same_file(st, stamp, hardlinks):
                     return False
         except OSError:
             return False
@@ -713,15 +727,9 @@ class LocalReader(SourceReader):
                     st = os.stat(f"{name}/{SKILL_FILE}", dir_fd=root_fd, follow_symlinks=False)
                 except OSError:
                     st = None
-                if st is not None:
-                    stamp = f"{st.st_size}:{st.st_mtime_ns}"
-                    if (
-                        known[name] == stamp
-                        and stat_mod.S_ISREG(st.st_mode)
-                        and (st.st_nlink == 1 or hardlinks)
-                    ):
-                        found[name] = stamp
-                        continue
+                if st is not None and _same_file(st, known[name], hardlinks):
+                    found[name] = known[name]
+                    continue
             entry = self._entry(
                 _Cursor(self.root, root_fd),
                 child_rel,
@@ -761,7 +769,6 @@ class LocalReader(SourceReader):
             self._misnamed_in("", list(found), misnamed)
         hardlinks = self.source.allow_hardlinks
         lstat = os.stat
-        is_reg = stat_mod.S_ISREG
         pop = found.pop
         hot: dict[str, str] = {}
         # In the order of ``known``, not of the listing: its strings were made in that order
@@ -785,11 +792,7 @@ class LocalReader(SourceReader):
                 except OSError:
                     pass
                 else:
-                    if (
-                        stamp == f"{st.st_size}:{st.st_mtime_ns}"
-                        and is_reg(st.st_mode)
-                        and (st.st_nlink == 1 or hardlinks)
-                    ):
+                    if _same_file(st, stamp, hardlinks):
                         hot[name] = stamp
                         continue
             found[name] = child  # the name-ordered walk decides
@@ -822,13 +825,8 @@ class LocalReader(SourceReader):
                     os.stat(rel, dir_fd=cur.fd, follow_symlinks=False).st_mode
                 ):
                     st = os.stat(file_rel, dir_fd=cur.fd, follow_symlinks=False)
-                    stamp = f"{st.st_size}:{st.st_mtime_ns}"
-                    if (
-                        known[rel] == stamp
-                        and stat_mod.S_ISREG(st.st_mode)
-                        and (st.st_nlink == 1 or self.source.allow_hardlinks)
-                    ):
-                        return ScanEntry(rel, dir_name, stamp, None)
+                    if _same_file(st, known[rel], self.source.allow_hardlinks):
+                        return ScanEntry(rel, dir_name, known[rel], None)
             except OSError:
                 pass
         try:
@@ -877,12 +875,8 @@ class LocalReader(SourceReader):
             except NotRegularFile:
                 diags.append(_not_a_file(self, file_rel, "a symlink to a directory"))
                 return _NOT_A_SKILL
-            stamp = f"{st.st_size}:{st.st_mtime_ns}"
-            if (
-                known.get(rel) == stamp
-                and stat_mod.S_ISREG(st.st_mode)
-                and (st.st_nlink == 1 or self.source.allow_hardlinks)
-            ):
+            stamp = _file_stamp(st)
+            if rel in known and _same_file(st, known[rel], self.source.allow_hardlinks):
                 return ScanEntry(rel, dir_name, stamp, None)
             fd = cur.open_file(name, st, self.source.allow_hardlinks)
             head = _read_fd(fd, head_bytes)
