@@ -125,8 +125,6 @@ def _trusted_constructor(cls: type) -> Callable[..., Any]:
     return env["trusted"]  # type: ignore[no-any-return]
 
 
-
-
 @attrs.frozen
 class SkillDocument:
     """A loaded skill: metadata, the Markdown body and the (capped) resource listing."""
