@@ -314,6 +314,36 @@ def _wildcard(pattern: str, name: str) -> bool:
 
 
 @attrs.frozen
+class RawInput:
+    """The raw text input of a free-form (custom) tool call, as the tool receives it.
+
+    Passed as a call's ``arguments``, it is judged as one command exactly as written: the
+    tool gets this text, not a JSON object parsed out of it, so a JSON-looking input is not
+    opened (``{"command": "git status",\n"touch": "x"}`` is one command with a line break).
+    """
+
+    text: str = attrs.field(validator=attrs.validators.instance_of(str))
+
+
+#: What a tool call's arguments may be for the policy: a mapping (already parsed), the JSON
+#: text the tool will parse, the raw input of a free-form tool, or None (not seen).
+Arguments = Mapping[str, Any] | str | RawInput | None
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # JSON parsers disagree on which of two equal keys wins: the policy cannot know which
+    # command the tool will see, so such arguments cannot be checked (fails closed).
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _DuplicateKey("duplicate key")
+    return result
+
+
+@attrs.frozen
 class ToolDecision:
     """The result of :meth:`SkillSession.check_tool`. ``reason`` is written for the model."""
 
@@ -328,19 +358,22 @@ class ToolDecision:
 
 
 def command_texts(
-    aliases: ToolAliases | None, tool_name: str, arguments: Mapping[str, Any] | str | None
+    aliases: ToolAliases | None, tool_name: str, arguments: Arguments
 ) -> tuple[str, ...] | None:
     """The shell commands a call of ``tool_name`` runs, for argument patterns; None when
-    they cannot be known (not a shell tool, arguments not seen, unreadable or too large)."""
+    they cannot be known (not a shell tool, arguments not seen, unreadable, ambiguous or too
+    large). A :class:`RawInput` is one command, as written."""
     key = aliases.command_argument(tool_name) if aliases is not None else None
     if key is None or arguments is None:
         return None
+    if isinstance(arguments, RawInput):
+        return (arguments.text,)
     if isinstance(arguments, str):
         if len(arguments) > MAX_ARGUMENTS_JSON:
             return None
         try:
-            arguments = json.loads(arguments)
-        except ValueError:
+            arguments = json.loads(arguments, object_pairs_hook=_no_duplicates)
+        except (ValueError, RecursionError):
             return None
     if not isinstance(arguments, Mapping):
         return None
@@ -357,7 +390,7 @@ def _entry_allows(
     pattern: ToolPattern,
     name: str,
     aliases: ToolAliases | None,
-    arguments: Mapping[str, Any] | str | None,
+    arguments: Arguments,
 ) -> tuple[bool, str | None]:
     """Whether one entry allows the call, and (when it names the tool but does not allow
     the call) why, for the reason."""
@@ -400,13 +433,14 @@ def decide(
     loaded: Iterable[tuple[str, tuple[str, ...] | None]],
     skill_tools: frozenset[str] = frozenset(),
     unload_tool: str | None = "unload_skill",
-    arguments: Mapping[str, Any] | str | None = None,
+    arguments: Arguments = None,
     pinned: Collection[str] = (),
 ) -> ToolDecision:
     """Decide one tool call. ``loaded`` is ``(skill name, allowed_tools or None)`` pairs.
     ``unload_tool`` is None when the caller (e.g. an agent a conversation was handed off to)
-    has no unload tool, so the reason does not tell it to call one. ``arguments`` (a mapping
-    or JSON text; None when the caller cannot see them) are checked against argument
+    has no unload tool, so the reason does not tell it to call one. ``arguments`` (a mapping,
+    JSON text or a free-form tool's :class:`RawInput`; None when the caller cannot see them)
+    are checked against argument
     patterns such as ``Bash(git:*)`` on shell tools. ``pinned``: loaded skills the model
     cannot unload; while one is loaded a refusal does not advise unloading.
 

@@ -20,6 +20,7 @@ from skillcore.errors import StateError
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.policy import (
+    Arguments,
     DecisionCode,
     PolicyMode,
     ToolDecision,
@@ -391,14 +392,15 @@ class SkillSession:
         tool_name: str,
         *,
         can_unload: bool = True,
-        arguments: Mapping[str, Any] | str | None = None,
+        arguments: Arguments = None,
         pinned: Collection[str] = (),
     ) -> ToolDecision:
         """Decide whether a tool call is allowed under the session's policy.
 
         The skill tools themselves are always allowed, so the model can always unload;
         ``can_unload=False`` (a caller without the unload tool) drops that advice.
-        ``arguments`` (mapping or JSON text; None when not seen) are checked against
+        ``arguments`` (mapping, JSON text, or a free-form tool's
+        :class:`~skillcore.policy.RawInput`; None when not seen) are checked against
         argument patterns such as ``Bash(git:*)`` on shell tools; unseen, such an entry
         does not allow the call. ``pinned``: the configured pinned skills (the reason of a
         refusal does not advise unloading while one is loaded).
