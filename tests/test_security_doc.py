@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import Limits, binary, gating, parsing, policy, profiles, sources, specs
+from skillcore import (
+    Limits,
+    binary,
+    gating,
+    mcp_server,
+    parsing,
+    policy,
+    profiles,
+    sources,
+    specs,
+)
 from skillcore.backends import archive
 from skillcore.library import SKILL_GRACE_SECONDS
 
@@ -45,6 +55,7 @@ def _n(value: int) -> str:
         f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
         f"at most {_n(profiles.MAX_PROFILES)} profiles",
+        f"at most {mcp_server.MAX_CURSOR_DIGITS} of them",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:
