@@ -393,14 +393,19 @@ def cmd_new(args: argparse.Namespace) -> int:
     if target.exists():
         print(f"{target} already exists", file=sys.stderr)
         return 2
-    for sub in ("scripts", "references", "assets"):
-        (target / sub).mkdir(parents=True)
-        (target / sub / ".gitkeep").write_text("")
     description = args.description or f"TODO: say what {args.name} does and when to use it."
     title = args.name.replace("-", " ").capitalize()
-    (target / "SKILL.md").write_text(
-        SKELETON.format(name=args.name, description=json.dumps(description), title=title)
-    )
+    try:
+        for sub in ("scripts", "references", "assets"):
+            (target / sub).mkdir(parents=True)
+            (target / sub / ".gitkeep").write_text("")
+        (target / "SKILL.md").write_text(
+            SKELETON.format(name=args.name, description=json.dumps(description), title=title)
+        )
+    except OSError as exc:  # --dir is a file, /proc, read-only, ...
+        reason = exc.strerror or type(exc).__name__
+        print(single_line(f"cannot create {target}: {reason}"), file=sys.stderr)
+        return 2
     print(f"created {target}/SKILL.md (+ scripts/, references/, assets/)")
     return 0
 
