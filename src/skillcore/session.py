@@ -14,7 +14,7 @@ import attrs
 
 from skillcore import events
 from skillcore._frozen import to_tuple
-from skillcore._text import quoted_excerpt
+from skillcore._text import quoted_excerpt, single_line
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument, SkillMetadata
@@ -733,7 +733,7 @@ def restore_session(
     kept = set(session.loaded_names)
     stored = loaded_names_of(state)
     if stored != list(session.loaded_names):
-        gone = ", ".join(n for n in stored if n not in kept)[:300] or "duplicates"
+        gone = single_line(", ".join(n for n in stored if n not in kept)[:300]) or "duplicates"
         note = f"loaded skills no longer available were dropped: {gone}"
         events.emit("state.repaired", {"dropped": gone})
         return Restored(session, note)
