@@ -17,7 +17,7 @@ from skillcore import (
     sources,
     specs,
 )
-from skillcore.backends import archive
+from skillcore.backends import archive, mcp
 from skillcore.library import SKILL_GRACE_SECONDS
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
@@ -56,6 +56,8 @@ def _n(value: int) -> str:
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
         f"at most {_n(profiles.MAX_PROFILES)} profiles",
         f"at most {mcp_server.MAX_CURSOR_DIGITS} of them",
+        f"at most {_n(mcp.MAX_PAGES)} pages and {_n(mcp.MAX_LISTED_ITEMS)} listed items",
+        f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:

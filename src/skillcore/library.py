@@ -16,6 +16,7 @@ import attrs
 from skillcore import events
 from skillcore.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
 from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.errors import describe
 from skillcore.model import (
     Catalog,
     SkillDocument,
@@ -318,11 +319,7 @@ class SkillLibrary:
         """Fold a scan into the source's state; returns its diagnostics and whether any
         skill file was added, removed or re-read."""
         if isinstance(scan, BaseException):
-            msg = (
-                str(scan)
-                if isinstance(scan, SourceUnavailable)
-                else f"{type(scan).__name__}: {scan}"
-            )
+            msg = str(scan) if isinstance(scan, SourceUnavailable) else describe(scan)
             if state.ok:
                 kept = sum(1 for r in state.parsed.values() if r.metadata is not None)
                 stale = Diagnostic(

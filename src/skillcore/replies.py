@@ -237,8 +237,8 @@ def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
         if isinstance(body, ReadError):
             parts.append(
                 f"Skill {name!r} is loaded, but its instructions could not be read again "
-                f"({single_line(body.message)}). Call {names.unload} to free its slot if you cannot "
-                "continue without them.\n"
+                f"({single_line(body.message)}). Call {names.unload} to free its slot if you "
+                "cannot continue without them.\n"
             )
         else:
             parts.append(body + "\n")

@@ -32,7 +32,7 @@ import attrs
 
 from skillcore._frozen import FrozenDict, to_frozen
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SkillcoreError, SourceError, install_hint
+from skillcore.errors import SkillcoreError, SourceError, describe, install_hint
 from skillcore.model import Resource, ResourceKind
 from skillcore.paths import (
     PathProblem,
@@ -1292,7 +1292,7 @@ def _has_ancestor(directory: str, dirs: set[str]) -> bool:
 
 
 def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    return describe(exc)
 
 
 def read_error(
