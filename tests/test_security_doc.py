@@ -9,6 +9,7 @@ import pytest
 from skillcore import (
     Limits,
     binary,
+    cache,
     gating,
     mcp_server,
     parsing,
@@ -58,6 +59,7 @@ def _n(value: int) -> str:
         f"at most {mcp_server.MAX_CURSOR_DIGITS} of them",
         f"at most {_n(mcp.MAX_PAGES)} pages and {_n(mcp.MAX_LISTED_ITEMS)} listed items",
         f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",
+        f"a random {cache._KEY_BYTES}-byte key",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:

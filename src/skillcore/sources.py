@@ -456,9 +456,14 @@ _IS_EIGHT = (8).__eq__
 
 
 def _file_stamp(st: os.stat_result) -> str:
-    """The change stamp of a local ``SKILL.md`` (size and ``mtime_ns``): what refresh and the
-    parse cache compare."""
-    return f"{st.st_size}:{st.st_mtime_ns}"
+    """The change stamp of a local ``SKILL.md``: what refresh and the parse cache compare.
+
+    Size and ``mtime_ns``, plus ``ctime_ns`` and the inode: ``cp -p``, ``tar x`` or a
+    restore can write new content keeping size and mtime, but no user can set the ctime
+    (every write and metadata change sets it to now) and a replaced file has a new inode.
+    Still unseen: two same-size writes within one tick of the filesystem's clock whose mtime
+    is then restored, and filesystems that do not keep a ctime (see docs/security.md)."""
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
 def _same_file(st: os.stat_result, stamp: str, hardlinks: bool) -> bool:
