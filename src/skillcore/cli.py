@@ -14,7 +14,7 @@ from typing import Any, TextIO
 import attrs
 
 from skillcore._text import prompt_text, single_line
-from skillcore.diagnostics import Diagnostic, Severity
+from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError
 from skillcore.evaluate import (
     EvalCase,
@@ -138,22 +138,26 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     lib = _library(args)
     cat = lib.catalog
+    # Validating a folder that holds no SKILL.md is an error in every mode (as the spec's
+    # validator has it); discovery itself only warns in lenient mode.
+    diags = [
+        attrs.evolve(d, severity=Severity.ERROR) if d.code is Code.EMPTY_SOURCE else d
+        for d in cat.diagnostics
+    ]
+    errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     if args.json:
         json.dump(
-            {
-                "skills": list(cat.names),
-                "diagnostics": [d.to_dict() for d in cat.diagnostics],
-            },
+            {"skills": list(cat.names), "diagnostics": [d.to_dict() for d in diags]},
             sys.stdout,
             indent=2,
         )
         sys.stdout.write("\n")
     else:
-        _print_diagnostics(lib, sys.stdout, Severity.INFO)
-        errors = len(cat.errors)
-        warnings = sum(1 for d in cat.diagnostics if d.severity is Severity.WARNING)
+        for diag in diags:
+            sys.stdout.write(single_line(_where(diag).format()) + "\n")
+        warnings = sum(1 for d in diags if d.severity is Severity.WARNING)
         print(f"{len(cat)} valid skills, {errors} errors, {warnings} warnings ({args.mode} mode)")
-    return 1 if cat.errors else 0
+    return 1 if errors else 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:

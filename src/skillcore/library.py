@@ -404,7 +404,9 @@ class SkillLibrary:
         if not scan.entries and not scan.unchanged:
             diags.append(
                 Diagnostic(
-                    Severity.WARNING,
+                    # The spec's validators refuse a folder without SKILL.md; lenient
+                    # discovery of a still-empty folder only warns.
+                    Severity.ERROR if self.mode is ValidationMode.STRICT else Severity.WARNING,
                     Code.EMPTY_SOURCE,
                     f"no skills found in {self.reader(src).url_for('')}: no directory in it "
                     f"holds a {SKILL_FILE} file",
