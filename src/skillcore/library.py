@@ -15,6 +15,7 @@ import attrs
 
 from skillcore import events
 from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.limits import Limits
 from skillcore.model import (
     Catalog,
     SkillDocument,
@@ -46,7 +47,7 @@ from skillcore.sources.base import (
     SourceUnavailable,
     open_reader,
 )
-from skillcore.state.session import Limits, OutcomeCode, SkillSession
+from skillcore.state.session import OutcomeCode, SkillSession
 
 #: Bytes read from the top of each SKILL.md during discovery (frontmatter sits at the top).
 DEFAULT_HEAD_BYTES = 16 * 1024

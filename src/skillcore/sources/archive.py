@@ -48,6 +48,7 @@ from typing import Any
 
 import attrs
 
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Resource, ResourceKind
 from skillcore.sources.base import (
@@ -69,7 +70,6 @@ from skillcore.sources.common import (
     hidden_or_skipped,
     skill_directories,
 )
-from skillcore.state.session import OutcomeCode
 
 
 @attrs.frozen

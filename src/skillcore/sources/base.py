@@ -31,8 +31,10 @@ from typing import Any, NamedTuple
 import attrs
 
 from skillcore._frozen import FrozenDict, to_frozen
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, install_hint
+from skillcore.limits import DEFAULT_MAX_FILE_BYTES
 from skillcore.model import Resource, ResourceKind
 from skillcore.paths import (
     PathProblem,
@@ -41,7 +43,6 @@ from skillcore.paths import (
     printable_name,
     undecodable,
 )
-from skillcore.state.session import Limits, OutcomeCode
 
 SKILL_FILE = "SKILL.md"
 #: Directory names never descended into.
@@ -54,7 +55,6 @@ MAX_LISTED_DIRS = 1_000
 #: Directory entries one resource listing examines at most.
 MAX_LISTED_ENTRIES = 20_000
 #: Default cap on the bytes of one file read whole (``SkillLibrary(max_file_bytes=...)``).
-DEFAULT_MAX_FILE_BYTES: int = attrs.fields(Limits).max_file_bytes.default
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # O_NONBLOCK everywhere: opening a FIFO planted in a skill must never block.
