@@ -93,6 +93,7 @@ def default_cache_dir() -> Path:
 #: The files whose rules decide a parse, relative to the ``skillcore`` package.
 _RULE_MODULES = (
     "parse/frontmatter",
+    "parse/bounds",
     "parse/fast",
     "parse/yamlload",
     "model",
