@@ -42,13 +42,16 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import attrs
 
 from skillcore._frozen import FrozenDict
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillLocation, SkillMetadata
+
+if TYPE_CHECKING:
+    from datetime import date
 
 #: The spec's name limit (a warning in lenient mode) and the longest name usable at all.
 MAX_NAME = 64
@@ -794,9 +797,9 @@ def _build(
         )
     for key, value in raw.items():
         # Known fields under their usual spellings skip the normalisation (hot path).
-        norm = _KNOWN_SPELLINGS.get(key) if type(key) is str else None
-        if norm is not None:
-            fm[norm] = value
+        known = _KNOWN_SPELLINGS.get(key) if type(key) is str else None
+        if known is not None:
+            fm[known] = value
             continue
         if not isinstance(key, str):
             diags.append(
@@ -848,7 +851,7 @@ def _build(
         pass
     else:
         name = _check_name_field(name, fm, ctx, diags, directory_name, strict)
-        if type(name) is ParseResult:
+        if isinstance(name, ParseResult):
             return name
 
     # -- description
@@ -1086,7 +1089,7 @@ _FLAG_FIELDS = (
 
 
 def _check_name_field(
-    name: Any,
+    name: object,
     fm: dict[str, Any],
     ctx: _Ctx,
     diags: list[Diagnostic],
@@ -1201,7 +1204,7 @@ def _fail(ctx: _Ctx, diags: list[Diagnostic], code: Code, message: str, field: s
     return ParseResult(None, tuple(diags))
 
 
-def _is_date(value: Any) -> bool:
+def _is_date(value: Any) -> TypeGuard[date]:
     # A date value exists only once ``datetime`` is loaded (YAML loads it for timestamps), so
     # a cold start from the parse cache need not import it.
     dt = sys.modules.get("datetime")

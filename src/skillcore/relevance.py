@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 import attrs
 
 from skillcore._text import single_line
+from skillcore.names import ToolNames
 from skillcore.ranking import MAX_QUERY_CHARS, Ranker, index_for
 from skillcore.render import (
     CatalogFormat,
@@ -38,7 +39,7 @@ from skillcore.render import (
     unloaded_entry,
     wrap_catalog,
 )
-from skillcore.session import LoadedSkill, SkillSession, ToolNames
+from skillcore.session import LoadedSkill, SkillSession
 
 #: How many search results may jump ahead of precedence order.
 RELEVANT_DEPTH = 50
