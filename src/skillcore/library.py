@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -106,12 +106,16 @@ class SkillLibrary:
 
     def __init__(
         self,
-        sources: Iterable[SkillSource | str | os.PathLike[str]] | SkillSource | str,
+        sources: Iterable[SkillSource | str | os.PathLike[str]]
+        | SkillSource
+        | str
+        | os.PathLike[str],
         *,
         mode: ValidationMode | str = ValidationMode.LENIENT,
         head_bytes: int = DEFAULT_HEAD_BYTES,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        max_resources: int = attrs.fields(Limits).max_resources.default,
+        # (attrs types a field's default as Optional; every Limits field has one: cast)
+        max_resources: int = cast(int, attrs.fields(Limits).max_resources.default),
         progress: ProgressCallback | None = None,
         cache: bool | str | os.PathLike[str] = True,
     ) -> None:
@@ -376,9 +380,9 @@ class SkillLibrary:
                     changed = True
                 if result.metadata is None and old is not None and old.metadata is not None:
                     now = self._clock() if now is None else now
-                    kept = self._keep_stale(src, state, directory, old, result, now)
-                    if kept is not None:
-                        result, stamp = kept, ""  # '' never matches: re-read next time
+                    last_good = self._keep_stale(src, state, directory, old, result, now)
+                    if last_good is not None:
+                        result, stamp = last_good, ""  # '' never matches: re-read next time
                 else:
                     state.failing_since.pop(directory, None)
                 parsed[directory] = result
@@ -663,7 +667,7 @@ class SkillLibrary:
         self,
         name: str | SkillMetadata,
         path: str,
-        max_bytes: int = attrs.fields(Limits).max_resource_bytes.default,
+        max_bytes: int = cast(int, attrs.fields(Limits).max_resource_bytes.default),
     ) -> ResourceContent:
         """Read one file of a skill, confined to its directory and capped. Raises ReadError."""
         meta = self._meta(name)
@@ -675,7 +679,7 @@ class SkillLibrary:
         self,
         name: str | SkillMetadata,
         path: str,
-        max_bytes: int = attrs.fields(Limits).max_resource_bytes.default,
+        max_bytes: int = cast(int, attrs.fields(Limits).max_resource_bytes.default),
     ) -> ResourceContent:
         """Async :meth:`read_resource`."""
         meta = self._meta(name)

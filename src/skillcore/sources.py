@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from itertools import compress, islice
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import attrs
 
@@ -47,7 +47,8 @@ MAX_LISTED_DIRS = 1_000
 #: Directory entries one resource listing examines at most.
 MAX_LISTED_ENTRIES = 20_000
 #: Default cap on the bytes of one file read whole (``SkillLibrary(max_file_bytes=...)``).
-DEFAULT_MAX_FILE_BYTES: int = attrs.fields(Limits).max_file_bytes.default
+#: (attrs types a field's default as Optional; every Limits field has one: cast.)
+DEFAULT_MAX_FILE_BYTES = cast(int, attrs.fields(Limits).max_file_bytes.default)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # O_NONBLOCK everywhere: opening a FIFO planted in a skill must never block.

@@ -564,7 +564,8 @@ def zip_entry_count(data: bytes, stop: int) -> int | None:
         fields = _CD_ENTRY.unpack_from(data, off)
         off += _CD_ENTRY.size + fields[12] + fields[13] + fields[14]
         seen += 1
-    return max(total, seen)
+    count: int = max(total, seen)  # (struct fields are untyped)
+    return count
 
 
 def _identity(fs: Any, path: str, info: Mapping[str, Any]) -> str:

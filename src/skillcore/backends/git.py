@@ -484,7 +484,7 @@ class GitReader(SourceReader):
             while stack:
                 rel, node = stack.pop()
                 dirs += 1
-                subdirs = []
+                subdirs: list[tuple[str, Any]] = []
                 for child in node:
                     name = child.name
                     # An undecodable name could be neither shown nor asked for: not listed.
