@@ -23,7 +23,15 @@ SRC = ROOT / "src"
 CONFIG = ROOT / "pyproject.toml"
 
 #: Typed packages src/ imports: without them mypy cannot check the modules that use them.
-TYPED_DEPENDENCIES = ("langchain", "langgraph", "google.adk", "agents", "deepagents", "mcp")
+TYPED_DEPENDENCIES = (
+    "langchain",
+    "langgraph",
+    "google.adk",
+    "agents",
+    "deepagents",
+    "mcp",
+    "pygit2",
+)
 
 
 def _missing(names: tuple[str, ...]) -> list[str]:
