@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from skillcore.diagnostics import Code, Diagnostic, Severity
     from skillcore.errors import MissingDependencyError, SkillcoreError, SourceError, StateError
     from skillcore.library import ResourceContent, SkillLibrary
+    from skillcore.limits import Limits
     from skillcore.model import (
         Catalog,
         Resource,
@@ -60,7 +61,6 @@ if TYPE_CHECKING:
     )
     from skillcore.state.session import (
         STATE_SCHEMA,
-        Limits,
         LoadedSkill,
         LoadRequest,
         Outcome,
@@ -125,7 +125,7 @@ _LAZY: dict[str, str] = {
     "SearchHit": "skillcore.catalog.search",
     "search_skills": "skillcore.catalog.search",
     "STATE_SCHEMA": "skillcore.state.session",
-    "Limits": "skillcore.state.session",
+    "Limits": "skillcore.limits",
     "BinaryPayload": "skillcore.tools.binary",
     "LoadedSkill": "skillcore.state.session",
     "LoadRequest": "skillcore.state.session",

@@ -15,6 +15,7 @@ import attrs
 
 from skillcore import events
 from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.limits import DEFAULT_MAX_FILE_BYTES, Limits
 from skillcore.model import (
     Catalog,
     SkillDocument,
@@ -35,7 +36,6 @@ from skillcore.parse.frontmatter import (
 )
 from skillcore.policy.rules import ToolPolicy
 from skillcore.sources.base import (
-    DEFAULT_MAX_FILE_BYTES,
     SKILL_FILE,
     LocalReader,
     ReadError,
@@ -46,7 +46,7 @@ from skillcore.sources.base import (
     SourceUnavailable,
     open_reader,
 )
-from skillcore.state.session import Limits, OutcomeCode, SkillSession
+from skillcore.state.session import OutcomeCode, SkillSession
 
 #: Bytes read from the top of each SKILL.md during discovery (frontmatter sits at the top).
 DEFAULT_HEAD_BYTES = 16 * 1024

@@ -26,9 +26,9 @@ import attrs
 
 from skillcore.events import EVENTS
 from skillcore.library import SkillLibrary
+from skillcore.limits import Limits
 from skillcore.names import ToolNames
 from skillcore.policy.rules import PolicyMode, ToolPolicy
-from skillcore.state.session import Limits
 
 PLAIN_TOOLS = ("Read", "Write")
 #: The shell tool of the scenario: deepagents' name, so the ``"deepagents"`` alias preset

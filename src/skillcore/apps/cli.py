@@ -30,10 +30,10 @@ from skillcore.catalog.render import CatalogFormat, entry_description
 from skillcore.diagnostics import Diagnostic, Severity
 from skillcore.errors import SkillcoreError
 from skillcore.library import SkillLibrary
+from skillcore.limits import Limits
 from skillcore.parse.frontmatter import ValidationMode, check_name
 from skillcore.policy.rules import PolicyMode, ToolPolicy
 from skillcore.sources.base import ReadError, SkillSource
-from skillcore.state.session import Limits
 from skillcore.tools.toolkit import SkillToolkit
 
 #: The catalog budget of a session with default limits.

@@ -29,11 +29,12 @@ import anyio
 from skillcore.codes import OutcomeCode
 from skillcore.errors import require
 from skillcore.library import SkillLibrary
+from skillcore.limits import Limits
 from skillcore.model import SkillMetadata
 from skillcore.parse.frontmatter import MAX_FRONTMATTER_BYTES, decode_text, split_frontmatter
 from skillcore.policy.rules import ToolPolicy
 from skillcore.sources.base import SKILL_FILE, ReadError
-from skillcore.state.session import Limits, SkillSession
+from skillcore.state.session import SkillSession
 from skillcore.tools.binary import BinaryPayload
 from skillcore.tools.reinjection import Reinjection
 from skillcore.tools.toolkit import SkillToolkit

@@ -13,6 +13,7 @@ from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_
 from skillcore.catalog.relevance import CatalogOrder
 from skillcore.catalog.render import CatalogFormat
 from skillcore.library import SkillLibrary
+from skillcore.limits import Limits
 from skillcore.names import ToolNames
 from skillcore.parse.frontmatter import ValidationMode
 from skillcore.policy.gating import gated_registry
@@ -25,7 +26,6 @@ from skillcore.policy.rules import (
 )
 from skillcore.sources.base import SkillSource
 from skillcore.state.coordination import RefreshGate, Restorer, TurnStore
-from skillcore.state.session import Limits
 from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, SkillToolkit
 
 #: What adapters accept as ``sources``: a ready library, one source, or several.

@@ -48,6 +48,7 @@ from typing import Any
 
 import attrs
 
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Resource, ResourceKind
 from skillcore.paths import printable_name, undecodable
@@ -68,7 +69,6 @@ from skillcore.sources.common import (
     hidden_or_skipped,
     skill_directories,
 )
-from skillcore.state.session import OutcomeCode
 
 
 @attrs.frozen

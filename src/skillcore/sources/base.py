@@ -26,13 +26,15 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from itertools import compress, islice
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 import attrs
 
 from skillcore._frozen import FrozenDict, to_frozen
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, install_hint
+from skillcore.limits import DEFAULT_MAX_FILE_BYTES
 from skillcore.model import Resource, ResourceKind
 from skillcore.paths import (
     PathProblem,
@@ -41,7 +43,6 @@ from skillcore.paths import (
     printable_name,
     undecodable,
 )
-from skillcore.state.session import Limits, OutcomeCode
 
 SKILL_FILE = "SKILL.md"
 #: Directory names never descended into.
@@ -54,8 +55,6 @@ MAX_LISTED_DIRS = 1_000
 #: Directory entries one resource listing examines at most.
 MAX_LISTED_ENTRIES = 20_000
 #: Default cap on the bytes of one file read whole (``SkillLibrary(max_file_bytes=...)``).
-#: (attrs types a field's default as Optional; every Limits field has one: cast.)
-DEFAULT_MAX_FILE_BYTES = cast(int, attrs.fields(Limits).max_file_bytes.default)
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # O_NONBLOCK everywhere: opening a FIFO planted in a skill must never block.

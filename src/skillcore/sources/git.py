@@ -30,6 +30,7 @@ from typing import Any
 
 import attrs
 
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import require
 from skillcore.model import Resource, ResourceKind
@@ -46,7 +47,6 @@ from skillcore.sources.base import (
     safe_relpath,
 )
 from skillcore.sources.common import describe_error, hidden_or_skipped
-from skillcore.state.session import OutcomeCode
 
 _LINK_MODE = 0o120000
 _COMMIT_MODE = 0o160000  # a submodule entry

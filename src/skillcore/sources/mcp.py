@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 import attrs
 
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, require
 from skillcore.model import Resource, ResourceKind
@@ -52,7 +53,6 @@ from skillcore.sources.base import (
     register_reader,
     safe_relpath,
 )
-from skillcore.state.session import OutcomeCode
 
 require("mcp", "mcp", "Skills served over MCP")
 
