@@ -9,13 +9,18 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import attrs
 
 from skillcore import events
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.limits import DEFAULT_MAX_FILE_BYTES, Limits
+from skillcore.limits import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_RESOURCE_BYTES,
+    DEFAULT_MAX_RESOURCES,
+    Limits,
+)
 from skillcore.model import (
     Catalog,
     SkillDocument,
@@ -114,8 +119,7 @@ class SkillLibrary:
         mode: ValidationMode | str = ValidationMode.LENIENT,
         head_bytes: int = DEFAULT_HEAD_BYTES,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        # (attrs types a field's default as Optional; every Limits field has one: cast)
-        max_resources: int = cast(int, attrs.fields(Limits).max_resources.default),
+        max_resources: int = DEFAULT_MAX_RESOURCES,
         progress: ProgressCallback | None = None,
         cache: bool | str | os.PathLike[str] = True,
     ) -> None:
@@ -667,7 +671,7 @@ class SkillLibrary:
         self,
         name: str | SkillMetadata,
         path: str,
-        max_bytes: int = cast(int, attrs.fields(Limits).max_resource_bytes.default),
+        max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     ) -> ResourceContent:
         """Read one file of a skill, confined to its directory and capped. Raises ReadError."""
         meta = self._meta(name)
@@ -679,7 +683,7 @@ class SkillLibrary:
         self,
         name: str | SkillMetadata,
         path: str,
-        max_bytes: int = cast(int, attrs.fields(Limits).max_resource_bytes.default),
+        max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     ) -> ResourceContent:
         """Async :meth:`read_resource`."""
         meta = self._meta(name)

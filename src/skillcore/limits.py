@@ -33,6 +33,11 @@ class Limits:
     max_binary_bytes: int = attrs.field(default=DEFAULT_MAX_BINARY_BYTES, validator=_positive)
 
 
-#: Default cap on one file read whole (``Limits.max_file_bytes``). (attrs types a field's
-#: default as Optional; this field has one: cast.)
+# Defaults callers outside a session need, read from Limits (attrs types a field's default as
+# Optional; these fields have one: cast).
+#: Default cap on one file read whole (``Limits.max_file_bytes``).
 DEFAULT_MAX_FILE_BYTES = cast(int, attrs.fields(Limits).max_file_bytes.default)
+#: Default cap on the resources listed for one skill (``Limits.max_resources``).
+DEFAULT_MAX_RESOURCES = cast(int, attrs.fields(Limits).max_resources.default)
+#: Default cap on one resource read (``Limits.max_resource_bytes``).
+DEFAULT_MAX_RESOURCE_BYTES = cast(int, attrs.fields(Limits).max_resource_bytes.default)
