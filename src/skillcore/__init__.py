@@ -71,9 +71,10 @@ if TYPE_CHECKING:
         merge_states,
         restore_session,
     )
+    from skillcore.tools import replies
     from skillcore.tools.binary import BinaryPayload
     from skillcore.tools.specs import ArgumentError, ToolSpec
-    from skillcore.tools.toolkit import SkillToolkit, ToolResult, replies
+    from skillcore.tools.toolkit import SkillToolkit, ToolResult
 
 # Names are imported on first use (PEP 562), so ``import skillcore`` stays light: a program
 # that only needs one part does not pay for the rest (YAML, attrs classes, the tools).

@@ -252,7 +252,9 @@ def _logger(spec: EventSpec) -> Any:
     if logging is None:
         if spec.level < _W:
             return None
-        import logging
+        import logging as loaded
+
+        logging = loaded
     logger = logging.getLogger(spec.logger)
     return logger if logger.isEnabledFor(spec.level) else None
 

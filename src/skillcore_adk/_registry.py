@@ -138,7 +138,7 @@ class LibrarySkillRegistry(SkillRegistry):
         if isinstance(sources, SkillLibrary):
             self.library = sources
         else:
-            self.library = SkillLibrary(sources, mode=validation_mode)  # type: ignore[arg-type]
+            self.library = SkillLibrary(sources, mode=validation_mode)
         self.max_resource_bytes = max_resource_bytes
         self.search_limit = search_limit
         self.refresh_on_search = refresh_on_search

@@ -162,6 +162,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if meta is None:
         print(f"no skill named {args.name!r}; see 'skillcore list'", file=sys.stderr)
         return 2
+    error: ReadError | None
     try:
         doc = lib.read_document(meta)
     except ReadError as exc:

@@ -42,7 +42,7 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import attrs
 
@@ -54,6 +54,9 @@ from skillcore.parse.bounds import (
     SPEC_FIELDS,
     FrontmatterRefused,
 )
+
+if TYPE_CHECKING:
+    from datetime import date
 
 #: The spec's name limit (a warning in lenient mode) and the longest name usable at all.
 MAX_NAME = 64
@@ -762,9 +765,9 @@ def _build(
         )
     for key, value in raw.items():
         # Known fields under their usual spellings skip the normalisation (hot path).
-        norm = _KNOWN_SPELLINGS.get(key) if type(key) is str else None
-        if norm is not None:
-            fm[norm] = value
+        known = _KNOWN_SPELLINGS.get(key) if type(key) is str else None
+        if known is not None:
+            fm[known] = value
             continue
         if not isinstance(key, str):
             diags.append(
@@ -816,7 +819,7 @@ def _build(
         pass
     else:
         name = _check_name_field(name, fm, ctx, diags, directory_name, strict)
-        if type(name) is ParseResult:
+        if isinstance(name, ParseResult):
             return name
 
     # -- description
@@ -1054,7 +1057,7 @@ _FLAG_FIELDS = (
 
 
 def _check_name_field(
-    name: Any,
+    name: object,
     fm: dict[str, Any],
     ctx: _Ctx,
     diags: list[Diagnostic],
@@ -1169,7 +1172,7 @@ def _fail(ctx: _Ctx, diags: list[Diagnostic], code: Code, message: str, field: s
     return ParseResult(None, tuple(diags))
 
 
-def _is_date(value: Any) -> bool:
+def _is_date(value: Any) -> TypeGuard[date]:
     # A date value exists only once ``datetime`` is loaded (YAML loads it for timestamps), so
     # a cold start from the parse cache need not import it.
     dt = sys.modules.get("datetime")

@@ -68,10 +68,10 @@ def _construct_int(loader: SafeConstructor, node: ScalarNode) -> int:
             f"integer literal of {len(node.value)} characters (at most {MAX_INT_CHARS})",
             node.start_mark,
         )
-    return SafeConstructor.construct_yaml_int(loader, node)  # type: ignore[no-any-return]
+    return SafeConstructor.construct_yaml_int(loader, node)
 
 
-class _SkillLoader(_Loader):  # type: ignore[misc,valid-type]
+class _SkillLoader(_Loader):  # type: ignore[misc]  # a base picked at import time is untyped
     """The safe loader (libyaml's when present) with bounded integers."""
 
 

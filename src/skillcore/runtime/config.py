@@ -160,9 +160,11 @@ class SkillConfig:
             mode = self.validation_mode or ValidationMode.LENIENT
             return backend_library(
                 backend,
-                sources,
+                # Only backend paths are valid here; backend_sources refuses anything else
+                # with a SourceError, entry by entry, so the wider type is passed on as is.
+                sources,  # type: ignore[arg-type]
                 thread=thread or (lambda: None),
-                mode=mode,  # type: ignore[arg-type]
+                mode=mode,
             )
         if isinstance(sources, SkillLibrary):
             if self.validation_mode is not None:
@@ -171,7 +173,7 @@ class SkillConfig:
                     "pass mode= to SkillLibrary instead"
                 )
             return sources
-        return SkillLibrary(sources, mode=self.validation_mode or ValidationMode.LENIENT)  # type: ignore[arg-type]
+        return SkillLibrary(sources, mode=self.validation_mode or ValidationMode.LENIENT)
 
     def session_limits(self) -> Limits:
         """``limits`` if given, else the two budgets as :class:`Limits`."""
