@@ -41,23 +41,3 @@ def require(module: str, extra: str, purpose: str) -> object:
         raise MissingDependencyError(
             f"{purpose} needs the optional dependency {module!r}: {install_hint(extra)}"
         ) from exc
-
-
-def root_cause(exc: BaseException) -> BaseException:
-    """The first leaf of an exception group (``ExceptionGroup: unhandled errors in a
-    TaskGroup`` says nothing; its first sub-exception is what went wrong)."""
-    for _ in range(100):  # groups nest (a task group inside a task group); bounded
-        inner = getattr(exc, "exceptions", None)  # BaseExceptionGroup (3.11+, exceptiongroup)
-        if not isinstance(inner, (tuple, list)) or not inner:
-            break
-        exc = inner[0]
-    return exc
-
-
-def describe(exc: BaseException) -> str:
-    """``Type: message`` of an exception's root cause, on one line."""
-    from skillcore._text import single_line
-
-    cause = root_cause(exc)
-    text = " ".join(str(cause).split())
-    return single_line(f"{type(cause).__name__}: {text}" if text else type(cause).__name__)

@@ -14,8 +14,8 @@ from typing import Any
 import attrs
 
 from skillcore import events
+from skillcore._text import describe
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import describe
 from skillcore.limits import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_MAX_RESOURCE_BYTES,

@@ -295,7 +295,9 @@ class ParseCache:
         if not private_dir(directory):
             return None
         key = _key(directory, create=False)
-        data = _read_private(self.path, MAX_CACHE_BYTES) if key is not None else None
+        if key is None:  # nothing to check a checksum with: nothing is trusted
+            return None
+        data = _read_private(self.path, MAX_CACHE_BYTES)
         if data is None or len(data) > MAX_CACHE_BYTES or not data.startswith(_MAGIC):
             return None
         digest = data[len(_MAGIC) : len(_MAGIC) + _DIGEST]

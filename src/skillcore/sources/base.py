@@ -31,9 +31,10 @@ from typing import Any, NamedTuple
 import attrs
 
 from skillcore._frozen import FrozenDict, to_frozen
+from skillcore._text import describe
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SkillcoreError, SourceError, describe, install_hint
+from skillcore.errors import SkillcoreError, SourceError, install_hint
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES
 from skillcore.model import Resource, ResourceKind
 from skillcore.paths import (

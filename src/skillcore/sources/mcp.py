@@ -39,9 +39,10 @@ from typing import Any, Literal
 
 import attrs
 
+from skillcore._text import describe, root_cause
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SkillcoreError, SourceError, describe, require, root_cause
+from skillcore.errors import SkillcoreError, SourceError, require
 from skillcore.model import Resource, ResourceKind
 from skillcore.sources.base import (
     SKILL_FILE,
