@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from skillcore import Limits
-from skillcore.apps import mcp_server
+from skillcore.apps import evaluate, mcp_server
 from skillcore.library import SKILL_GRACE_SECONDS
 from skillcore.parse import bounds, cache
 from skillcore.parse import frontmatter as parsing
@@ -57,6 +57,7 @@ def _n(value: int) -> str:
         f"at most {_n(mcp.MAX_PAGES)} pages and {_n(mcp.MAX_LISTED_ITEMS)} listed items",
         f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",
         f"a random {cache._KEY_BYTES}-byte key",
+        f"at most {evaluate.MAX_EVAL_FILE_BYTES // MIB} MiB and {_n(evaluate.MAX_CASES)} queries",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:
