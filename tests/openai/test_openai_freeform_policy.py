@@ -115,3 +115,64 @@ def test_agents_sdk_refuses_to_guard_a_custom_tool(tmp_path: Path) -> None:
     tool = CustomTool(name="execute", description="Run a command.", on_invoke_tool=run)
     with pytest.raises(TypeError, match="RESTRICT cannot block"):
         skills.guard(tool)
+
+
+def test_agents_sdk_mcp_shell_tool_is_judged_on_what_the_server_gets(tmp_path: Path) -> None:
+    """An MCP ``execute`` tool through a guarded server: the guardrail reads the same JSON
+    the server is sent; ambiguous JSON (a key twice) and a hidden second line are blocked
+    and never reach the server."""
+    import asyncio
+    import os
+    import sys
+
+    from agents import Agent, RunConfig, Runner
+    from agents.mcp import MCPServerStdio
+    from agents.testing import ScriptedModel, assistant_message, function_call
+
+    from skillcore_openai import AgentSkills
+
+    write_skill(tmp_path, "gitter", "Git reports.", "Report.", "allowed-tools: Bash(git:*)\n")
+    log = tmp_path / "calls.log"
+    skills = AgentSkills(tmp_path, allowed_tools_policy="restrict", tool_aliases="deepagents")
+    model = ScriptedModel(
+        [
+            [function_call("load_skill", {"skill_name": "gitter"}, call_id="c1")],
+            [
+                function_call(
+                    "execute", '{"command":"touch pwned","command":"git status"}', call_id="c2"
+                ),
+                function_call("execute", {"command": "git status\ntouch pwned"}, call_id="c3"),
+                function_call("execute", {"command": "git status"}, call_id="c4"),
+            ],
+            [assistant_message("done")],
+        ]
+    )
+    server = Path(__file__).with_name("mcp_file_tools.py")
+
+    async def main() -> None:
+        params = {
+            "command": sys.executable,
+            "args": [str(server)],
+            "env": {**os.environ, "SKILLCORE_TEST_LOG": str(log)},
+        }
+        async with MCPServerStdio(params, name="shell", client_session_timeout_seconds=30) as mcp:
+            agent = Agent(
+                name="a",
+                instructions=skills.instructions(),
+                tools=skills.tools(),
+                mcp_servers=[mcp],
+                model=model,
+            )
+            await Runner.run(
+                skills.guard_agent(agent), "go", run_config=RunConfig(tracing_disabled=True)
+            )
+
+    asyncio.run(main())
+    out = {
+        i["call_id"]: i["output"]
+        for i in model.calls[-1].input
+        if isinstance(i, dict) and i.get("type") == "function_call_output"
+    }
+    assert "cannot be checked" in str(out["c2"]), out["c2"]
+    assert "only for commands matching 'git:*'" in str(out["c3"]), out["c3"]
+    assert log.read_text().splitlines() == ["execute git status"]
