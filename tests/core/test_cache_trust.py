@@ -180,6 +180,10 @@ _json = st.recursive(
 )
 
 
+#: The payload columns that hold or place policy-relevant fields.
+_POLICY_COLUMNS = ("allowed_tools", "disable_model_invocation", "metadata", "dirs", "parsed")
+
+
 def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     out = [prefix]
     if isinstance(doc, dict):
@@ -207,7 +211,7 @@ def test_no_cache_content_changes_a_policy_field(
     cache_dir = tmp_path_factory.mktemp("cache")
     _ = SkillLibrary(lib_root, cache=cache_dir).catalog
     path = cache_file(cache_dir)
-    kind = data.draw(st.sampled_from(["value", "swap", "bytes"]), label="kind")
+    kind = data.draw(st.sampled_from(["value", "swap", "shift", "bytes"]), label="kind")
     if kind == "bytes":
         raw = data.draw(st.binary(max_size=300), label="bytes")
         path.write_bytes(cache_mod._MAGIC + raw if data.draw(st.booleans()) else raw)
@@ -215,12 +219,19 @@ def test_no_cache_content_changes_a_policy_field(
         doc = payload_of(path)
         paths = [p for p in _paths(doc) if p and p[0] != "key"]
         for _ in range(data.draw(st.integers(1, 3), label="edits")):
-            where = data.draw(st.sampled_from(paths), label="where")
+            # Half the time an edit aimed at the columns policy depends on.
+            aimed = [p for p in paths if p[0] in _POLICY_COLUMNS] or paths
+            where = data.draw(st.sampled_from(aimed) | st.sampled_from(paths), label="where")
             parent = doc
             for step in where[:-1]:
                 parent = parent[step]
             if kind == "value":
                 new = data.draw(_json, label="value")
+            elif kind == "shift":  # one number moved: an entry step, a table index
+                old = parent[where[-1]]
+                if type(old) is not int:
+                    continue
+                new = old + data.draw(st.sampled_from([-1, 1]), label="by")
             else:  # a value from elsewhere in the file: a plausible, well-typed edit
                 other = data.draw(st.sampled_from(paths), label="from")
                 new = doc
