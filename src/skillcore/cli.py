@@ -8,13 +8,13 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 import attrs
 
 from skillcore._text import prompt_text, single_line
-from skillcore.diagnostics import Diagnostic, Severity
+from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError
 from skillcore.evaluate import (
     EvalCase,
@@ -71,11 +71,21 @@ class _Progress:
             self.stream.write("\n")
 
 
+#: Exit codes, the same for every subcommand.
+EXIT_OK, EXIT_SKILL_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
 class UsageError(SkillcoreError):
-    """Bad command-line input: printed as one line, exit code 2."""
+    """Bad command-line input or a source that cannot be read: one line, exit code 2."""
 
 
-def _library(args: argparse.Namespace) -> SkillLibrary:
+class SkillsProblem(SkillcoreError):
+    """The skills cannot serve the command (none found, none usable): one line, exit code 1."""
+
+
+def _library(args: argparse.Namespace, *, need_skills: bool = True) -> SkillLibrary:
+    """The discovered library of ``args.sources``; a source that cannot be read is a
+    :class:`UsageError` and, with ``need_skills``, finding no skill a :class:`SkillsProblem`."""
     sources: list[SkillSource | str] = list(args.sources or [default_examples()])
     if args.recursive:
         sources = [SkillSource(str(s), recursive=True, max_depth=args.max_depth) for s in sources]
@@ -86,7 +96,26 @@ def _library(args: argparse.Namespace) -> SkillLibrary:
         raise UsageError(str(exc)) from exc
     lib.discover()
     progress.close()
+    unreachable = [d for d in lib.catalog.diagnostics if d.code is Code.SOURCE_UNREACHABLE]
+    if unreachable:
+        raise UsageError(single_line("; ".join(d.message for d in unreachable)))
+    if need_skills and not lib.catalog.skills:
+        raise SkillsProblem(_no_skills(lib))
     return lib
+
+
+def _no_skills(lib: SkillLibrary) -> str:
+    where = ", ".join(s.url for s in lib.sources)
+    return single_line(f"no skills found in {where} (a skill is a folder with a SKILL.md)")
+
+
+def _status(lib: SkillLibrary, printed: bool = False) -> int:
+    """1 when discovery reported errors (printed to stderr unless ``printed``), else 0."""
+    errors = lib.catalog.errors
+    if not printed:
+        for diag in errors:
+            print(single_line(_where(diag).format()), file=sys.stderr)
+    return EXIT_SKILL_PROBLEMS if errors else EXIT_OK
 
 
 def _where(diag: Diagnostic) -> Diagnostic:
@@ -105,7 +134,7 @@ def _print_diagnostics(lib: SkillLibrary, out: TextIO, min_severity: Severity) -
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    lib = _library(args)
+    lib = _library(args, need_skills=False)
     cat = lib.catalog
     if args.json:
         data = [
@@ -121,9 +150,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         ]
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return 0
+        if not cat.skills:
+            print(_no_skills(lib), file=sys.stderr)
+            return EXIT_SKILL_PROBLEMS
+        return _status(lib)
     if not cat.skills:
-        print("no skills found")
+        print(_no_skills(lib))
+        _print_diagnostics(lib, sys.stderr, Severity.WARNING)
+        return EXIT_SKILL_PROBLEMS
     # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._text).
     rows = [(single_line(s.name), entry_description(s)) for s in cat]
     width = max((len(name) for name, _ in rows), default=4)
@@ -132,11 +166,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{name:<{width}}  {desc}")
     print(f"\n{len(cat)} skills from {len(lib.sources)} source(s)", file=sys.stderr)
     _print_diagnostics(lib, sys.stderr, Severity.WARNING)
-    return 0
+    return _status(lib, printed=True)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    lib = _library(args)
+    lib = _library(args, need_skills=False)
     cat = lib.catalog
     if args.json:
         json.dump(
@@ -153,15 +187,27 @@ def cmd_validate(args: argparse.Namespace) -> int:
         errors = len(cat.errors)
         warnings = sum(1 for d in cat.diagnostics if d.severity is Severity.WARNING)
         print(f"{len(cat)} valid skills, {errors} errors, {warnings} warnings ({args.mode} mode)")
-    return 1 if cat.errors else 0
+        if not cat.skills:
+            print(_no_skills(lib), file=sys.stderr)
+    return EXIT_SKILL_PROBLEMS if cat.errors or not cat.skills else EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    lib = _library(args)
+    lib = _library(args, need_skills=False)
     meta = lib.catalog.get(args.name)
     if meta is None:
-        print(f"no skill named {args.name!r}; see 'skillcore list'", file=sys.stderr)
-        return 2
+        # A folder of that name that discovery skipped: say why, not just "no skill".
+        why = [
+            d
+            for d in lib.catalog.diagnostics
+            if d.severity is Severity.ERROR and PurePosixPath(d.path).parent.name == args.name
+        ]
+        if why:
+            print(single_line(f"{args.name!r} was skipped:"), file=sys.stderr)
+            for diag in why:
+                print(single_line(_where(diag).format()), file=sys.stderr)
+            return EXIT_SKILL_PROBLEMS
+        raise UsageError(single_line(f"no skill named {args.name!r}; see 'skillcore list'"))
     try:
         doc = lib.read_document(meta)
     except ReadError as exc:
@@ -206,14 +252,18 @@ def cmd_render(args: argparse.Namespace) -> int:
     mode = "dynamic" if args.loaded else None
     toolkit = SkillToolkit(lib, catalog_format=args.format, prompt_mode=mode)
     for name in args.loaded or ():
+        if lib.catalog.get(name) is None:
+            raise UsageError(
+                single_line(f"--loaded {name}: no skill named {name!r}; see 'skillcore list'")
+            )
         result = toolkit.call(session, toolkit.names.load, {"skill_name": name})
-        if not result.ok:
-            print(prompt_text(result.text), file=sys.stderr)
-            return 2
+        if not result.ok:  # e.g. more --loaded skills than a session may hold
+            code = result.code.value if result.code else "refused"
+            raise UsageError(single_line(f"--loaded {name}: cannot be loaded ({code})"))
         session = result.session
     # Already safe (render sanitises skill text); prompt_text leaves safe text unchanged.
     sys.stdout.write(prompt_text(toolkit.instructions(session)))
-    return 0
+    return _status(lib)
 
 
 def _eval_cases(args: argparse.Namespace, lib: SkillLibrary) -> list[EvalCase]:
@@ -253,6 +303,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     lib = _library(args)
     cases = _eval_cases(args, lib)
     cat = lib.catalog
+    expected = {c.skill for c in cases if c.skill}
+    if expected and not expected & set(cat.names):
+        raise UsageError(
+            single_line(
+                "none of the skills the queries expect is in the library: "
+                + ", ".join(sorted(expected))
+            )
+        )
     sizes = [n for n in (args.sizes or [len(cat)]) if n <= len(cat)] or [len(cat)]
     keep = {c.skill for c in cases}
     try:
@@ -287,7 +345,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.plot:
         plot_reports(reports, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
-    return 0
+    if reports[-1].unknown:
+        if args.json:
+            unknown = ", ".join(reports[-1].unknown)
+            print(single_line(f"not in the library (left out): {unknown}"), file=sys.stderr)
+        return max(_status(lib), EXIT_SKILL_PROBLEMS)
+    return _status(lib)
 
 
 def eval_table(reports: Sequence[EvalReport]) -> str:
@@ -350,14 +413,12 @@ def cmd_lint_descriptions(args: argparse.Namespace) -> int:
     if args.json:
         json.dump([attrs.asdict(p) for p in pairs], sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return 0
-    if not pairs:
+    elif not pairs:
         print("no similar descriptions found")
-        return 0
-    for p in pairs:
+    for p in pairs if not args.json else ():
         shared = f"  (shared: {', '.join(p.shared)})" if p.shared else ""
         print(single_line(f"{p.score:.2f}  {p.first}  <->  {p.second}{shared}"))
-    return 0
+    return _status(lib)
 
 
 SKELETON = """---
@@ -425,7 +486,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     other = next((s for s in cat if s.allowed_tools is None), None)
     if restricted is None:
         say("(no skill declares allowed-tools; skipping the policy part)")
-        return 0
+        return _status(lib)
     say(f"== 3. the model calls load_skill({restricted.name!r})")
     result = toolkit.call(session, "load_skill", {"skill_name": restricted.name})
     session = result.session
@@ -461,7 +522,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     say(f"   state ({len(state)} bytes): {state[:160]}{'...' if len(state) > 160 else ''}")
     say("\n== 9. search finds skills the budget left out of the prompt")
     say("   " + toolkit.search_text(session, "csv data quality", None).replace("\n", "\n   "))
-    return 0
+    return _status(lib)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -485,15 +546,21 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
+    from skillcore import __version__
+
     parser = argparse.ArgumentParser(
-        prog="skillcore", description="Discover, validate and render Agent Skills."
+        prog="skillcore",
+        description="Discover, validate and render Agent Skills. Exit codes: 0 success, "
+        "1 the skills have problems, 2 usage or I/O errors.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add(
         name: str, help: str, sources: bool = True, first: tuple[str, str] | None = None
     ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
+        p.set_defaults(subparser=p)  # usage errors name the subcommand and show its usage
         if first is not None:  # a positional that comes before the sources (``show NAME ...``)
             p.add_argument(first[0], help=first[1])
         if sources:
@@ -632,13 +699,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:
         if any(e.startswith("-") for e in extra) or not hasattr(args, "sources"):
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.sources = [*args.sources, *extra]
     try:
         return int(args.func(args))
     except UsageError as exc:
         print(f"skillcore {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except SkillsProblem as exc:
+        print(f"skillcore {args.command}: {exc}", file=sys.stderr)
+        return EXIT_SKILL_PROBLEMS
     except BrokenPipeError:  # pragma: no cover - e.g. piping into head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -29,6 +29,7 @@ import anyio
 from skillcore.binary import BinaryPayload
 from skillcore.codes import OutcomeCode
 from skillcore.errors import require
+from skillcore.events import library_logger
 from skillcore.library import SkillLibrary
 from skillcore.model import SkillMetadata
 from skillcore.parsing import MAX_FRONTMATTER_BYTES, decode_text, split_frontmatter
@@ -46,6 +47,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from pydantic import Field  # noqa: E402
 
 logger = logging.getLogger(__name__)
+library_logger(logging)  # the library convention: a NullHandler, the application decides
 
 #: The Skills extension identifier (SEP-2640).
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
