@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     )
     from skillcore.diagnostics import Code, Diagnostic, Severity
     from skillcore.errors import MissingDependencyError, SkillcoreError, SourceError, StateError
+    from skillcore.examples import examples_path
     from skillcore.library import ResourceContent, SkillLibrary
     from skillcore.model import (
         Catalog,
@@ -87,6 +88,7 @@ _LAZY: dict[str, str] = {
     "TurnCalls": "skillcore.coordination",
     "TurnStore": "skillcore.coordination",
     "Code": "skillcore.diagnostics",
+    "examples_path": "skillcore.examples",
     "Diagnostic": "skillcore.diagnostics",
     "Severity": "skillcore.diagnostics",
     "MissingDependencyError": "skillcore.errors",
@@ -221,6 +223,7 @@ __all__ = [
     "ValidationMode",
     "__version__",
     "catalog_view",
+    "examples_path",
     "loaded_names_of",
     "merge_states",
     "parse_skill_file",

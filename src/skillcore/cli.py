@@ -27,6 +27,7 @@ from skillcore.evaluate import (
     skill_for_file,
     sub_catalog,
 )
+from skillcore.examples import examples_path
 from skillcore.library import SkillLibrary
 from skillcore.parsing import ValidationMode, check_name
 from skillcore.policy import PolicyMode, ToolPolicy
@@ -41,15 +42,8 @@ _BUDGET = Limits().catalog_budget
 
 
 def default_examples() -> str:
-    """``./examples/skills`` when run from a checkout, else the copy shipped in the wheel."""
-    local = Path("examples/skills")
-    if local.is_dir():
-        return str(local)
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "_examples" / "skills", here.parents[1] / "examples" / "skills"):
-        if candidate.is_dir():
-            return str(candidate)
-    return str(local)
+    """The bundled example skills (see :func:`skillcore.examples_path`), from any directory."""
+    return str(examples_path("skills"))
 
 
 class _Progress:

@@ -69,7 +69,8 @@ class SkillSource:
     Sources listed later override earlier ones (the shadowing is recorded as a diagnostic).
     """
 
-    url: str
+    #: A path (``str`` or path object, kept as text) or an fsspec URL.
+    url: str = attrs.field(converter=lambda u: os.fspath(u) if isinstance(u, os.PathLike) else u)
     label: str = attrs.field()
     storage_options: FrozenDict[str, Any] = attrs.field(factory=FrozenDict, converter=to_frozen)
     #: An fsspec filesystem to use instead of resolving ``url`` (``url`` is then its root path).
