@@ -29,6 +29,7 @@ from skillcore.evaluate import (
 )
 from skillcore.examples import examples_path
 from skillcore.library import SkillLibrary
+from skillcore.model import SkillMetadata
 from skillcore.parsing import ValidationMode, check_name
 from skillcore.policy import PolicyMode, ToolPolicy
 from skillcore.relevance import CatalogOrder
@@ -219,7 +220,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         ("allowed-tools", None if meta.allowed_tools is None else " ".join(meta.allowed_tools)),
         ("triggers", ", ".join(meta.triggers) or None),
         ("file-patterns", ", ".join(meta.file_patterns) or None),
-        ("dependencies", ", ".join(meta.dependencies) or None),
+        ("dependencies", _dependencies(meta, lib)),
         ("metadata", dict(meta.metadata) or None),
     ]
     for key, value in fields:
@@ -237,6 +238,15 @@ def cmd_show(args: argparse.Namespace) -> int:
         print()
         print(prompt_text(doc.body))
     return 0
+
+
+def _dependencies(meta: SkillMetadata, lib: SkillLibrary) -> str | None:
+    """The declared dependencies, and which of them the catalog lacks."""
+    if not meta.dependencies:
+        return None
+    absent = [d for d in meta.dependencies if lib.catalog.get(d) is None]
+    missing = f" (not in the catalog: {', '.join(absent)})" if absent else ""
+    return ", ".join(meta.dependencies) + missing
 
 
 def cmd_render(args: argparse.Namespace) -> int:
