@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import Limits, binary, gating, parsing, policy, profiles, sources, specs
+from skillcore import (
+    Limits,
+    binary,
+    gating,
+    parsing,
+    policy,
+    profiles,
+    sources,
+    specs,
+    state_token,
+)
 from skillcore.backends import archive
 from skillcore.library import SKILL_GRACE_SECONDS
 
@@ -37,6 +47,8 @@ def _n(value: int) -> str:
         f"reads {binary.SNIFF_BYTES} bytes at most",
         f"for {SKILL_GRACE_SECONDS:g} seconds",
         f"{_n(archive.ArchiveLimits().max_members)} members",
+        f"longer than {_n(state_token.MAX_STATE_TOKEN_BYTES)} bytes",
+        f"{state_token.SECRET_BYTES} random bytes",
         f"{archive.ArchiveLimits().max_uncompressed_bytes // MIB} MiB uncompressed",
         f"{archive.ArchiveLimits().max_archive_bytes // MIB} MiB archive",
         f"longer than {policy.MAX_TOOL_NAME}",

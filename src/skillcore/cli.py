@@ -544,7 +544,17 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         anyio.run(server.run_stdio)
     else:
-        anyio.run(server.run_http, args.host, args.port)
+
+        def ready(url: str) -> None:
+            skills = len(lib.catalog.model_visible)
+            print(
+                f"skillcore mcp: serving {skills} skills over streamable HTTP at {url} "
+                "(Ctrl+C stops)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        anyio.run(server.run_http, args.host, args.port, ready)
     return 0
 
 
