@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 import attrs
 
+from skillcore import settings
 from skillcore._text import prompt_text, single_line
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError
@@ -40,6 +41,7 @@ from skillcore.tools import SkillToolkit
 
 #: The catalog budget of a session with default limits.
 _BUDGET = Limits().catalog_budget
+_BUDGET_HELP = f"catalog character budget (default: SKILLCORE_CATALOG_BUDGET, else {_BUDGET})"
 
 
 def default_examples() -> str:
@@ -81,12 +83,14 @@ class SkillsProblem(SkillcoreError):
 def _library(args: argparse.Namespace, *, need_skills: bool = True) -> SkillLibrary:
     """The discovered library of ``args.sources``; a source that cannot be read is a
     :class:`UsageError` and, with ``need_skills``, finding no skill a :class:`SkillsProblem`."""
-    sources: list[SkillSource | str] = list(args.sources or [default_examples()])
+    configured = args.settings.get("sources")
+    sources: list[SkillSource | str] = list(args.sources or configured or [default_examples()])
     if args.recursive:
         sources = [SkillSource(str(s), recursive=True, max_depth=args.max_depth) for s in sources]
     progress = _Progress(sys.stderr)
     try:
-        lib = SkillLibrary(sources, mode=args.mode, progress=progress)
+        cache = args.settings.get("cache", True)
+        lib = SkillLibrary(sources, mode=args.mode, progress=progress, cache=cache)
     except (SkillcoreError, ValueError) as exc:  # e.g. the same source given twice
         raise UsageError(str(exc)) from exc
     lib.discover()
@@ -587,8 +591,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--mode",
                 choices=[m.value for m in ValidationMode],
-                default=ValidationMode.LENIENT.value,
-                help="validation mode (default: lenient)",
+                default=None,
+                help="validation mode (default: SKILLCORE_VALIDATION_MODE, else lenient)",
             )
             p.add_argument(
                 "--recursive",
@@ -616,7 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_show_args)
 
     p = add("render", "print the catalog exactly as the model sees it")
-    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=None, help=_BUDGET_HELP)
     p.add_argument(
         "--format", choices=[f.value for f in CatalogFormat], default=CatalogFormat.MARKDOWN.value
     )
@@ -634,7 +638,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_new)
 
     p = add("demo", "a scripted walk through discover, load, tool policy and unload")
-    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=None, help=_BUDGET_HELP)
     p.set_defaults(func=cmd_demo)
 
     p = add("eval", "measure skill selection: recall@k, MRR and catalog reach for query files")
@@ -651,7 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--ranker", choices=["auto", "bm25", "hybrid"], default="bm25", help="default: bm25"
     )
-    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=None, help=_BUDGET_HELP)
     p.add_argument(
         "--sizes", type=_sizes, help="also measure sub-libraries of these sizes, e.g. 10,100"
     )
@@ -679,12 +683,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP host (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
-    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=None, help=_BUDGET_HELP)
     p.add_argument(
         "--refresh",
         type=float,
         default=None,
-        help="re-scan the sources every this many seconds and tell clients when skills change",
+        help="re-scan the sources every this many seconds and tell clients when skills change "
+        "(default: SKILLCORE_REFRESH when it is a number of seconds)",
     )
     p.set_defaults(func=cmd_mcp)
     return parser
@@ -705,6 +710,23 @@ def _budget(text: str) -> int:
     return value
 
 
+def _apply_settings(args: argparse.Namespace) -> None:
+    """Options not given on the command line from the settings (``SKILLCORE_*``,
+    ``skills.yaml``; see :mod:`skillcore.settings`): the command line wins."""
+    try:
+        found = settings.current()
+    except settings.ConfigError as exc:
+        raise UsageError(single_line(str(exc))) from exc
+    args.settings = found
+    if getattr(args, "mode", "") is None:
+        args.mode = found.get("validation_mode", ValidationMode.LENIENT.value)
+    if getattr(args, "budget", 0) is None:
+        args.budget = found.get("catalog_budget", _BUDGET)
+    refresh = found.get("refresh")
+    if getattr(args, "refresh", 0) is None and not isinstance(refresh, bool) and refresh:
+        args.refresh = refresh
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point."""
     parser = build_parser()
@@ -716,6 +738,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.sources = [*args.sources, *extra]
     try:
+        _apply_settings(args)
         return int(args.func(args))
     except UsageError as exc:
         print(f"skillcore {args.command}: error: {exc}", file=sys.stderr)

@@ -1,4 +1,9 @@
-"""The knobs every adapter takes, in one place, so they mean the same everywhere."""
+"""The knobs every adapter takes, in one place, so they mean the same everywhere.
+
+Options not given explicitly come from the environment or a settings file (see
+:mod:`skillcore.settings`): :meth:`SkillConfig.build` and :meth:`SkillConfig.library` apply
+that rule for every adapter.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import Any, Union
 
 import attrs
 
+from skillcore import settings
 from skillcore._frozen import to_frozenset
 from skillcore.coordination import RefreshGate, Restorer, TurnStore
 from skillcore.gating import gated_registry
@@ -120,6 +126,7 @@ class SkillConfig:
                 f"{len(self.pinned_skills)} pinned_skills exceed the loaded-skill limit "
                 f"({limit}): pin at most {limit} skills or raise max_loaded_skills"
             )
+
     #: Under RESTRICT, also leave tools the policy blocks right now out of the model's tool
     #: list (calls are still checked; skill and always-allowed tools are never hidden).
     hide_blocked_tools: bool = False
@@ -131,9 +138,10 @@ class SkillConfig:
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
         """``config`` as given, or one built from keyword options (not both): how every
-        adapter constructor takes its options."""
+        adapter constructor takes its options. Options not given come from the settings
+        (``SKILLCORE_*`` variables, ``skills.yaml``; see :mod:`skillcore.settings`)."""
         if config is None:
-            return cls(**options)
+            return cls(**settings.current().config_options(options))
         if options:
             raise TypeError(
                 f"pass either config= or options ({', '.join(sorted(options))}), not both"
@@ -142,21 +150,33 @@ class SkillConfig:
 
     def library(
         self,
-        sources: Sources,
+        sources: Sources | None,
         backend: Any = None,
         thread: Callable[[], str | None] | None = None,
     ) -> SkillLibrary:
         """The library for ``sources`` (used as is when it already is one).
 
-        With a deepagents ``backend``, ``sources`` are paths in it (or ``(path, label)``
-        tuples) and ``thread`` names the running conversation (see
+        ``sources`` None: the configured ones (``SKILLCORE_SOURCES``, or ``sources`` in the
+        settings file). With ``enabled`` off in the settings, a library without sources: no
+        catalog, no skill tools. With a deepagents ``backend``, ``sources`` are paths in it
+        (or ``(path, label)`` tuples) and ``thread`` names the running conversation (see
         :func:`skillcore.backends.deepagents.backend_library`)."""
+        found = settings.current()
+        if found.get("enabled") is False:
+            return SkillLibrary([], cache=False)
+        if sources is None:
+            sources = found.get("sources")
+            if sources is None:
+                raise ValueError(
+                    "no skill sources: pass sources, or set SKILLCORE_SOURCES (or 'sources' "
+                    f"in {settings.SETTINGS_FILE} or [tool.skillcore] of pyproject.toml)"
+                )
+        mode = self.validation_mode or ValidationMode(found.get("validation_mode", "lenient"))
         if backend is not None:
             from skillcore.backends.deepagents import backend_library
 
             if isinstance(sources, SkillLibrary):
                 raise ValueError("pass paths in the backend as sources, not a SkillLibrary")
-            mode = self.validation_mode or ValidationMode.LENIENT
             return backend_library(
                 backend,
                 sources,
@@ -170,7 +190,7 @@ class SkillConfig:
                     "pass mode= to SkillLibrary instead"
                 )
             return sources
-        return SkillLibrary(sources, mode=self.validation_mode or ValidationMode.LENIENT)  # type: ignore[arg-type]
+        return SkillLibrary(sources, mode=mode, cache=found.get("cache", True))  # type: ignore[arg-type]
 
     def session_limits(self) -> Limits:
         """``limits`` if given, else the two budgets as :class:`Limits`."""
@@ -247,10 +267,10 @@ class AdapterParts:
     @classmethod
     def build(
         cls,
-        sources: Sources,
+        sources: Sources | None,
         config: SkillConfig | None = None,
         *,
-        refresh: bool | float = True,
+        refresh: bool | float | None = None,
         also_allowed: Iterable[str] = (),
         gated: Iterable[str] = (),
         backend: Any = None,
@@ -260,8 +280,11 @@ class AdapterParts:
         """The parts for ``sources`` and ``config`` (or its fields as ``options``);
         ``also_allowed`` adds adapter-specific always-allowed tools; ``gated`` names the
         skill-gated tools (the adapter's ``tools=``); ``backend`` and ``thread``: see
-        :meth:`SkillConfig.library`."""
+        :meth:`SkillConfig.library`. ``refresh`` None: the configured interval
+        (``SKILLCORE_REFRESH``), else once per run."""
         cfg = SkillConfig.build(config, **options)
+        if refresh is None:
+            refresh = settings.current().get("refresh", True)
         gated = gated_registry(gated, cfg.names().all())
         library = cfg.library(sources, backend, thread)
         limits, policy, toolkit = (
