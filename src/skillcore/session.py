@@ -28,6 +28,7 @@ from skillcore.policy import (
     ToolPolicy,
     UnrestrictedSkills,
     decide,
+    names_tool,
     normalize_tool_name,
 )
 
@@ -510,11 +511,8 @@ class SkillSession:
         # An entry naming the tool allows it at least for some arguments: not hidden. Checked
         # first, since the full decision builds a reason for every blocked name.
         aliases = self.policy.aliases
-        for pattern in patterns:
-            if pattern.matches(name) or (
-                aliases is not None and name in aliases.targets(pattern.tool)
-            ):
-                return False
+        if any(names_tool(pattern, name, aliases) for pattern in patterns):
+            return False
         return not self.check_tool(name).allowed
 
     def missing_tools(self, name: str, available: Collection[str]) -> tuple[str, ...]:
@@ -530,8 +528,7 @@ class SkillSession:
         missing: list[str] = []
         for entry in declared:
             pattern = ToolPattern.parse(entry)
-            targets = aliases.targets(pattern.tool) if aliases is not None else frozenset()
-            if targets & have or any(pattern.matches(t) for t in have):
+            if any(names_tool(pattern, tool, aliases) for tool in have):
                 continue
             if pattern.entry not in missing:
                 missing.append(pattern.entry)
