@@ -32,7 +32,9 @@ def create_deep_agent(
     :meth:`SkillsMiddleware.gate_interrupts`, so the human is never asked to approve a call
     the allowed-tools policy will block.
     """
-    from deepagents import create_deep_agent as _create
+    from skillcore.errors import require
+
+    _create = require("deepagents", "deepagents", "create_deep_agent").create_deep_agent  # type: ignore[attr-defined]
 
     ours = [m for m in middleware if isinstance(m, SkillsMiddleware)]
     if len(ours) > 1:

@@ -61,3 +61,15 @@ def test_the_deepagents_extra_exists_and_is_documented() -> None:
         'pip install "skillcore-agents[deepagents]"'
         in (ROOT / "docs" / "deepagents.md").read_text()
     )
+
+
+def test_without_deepagents_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("langchain")
+    from skillcore import MissingDependencyError
+    from skillcore_langchain.deepagents import create_deep_agent
+
+    monkeypatch.setitem(sys.modules, "deepagents", None)  # as if it were not installed
+    with pytest.raises(
+        MissingDependencyError, match=r'pip install "skillcore-agents\[deepagents\]"'
+    ):
+        create_deep_agent(model=None)
