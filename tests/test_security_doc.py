@@ -17,8 +17,8 @@ from skillcore import (
     specs,
     state_token,
 )
-from skillcore.backends import archive
 from skillcore.library import SKILL_GRACE_SECONDS
+from skillcore.sources import archive
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024

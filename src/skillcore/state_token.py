@@ -24,7 +24,7 @@ import secrets
 from typing import Any
 
 from skillcore.errors import StateError
-from skillcore.session import SkillSession
+from skillcore.state.session import SkillSession
 
 #: The longest token accepted (bytes of its text): checked before the signature is computed.
 MAX_STATE_TOKEN_BYTES = 1024 * 1024

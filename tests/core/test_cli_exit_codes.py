@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import skillcore
-from skillcore.cli import main
+from skillcore.apps.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "skills"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from skillcore import PolicyMode, SkillConfig, SkillLibrary, examples_path
-from skillcore.cli import main
-from skillcore.config import AdapterParts
+from skillcore.apps.cli import main
+from skillcore.runtime.config import AdapterParts
 from skillcore.settings import SETTINGS, ConfigError, load_settings
 
 EXAMPLES = str(examples_path())

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skillcore import Code, Severity, SkillLibrary, SkillToolkit
-from skillcore.cli import main
+from skillcore.apps.cli import main
 
 
 def write(root: Path, name: str, extra: str = "") -> None:

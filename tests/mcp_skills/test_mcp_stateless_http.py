@@ -18,7 +18,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from skillcore import SkillLibrary, SkillSource, StateError
-from skillcore.mcp_server import STATE_META_KEY
+from skillcore.apps.mcp_server import STATE_META_KEY
 from skillcore.state_token import MAX_STATE_TOKEN_BYTES, StateSigner
 
 from .conftest import HttpServer, server_env
