@@ -96,3 +96,21 @@ def quoted_excerpt(text: str, limit: int = 80) -> str:
     """A bounded, printable repr of model-provided text for messages (its first ``limit``
     characters; escapes and unencodable characters spelled out)."""
     return repr(text[:limit].encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The first leaf of an exception group (``ExceptionGroup: unhandled errors in a
+    TaskGroup`` says nothing; its first sub-exception is what went wrong)."""
+    for _ in range(100):  # groups nest (a task group inside a task group); bounded
+        inner = getattr(exc, "exceptions", None)  # BaseExceptionGroup (3.11+, exceptiongroup)
+        if not isinstance(inner, (tuple, list)) or not inner:
+            break
+        exc = inner[0]
+    return exc
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` of an exception's root cause, on one line."""
+    cause = root_cause(exc)
+    text = " ".join(str(cause).split())
+    return single_line(f"{type(cause).__name__}: {text}" if text else type(cause).__name__)
