@@ -108,7 +108,7 @@ def _trusted_constructor(cls: type) -> Callable[..., Any]:
 
     Only for values that already have the exact types the converters produce and were
     checked as ``__init__`` would (:func:`indexed_catalog`). Generated from ``attrs.fields``
-    so it follows the class; ``tests/core/test_cold_load_paths.py`` holds the result equal to
+    so it follows the class; ``tests/core/library/test_cold_load_paths.py`` holds the result equal to
     ``__init__``'s.
     """
     names = [a.name for a in attrs.fields(cls)]

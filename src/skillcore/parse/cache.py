@@ -676,7 +676,7 @@ def _build(cls: type, n: int, columns: Mapping[str, list[Any] | repeat[Any]]) ->
     Only for values that already have the exact types the converters produce (checked
     above): it skips ``__init__``, converters and validators, and sets each field of every
     instance in one C-level pass, a third of the cost of a constructor call per instance.
-    ``tests/core/test_cache_format.py`` holds the instances equal to ``__init__``'s.
+    ``tests/core/parse/test_cache_format.py`` holds the instances equal to ``__init__``'s.
     """
     made: list[Any] = list(map(_new, repeat(cls, n)))
     for name, set_slot in _setters(cls):

@@ -24,7 +24,7 @@ from skillcore import (
     project_sources,
 )
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skills"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "skills"
 
 
 def write_skill(root: Path, directory: str, name: str | None = None, desc: str = "Does X.") -> Path:

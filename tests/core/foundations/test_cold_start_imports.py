@@ -11,7 +11,7 @@ import pytest
 
 from skillcore import SkillLibrary
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = Path(__file__).resolve().parents[3] / "src"
 
 #: Modules only rare paths need: the unknown-name hint (ranking, difflib), date values in
 #: frontmatter (datetime, loaded by YAML when it parses one), gated tools and binary

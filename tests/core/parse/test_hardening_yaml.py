@@ -33,7 +33,7 @@ from skillcore.parse.frontmatter import (
     ParseResult,
 )
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = Path(__file__).resolve().parents[3] / "src"
 LOC = SkillLocation("src", "demo", "/skills/demo")
 LENIENT, STRICT = ValidationMode.LENIENT, ValidationMode.STRICT
 

@@ -12,7 +12,7 @@ import pytest
 
 from skillcore.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "skills"
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.core.state.test_properties import check_invariant_1, ops_strategy
+from tests.core.strategies import NAMES, catalogs, policies
 
 from skillcore import (
     Limits,
@@ -19,9 +21,6 @@ from skillcore import (
     SkillToolkit,
 )
 from skillcore.testing import EventRecorder, write_skill
-
-from .strategies import NAMES, catalogs, policies
-from .test_properties import check_invariant_1, ops_strategy
 
 sessions = st.builds(
     SkillSession, catalogs(), st.builds(Limits, max_loaded=st.integers(0, 4)), policies

@@ -20,7 +20,7 @@ from skillcore.state.coordination import (
 )
 from skillcore.state.session import restore_session
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),

@@ -15,7 +15,7 @@ import pytest
 import skillcore
 from skillcore.apps.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "skills"
 EVALS = ROOT / "examples" / "evals"
 

@@ -18,6 +18,7 @@ from hypothesis.stateful import (
     precondition,
     rule,
 )
+from tests.core.strategies import NAMES, TOOLS, catalogs, limits, policies
 
 from skillcore import (
     CatalogFormat,
@@ -35,8 +36,6 @@ from skillcore import (
     catalog_view,
     merge_states,
 )
-
-from .strategies import NAMES, TOOLS, catalogs, limits, policies
 
 settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci")

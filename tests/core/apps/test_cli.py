@@ -14,7 +14,7 @@ import pytest
 from skillcore import SkillLibrary
 from skillcore.apps.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "skills"
 
 

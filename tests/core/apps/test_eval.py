@@ -20,7 +20,7 @@ from skillcore.apps.evaluate import (
     sub_catalog,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "skills"
 EVALS = ROOT / "examples" / "evals"
 

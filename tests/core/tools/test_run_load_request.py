@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.core.state.test_properties import check_invariant_1
 
 from skillcore import Limits, OutcomeCode, SkillLibrary, SkillToolkit
 from skillcore.parse.frontmatter import MAX_NAME_USABLE
 from skillcore.testing import EventRecorder, write_skill
 from skillcore.tools.preload import MAX_REQUESTED, requested_names
-
-from .test_properties import check_invariant_1
 
 _VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=200),

@@ -26,7 +26,7 @@ from skillcore import (
 )
 from skillcore.parse.frontmatter import parse_allowed_tools
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skills"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "skills"
 
 
 def meta(name: str, desc: str = "d", **kw) -> SkillMetadata:

@@ -139,7 +139,7 @@ def test_a_fifo_at_the_cache_path_does_not_block(lib_root: Path, tmp_path: Path)
         "import sys; from skillcore import SkillLibrary; "
         "print(len(SkillLibrary(sys.argv[1], cache=sys.argv[2]).catalog))"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3] / "src")}
     try:
         done = subprocess.run(
             [sys.executable, "-c", code, str(lib_root), str(cache_dir)],

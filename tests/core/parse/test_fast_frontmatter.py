@@ -20,7 +20,7 @@ from skillcore.parse.fast import scan_frontmatter
 from skillcore.parse.frontmatter import parse_skill_file, split_frontmatter
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _check(text: str) -> None:

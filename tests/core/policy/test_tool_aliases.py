@@ -244,7 +244,7 @@ def test_argument_patterns_are_total_and_whole_match(pattern: str, command: str)
 def test_docs_show_every_preset_table() -> None:
     from pathlib import Path
 
-    docs = (Path(__file__).resolve().parents[2] / "docs" / "concepts.md").read_text()
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "concepts.md").read_text()
     for preset in ALIAS_PRESETS.values():
         assert preset.table() in docs, preset.name
         for tool in preset.always_allowed:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from skillcore import OutcomeCode, SkillLibrary, SkillToolkit
 from skillcore.catalog.render import delivered, undelivered
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skills"
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "skills"
 LIBRARY = SkillLibrary([EXAMPLES])
 NAMES = ["csv-data-audit", "python-testing", "release-notes"]
 

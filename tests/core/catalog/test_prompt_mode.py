@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.core.strategies import catalogs, descriptions
 
 from skillcore import (
     Catalog,
@@ -24,8 +25,6 @@ from skillcore import (
     catalog_view,
 )
 from skillcore.catalog.prompt import PLACEHOLDERS, resolve_prompt_mode
-
-from .strategies import catalogs, descriptions
 
 PROFILE = settings(settings.get_profile("skillcore"))
 

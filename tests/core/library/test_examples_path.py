@@ -12,7 +12,7 @@ import pytest
 import skillcore
 from skillcore import SkillLibrary, SkillSource, examples_path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_examples_path_names_the_skills_and_the_evals() -> None:

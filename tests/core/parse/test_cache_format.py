@@ -18,7 +18,7 @@ from skillcore import SkillLibrary
 from skillcore._frozen import FrozenDict
 from skillcore.model import SkillLocation, SkillMetadata
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+SRC = Path(__file__).resolve().parents[3] / "src"
 
 
 def _skill(root: Path, name: str, extra: str = "") -> None:

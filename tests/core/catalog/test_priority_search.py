@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.core.strategies import catalogs
 
 from skillcore import (
     Catalog,
@@ -18,8 +19,6 @@ from skillcore import (
     search_skills,
 )
 from skillcore.catalog.relevance import relevant_catalog
-
-from .strategies import catalogs
 
 PROFILE = settings(settings.get_profile("skillcore"))
 

@@ -30,7 +30,7 @@ from skillcore._text import ELLIPSIS, folded, is_clean, single_line
 from skillcore.catalog.render import CatalogFormat, entry_description, skill_file_url
 from skillcore.parse.frontmatter import MAX_DESCRIPTION, MAX_DESCRIPTION_STORED
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 
 def write(root: Path, directory: str, frontmatter: str, body: str = "Body.\n") -> Path:
