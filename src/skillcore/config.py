@@ -276,7 +276,8 @@ class AdapterParts:
             toolkit.check_preset(library.catalog)
         restore = Restorer(lambda: library.catalog, limits, policy, names)
         gate = RefreshGate(refresh, library)  # paced by the library's scan cost
-        return cls(cfg, library, limits, policy, toolkit, names, gate, TurnStore(), restore)
+        turns = TurnStore(replay=toolkit)  # earlier calls of a turn are worked out again
+        return cls(cfg, library, limits, policy, toolkit, names, gate, turns, restore)
 
     def attach(self, adapter: AdapterAttributes) -> None:
         """Set every part as an attribute of ``adapter`` (``adapter.library``, ``.toolkit``,

@@ -1,21 +1,25 @@
-"""Where a session lives while tool calls run, and in what order the calls of a turn run.
+"""Where a session lives while tool calls run, and how the calls of a turn are ordered.
 
-A model turn can call several tools at once and frameworks run them concurrently. Two
-strategies, both as a :class:`SessionStore` handed to :meth:`SkillToolkit.call`:
+A model turn can call several tools at once and frameworks run them concurrently, in one
+process or, after a crash and resume, partly in another. Two strategies, both as a
+:class:`SessionStore` handed to :meth:`SkillToolkit.call`:
 
 - **live state** (ADK session state, an Agents SDK run context, your own object): calls read
-  and write one shared session; the toolkit re-checks a transition after its file I/O.
+  and write one shared session.
 - **a turn store** (:class:`TurnStore`, for frameworks that merge parallel state writes with
-  a reducer, like LangGraph): per conversation and turn, the turn's latest session; each write
-  gets a ``seq`` so :func:`skillcore.merge_states` keeps the last one.
+  a reducer, like LangGraph): each call writes its own effect (what it added and dropped)
+  with the turn's base and call order, and :func:`skillcore.merge_states` folds the effects
+  in call order, so no effect is dropped whatever order the writes arrive in.
 
-Either way, calls of one turn are decided **in the model's call order** (DESIGN §3.8): a
-call waits until the earlier *skill* calls of its turn have finished, then reads the
-session. This cannot deadlock: a call only waits for calls listed before it, frameworks start
-calls in list order (thread pools and task groups are FIFO), so the earliest unfinished call
-never waits; and every wait is bounded (``wait_seconds``) for calls that never arrive (another
-middleware short-circuited them). A skill call that times out proceeds on the latest
-session; a plain call that times out is refused (fail closed) and the adapter says so.
+Either way, calls of one turn are decided **in the model's call order** (DESIGN §3.8, §3.11):
+a call's session is the turn's base after the earlier *skill* calls. Those are pure
+transitions of the base, so a call works out an earlier call's effect itself when that call
+did not run here (it ran in a process that crashed, or has not started): it never waits for
+another process. It waits only for an earlier call running in this process (its file reads,
+up to ``wait_seconds``) or about to start (``arrival_seconds``, a fraction of a second). A
+plain call must be allowed both on that session and on the one the calls seen to run here
+give, so an inferred effect can never lift a restriction. This cannot deadlock: a call only
+waits for calls listed before it, and every wait is bounded.
 """
 
 from __future__ import annotations
@@ -26,21 +30,33 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from types import TracebackType
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 import anyio
 import attrs
 
-from skillcore._frozen import to_frozenset, to_tuple
+from skillcore._frozen import FrozenDict, to_frozenset, to_tuple
 from skillcore.model import Catalog
 from skillcore.names import ToolNames
 from skillcore.policy import ToolPolicy
-from skillcore.session import Limits, Restored, SkillSession, restore_session
+from skillcore.session import (
+    Limits,
+    Restored,
+    SkillSession,
+    apply_effect,
+    effect_between,
+    restore_session,
+    turn_state,
+)
 
-#: How long a call waits for the earlier skill calls of its turn.
-DEFAULT_WAIT_SECONDS = 30.0
+#: How long a call waits for an earlier skill call of its turn that is running in this
+#: process (its file reads); past it, the earlier call is worked out again here.
+DEFAULT_WAIT_SECONDS = 10.0
+#: How long a call waits for an earlier skill call of its turn to show up in this process
+#: before working its effect out itself (it may have run in another process, before a crash).
+DEFAULT_ARRIVAL_SECONDS = 0.2
 #: Finished turns kept per store (least recently used are dropped first).
 DEFAULT_MAX_TURNS = 1024
 
@@ -82,49 +98,61 @@ def as_store(target: SkillSession | SessionStore) -> SessionStore:
     return SessionRef(target) if isinstance(target, SkillSession) else target
 
 
+#: The largest number of calls of one turn a store tracks (a model turn has a handful).
+MAX_TURN_CALLS = 1_000
+
+
+def _frozen_args(value: Mapping[str, tuple[str, Any]] | None) -> FrozenDict[str, tuple[str, Any]]:
+    return value if isinstance(value, FrozenDict) else FrozenDict(dict(value or {}))
+
+
 @attrs.frozen
 class TurnCalls:
-    """The calls of one model turn: whose conversation, which turn, and the call ids in the
-    model's order with those that are skill calls. ``conversation`` is a LangGraph thread id,
-    an ADK session id + agent, or any key your loop has: never a session value."""
+    """The calls of one model turn: whose conversation, which turn, the call ids in the
+    model's order, those that are skill calls, and (when known) each skill call's tool name
+    and arguments, so any process can work out its effect again. ``conversation`` is a
+    LangGraph thread id, an ADK session id + agent, or any key your loop has: never a session
+    value."""
 
     conversation: str
     turn: str
     order: tuple[str, ...] = attrs.field(converter=to_tuple)
     skill: frozenset[str] = attrs.field(converter=to_frozenset)
+    #: Skill call id -> (tool name, arguments as the model sent them).
+    args: FrozenDict[str, tuple[str, Any]] = attrs.field(
+        factory=lambda: FrozenDict({}), converter=_frozen_args, eq=False
+    )
 
     @classmethod
     def of(
         cls,
         conversation: str,
         turn: str,
-        calls: Iterable[tuple[str, str]],
+        calls: Iterable[tuple[str, str] | tuple[str, str, Any]],
         is_skill: Callable[[str], bool],
     ) -> TurnCalls:
-        """From ``(call id, tool name)`` pairs in the model's order."""
-        pairs = list(calls)
-        return cls(
-            conversation,
-            turn,
-            tuple(i for i, _ in pairs),
-            frozenset(i for i, name in pairs if is_skill(name)),
-        )
+        """From ``(call id, tool name)`` or ``(call id, tool name, arguments)`` tuples in the
+        model's order (at most :data:`MAX_TURN_CALLS` are tracked)."""
+        pairs = [(c[0], c[1], c[2] if len(c) > 2 else None) for c in calls][:MAX_TURN_CALLS]
+        skill = {i for i, name, _ in pairs if is_skill(name)}
+        args = {i: (name, a) for i, name, a in pairs if i in skill and a is not None}
+        return cls(conversation, turn, tuple(i for i, _, _ in pairs), skill, args)
 
     @classmethod
     def locate(
         cls,
         conversation: str,
         call_id: str,
-        turns: Iterable[tuple[str | None, Iterable[tuple[str, str]]]],
+        turns: Iterable[tuple[str | None, Iterable[tuple[str, str] | tuple[str, str, Any]]]],
         is_skill: Callable[[str], bool],
     ) -> TurnCalls:
         """The turn of ``call_id`` among a conversation's model turns, newest first: each a
-        ``(turn id or None, (call id, tool name) pairs)`` (a LangChain ``AIMessage``, an ADK
-        event). A call found nowhere is a turn of its own."""
+        ``(turn id or None, (call id, tool name[, arguments]) tuples)`` (a LangChain
+        ``AIMessage``, an ADK event). A call found nowhere is a turn of its own."""
         for turn, calls in turns:
             pairs = list(calls)
-            if any(i == call_id for i, _ in pairs):
-                return cls.of(conversation, turn or "|".join(i for i, _ in pairs), pairs, is_skill)
+            if any(c[0] == call_id for c in pairs):
+                return cls.of(conversation, turn or "|".join(c[0] for c in pairs), pairs, is_skill)
         return cls.of(conversation, call_id, [(call_id, "")], is_skill)
 
     @property
@@ -132,75 +160,190 @@ class TurnCalls:
         """The store key: conversation and turn."""
         return (self.conversation, self.turn)
 
+    def position(self, call_id: str) -> int:
+        """1-based position of ``call_id`` in the turn (0 if it is not listed)."""
+        try:
+            return self.order.index(call_id) + 1
+        except ValueError:
+            return 0
+
     def earlier_skill_calls(self, call_id: str) -> tuple[str, ...]:
         """Skill calls listed before ``call_id``, in order (none if it is not listed)."""
         if call_id not in self.order:
             return ()
         return tuple(c for c in self.order[: self.order.index(call_id)] if c in self.skill)
 
+    def args_tools(self) -> frozenset[str]:
+        """Tool names of the skill calls whose arguments are known."""
+        return frozenset(name for name, _ in self.args.values())
+
+    @property
+    def skill_order(self) -> tuple[str, ...]:
+        """The skill calls, in the model's order."""
+        return tuple(c for c in self.order if c in self.skill)
+
+
+class Replayer(Protocol):
+    """What works out a skill call's effect again (a :class:`~skillcore.SkillToolkit`)."""
+
+    def call(self, target: Any, tool: str, arguments: Any, **kw: Any) -> Any: ...
+
+    async def acall(self, target: Any, tool: str, arguments: Any, **kw: Any) -> Any: ...
+
 
 class _Turn:
-    __slots__ = ("after", "base", "done", "seq", "session")
+    __slots__ = (
+        "after",
+        "available",
+        "base",
+        "busy",
+        "confirmed",
+        "done",
+        "entered",
+        "hidden",
+        "results",
+        "started",
+    )
 
-    def __init__(self, session: SkillSession) -> None:
-        self.base = self.session = session
-        self.seq = 0
-        self.done: set[str] = set()
-        #: The session right after each finished skill call (what later plain calls see).
+    def __init__(
+        self,
+        base: SkillSession,
+        hidden: Collection[str],
+        available: Collection[str] | None,
+    ) -> None:
+        self.base = base
+        self.hidden, self.available = hidden, available
+        self.started = time.monotonic()
+        #: The session right after each skill call whose effect is known here.
         self.after: dict[str, SkillSession] = {}
+        #: Results of skill calls worked out by another call (reused by the call itself).
+        self.results: dict[str, Any] = {}
+        #: Skill calls that ran in this process (their effect is certain, not inferred).
+        self.confirmed: set[str] = set()
+        self.entered: set[str] = set()
+        self.busy: set[str] = set()
+        self.done: set[str] = set()
 
 
 class TurnStore:
-    """Per conversation and turn: call order and the turn's latest session (thread- and
-    task-safe). Finished turns are dropped; at most ``max_turns`` unfinished ones are kept."""
+    """Per conversation and turn: the session before the turn and the effect of each of its
+    skill calls, in the model's order (thread- and task-safe).
+
+    A turn's calls are pure transitions of the session it started from, in call order, so
+    any call can work out what the earlier skill calls did: it reuses the effect when they
+    ran here, waits briefly for one that is running here (``wait_seconds``) or about to start
+    (``arrival_seconds``), and otherwise works it out again through ``replay`` (the toolkit:
+    the same plan, read and transition, on the same files). A call resumed in another
+    process after a crash therefore sees what one process would have seen. Without a
+    ``replay`` a call that waited in vain is ``timed_out`` (refused if it is a plain call).
+    Finished turns are dropped; at most ``max_turns`` unfinished ones are kept.
+    """
 
     def __init__(
-        self, *, max_turns: int = DEFAULT_MAX_TURNS, wait_seconds: float = DEFAULT_WAIT_SECONDS
+        self,
+        *,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        wait_seconds: float = DEFAULT_WAIT_SECONDS,
+        arrival_seconds: float = DEFAULT_ARRIVAL_SECONDS,
+        replay: Replayer | None = None,
     ) -> None:
         self._cond = threading.Condition()
         self._turns: OrderedDict[tuple[str, str], _Turn] = OrderedDict()
         self.max_turns = max_turns
         self.wait_seconds = wait_seconds
+        self.arrival_seconds = arrival_seconds
+        self.replay = replay
 
     def __len__(self) -> int:
         with self._cond:
             return len(self._turns)
 
-    def enter(self, calls: TurnCalls, call_id: str, base: SkillSession | SessionStore) -> TurnCall:
-        """The store of one call (use as ``with`` or ``async with`` to wait for its turn).
+    def enter(
+        self,
+        calls: TurnCalls,
+        call_id: str,
+        base: SkillSession | SessionStore,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+    ) -> TurnCall:
+        """The store of one call (use as ``with`` or ``async with``: entering works out the
+        earlier skill calls' effects).
 
         ``base`` is the session as it was before the turn (the turn's first call sets it), or
-        the live :class:`SessionStore` the calls share (then only the order comes from here).
+        the live :class:`SessionStore` the calls share (read when the turn's first call
+        arrives; every write goes to it). ``hidden``/``available``: as for
+        :meth:`SkillToolkit.call`, the same for every call of the turn (used to work out
+        earlier calls again).
         """
         live = None if isinstance(base, SkillSession) else base
         with self._cond:
             turn = self._turns.get(calls.key)
             if turn is None:
                 start = base if isinstance(base, SkillSession) else base.read()
-                turn = self._turns[calls.key] = _Turn(start)
+                turn = self._turns[calls.key] = _Turn(start, hidden, available)
                 while len(self._turns) > self.max_turns:
                     self._turns.popitem(last=False)
             self._turns.move_to_end(calls.key)
+            if call_id in calls.skill:
+                turn.entered.add(call_id)
+            self._cond.notify_all()
         return TurnCall(self, turn, calls, call_id, live)
-
-    def _ready(self, turn: _Turn, calls: TurnCalls, call_id: str) -> bool:
-        return turn.done.issuperset(calls.earlier_skill_calls(call_id))
 
     def _finish(self, view: TurnCall) -> None:
         turn, calls, call_id = view._turn, view.calls, view.call_id
         with self._cond:
             if call_id in calls.skill:
-                turn.after[call_id] = view._latest()
+                if call_id not in turn.after:  # refused or failed: no effect
+                    turn.after[call_id] = view._before
+                turn.confirmed.add(call_id)
+                turn.busy.discard(call_id)
             turn.done.add(call_id)
             if turn.done >= set(calls.order) and self._turns.get(calls.key) is turn:
                 del self._turns[calls.key]
             self._cond.notify_all()
 
+    # -- working out earlier calls ---------------------------------------------------------
+
+    def _next_step(self, turn: _Turn, calls: TurnCalls, earlier: tuple[str, ...], deadline: float,
+                   arrival: float) -> tuple[str, Any]:
+        """Under the lock: ``("done", session)`` when every earlier call's effect is known,
+        ``("wait", None)`` while one is running or may still arrive, ``("replay", call)`` for
+        the first one this call must work out (marked busy), ``("timeout", session)``."""
+        session = turn.base
+        now = time.monotonic()
+        for k in earlier:
+            if k in turn.after:
+                session = turn.after[k]
+                continue
+            if k in turn.busy:
+                if now < deadline:
+                    return "wait", None
+            elif k not in turn.entered and now < arrival:
+                return "wait", None
+            elif k in turn.entered and k not in turn.done and now < deadline:
+                return "wait", None
+            if self.replay is None or k not in calls.args:
+                return "timeout", session
+            turn.busy.add(k)
+            return "replay", (k, session)
+        return "done", session
+
+    def _settle(self, turn: _Turn, call_id: str, result: Any) -> None:
+        with self._cond:
+            turn.busy.discard(call_id)
+            if result is not None and call_id not in turn.after:
+                turn.after[call_id] = result.session
+                turn.results[call_id] = result
+            self._cond.notify_all()
+
 
 class TurnCall:
     """One call's view of its turn: a :class:`SessionStore` and a context manager that
-    waits (bounded) for the earlier skill calls of the turn. ``timed_out`` tells whether
-    the wait gave up; ``seq`` is the position of this call's write within the turn."""
+    works out the earlier skill calls' effects (waiting briefly for those running here).
+    ``timed_out`` tells whether that failed (no ``replay`` and an earlier call never
+    finished); ``seq`` is the position of this call in its turn (writes of later calls win
+    in :func:`skillcore.merge_states`)."""
 
     def __init__(
         self,
@@ -212,61 +355,161 @@ class TurnCall:
     ) -> None:
         self._store, self._turn, self.calls, self.call_id = store, turn, calls, call_id
         self._live = live
-        self.seq = 0
+        self._before: SkillSession = turn.base
+        self.seq = calls.position(call_id)
         self.timed_out = False
 
-    def read(self) -> SkillSession:
-        """The session this call is decided on: for a skill call the turn's latest (or the
-        live store's); for a plain call the session as the earlier calls left it, even if
-        later calls already finished."""
-        if self.call_id in self.calls.skill or self.call_id not in self.calls.order:
-            return self._latest()
-        earlier = self.calls.earlier_skill_calls(self.call_id)
-        with self._store._cond:
-            if not earlier:
-                return self._turn.base
-            snapshot = self._turn.after.get(earlier[-1])
-        return snapshot if snapshot is not None else self._latest()
+    @property
+    def base(self) -> SkillSession:
+        """The session the turn started from."""
+        return self._turn.base
 
-    def _latest(self) -> SkillSession:
-        if self._live is not None:
-            return self._live.read()
+    @property
+    def context(self) -> dict[str, Any]:
+        """``hidden`` and ``available`` as the turn's first call gave them: keyword
+        arguments for :meth:`SkillToolkit.call`, the same for every call of the turn."""
+        return {"hidden": self._turn.hidden, "available": self._turn.available}
+
+    def read(self) -> SkillSession:
+        """The session this call is decided on: the turn's session after the earlier skill
+        calls (a skill call's own write shows once made)."""
         with self._store._cond:
-            return self._turn.session
+            return self._turn.after.get(self.call_id, self._before)
 
     def write(self, session: SkillSession) -> None:
-        """Commit ``session`` as the turn's latest (or to the live store)."""
-        if self._live is not None:
-            self._live.write(session)
-            return
+        """Record ``session`` as the session after this call (and write the longest known
+        prefix of the turn to the live store, if any)."""
         with self._store._cond:
-            self._turn.seq += 1
-            self._turn.session, self.seq = session, self._turn.seq
+            self._turn.after[self.call_id] = session
+            latest = self._latest_known()
+        if self._live is not None:
+            self._live.write(latest)
 
-    def _ready(self) -> bool:
-        return self._store._ready(self._turn, self.calls, self.call_id)
+    def _latest_known(self) -> SkillSession:
+        # Under the lock: the session after the last skill call of the unbroken known prefix.
+        session = self._turn.base
+        for k in self.calls.skill_order:
+            if k not in self._turn.after:
+                break
+            session = self._turn.after[k]
+        return session
+
+    def settled(self) -> Any:
+        """The result another call already worked out for this skill call (None if none):
+        the call returns it, so its reply matches what the later calls were decided on."""
+        with self._store._cond:
+            return self._turn.results.get(self.call_id)
+
+    def unconfirmed_base(self) -> SkillSession | None:
+        """For a plain call: the session the confirmed earlier calls alone give, when some
+        earlier effect was worked out here rather than seen to run (None otherwise). A plain
+        call must be allowed on both, so an inferred effect can never lift a restriction."""
+        with self._store._cond:
+            earlier = self.calls.earlier_skill_calls(self.call_id)
+            if all(k in self._turn.confirmed for k in earlier):
+                return None
+            session, prev = self._turn.base, self._turn.base
+            for k in earlier:
+                after = self._turn.after.get(k, prev)
+                if k in self._turn.confirmed:
+                    session = apply_effect(session, effect_between(prev, after))
+                prev = after
+            return session
+
+    def effect(self) -> dict[str, Any]:
+        """This call's own effect: what it added and dropped (see :func:`effect_between`)."""
+        with self._store._cond:
+            after = self._turn.after.get(self.call_id, self._before)
+        return effect_between(self._before, after)
+
+    def saved_state(self, session: SkillSession) -> dict[str, Any]:
+        """What this call writes to a framework's state (merged by
+        :func:`skillcore.merge_states`): ``session`` plus the turn's base, its skill calls'
+        order and this call's own effect, so the reducer combines the effects of a turn's
+        calls in order whichever process ran them (:func:`skillcore.session.turn_state`)."""
+        return turn_state(
+            session,
+            turn=self.calls.turn,
+            seq=self.seq,
+            base=self._turn.base,
+            call=self.call_id,
+            effect=self.effect(),
+            order=self.calls.skill_order,
+        )
+
+    # -- entering --------------------------------------------------------------------------
+
+    def _begin(self) -> tuple[float, float, tuple[str, ...]]:
+        start = time.monotonic()
+        return (
+            start + self._store.wait_seconds,
+            self._turn.started + self._store.arrival_seconds,
+            self.calls.earlier_skill_calls(self.call_id),
+        )
+
+    def _own(self) -> None:
+        # Under the lock, once the earlier calls are known: this call's own run starts.
+        if self.call_id in self.calls.skill and self.call_id not in self._turn.after:
+            self._turn.busy.add(self.call_id)
+
+    def _step(self, deadline: float, arrival: float, earlier: tuple[str, ...]) -> tuple[str, Any]:
+        store = self._store
+        kind, value = store._next_step(self._turn, self.calls, earlier, deadline, arrival)
+        if kind == "done" and self.call_id in self._turn.busy and self.call_id in self.calls.skill:
+            # Another call is working this one out right now: wait for its result.
+            if self.call_id not in self._turn.after and time.monotonic() < deadline:
+                return "wait", None
+        return kind, value
 
     def __enter__(self) -> TurnCall:
-        with self._store._cond:
-            self.timed_out = not self._store._cond.wait_for(
-                self._ready, timeout=self._store.wait_seconds
-            )
-        return self
+        store = self._store
+        deadline, arrival, earlier = self._begin()
+        while True:
+            with store._cond:
+                kind, value = self._step(deadline, arrival, earlier)
+                if kind == "wait":
+                    store._cond.wait(timeout=0.02)
+                    continue
+                if kind in ("done", "timeout"):
+                    self._before, self.timed_out = value, kind == "timeout"
+                    self._own()
+                    return self
+            k, session = value
+            name, args = self.calls.args[k]
+            result = None
+            try:
+                result = store.replay.call(  # type: ignore[union-attr]
+                    session, name, args, hidden=self._turn.hidden, available=self._turn.available
+                )
+            finally:
+                store._settle(self._turn, k, result)
 
     async def __aenter__(self) -> TurnCall:
         # Polling keeps this loop-agnostic (asyncio or trio, any thread) and never blocks the
         # event loop; turns have few calls, so the cost is a few short sleeps.
-        deadline = time.monotonic() + self._store.wait_seconds
+        store = self._store
+        deadline, arrival, earlier = self._begin()
         delay = 0.0005
         while True:
-            with self._store._cond:
-                if self._ready():
+            with store._cond:
+                kind, value = self._step(deadline, arrival, earlier)
+                if kind in ("done", "timeout"):
+                    self._before, self.timed_out = value, kind == "timeout"
+                    self._own()
                     return self
-            if time.monotonic() >= deadline:
-                self.timed_out = True
-                return self
-            await anyio.sleep(delay)
-            delay = min(delay * 2, 0.02)
+            if kind == "wait":
+                await anyio.sleep(delay)
+                delay = min(delay * 2, 0.02)
+                continue
+            k, session = value
+            name, args = self.calls.args[k]
+            result = None
+            try:
+                result = await store.replay.acall(  # type: ignore[union-attr]
+                    session, name, args, hidden=self._turn.hidden, available=self._turn.available
+                )
+            finally:
+                store._settle(self._turn, k, result)
 
     def __exit__(
         self,

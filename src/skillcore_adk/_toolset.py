@@ -349,11 +349,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
-        check = tool == self.names.load and self.toolkit.check_tools_available
-        have = await self._agent_tools(tool_context) if check else None
-        async with self._turn(tool_context) as view:
-            gone = self._hidden.get(_request_key(tool_context), ())
-            result = await self.toolkit.acall(view, tool, dict(args), hidden=gone, available=have)
+        async with await self._aturn(tool_context) as view:
+            result = await self.toolkit.acall(view, tool, dict(args), **view.context)
         return self._reply(result, tool_context)
 
     async def _agent_tools(self, tool_context: ToolContext) -> frozenset[str] | None:
@@ -369,19 +366,24 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             return None
         return frozenset(t.name for t in tools)
 
-    def _turn(self, tool_context: ToolContext) -> TurnCall:
-        """The call's place in its model turn (the event listing the function calls), keyed by
-        the ADK session and agent; the session itself is the live session state."""
+    async def _aturn(self, tool_context: ToolContext) -> TurnCall:
+        """The call's place in its model turn (the event listing the function calls, with
+        their arguments, so earlier calls can be worked out again), keyed by the ADK session
+        and agent; the session itself is the live session state."""
         call_id = tool_context.function_call_id or ""
         s = tool_context.session
         turns = (
-            (e.id, ((c.id or "", c.name or "") for c in e.get_function_calls()))
+            (e.id, ((c.id or "", c.name or "", c.args) for c in e.get_function_calls()))
             for e in reversed(s.events)
         )
         conversation = f"{s.app_name}|{s.user_id}|{s.id}|{tool_context.agent_name}"
         calls = TurnCalls.locate(conversation, call_id, turns, self.toolkit.is_skill_tool)
         binding = _StateBinding(self, tool_context.state, self.state_key(tool_context.agent_name))
-        return self.turns.enter(calls, call_id, binding)
+        loads = self.names.load in calls.args_tools()
+        check = loads and self.toolkit.check_tools_available
+        have = await self._agent_tools(tool_context) if check else None
+        gone = self._hidden.get(_request_key(tool_context), frozenset())
+        return self.turns.enter(calls, call_id, binding, hidden=gone, available=have)
 
     def _reply(self, result: ToolResult, tool_context: ToolContext) -> dict[str, Any]:
         if result.ok:
@@ -434,7 +436,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         """
         if not self.toolkit.guards(self.policy, tool.name):
             return None
-        async with self._turn(tool_context) as view:
+        async with await self._aturn(tool_context) as view:
             decision = self.toolkit.check_call(view, tool.name, arguments=args)
         if decision.allowed:
             self._clear(tool_context)

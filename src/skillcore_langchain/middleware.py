@@ -136,8 +136,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         unreadable; see :func:`skillcore.restore_session`)."""
         return self.restore((state or {}).get(STATE_KEY)).session
 
-    def _state_update(self, session: SkillSession, turn: str | None, seq: int) -> dict[str, Any]:
-        value = session.to_state(turn=turn, seq=seq)
+    def _state_update(
+        self, session: SkillSession, view: TurnCall | None = None
+    ) -> dict[str, Any]:
+        # A tool call writes its own effect with the turn's base and order (merged by
+        # merge_states); a run-start write is the session itself.
+        value = session.to_state() if view is None else view.saved_state(session)
         update: dict[str, Any] = {STATE_KEY: value}
         if self.share_with_subagents:
             update[SEED_KEY] = value
@@ -181,7 +185,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> dict[str, Any] | None:
         """The run-start state update: the session if it changed; a run's load request
         (``skillcore_load``) cleared once applied, so it does not repeat on later runs."""
-        update = self._state_update(session, None, 0) if changed else {}
+        update = self._state_update(session) if changed else {}
         if requested:
             update[LOAD_KEY] = None
         return update or None
@@ -261,16 +265,23 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     def _turn(self, state: Any, config: Any, call_id: str) -> TurnCall:
         """The call's place in its turn: calls of one AIMessage share a turn, keyed by the
-        thread id (never by session value) and the message."""
+        thread id (never by session value) and the message, whose tool calls (names and
+        arguments) let any process work out the earlier calls' effects."""
         thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
         messages = (state or {}).get("messages", ()) if isinstance(state, Mapping) else ()
         turns = (
-            (m.id, ((str(c.get("id")), c.get("name", "")) for c in m.tool_calls))
+            (
+                m.id,
+                ((str(c.get("id")), c.get("name", ""), c.get("args")) for c in m.tool_calls),
+            )
             for m in reversed(messages)
             if isinstance(m, AIMessage)
         )
         calls = TurnCalls.locate(thread, call_id, turns, self.toolkit.is_skill_tool)
-        return self.turns.enter(calls, call_id, self.session(state))
+        hidden = self._hidden(state) if self.names.load in calls.args_tools() else frozenset()
+        return self.turns.enter(
+            calls, call_id, self.session(state), hidden=hidden, available=self._available(config)
+        )
 
     def _remember_tools(self, names: list[str | None]) -> None:
         thread = thread_id() or ""
@@ -335,18 +346,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
         def run(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                gone = self._hidden(runtime.state) if name == self.names.load else frozenset()
-                have = self._available(runtime.config)
-                result = self.toolkit.call(view, name, arguments, hidden=gone, available=have)
+                result = self.toolkit.call(view, name, arguments, **view.context)
                 return self._reply(result, runtime, view)
 
         async def arun(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                gone = self._hidden(runtime.state) if name == self.names.load else frozenset()
-                have = self._available(runtime.config)
-                result = await self.toolkit.acall(
-                    view, name, arguments, hidden=gone, available=have
-                )
+                result = await self.toolkit.acall(view, name, arguments, **view.context)
                 return self._reply(result, runtime, view)
 
         return StructuredTool.from_function(
@@ -365,7 +370,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         )
         if not result.changed:
             return message
-        update = self._state_update(result.session, view.calls.turn, view.seq)
+        update = self._state_update(result.session, view)
         return Command(update={**update, "messages": [message]})
 
 

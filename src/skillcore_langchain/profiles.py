@@ -22,6 +22,7 @@ from langgraph.types import Command
 
 from skillcore import OutcomeCode, SkillConfig, SkillLibrary, SkillSession, replies
 from skillcore.config import Sources
+from skillcore.coordination import TurnCall
 from skillcore.profiles import (
     ProfileChoice,
     ProfileRestorer,
@@ -50,8 +51,10 @@ class _ProfileMiddleware(SkillsMiddleware):
         self.profile = profile
         self.restore = ProfileRestorer(self.restore, profile)  # type: ignore[assignment]
 
-    def _state_update(self, session: SkillSession, turn: str | None, seq: int) -> dict[str, Any]:
-        update = super()._state_update(session, turn, seq)
+    def _state_update(
+        self, session: SkillSession, view: TurnCall | None = None
+    ) -> dict[str, Any]:
+        update = super()._state_update(session, view)
         tag_state(update[STATE_KEY], self.profile)  # the seed key shares the same dict
         return update
 

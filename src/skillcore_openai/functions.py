@@ -464,7 +464,7 @@ class OpenAISkills:
         self.policy = attrs.evolve(base, gated_tools=base.gated_tools | registry)
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
-        self.turns = TurnStore()
+        self.turns = TurnStore(replay=self.toolkit)
         self.reinjection = Reinjection(self.toolkit)
         self.states: StateStore = states if states is not None else MemoryStateStore()
         if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
@@ -704,10 +704,14 @@ class OpenAISkills:
         turn = TurnCalls.of(
             f"adispatch-{next(_turn_ids)}",
             "turn",
-            [(str(i), _name_of(c)) for i, c in enumerate(items)],
+            [(str(i), _name_of(c), _arguments_of(c)) for i, c in enumerate(items)],
             self.toolkit.is_skill_tool,
         )
-        views = [self.turns.enter(turn, str(i), session) for i in range(len(items))]
+        have = self.agent_tools()
+        views = [
+            self.turns.enter(turn, str(i), session, hidden=gone, available=have)
+            for i in range(len(items))
+        ]
         results: list[ToolCallResult | None] = [None] * len(items)
         errors: list[BaseException | None] = [None] * len(items)
 
@@ -887,3 +891,11 @@ def _name_of(call: Any) -> str:
         return parse_call(call).name
     except ValueError:
         return ""
+
+
+def _arguments_of(call: Any) -> Any:
+    """A call's arguments as the model sent them (None when the call cannot be parsed)."""
+    try:
+        return parse_call(call).arguments
+    except ValueError:
+        return None
