@@ -153,9 +153,7 @@ class ParseCache:
 
     # -- reading -------------------------------------------------------------------------
 
-    def load(
-        self, url_for: Callable[[str], str]
-    ) -> tuple[dict[str, str], dict[str, ParseResult]]:
+    def load(self, url_for: Callable[[str], str]) -> tuple[dict[str, str], dict[str, ParseResult]]:
         """``({directory: stamp}, {directory: result})`` from disk; both empty on any problem.
 
         Split the way a scan uses them (the stamps it may skip, the results by directory):

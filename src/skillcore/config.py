@@ -120,6 +120,7 @@ class SkillConfig:
                 f"{len(self.pinned_skills)} pinned_skills exceed the loaded-skill limit "
                 f"({limit}): pin at most {limit} skills or raise max_loaded_skills"
             )
+
     #: Under RESTRICT, also leave tools the policy blocks right now out of the model's tool
     #: list (calls are still checked; skill and always-allowed tools are never hidden).
     hide_blocked_tools: bool = False

@@ -305,8 +305,14 @@ class TurnStore:
 
     # -- working out earlier calls ---------------------------------------------------------
 
-    def _next_step(self, turn: _Turn, calls: TurnCalls, earlier: tuple[str, ...], deadline: float,
-                   arrival: float) -> tuple[str, Any]:
+    def _next_step(
+        self,
+        turn: _Turn,
+        calls: TurnCalls,
+        earlier: tuple[str, ...],
+        deadline: float,
+        arrival: float,
+    ) -> tuple[str, Any]:
         """Under the lock: ``("done", session)`` when every earlier call's effect is known,
         ``("wait", None)`` while one is running or may still arrive, ``("replay", call)`` for
         the first one this call must work out (marked busy), ``("timeout", session)``."""
@@ -316,12 +322,8 @@ class TurnStore:
             if k in turn.after:
                 session = turn.after[k]
                 continue
-            if k in turn.busy:
-                if now < deadline:
-                    return "wait", None
-            elif k not in turn.entered and now < arrival:
-                return "wait", None
-            elif k in turn.entered and k not in turn.done and now < deadline:
+            running = k in turn.busy or (k in turn.entered and k not in turn.done)
+            if (running and now < deadline) or (k not in turn.entered and now < arrival):
                 return "wait", None
             if self.replay is None or k not in calls.args:
                 return "timeout", session
@@ -455,10 +457,14 @@ class TurnCall:
     def _step(self, deadline: float, arrival: float, earlier: tuple[str, ...]) -> tuple[str, Any]:
         store = self._store
         kind, value = store._next_step(self._turn, self.calls, earlier, deadline, arrival)
-        if kind == "done" and self.call_id in self._turn.busy and self.call_id in self.calls.skill:
-            # Another call is working this one out right now: wait for its result.
-            if self.call_id not in self._turn.after and time.monotonic() < deadline:
-                return "wait", None
+        # Another call is working this one out right now: wait for its result.
+        if (
+            kind == "done"
+            and self.call_id in self._turn.busy
+            and self.call_id not in self._turn.after
+            and time.monotonic() < deadline
+        ):
+            return "wait", None
         return kind, value
 
     def __enter__(self) -> TurnCall:

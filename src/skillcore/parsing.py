@@ -287,6 +287,7 @@ _TOO_DEEP = (
     "(flatten the YAML)"
 )
 
+
 def _load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
     """Load one frontmatter: ``(data, dropped duplicate keys)``.
 

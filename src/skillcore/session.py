@@ -887,10 +887,10 @@ def _fold(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any] |
         loaded = [e for e in loaded if e["name"] not in drop]
         names = {e["name"] for e in loaded}
         for entry in _effect_list(effect, "add"):
-            if isinstance(entry, Mapping) and isinstance(entry.get("name"), str):
-                if entry["name"] not in names:
-                    loaded.append(entry)
-                    names.add(entry["name"])
+            name = entry.get("name") if isinstance(entry, Mapping) else None
+            if isinstance(name, str) and name not in names:
+                loaded.append(entry)
+                names.add(name)
     winner = right if _seq(right) >= _seq(left) else left
     return {**winner, "effects": effects, "loaded": loaded[:MAX_STATE_ENTRIES]}
 
@@ -933,9 +933,9 @@ __all__ = [
     "SkillSession",
     "ToolDecision",
     "ToolPolicy",
-    "loaded_names_of",
     "apply_effect",
     "effect_between",
+    "loaded_names_of",
     "merge_states",
     "restore_session",
     "turn_state",

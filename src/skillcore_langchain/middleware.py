@@ -136,9 +136,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         unreadable; see :func:`skillcore.restore_session`)."""
         return self.restore((state or {}).get(STATE_KEY)).session
 
-    def _state_update(
-        self, session: SkillSession, view: TurnCall | None = None
-    ) -> dict[str, Any]:
+    def _state_update(self, session: SkillSession, view: TurnCall | None = None) -> dict[str, Any]:
         # A tool call writes its own effect with the turn's base and order (merged by
         # merge_states); a run-start write is the session itself.
         value = session.to_state() if view is None else view.saved_state(session)

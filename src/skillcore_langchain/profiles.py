@@ -51,9 +51,7 @@ class _ProfileMiddleware(SkillsMiddleware):
         self.profile = profile
         self.restore = ProfileRestorer(self.restore, profile)  # type: ignore[assignment]
 
-    def _state_update(
-        self, session: SkillSession, view: TurnCall | None = None
-    ) -> dict[str, Any]:
+    def _state_update(self, session: SkillSession, view: TurnCall | None = None) -> dict[str, Any]:
         update = super()._state_update(session, view)
         tag_state(update[STATE_KEY], self.profile)  # the seed key shares the same dict
         return update

@@ -23,7 +23,6 @@ from .conftest import ScriptedLlm, agent_with, run_turn, scripted
 pytestmark = pytest.mark.anyio
 
 
-
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
     """300 skills; the two that matter sort last, past any small budget in precedence order."""
