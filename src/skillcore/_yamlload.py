@@ -27,9 +27,12 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _Loader = yaml.SafeLoader
 
 
-def event_depth(yaml_text: str, limit: int) -> int:
-    """Exact nesting depth from the parser's event stream, stopping once past ``limit``.
+def event_depth(yaml_text: str, limit: int) -> tuple[int, bool]:
+    """Nesting depth from the parser's event stream, stopping once past ``limit``.
 
+    Returns ``(depth, complete)``: ``complete`` is False when the parser stopped early (a
+    syntax error, or a parser that enforces a nesting limit of its own, as libyaml 0.2.6 in
+    PyYAML 6.0.4 does); the depth is then only what was reached before it stopped.
     libyaml's event parser keeps an explicit stack (no C recursion), so this is safe on input
     that would crash the recursive composer behind ``yaml.load``.
     """
@@ -41,12 +44,12 @@ def event_depth(yaml_text: str, limit: int) -> int:
                 if depth > max_depth:
                     max_depth = depth
                     if max_depth > limit:
-                        return max_depth
+                        return max_depth, True
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
     except (yaml.YAMLError, RecursionError):
-        pass  # the real load reports the syntax error; the depth reached so far is exact
-    return max_depth
+        return max_depth, False
+    return max_depth, True
 
 
 _INT_TAG = "tag:yaml.org,2002:int"

@@ -248,22 +248,61 @@ def _indicator_count(yaml_text: str) -> int:
 
 
 def _event_depth(yaml_text: str, limit: int) -> int:
-    """Exact nesting depth from the parser's event stream (see ``_yamlload.event_depth``)."""
+    """Nesting depth reached in the parser's event stream (see ``_yamlload.event_depth``)."""
     from skillcore._yamlload import event_depth
 
-    return event_depth(yaml_text, limit)
+    return event_depth(yaml_text, limit)[0]
+
+
+def _depth_problem(yaml_text: str) -> str | None:
+    """Why the frontmatter is refused for nesting, or None when it is proven shallow enough.
+
+    The cheap scan proves the common case shallow. It can be fooled (``]`` inside quotes,
+    ``? `` chains), so anything it cannot prove shallow gets the event-stream check. When the
+    parser stops before it could check (a syntax error, or a parser version with a nesting
+    limit of its own), skillcore's own bound decides: over the limit by the cheap count is
+    refused, whatever the installed parser would have said.
+    """
+    from skillcore._yamlload import event_depth
+
+    half = MAX_NESTING // 2  # the two cheap counts add up to a bound on the real depth
+    if _nesting_depth(yaml_text) < half and _indicator_count(yaml_text) < half:
+        return None
+    depth, complete = event_depth(yaml_text, MAX_NESTING)
+    if depth > MAX_NESTING:
+        return _TOO_DEEP
+    if not complete:
+        bound = _depth_upper_bound(yaml_text)
+        if bound > MAX_NESTING:
+            return _MAYBE_TOO_DEEP.format(levels=bound)
+    return None
+
+
+def _depth_upper_bound(yaml_text: str) -> int:
+    """A bound no YAML reading of the text can nest past, with no parser involved: every flow
+    bracket (quotes can hide closers, so none is subtracted) plus the deepest line's block
+    levels and the ``- `` / ``? `` indicators that open it."""
+    deepest = 0
+    stack: list[int] = []
+    for raw in yaml_text.splitlines():
+        stripped = raw.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(raw) - len(stripped)
+        while stack and stack[-1] >= indent:
+            stack.pop()
+        stack.append(indent)
+        opened = 0
+        while stripped[:2] in ("- ", "? ") or stripped in ("-", "?"):
+            opened += 1
+            stripped = stripped[2:].lstrip(" ")
+        deepest = max(deepest, len(stack) + opened)
+    return yaml_text.count("[") + yaml_text.count("{") + deepest
 
 
 def _too_deep(yaml_text: str) -> bool:
-    """True when the frontmatter nests deeper than MAX_NESTING.
-
-    The cheap scan proves the common case shallow. It can be fooled (``]`` inside quotes,
-    ``? `` chains), so anything it cannot prove shallow gets the exact event-stream check.
-    """
-    half = MAX_NESTING // 2  # the two cheap counts add up to a bound on the real depth
-    if _nesting_depth(yaml_text) < half and _indicator_count(yaml_text) < half:
-        return False
-    return _event_depth(yaml_text, MAX_NESTING) > MAX_NESTING
+    """True when the frontmatter is refused for nesting (see ``_depth_problem``)."""
+    return _depth_problem(yaml_text) is not None
 
 
 def _quote_colon_values(yaml_text: str) -> str:
@@ -285,6 +324,11 @@ class _Refused(Exception):
 _TOO_DEEP = (
     f"frontmatter nests more than {MAX_NESTING} levels deep; refused before parsing "
     "(flatten the YAML)"
+)
+_MAYBE_TOO_DEEP = (
+    "frontmatter may nest more than " + str(MAX_NESTING) + " levels deep (its brackets and "
+    "indentation reach {levels} levels and the YAML parser stopped before it could check); "
+    "refused before parsing (flatten the YAML)"
 )
 
 
@@ -370,11 +414,11 @@ def parse_skill_file(
         return _skip(
             ctx, Code.YAML_TOO_COMPLEX, f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes"
         )
-    too_deep = _TOO_DEEP
     # What the fast scanner accepts nests two levels at most, so only text it declines needs
     # the depth check before a YAML parser sees it.
     fast = scan_frontmatter(yaml_text)
-    if fast is None and _too_deep(yaml_text):
+    too_deep = None if fast is not None else _depth_problem(yaml_text)
+    if too_deep is not None:
         return _skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
     diags: list[Diagnostic] = []
     try:
@@ -387,7 +431,8 @@ def parse_skill_file(
             return _skip(ctx, Code.YAML_ERROR, f"invalid YAML: {first_error}")
         fixed = _quote_colon_values(yaml_text)
         # Quoting can turn text that sat inside a string into structure: check depth again.
-        if _too_deep(fixed):
+        too_deep = _depth_problem(fixed)
+        if too_deep is not None:
             return _skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
         try:
             raw, dropped = _load_yaml(fixed)

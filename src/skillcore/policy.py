@@ -353,6 +353,12 @@ def command_texts(
     return None
 
 
+def names_tool(pattern: ToolPattern, name: str, aliases: ToolAliases | None) -> bool:
+    """The one alias match: ``pattern`` names tool ``name`` directly (exact or ``*`` glob) or
+    through ``aliases`` (``Bash`` naming ``execute``, for example)."""
+    return pattern.matches(name) or (aliases is not None and name in aliases.targets(pattern.tool))
+
+
 def _entry_allows(
     pattern: ToolPattern,
     name: str,
@@ -361,10 +367,9 @@ def _entry_allows(
 ) -> tuple[bool, str | None]:
     """Whether one entry allows the call, and (when it names the tool but does not allow
     the call) why, for the reason."""
-    direct = pattern.matches(name)
-    aliased = aliases is not None and name in aliases.targets(pattern.tool)
-    if not (direct or aliased):
+    if not names_tool(pattern, name, aliases):
         return False, None
+    direct = pattern.matches(name)
     if pattern.argument is None or pattern.argument.strip() == "*":
         return True, None
     shell = aliases.command_argument(name) if aliases is not None else None

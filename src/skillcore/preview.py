@@ -8,12 +8,11 @@ asks :func:`preview_decision` first and skips the calls that will be blocked.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from skillcore.policy import PolicyMode, ToolDecision
-from skillcore.session import LoadRequest, SkillSession
-from skillcore.sources import ReadError
+from skillcore.session import SkillSession
 from skillcore.tools import SkillToolkit
 
 
@@ -22,30 +21,23 @@ def preview_decision(
     session: SkillSession,
     calls: Sequence[tuple[str, Mapping[str, Any]]],
     index: int,
+    *,
+    available: Collection[str] | None = None,
 ) -> ToolDecision:
     """The policy decision call ``calls[index]`` of one model turn will get when it runs.
 
-    The skill calls before it in the turn (``load_skill``, ``unload_skill``) are applied in
-    call order to ``session`` -- reading the documents a load reads, as the real calls will --
-    so a call after a ``load_skill`` of a restricting skill is previewed as blocked, as it
-    will be (invariant 8). Nothing is stored and no event is reported. A load that cannot be
-    read is previewed as refused, as it will be.
+    The skill calls before it in the turn are applied in call order to ``session`` by
+    :meth:`SkillToolkit.replay`, the code the real calls run (pinned skills, available tools,
+    documents read as the real loads read them), so a call after a ``load_skill`` of a
+    restricting skill is previewed as blocked, as it will be, and an ``unload_skill`` of a
+    pinned skill lifts nothing. The decision is :meth:`SkillToolkit.check_tool`'s. Nothing is
+    stored and no event is reported. ``available``: the agent's tool names, as the adapter
+    passes them to the real calls.
     """
-    names = toolkit.names
     current = session
     if session.policy.mode is not PolicyMode.RECOMMEND:
         for name, args in calls[:index]:
-            skill = args.get("skill_name") if isinstance(args, Mapping) else None
-            if not isinstance(skill, str):
-                continue
-            if name == names.load:
-                step = current.begin_load(skill)
-                if isinstance(step, LoadRequest):
-                    try:
-                        document = toolkit.library.read_document(skill)
-                    except ReadError:
-                        continue
-                    current = current.finish_load(document)[0]
-            elif name == names.unload:
-                current = current.unload(skill)[0]
-    return current.check_tool(calls[index][0], arguments=calls[index][1])
+            if toolkit.is_skill_tool(name):
+                current = toolkit.replay(current, name, args, available=available)
+    name, args = calls[index]
+    return toolkit.check_tool(current, name, arguments=args)

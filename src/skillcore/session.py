@@ -19,6 +19,7 @@ from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument, SkillMetadata
 from skillcore.names import ToolNames
+from skillcore.paths import path_problem
 from skillcore.policy import (
     DecisionCode,
     PolicyMode,
@@ -27,6 +28,7 @@ from skillcore.policy import (
     ToolPolicy,
     UnrestrictedSkills,
     decide,
+    names_tool,
     normalize_tool_name,
 )
 
@@ -509,11 +511,8 @@ class SkillSession:
         # An entry naming the tool allows it at least for some arguments: not hidden. Checked
         # first, since the full decision builds a reason for every blocked name.
         aliases = self.policy.aliases
-        for pattern in patterns:
-            if pattern.matches(name) or (
-                aliases is not None and name in aliases.targets(pattern.tool)
-            ):
-                return False
+        if any(names_tool(pattern, name, aliases) for pattern in patterns):
+            return False
         return not self.check_tool(name).allowed
 
     def missing_tools(self, name: str, available: Collection[str]) -> tuple[str, ...]:
@@ -529,8 +528,7 @@ class SkillSession:
         missing: list[str] = []
         for entry in declared:
             pattern = ToolPattern.parse(entry)
-            targets = aliases.targets(pattern.tool) if aliases is not None else frozenset()
-            if targets & have or any(pattern.matches(t) for t in have):
+            if any(names_tool(pattern, tool, aliases) for tool in have):
                 continue
             if pattern.entry not in missing:
                 missing.append(pattern.entry)
@@ -755,33 +753,8 @@ def _skill_tool_set(names: ToolNames) -> frozenset[str]:
 
 def _path_problem(path: str) -> str | None:
     """Why ``path`` cannot name a file of a skill directory (None when it can)."""
-    from skillcore.sources import ReadError, safe_relpath  # sources imports this module
-
-    if len(path) > MAX_STATE_STRING:
-        return "the path is too long"
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return "the path is not valid Unicode"
-    if any(ord(c) < 32 or ord(c) == 127 for c in path):
-        return "the path contains control characters"
-    try:
-        safe_relpath(path)
-    except ReadError as exc:
-        for clue, problem in _PATH_PROBLEMS:
-            if clue in exc.message:
-                return problem
-        return "it is not a path inside the skill directory"
-    return None
-
-
-_PATH_PROBLEMS = (
-    ("..", "it points outside the skill directory"),
-    ("absolute", "it is absolute"),
-    ("NUL or backslashes", "it contains a backslash"),
-    ("empty", "the path is empty"),
-    ("names the skill directory", "it names the skill directory itself"),
-)
+    problem = path_problem(path, max_chars=MAX_STATE_STRING)
+    return None if problem is None else problem.value
 
 
 def loaded_names_of(state: Any) -> list[str]:

@@ -34,6 +34,13 @@ from skillcore._frozen import FrozenDict, to_frozen
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, install_hint
 from skillcore.model import Resource, ResourceKind
+from skillcore.paths import (
+    PathProblem,
+    normalise_relpath,
+    path_problem,
+    printable_name,
+    undecodable,
+)
 from skillcore.session import Limits, OutcomeCode
 
 SKILL_FILE = "SKILL.md"
@@ -115,14 +122,23 @@ class SkillSource:
 class ReadError(SkillcoreError):
     """A file could not be read; ``code`` is the outcome code to report.
 
-    ``missing`` is True when the file does not exist (as opposed to existing but refused).
+    ``missing`` is True when the file does not exist (as opposed to existing but refused);
+    ``problem`` says why a path was refused (``PATH_REJECTED`` by the path rule).
     """
 
-    def __init__(self, code: OutcomeCode, message: str, *, missing: bool = False) -> None:
+    def __init__(
+        self,
+        code: OutcomeCode,
+        message: str,
+        *,
+        missing: bool = False,
+        problem: PathProblem | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.missing = missing
+        self.problem = problem
 
 
 class SourceUnavailable(SkillcoreError):
@@ -175,33 +191,13 @@ def _directory_of(entry: ScanEntry) -> str:
 
 
 def safe_relpath(path: str) -> str:
-    """Normalise a path relative to a skill directory, rejecting escapes.
-
-    Raises ReadError(PATH_REJECTED) for absolute paths, ``..`` segments, NUL bytes, drive
-    letters or backslashes.
-    """
-    if not isinstance(path, str) or not path.strip():
-        raise ReadError(OutcomeCode.PATH_REJECTED, "the path is empty")
-    p = path.strip()
-    if "\x00" in p or "\\" in p:
-        raise ReadError(OutcomeCode.PATH_REJECTED, f"path {path!r} contains NUL or backslashes")
-    if undecodable(p):
-        raise ReadError(
-            OutcomeCode.PATH_REJECTED, f"path {printable_name(path)!r} is not valid Unicode text"
-        )
-    if p.startswith("/") or (len(p) > 1 and p[1] == ":") or "://" in p:
-        raise ReadError(
-            OutcomeCode.PATH_REJECTED,
-            f"path {path!r} is absolute; give a path relative to the skill directory",
-        )
-    parts = [seg for seg in p.split("/") if seg not in ("", ".")]
-    if any(seg == ".." for seg in parts):
-        raise ReadError(
-            OutcomeCode.PATH_REJECTED, f"path {path!r} goes outside the skill directory ('..')"
-        )
-    if not parts:
-        raise ReadError(OutcomeCode.PATH_REJECTED, f"path {path!r} names the skill directory")
-    return "/".join(parts)
+    """Normalise a path relative to a skill directory, rejecting escapes (the rule is
+    :func:`skillcore.paths.path_problem`). Raises ReadError(PATH_REJECTED) with the reason."""
+    problem = path_problem(path)
+    if problem is not None:
+        shown = printable_name(path) if isinstance(path, str) else repr(path)
+        raise ReadError(OutcomeCode.PATH_REJECTED, f"{problem.value}: {shown!r}", problem=problem)
+    return normalise_relpath(path)
 
 
 class SourceReader:
@@ -322,23 +318,6 @@ def file_kind(mode: int) -> str:
     if stat_mod.S_ISLNK(mode):
         return "a symlink"
     return "not a regular file"
-
-
-def undecodable(name: str) -> bool:
-    """True when a file name holds bytes that are not UTF-8 (``surrogateescape`` surrogates):
-    such a name can neither be shown in JSON/UTF-8 replies nor passed back by a model."""
-    if name.isascii():
-        return False
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def printable_name(name: str) -> str:
-    """``name`` with undecodable bytes shown as ``\\xNN`` (safe in any UTF-8 output)."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 class _Cursor:

@@ -373,6 +373,35 @@ class SkillToolkit:
         """Decide a call against ``session``: a final result (refusal, search) or the effect
         whose data the shell must read before :meth:`finish` (``hidden``, ``available``: see
         :meth:`call`)."""
+        return self._plan(session, tool, arguments, hidden=hidden, available=available)
+
+    def replay(
+        self,
+        session: SkillSession,
+        tool: str,
+        arguments: Any,
+        *,
+        available: Collection[str] | None = None,
+    ) -> SkillSession:
+        """The session ``tool`` leaves behind when it runs on ``session``, decided by the same
+        code as :meth:`call` (pinned skills, available tools, read failures), with nothing
+        written and nothing reported: a preview applies the turn's earlier calls with it."""
+        step = self._plan(session, tool, arguments, available=available, report=False)
+        if isinstance(step, (ToolResult, ResourceRequest)):
+            return session  # a refusal, a search or a resource read: no state change
+        data = calls.read(self.library, step, session, self.binary_resources)
+        return self._finish(SessionRef(session), step, data).session
+
+    def _plan(
+        self,
+        session: SkillSession,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+        report: bool = True,
+    ) -> Effect | ToolResult:
         if not self.check_tools_available:
             available = None
         kind = self._kinds.get(tool)
@@ -396,7 +425,8 @@ class SkillToolkit:
         )
         if isinstance(step, Outcome):
             result = ToolResult(session, replies.refusal(step), step.code, tool)
-            events.tool_outcome(kind.value, result, args["skill_name"], args.get("path"))
+            if report:
+                events.tool_outcome(kind.value, result, args["skill_name"], args.get("path"))
             return result
         return step
 
