@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from skillcore._frozen import FrozenDict, to_frozen
+from skillcore._frozen import FrozenDict, thaw, to_frozen
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, install_hint
 from skillcore.model import Resource, ResourceKind
@@ -91,6 +91,12 @@ class SkillSource:
     #: skill), so confinement cannot be checked. Turn on for trees built with hard links
     #: (e.g. package managers that link files from a cache).
     allow_hardlinks: bool = False
+
+    def fsspec_options(self) -> dict[str, Any]:
+        """``storage_options`` as plain, mutable values (nested mappings as dicts, sequences
+        as lists): what fsspec and its filesystems expect, since some copy or update them
+        (s3fs copies ``client_kwargs``). A fresh copy on every call."""
+        return thaw(self.storage_options)  # type: ignore[no-any-return]
 
     @label.default
     def _label(self) -> str:
@@ -1422,7 +1428,7 @@ def open_reader(source: SkillSource) -> SourceReader:
     import fsspec
 
     try:
-        fs, root = fsspec.url_to_fs(source.url, **dict(source.storage_options))
+        fs, root = fsspec.url_to_fs(source.url, **source.fsspec_options())
     except ImportError as exc:
         raise SourceError(
             f"cannot open {source.url!r}: {exc}. Install the matching extra, e.g. "

@@ -90,7 +90,7 @@ def open_archive_reader(source: SkillSource) -> SourceReader:
         from skillcore.sources import FsspecReader
 
         return FsspecReader(source, source.fs, source.url)
-    opts = dict(source.storage_options)
+    opts = source.fsspec_options()
     limits = ArchiveLimits(
         **{k: int(opts.pop(k)) for k in _LIMIT_KEYS if k in opts},
     )
