@@ -9,7 +9,7 @@ from typing import Any, Union
 import attrs
 
 from skillcore._frozen import to_frozenset
-from skillcore.coordination import RefreshGate, Restorer, TurnStore
+from skillcore.coordination import MemoryLedger, RefreshGate, Restorer, TurnStore
 from skillcore.gating import gated_registry
 from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
@@ -277,7 +277,9 @@ class AdapterParts:
             toolkit.check_preset(library.catalog)
         restore = Restorer(lambda: library.catalog, limits, policy, names)
         gate = RefreshGate(refresh, library)  # paced by the library's scan cost
-        turns = TurnStore(replay=toolkit)  # earlier calls of a turn are worked out again
+        # Earlier calls of a turn are worked out again; overlapping runs in this process are
+        # noticed (pass a shared ledger to notice them across workers).
+        turns = TurnStore(replay=toolkit, ledger=MemoryLedger())
         return cls(cfg, library, limits, policy, toolkit, names, gate, turns, restore)
 
     def attach(self, adapter: AdapterAttributes) -> None:

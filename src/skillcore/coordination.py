@@ -37,6 +37,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 import anyio
 import attrs
 
+from skillcore import events
 from skillcore._frozen import FrozenDict, to_frozenset, to_tuple
 from skillcore.model import Catalog
 from skillcore.names import ToolNames
@@ -200,8 +201,10 @@ class _Turn:
         "confirmed",
         "done",
         "entered",
+        "fork",
         "hidden",
         "results",
+        "rev",
         "started",
     )
 
@@ -214,6 +217,10 @@ class _Turn:
         self.base = base
         self.hidden, self.available = hidden, available
         self.started = time.monotonic()
+        #: The revision of the state the turn started from ("" when it has none).
+        self.rev = ""
+        #: The ledger's head when this turn turned out to run beside another (a fork).
+        self.fork: Head | None = None
         #: The session right after each skill call whose effect is known here.
         self.after: dict[str, SkillSession] = {}
         #: Results of skill calls worked out by another call (reused by the call itself).
@@ -246,8 +253,11 @@ class TurnStore:
         wait_seconds: float = DEFAULT_WAIT_SECONDS,
         arrival_seconds: float = DEFAULT_ARRIVAL_SECONDS,
         replay: Replayer | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         self._cond = threading.Condition()
+        #: Where the latest state revision per conversation is recorded (fork detection).
+        self.ledger = ledger
         self._turns: OrderedDict[tuple[str, str], _Turn] = OrderedDict()
         self.max_turns = max_turns
         self.wait_seconds = wait_seconds
@@ -266,6 +276,7 @@ class TurnStore:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        rev: str | None = None,
     ) -> TurnCall:
         """The store of one call (use as ``with`` or ``async with``: entering works out the
         earlier skill calls' effects).
@@ -274,21 +285,42 @@ class TurnStore:
         the live :class:`SessionStore` the calls share (read when the turn's first call
         arrives; every write goes to it). ``hidden``/``available``: as for
         :meth:`SkillToolkit.call`, the same for every call of the turn (used to work out
-        earlier calls again).
+        earlier calls again). ``rev``: the revision of the saved state the turn started from
+        (its ``rev`` field, "" when it has none): with a :attr:`ledger`, a turn that does not
+        start from the conversation's latest revision is reported (``state.forked``) and its
+        plain calls must also pass on that latest state.
         """
         live = None if isinstance(base, SkillSession) else base
+        new = False
         with self._cond:
             turn = self._turns.get(calls.key)
             if turn is None:
                 start = base if isinstance(base, SkillSession) else base.read()
                 turn = self._turns[calls.key] = _Turn(start, hidden, available)
+                turn.rev = rev if isinstance(rev, str) else ""
+                new = True
                 while len(self._turns) > self.max_turns:
                     self._turns.popitem(last=False)
             self._turns.move_to_end(calls.key)
             if call_id in calls.skill:
                 turn.entered.add(call_id)
             self._cond.notify_all()
+        if new and self.ledger is not None and rev is not None:
+            head = self.ledger.observe(
+                calls.conversation, turn.rev, calls.turn, turn.base.loaded_names
+            )
+            if head is not None:
+                self._forked(turn, calls, head, "turn start")
         return TurnCall(self, turn, calls, call_id, live)
+
+    def _forked(self, turn: _Turn, calls: TurnCalls, head: Head, at: str) -> None:
+        with self._cond:
+            if turn.fork is None:
+                turn.fork = head
+        events.emit(
+            "state.forked",
+            {"conversation": calls.conversation, "expected": turn.rev, "found": head.rev, "at": at},
+        )
 
     def _finish(self, view: TurnCall) -> None:
         turn, calls, call_id = view._turn, view.calls, view.call_id
@@ -385,7 +417,22 @@ class TurnCall:
             self._turn.after[self.call_id] = session
             latest = self._latest_known()
         if self._live is not None:
-            self._live.write(latest)
+            marked = getattr(self._live, "write_marked", None)
+            if callable(marked):
+                marked(latest, {"rev": self.calls.turn, "parent": self._turn.rev})
+            else:
+                self._live.write(latest)
+        ledger = self._store.ledger
+        if ledger is not None:
+            head = ledger.advance(
+                self.calls.conversation,
+                self._turn.rev,
+                self.calls.turn,
+                self.seq,
+                latest.loaded_names,
+            )
+            if head is not None:
+                self._store._forked(self._turn, self.calls, head, "write")
 
     def _latest_known(self) -> SkillSession:
         # Under the lock: the session after the last skill call of the unbroken known prefix.
@@ -401,6 +448,21 @@ class TurnCall:
         the call returns it, so its reply matches what the later calls were decided on."""
         with self._store._cond:
             return self._turn.results.get(self.call_id)
+
+    def also_check(self) -> tuple[SkillSession, ...]:
+        """Sessions a plain call must also be allowed on: the one the confirmed earlier calls
+        give (:meth:`unconfirmed_base`) and, when the turn runs beside another (a fork),
+        the latest state the ledger knows. A fork can never lift a restriction."""
+        out = []
+        other = self.unconfirmed_base()
+        if other is not None:
+            out.append(other)
+        with self._store._cond:
+            fork = self._turn.fork
+        if fork is not None:
+            empty = attrs.evolve(self._turn.base, loaded=())
+            out.append(apply_effect(empty, {"add": [{"name": n} for n in fork.loaded]}))
+        return tuple(out)
 
     def unconfirmed_base(self) -> SkillSession | None:
         """For a plain call: the session the confirmed earlier calls alone give, when some
@@ -429,7 +491,7 @@ class TurnCall:
         :func:`skillcore.merge_states`): ``session`` plus the turn's base, its skill calls'
         order and this call's own effect, so the reducer combines the effects of a turn's
         calls in order whichever process ran them (:func:`skillcore.session.turn_state`)."""
-        return turn_state(
+        state = turn_state(
             session,
             turn=self.calls.turn,
             seq=self.seq,
@@ -438,6 +500,8 @@ class TurnCall:
             effect=self.effect(),
             order=self.calls.skill_order,
         )
+        state["rev"], state["parent"] = self.calls.turn, self._turn.rev
+        return state
 
     # -- entering --------------------------------------------------------------------------
 
@@ -532,6 +596,212 @@ class TurnCall:
         tb: TracebackType | None,
     ) -> None:
         self.__exit__(exc_type, exc, tb)
+
+
+# -- the latest skill state per conversation, shared by workers (fork detection) -------------
+
+
+@attrs.frozen
+class Head:
+    """The latest skill state a :class:`Ledger` knows for a conversation: its revision (the
+    turn that wrote it), the position of the call that wrote it, and its loaded skills."""
+
+    rev: str
+    seq: int = 0
+    loaded: tuple[str, ...] = attrs.field(default=(), converter=to_tuple)
+
+
+@runtime_checkable
+class Ledger(Protocol):
+    """Where workers record each conversation's latest skill state revision, so a run that
+    does not start from it (two workers on one thread at once) is noticed. Both methods
+    return None when all is in order, or the head that was current when it was not (a fork);
+    either way the ledger then holds the caller's revision, so the conversation converges."""
+
+    def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
+        """Turn ``turn`` starts from the state ``rev`` (with ``loaded``); the head may be
+        ``turn`` itself (a worker that died wrote it before this one resumed the turn)."""
+        ...
+
+    def advance(
+        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str]
+    ) -> Head | None:
+        """A call of turn ``rev`` (at position ``seq``), started from ``parent``, wrote."""
+        ...
+
+
+class MemoryLedger:
+    """A :class:`Ledger` in process memory: notices overlapping runs within one worker
+    (thread-safe; the least recently used of ``max_conversations`` are dropped)."""
+
+    def __init__(self, *, max_conversations: int = 10_000) -> None:
+        self.max_conversations = max_conversations
+        self._lock = threading.Lock()
+        self._heads: OrderedDict[str, Head] = OrderedDict()
+
+    def _set(self, key: str, head: Head) -> None:
+        self._heads[key] = head
+        self._heads.move_to_end(key)
+        while len(self._heads) > self.max_conversations:
+            self._heads.popitem(last=False)
+
+    def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
+        """See :meth:`Ledger.observe`."""
+        with self._lock:
+            head = self._heads.get(key)
+            if head is None or head.rev in (rev, turn):
+                self._set(key, head or Head(rev, 0, loaded))
+                return None
+            self._set(key, Head(rev, 0, loaded))
+            return head
+
+    def advance(
+        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str]
+    ) -> Head | None:
+        """See :meth:`Ledger.advance`."""
+        with self._lock:
+            head = self._heads.get(key)
+            if head is not None and head.rev == rev and head.seq > seq:
+                return None  # a later call of the same turn already wrote
+            self._set(key, Head(rev, seq, loaded))
+            if head is None or head.rev in (parent, rev):
+                return None
+            return head
+
+
+class SQLLedger:
+    """A :class:`Ledger` in a SQL table (``skillcore_heads``) that all workers share:
+    SQLite (``SQLLedger.sqlite(path)``) or PostgreSQL (``SQLLedger.postgres(conninfo)``,
+    needs ``psycopg``). Each check is one short transaction that locks the conversation's row,
+    so two workers can never both see themselves as the successor of one revision."""
+
+    def __init__(
+        self, connect: Callable[[], Any], *, dialect: str, table: str = "skillcore_heads"
+    ) -> None:
+        if not table.isidentifier():
+            raise ValueError(f"table must be a plain SQL identifier, got {table!r:.80}")
+        if dialect not in ("sqlite", "postgres"):
+            raise ValueError(f"dialect must be 'sqlite' or 'postgres', got {dialect!r:.40}")
+        self.table, self.dialect = table, dialect
+        self._connect = connect
+        self._local = threading.local()
+        self._p = "?" if dialect == "sqlite" else "%s"
+        with self._tx() as cur:
+            cur.execute(
+                f"CREATE TABLE IF NOT EXISTS {table} (conversation TEXT PRIMARY KEY, "
+                "rev TEXT NOT NULL, seq INTEGER NOT NULL, loaded TEXT NOT NULL)"
+            )
+
+    @classmethod
+    def sqlite(cls, path: str | os.PathLike[str], **kw: Any) -> SQLLedger:
+        """A ledger in the SQLite database at ``path`` (shared by processes on one host)."""
+        where = os.fspath(path)
+        return cls(
+            lambda: sqlite3.connect(where, timeout=30, isolation_level=None), dialect="sqlite", **kw
+        )
+
+    @classmethod
+    def postgres(cls, conninfo: str, **kw: Any) -> SQLLedger:
+        """A ledger in PostgreSQL (``conninfo``: a libpq URL or DSN)."""
+        import psycopg  # optional: only this ledger needs it
+
+        return cls(lambda: psycopg.connect(conninfo, autocommit=True), dialect="postgres", **kw)
+
+    def _conn(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self._connect()
+        return conn
+
+    def _tx(self) -> Any:
+        ledger = self
+
+        class _Tx:
+            def __enter__(self) -> Any:
+                self.conn = ledger._conn()
+                self.cur = self.conn.cursor()
+                self.cur.execute("BEGIN IMMEDIATE" if ledger.dialect == "sqlite" else "BEGIN")
+                return self.cur
+
+            def __exit__(self, exc_type: Any, *rest: Any) -> None:
+                self.cur.execute("COMMIT" if exc_type is None else "ROLLBACK")
+                self.cur.close()
+
+        return _Tx()
+
+    def _head(self, cur: Any, key: str) -> Head | None:
+        lock = "" if self.dialect == "sqlite" else " FOR UPDATE"
+        cur.execute(
+            f"SELECT rev, seq, loaded FROM {self.table} WHERE conversation = {self._p}{lock}",
+            (key,),
+        )
+        row = cur.fetchone()
+        if row is None:
+            return None
+        names = _decode_names(row[2])
+        return Head(str(row[0]), int(row[1]), names)
+
+    def _put(self, cur: Any, key: str, head: Head) -> None:
+        p = self._p
+        cur.execute(
+            f"INSERT INTO {self.table} (conversation, rev, seq, loaded) "
+            f"VALUES ({p}, {p}, {p}, {p}) "
+            "ON CONFLICT (conversation) DO UPDATE SET rev = excluded.rev, seq = excluded.seq, "
+            "loaded = excluded.loaded",
+            (key, head.rev, head.seq, json.dumps(list(head.loaded))),
+        )
+
+    def _insert_missing(self, cur: Any, key: str, head: Head) -> None:
+        # A first row is inserted without a race: the loser of two inserts sees the winner.
+        p = self._p
+        cur.execute(
+            f"INSERT INTO {self.table} (conversation, rev, seq, loaded) "
+            f"VALUES ({p}, {p}, {p}, {p}) ON CONFLICT (conversation) DO NOTHING",
+            (key, head.rev, head.seq, json.dumps(list(head.loaded))),
+        )
+
+    def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
+        """See :meth:`Ledger.observe`."""
+        mine = Head(rev, 0, loaded)
+        with self._tx() as cur:
+            self._insert_missing(cur, key, mine)
+            head = self._head(cur, key)
+            if head is None or head.rev in (rev, turn):
+                return None
+            self._put(cur, key, mine)
+            return head
+
+    def advance(
+        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str]
+    ) -> Head | None:
+        """See :meth:`Ledger.advance`."""
+        mine = Head(rev, seq, loaded)
+        with self._tx() as cur:
+            self._insert_missing(cur, key, Head(parent, 0, ()))
+            head = self._head(cur, key)
+            if head is not None and head.rev == rev and head.seq > seq:
+                return None
+            self._put(cur, key, mine)
+            if head is None or head.rev in (parent, rev):
+                return None
+            return head
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+def _decode_names(text: Any) -> tuple[str, ...]:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return ()
+    if not isinstance(value, list):
+        return ()
+    return tuple(n for n in value[:1000] if isinstance(n, str))
 
 
 class Restorer:
@@ -791,14 +1061,20 @@ class SavedSession:
 
 
 __all__ = [
+    "DEFAULT_ARRIVAL_SECONDS",
     "DEFAULT_MAX_TURNS",
     "DEFAULT_WAIT_SECONDS",
     "MAX_CONVERSATION_KEY",
     "MAX_SAVED_STATE_BYTES",
     "CatalogMemo",
+    "Head",
+    "Ledger",
+    "MemoryLedger",
     "MemoryStateStore",
     "RefreshGate",
+    "Replayer",
     "Restorer",
+    "SQLLedger",
     "SQLiteStateStore",
     "SavedSession",
     "SessionRef",

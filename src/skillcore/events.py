@@ -180,6 +180,15 @@ EVENTS: Mapping[str, EventSpec] = {
             "; earlier skill calls of its turn timed out: %(timed_out)s",
         ),
         EventSpec(
+            "state.forked",
+            _S,
+            _W,
+            ("conversation", "expected", "found", "at"),
+            "conversation %(conversation)r forked: a run started from skill state "
+            "%(expected)r while %(found)r was the latest (%(at)s); two workers ran it at "
+            "once, calls are checked against both until it converges",
+        ),
+        EventSpec(
             "state.reset",
             _S,
             _W,

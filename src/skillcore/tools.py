@@ -245,12 +245,15 @@ class SkillToolkit:
             # Earlier calls of the turn worked out here, not seen to run (a resume after a
             # crash): the call must also pass without them, so an inference never lifts
             # a restriction.
-            unconfirmed = getattr(store, "unconfirmed_base", None)
-            other = unconfirmed() if decision.allowed and callable(unconfirmed) else None
-            if other is not None:
+            # So must it when its turn runs beside another on the same conversation (a
+            # fork): on the latest state too.
+            also = getattr(store, "also_check", None)
+            for other in also() if decision.allowed and callable(also) else ():
                 decision = other.check_tool(
                     tool_name, can_unload=can_unload, arguments=arguments, pinned=self.pinned_skills
                 )
+                if not decision.allowed:
+                    break
         if not decision.allowed:
             events.tool_blocked(tool_name, session.loaded_names, getattr(store, "timed_out", False))
         return decision

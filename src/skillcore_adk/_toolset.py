@@ -27,7 +27,7 @@ from skillcore import (
     replies,
 )
 from skillcore.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.coordination import CatalogMemo, TurnCall
+from skillcore.coordination import CatalogMemo, Ledger, TurnCall
 from skillcore.reinjection import Reinjection
 from skillcore.relevance import query_text
 from skillcore.render import undelivered
@@ -74,10 +74,19 @@ class _StateBinding:
             self._raw, self._session = raw, self.toolset.session_from_state(raw, load=request)
         return self._session
 
+    def rev(self) -> str:
+        """The revision of the saved state ("" when it has none)."""
+        raw = self.state.get(self.key)
+        rev = raw.get("rev") if isinstance(raw, Mapping) else None
+        return rev if isinstance(rev, str) else ""
+
     def write(self, session: SkillSession) -> None:
+        self.write_marked(session, {})
+
+    def write_marked(self, session: SkillSession, marks: Mapping[str, Any]) -> None:
         # A fresh dict assigned (never mutated in place) so ADK records the delta, and so its
         # merge of parallel calls can tell which write is the latest.
-        self.state[self.key] = session.to_state()
+        self.state[self.key] = {**session.to_state(), **marks}
         self._raw, self._session = self.state.get(self.key), session
         # The saved session now holds the run's load request: consumed, so it is cleared.
         if self.state.get(f"{self.key}:load") is not None:
@@ -188,6 +197,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         state_key_prefix: str = DEFAULT_STATE_KEY_PREFIX,
         tool_filter: ToolPredicate | list[str] | None = None,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
+        ledger: Ledger | None = None,
         **options: Any,
     ) -> None:
         """Build the toolset.
@@ -203,6 +213,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         ``tools``: skill-gated tools (``BaseTool`` objects or functions): part of this
         toolset, but declared to the model, and run, only while a loaded skill names them in
         ``metadata.adk_additional_tools`` (or ``metadata.include_tools``).
+        ``ledger``: where workers sharing the session service record each session's latest
+        skill state (e.g. ``SQLLedger.postgres(url)``), so two runs on one session at once are
+        noticed (``state.forked``) and never lift a restriction.
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
@@ -216,6 +229,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             gated=[t.name for t in inner],
             **options,
         ).attach(self)
+        if ledger is not None:
+            self.turns.ledger = ledger
         self.gated = [GatedTool(self, t) for t in inner]
         # Function call ids the policy callback cleared (a gated tool then skips its own check,
         # which could not see earlier calls of the same model response).
@@ -383,7 +398,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         check = loads and self.toolkit.check_tools_available
         have = await self._agent_tools(tool_context) if check else None
         gone = self._hidden.get(_request_key(tool_context), frozenset())
-        return self.turns.enter(calls, call_id, binding, hidden=gone, available=have)
+        return self.turns.enter(
+            calls, call_id, binding, hidden=gone, available=have, rev=binding.rev()
+        )
 
     def _reply(self, result: ToolResult, tool_context: ToolContext) -> dict[str, Any]:
         if result.ok:

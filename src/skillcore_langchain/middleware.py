@@ -31,7 +31,7 @@ from langgraph.types import Command
 
 from skillcore import SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
 from skillcore.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.coordination import CatalogMemo, TurnCall
+from skillcore.coordination import CatalogMemo, Ledger, TurnCall
 from skillcore.reinjection import Reinjection
 from skillcore.render import undelivered
 from skillcore_langchain._approval import gate
@@ -84,6 +84,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         refresh: bool | float = True,
         share_with_subagents: bool = False,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
+        ledger: Ledger | None = None,
         **options: Any,
     ) -> None:
         """Build the middleware.
@@ -104,6 +105,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 agent, but offered to the model, and allowed to run, only while a loaded
                 skill names them in ``metadata.include_tools`` (or
                 ``metadata.adk_additional_tools``).
+            ledger: where workers sharing the checkpointer record each thread's latest skill
+                state (e.g. ``SQLLedger.postgres(url)``), so two runs on one thread at once
+                are noticed (``state.forked``) and can never lift a restriction; by default
+                only runs within this process are compared.
         """
         gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
         AdapterParts.build(
@@ -115,6 +120,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             gated=[t.name for t in gated],
             **options,
         ).attach(self)
+        if ledger is not None:
+            self.turns.ledger = ledger
         self.share_with_subagents = share_with_subagents
         self.reinjection = Reinjection(self.toolkit)
         # The tools shown to the model: per-catalog copies with the skill names as an enum.
@@ -163,7 +170,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             session = self.toolkit.load_all(session, seed)[0]
         request = state.get(LOAD_KEY)
         ensured = self.toolkit.ensure(session, fresh=fresh, load=request)[0]
-        return self._started(ensured, changed or ensured is not session, request is not None)
+        started = self._started(ensured, changed or ensured is not session, request is not None)
+        return _keep_rev(started, state)
 
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
@@ -176,7 +184,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             session = (await self.toolkit.aload_all(session, seed))[0]
         request = state.get(LOAD_KEY)
         ensured = (await self.toolkit.aensure(session, fresh=fresh, load=request))[0]
-        return self._started(ensured, changed or ensured is not session, request is not None)
+        started = self._started(ensured, changed or ensured is not session, request is not None)
+        return _keep_rev(started, state)
 
     def _started(
         self, session: SkillSession, changed: bool, requested: bool
@@ -277,8 +286,15 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         )
         calls = TurnCalls.locate(thread, call_id, turns, self.toolkit.is_skill_tool)
         hidden = self._hidden(state) if self.names.load in calls.args_tools() else frozenset()
+        raw = state.get(STATE_KEY) if isinstance(state, Mapping) else None
+        rev = raw.get("rev") if isinstance(raw, Mapping) else None
         return self.turns.enter(
-            calls, call_id, self.session(state), hidden=hidden, available=self._available(config)
+            calls,
+            call_id,
+            self.session(state),
+            hidden=hidden,
+            available=self._available(config),
+            rev=rev if isinstance(rev, str) else "",
         )
 
     def _remember_tools(self, names: list[str | None]) -> None:
@@ -370,6 +386,16 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return message
         update = self._state_update(result.session, view)
         return Command(update={**update, "messages": [message]})
+
+
+def _keep_rev(update: dict[str, Any] | None, state: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A run-start write (a repair, configured skills) keeps the revision of the state it
+    rewrites: it is the same point of the conversation, not a new turn."""
+    raw = state.get(STATE_KEY)
+    value = update.get(STATE_KEY) if update else None
+    if isinstance(value, dict) and isinstance(raw, Mapping) and isinstance(raw.get("rev"), str):
+        value["rev"] = raw["rev"]
+    return update
 
 
 #: Threads whose tool lists are remembered (least recently used are dropped first).
