@@ -927,6 +927,21 @@ class StateStore(Protocol):
         ...
 
 
+#: ``update``'s function: the saved state (or None) -> the state to save.
+Update = Callable[[dict[str, Any] | None], dict[str, Any]]
+
+
+def update_state(states: StateStore, key: str, change: Update) -> dict[str, Any]:
+    """Read, change and save ``key``'s state as one step when the store can
+    (``states.update``, a transaction in the SQL stores), else load then save."""
+    update = getattr(states, "update", None)
+    if callable(update):
+        return update(key, change)  # type: ignore[no-any-return]
+    state = change(states.load(key))
+    states.save(key, state)
+    return state
+
+
 def _encode_state(key: str, state: dict[str, Any]) -> str:
     if not isinstance(key, str) or not key or len(key) > MAX_CONVERSATION_KEY:
         raise ValueError(
@@ -987,6 +1002,14 @@ class MemoryStateStore:
         with self._lock:
             self._states.pop(key, None)
 
+    def update(self, key: str, change: Update) -> dict[str, Any]:
+        """Read, change and save ``key``'s state atomically."""
+        with self._lock:
+            state = change(_decode_state(self._states.get(key)))
+            self._states[key] = _encode_state(key, state)
+            self._states.move_to_end(key)
+        return state
+
 
 class SQLiteStateStore:
     """A :class:`StateStore` in a SQLite table (``skillcore_state`` unless ``table`` says
@@ -1030,10 +1053,104 @@ class SQLiteStateStore:
         with self._lock, self._conn:
             self._conn.execute(f"DELETE FROM {self.table} WHERE conversation = ?", (key,))
 
+    def update(self, key: str, change: Update) -> dict[str, Any]:
+        """Read, change and save ``key``'s state in one write transaction (other processes
+        on the same file wait for it)."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    f"SELECT state FROM {self.table} WHERE conversation = ?", (key,)
+                ).fetchone()
+                state = change(_decode_state(row[0] if row else None))
+                conn.execute(
+                    f"INSERT INTO {self.table} (conversation, state) VALUES (?, ?) "
+                    "ON CONFLICT(conversation) DO UPDATE SET state = excluded.state",
+                    (key, _encode_state(key, state)),
+                )
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        return state
+
     def close(self) -> None:
         """Close the database connection."""
         with self._lock:
             self._conn.close()
+
+
+class PostgresStateStore:
+    """A :class:`StateStore` in a PostgreSQL table (``skillcore_state`` unless ``table`` says
+    otherwise), shared by every worker: the state store for several processes serving the same
+    conversations (needs ``psycopg``). One connection per thread; every save is committed;
+    :meth:`update` locks the conversation's row for its read-change-write."""
+
+    def __init__(self, conninfo: str, *, table: str = "skillcore_state") -> None:
+        if not table.isidentifier():
+            raise ValueError(f"table must be a plain SQL identifier, got {table!r:.80}")
+        import psycopg  # optional: only this store needs it
+
+        self._psycopg = psycopg
+        self.conninfo, self.table = conninfo, table
+        self._local = threading.local()
+        self._conn().execute(
+            f"CREATE TABLE IF NOT EXISTS {table} "
+            "(conversation TEXT PRIMARY KEY, state TEXT NOT NULL)"
+        )
+
+    def _conn(self) -> Any:
+        conn = getattr(self._local, "conn", None)
+        if conn is None or conn.closed:
+            conn = self._local.conn = self._psycopg.connect(self.conninfo, autocommit=True)
+        return conn
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        """The state saved for ``key``, or None."""
+        row = (
+            self._conn()
+            .execute(f"SELECT state FROM {self.table} WHERE conversation = %s", (key,))
+            .fetchone()
+        )
+        return _decode_state(row[0] if row else None)
+
+    def save(self, key: str, state: dict[str, Any]) -> None:
+        """Save ``state`` for ``key`` (committed before returning)."""
+        self._conn().execute(
+            f"INSERT INTO {self.table} (conversation, state) VALUES (%s, %s) "
+            "ON CONFLICT (conversation) DO UPDATE SET state = excluded.state",
+            (key, _encode_state(key, state)),
+        )
+
+    def delete(self, key: str) -> None:
+        """Forget ``key``."""
+        self._conn().execute(f"DELETE FROM {self.table} WHERE conversation = %s", (key,))
+
+    def update(self, key: str, change: Update) -> dict[str, Any]:
+        """Read, change and save ``key``'s state in one transaction (the row is locked)."""
+        conn = self._conn()
+        with conn.transaction():
+            conn.execute(
+                f"INSERT INTO {self.table} (conversation, state) VALUES (%s, 'null') "
+                "ON CONFLICT (conversation) DO NOTHING",
+                (key,),
+            )
+            row = conn.execute(
+                f"SELECT state FROM {self.table} WHERE conversation = %s FOR UPDATE", (key,)
+            ).fetchone()
+            state = change(_decode_state(row[0] if row else None))
+            conn.execute(
+                f"UPDATE {self.table} SET state = %s WHERE conversation = %s",
+                (_encode_state(key, state), key),
+            )
+        return state
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
 
 
 class SavedSession:
@@ -1071,6 +1188,7 @@ __all__ = [
     "Ledger",
     "MemoryLedger",
     "MemoryStateStore",
+    "PostgresStateStore",
     "RefreshGate",
     "Replayer",
     "Restorer",
@@ -1084,4 +1202,5 @@ __all__ = [
     "TurnCalls",
     "TurnStore",
     "as_store",
+    "update_state",
 ]

@@ -11,6 +11,8 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
+import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -36,16 +38,24 @@ from skillcore import (
     TurnCalls,
     TurnStore,
     catalog_view,
+    events,
     replies,
     restore_session,
 )
 from skillcore.config import Sources
-from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
+from skillcore.coordination import (
+    MemoryStateStore,
+    StateStore,
+    TurnCall,
+    as_store,
+    update_state,
+)
 from skillcore.gating import gated_registry
 from skillcore.prompt import PromptMode, resolve_prompt_mode
 from skillcore.reinjection import Reinjection
 from skillcore.relevance import query_text
 from skillcore.render import undelivered
+from skillcore.session import apply_effect, effect_between
 from skillcore.specs import parse_json_object
 
 __all__ = [
@@ -467,6 +477,8 @@ class OpenAISkills:
         self.turns = TurnStore(replay=self.toolkit)
         self.reinjection = Reinjection(self.toolkit)
         self.states: StateStore = states if states is not None else MemoryStateStore()
+        # Per conversation: the revision and session load() gave (for fork detection).
+        self._started: OrderedDict[str, tuple[str, SkillSession]] = OrderedDict()
         if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
             raise ValueError(
                 f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"
@@ -530,11 +542,49 @@ class OpenAISkills:
         default skills, the first time), over the current catalog, with this adapter's limits
         and policy unless given (they are configuration, never read from saved state); the
         pinned skills are always loaded, then ``load`` (as for :meth:`ensure`)."""
-        return self.restore(self.states.load(conversation_id), limits, policy, load=load)
+        state = self.states.load(conversation_id)
+        session = self.restore(state, limits, policy, load=load)
+        rev = state.get("rev") if isinstance(state, Mapping) else None
+        self._started[conversation_id] = (rev if isinstance(rev, str) else "", session)
+        self._started.move_to_end(conversation_id)
+        while len(self._started) > _STARTS_KEPT:
+            self._started.popitem(last=False)
+        return session
 
     def save(self, conversation_id: str, session: SkillSession) -> None:
-        """Save a conversation's session (e.g. after each :meth:`dispatch_all`)."""
-        self.states.save(conversation_id, session.to_state())
+        """Save a conversation's session (e.g. after each :meth:`dispatch_all`).
+
+        When this process :meth:`load`-ed the conversation and another worker saved it
+        since (two workers on one conversation at once: a fork), the fork is reported
+        (``state.forked``) and the saved state is the other worker's with this run's own
+        effect applied (what it loaded and unloaded), as if the runs had followed each
+        other: neither run's effect is lost, and a store with ``update`` (the SQL stores)
+        does it in one transaction."""
+        started = self._started.pop(conversation_id, None)
+        rev = uuid.uuid4().hex
+
+        def change(current: dict[str, Any] | None) -> dict[str, Any]:
+            state = session.to_state()
+            if started is None:
+                return {**state, "rev": rev, "parent": ""}
+            parent, base = started
+            found = current.get("rev", "") if isinstance(current, Mapping) else ""
+            if current is not None and found != parent:
+                events.emit(
+                    "state.forked",
+                    {
+                        "conversation": conversation_id,
+                        "expected": parent,
+                        "found": found if isinstance(found, str) else "",
+                        "at": "save",
+                    },
+                )
+                head = self.restore(current, session.limits, session.policy)
+                state = apply_effect(head, effect_between(base, session)).to_state()
+                parent = found if isinstance(found, str) else ""
+            return {**state, "rev": rev, "parent": parent}
+
+        update_state(self.states, conversation_id, change)
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -854,6 +904,8 @@ def _wants(handler: Handler) -> tuple[str, ...]:
 
 
 _turn_ids = itertools.count(1)
+#: Conversations whose starting state is remembered between load() and save().
+_STARTS_KEPT = 10_000
 
 
 def _reply_texts(history: Iterable[Any]) -> Iterator[str]:
