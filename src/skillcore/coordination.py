@@ -430,6 +430,7 @@ class TurnCall:
                 self.calls.turn,
                 self.seq,
                 latest.loaded_names,
+                self.call_id,
             )
             if head is not None:
                 self._store._forked(self._turn, self.calls, head, "write")
@@ -470,12 +471,21 @@ class TurnCall:
         call must be allowed on both, so an inferred effect can never lift a restriction."""
         with self._store._cond:
             earlier = self.calls.earlier_skill_calls(self.call_id)
-            if all(k in self._turn.confirmed for k in earlier):
+            confirmed = set(self._turn.confirmed)
+        if not confirmed.issuperset(earlier):
+            # Calls that wrote in another worker (before a crash) are recorded by a shared
+            # ledger: they ran, so their effect is certain too.
+            ledger = self._store.ledger
+            head = ledger.head(self.calls.conversation) if ledger is not None else None
+            if head is not None and head.rev == self.calls.turn:
+                confirmed.update(head.calls)
+        with self._store._cond:
+            if confirmed.issuperset(earlier):
                 return None
             session, prev = self._turn.base, self._turn.base
             for k in earlier:
                 after = self._turn.after.get(k, prev)
-                if k in self._turn.confirmed:
+                if k in confirmed:
                     session = apply_effect(session, effect_between(prev, after))
                 prev = after
             return session
@@ -604,11 +614,13 @@ class TurnCall:
 @attrs.frozen
 class Head:
     """The latest skill state a :class:`Ledger` knows for a conversation: its revision (the
-    turn that wrote it), the position of the call that wrote it, and its loaded skills."""
+    turn that wrote it), the position of the call that wrote it, its loaded skills, and the
+    calls of that turn that wrote (they ran, in whichever worker)."""
 
     rev: str
     seq: int = 0
     loaded: tuple[str, ...] = attrs.field(default=(), converter=to_tuple)
+    calls: tuple[str, ...] = attrs.field(default=(), converter=to_tuple)
 
 
 @runtime_checkable
@@ -624,9 +636,14 @@ class Ledger(Protocol):
         ...
 
     def advance(
-        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str]
+        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str], call: str = ""
     ) -> Head | None:
-        """A call of turn ``rev`` (at position ``seq``), started from ``parent``, wrote."""
+        """Call ``call`` of turn ``rev`` (at position ``seq``), started from ``parent``,
+        wrote."""
+        ...
+
+    def head(self, key: str) -> Head | None:
+        """The conversation's latest revision (None if unknown)."""
         ...
 
 
@@ -645,6 +662,11 @@ class MemoryLedger:
         while len(self._heads) > self.max_conversations:
             self._heads.popitem(last=False)
 
+    def head(self, key: str) -> Head | None:
+        """See :meth:`Ledger.head`."""
+        with self._lock:
+            return self._heads.get(key)
+
     def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
         """See :meth:`Ledger.observe`."""
         with self._lock:
@@ -656,14 +678,16 @@ class MemoryLedger:
             return head
 
     def advance(
-        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str]
+        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str], call: str = ""
     ) -> Head | None:
         """See :meth:`Ledger.advance`."""
         with self._lock:
             head = self._heads.get(key)
+            calls = (*head.calls, call) if head is not None and head.rev == rev else (call,)
             if head is not None and head.rev == rev and head.seq > seq:
+                self._set(key, attrs.evolve(head, calls=calls))
                 return None  # a later call of the same turn already wrote
-            self._set(key, Head(rev, seq, loaded))
+            self._set(key, Head(rev, seq, loaded, calls))
             if head is None or head.rev in (parent, rev):
                 return None
             return head
@@ -689,7 +713,8 @@ class SQLLedger:
         with self._tx() as cur:
             cur.execute(
                 f"CREATE TABLE IF NOT EXISTS {table} (conversation TEXT PRIMARY KEY, "
-                "rev TEXT NOT NULL, seq INTEGER NOT NULL, loaded TEXT NOT NULL)"
+                "rev TEXT NOT NULL, seq INTEGER NOT NULL, loaded TEXT NOT NULL, "
+                "calls TEXT NOT NULL)"
             )
 
     @classmethod
@@ -732,31 +757,31 @@ class SQLLedger:
     def _head(self, cur: Any, key: str) -> Head | None:
         lock = "" if self.dialect == "sqlite" else " FOR UPDATE"
         cur.execute(
-            f"SELECT rev, seq, loaded FROM {self.table} WHERE conversation = {self._p}{lock}",
+            f"SELECT rev, seq, loaded, calls FROM {self.table} "
+            f"WHERE conversation = {self._p}{lock}",
             (key,),
         )
         row = cur.fetchone()
         if row is None:
             return None
-        names = _decode_names(row[2])
-        return Head(str(row[0]), int(row[1]), names)
+        return Head(str(row[0]), int(row[1]), _decode_names(row[2]), _decode_names(row[3]))
 
     def _put(self, cur: Any, key: str, head: Head) -> None:
         p = self._p
         cur.execute(
-            f"INSERT INTO {self.table} (conversation, rev, seq, loaded) "
-            f"VALUES ({p}, {p}, {p}, {p}) "
+            f"INSERT INTO {self.table} (conversation, rev, seq, loaded, calls) "
+            f"VALUES ({p}, {p}, {p}, {p}, {p}) "
             "ON CONFLICT (conversation) DO UPDATE SET rev = excluded.rev, seq = excluded.seq, "
-            "loaded = excluded.loaded",
-            (key, head.rev, head.seq, json.dumps(list(head.loaded))),
+            "loaded = excluded.loaded, calls = excluded.calls",
+            (key, head.rev, head.seq, json.dumps(list(head.loaded)), json.dumps(list(head.calls))),
         )
 
     def _insert_missing(self, cur: Any, key: str, head: Head) -> None:
         # A first row is inserted without a race: the loser of two inserts sees the winner.
         p = self._p
         cur.execute(
-            f"INSERT INTO {self.table} (conversation, rev, seq, loaded) "
-            f"VALUES ({p}, {p}, {p}, {p}) ON CONFLICT (conversation) DO NOTHING",
+            f"INSERT INTO {self.table} (conversation, rev, seq, loaded, calls) "
+            f"VALUES ({p}, {p}, {p}, {p}, '[]') ON CONFLICT (conversation) DO NOTHING",
             (key, head.rev, head.seq, json.dumps(list(head.loaded))),
         )
 
@@ -771,17 +796,24 @@ class SQLLedger:
             self._put(cur, key, mine)
             return head
 
+    def head(self, key: str) -> Head | None:
+        """See :meth:`Ledger.head`."""
+        with self._tx() as cur:
+            return self._head(cur, key)
+
     def advance(
-        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str]
+        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str], call: str = ""
     ) -> Head | None:
         """See :meth:`Ledger.advance`."""
-        mine = Head(rev, seq, loaded)
         with self._tx() as cur:
             self._insert_missing(cur, key, Head(parent, 0, ()))
             head = self._head(cur, key)
-            if head is not None and head.rev == rev and head.seq > seq:
+            same = head is not None and head.rev == rev
+            calls = (*head.calls, call)[-MAX_TURN_CALLS:] if same and head else (call,)
+            if same and head is not None and head.seq > seq:
+                self._put(cur, key, attrs.evolve(head, calls=calls))
                 return None
-            self._put(cur, key, mine)
+            self._put(cur, key, Head(rev, seq, loaded, calls))
             if head is None or head.rev in (parent, rev):
                 return None
             return head

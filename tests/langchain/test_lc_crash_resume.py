@@ -18,6 +18,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from skillcore import loaded_names_of
+from skillcore.coordination import SQLLedger
 from skillcore.testing import write_skill
 from skillcore_langchain import SkillsMiddleware
 from skillcore_langchain.middleware import STATE_KEY
@@ -68,31 +69,38 @@ def lib(tmp_path: Path) -> Path:
 _threads = itertools.count(1)
 
 
-def worker(lib: Path, saver: PostgresSaver, script: list[AIMessage], *before: Any) -> Any:
+def worker(
+    lib: Path, saver: PostgresSaver, script: list[AIMessage], *before: Any, ledger: Any = None
+) -> Any:
     model = ScriptedChatModel()
     model.push(*script)
-    mw = SkillsMiddleware(lib, allowed_tools_policy="restrict")
+    mw = SkillsMiddleware(lib, allowed_tools_policy="restrict", ledger=ledger)
     # A resumed call must never wait for the dead worker: a wait would hang the test.
     mw.turns.wait_seconds = 3600.0
     return create_agent(model, plain_tools(), middleware=[*before, mw], checkpointer=saver)
 
 
 def crash_then_resume(
-    lib: Path, saver: PostgresSaver, setup: list[AIMessage], turn: AIMessage, after: list[Any]
+    lib: Path,
+    saver: PostgresSaver,
+    setup: list[AIMessage],
+    turn: AIMessage,
+    after: list[Any],
+    ledger: Any = None,
 ) -> tuple[list[ToolMessage], list[str], Any]:
     """Run ``setup`` turns, then ``turn`` on a worker that dies before its second call, then
     resume on a fresh worker (whose later script is ``after``). Returns the turn's replies,
     the loaded skills and the resumed worker's final output."""
     config: Any = {"configurable": {"thread_id": f"crash-{next(_threads)}"}}
     if setup:
-        first = worker(lib, saver, setup)
+        first = worker(lib, saver, setup, ledger=ledger)
         for _ in setup:
             first.invoke({"messages": [HumanMessage("setup")]}, config)
     ids = [c["id"] for c in turn.tool_calls]
-    dying = worker(lib, saver, [turn], DieBefore(ids[1], ids[0]))
+    dying = worker(lib, saver, [turn], DieBefore(ids[1], ids[0]), ledger=ledger)
     with pytest.raises(WorkerDied):
         dying.invoke({"messages": [HumanMessage("go")]}, config)
-    resumed = worker(lib, saver, after)
+    resumed = worker(lib, saver, after, ledger=ledger)
     out: dict[str, Any] = {}
     t = threading.Thread(target=lambda: out.update(result=resumed.invoke(None, config)))
     t.start()
@@ -147,3 +155,21 @@ def test_a_plain_call_resumed_after_a_load_is_decided_as_in_one_process(
     assert replies[0].status == "success"
     assert (replies[1].status == "success") is allowed, replies[1].content
     assert loaded == [skill]
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared-ledger", "no-shared-ledger"])
+def test_a_plain_call_resumed_after_an_unload(
+    lib: Path, saver: PostgresSaver, postgres_url: str, shared: bool
+) -> None:
+    """[unload skill-00 (the only, restricting, skill), Write] split by a crash. One process
+    runs Write. With a ledger shared by the workers the resumed Write knows the unload ran
+    and runs too; without one it cannot tell (the unload might have been stopped by another
+    middleware), so it is refused: an inference never lifts a restriction."""
+    ledger = SQLLedger.postgres(postgres_url) if shared else None
+    setup = [tool_calls(load("skill-00"))]
+    turn = tool_calls(unload("skill-00"), "Write")
+    replies, loaded, _ = crash_then_resume(lib, saver, setup, turn, [], ledger=ledger)
+    assert replies[0].status == "success" and loaded == []
+    assert (replies[1].status == "success") is shared, replies[1].content
+    if ledger is not None:
+        ledger.close()
