@@ -263,6 +263,9 @@ class TurnStore:
         self.wait_seconds = wait_seconds
         self.arrival_seconds = arrival_seconds
         self.replay = replay
+        #: The longest time a call spent entering its turn (waiting for, or working out,
+        #: earlier calls), in seconds: what a deployment watches for stalls.
+        self.longest_wait = 0.0
 
     def __len__(self) -> int:
         with self._cond:
@@ -543,6 +546,7 @@ class TurnCall:
 
     def __enter__(self) -> TurnCall:
         store = self._store
+        began = time.monotonic()
         deadline, arrival, earlier = self._begin()
         while True:
             with store._cond:
@@ -553,6 +557,7 @@ class TurnCall:
                 if kind in ("done", "timeout"):
                     self._before, self.timed_out = value, kind == "timeout"
                     self._own()
+                    store.longest_wait = max(store.longest_wait, time.monotonic() - began)
                     return self
             k, session = value
             name, args = self.calls.args[k]
@@ -568,6 +573,7 @@ class TurnCall:
         # Polling keeps this loop-agnostic (asyncio or trio, any thread) and never blocks the
         # event loop; turns have few calls, so the cost is a few short sleeps.
         store = self._store
+        began = time.monotonic()
         deadline, arrival, earlier = self._begin()
         delay = 0.0005
         while True:
@@ -576,6 +582,7 @@ class TurnCall:
                 if kind in ("done", "timeout"):
                     self._before, self.timed_out = value, kind == "timeout"
                     self._own()
+                    store.longest_wait = max(store.longest_wait, time.monotonic() - began)
                     return self
             if kind == "wait":
                 await anyio.sleep(delay)
@@ -606,6 +613,39 @@ class TurnCall:
         tb: TracebackType | None,
     ) -> None:
         self.__exit__(exc_type, exc, tb)
+
+
+class _Connections:
+    """A few reusable database connections (threads come and go in a framework's pool: one
+    connection per thread would leak them)."""
+
+    def __init__(self, connect: Callable[[], Any], keep: int = 8) -> None:
+        self._connect, self._keep = connect, keep
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+
+    def acquire(self) -> Any:
+        """An idle connection, or a new one."""
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None or getattr(conn, "closed", False):
+            conn = self._connect()
+        return conn
+
+    def release(self, conn: Any, ok: bool = True) -> None:
+        """Give ``conn`` back (closed when it failed or enough are idle)."""
+        with self._lock:
+            if ok and len(self._idle) < self._keep:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        """Close the idle connections."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
 
 # -- the latest skill state per conversation, shared by workers (fork detection) -------------
@@ -707,8 +747,7 @@ class SQLLedger:
         if dialect not in ("sqlite", "postgres"):
             raise ValueError(f"dialect must be 'sqlite' or 'postgres', got {dialect!r:.40}")
         self.table, self.dialect = table, dialect
-        self._connect = connect
-        self._local = threading.local()
+        self._pool = _Connections(connect)
         self._p = "?" if dialect == "sqlite" else "%s"
         with self._tx() as cur:
             cur.execute(
@@ -722,7 +761,11 @@ class SQLLedger:
         """A ledger in the SQLite database at ``path`` (shared by processes on one host)."""
         where = os.fspath(path)
         return cls(
-            lambda: sqlite3.connect(where, timeout=30, isolation_level=None), dialect="sqlite", **kw
+            lambda: sqlite3.connect(
+                where, timeout=30, isolation_level=None, check_same_thread=False
+            ),
+            dialect="sqlite",
+            **kw,
         )
 
     @classmethod
@@ -732,25 +775,24 @@ class SQLLedger:
 
         return cls(lambda: psycopg.connect(conninfo, autocommit=True), dialect="postgres", **kw)
 
-    def _conn(self) -> Any:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = self._connect()
-        return conn
-
     def _tx(self) -> Any:
         ledger = self
 
         class _Tx:
             def __enter__(self) -> Any:
-                self.conn = ledger._conn()
+                self.conn = ledger._pool.acquire()
                 self.cur = self.conn.cursor()
                 self.cur.execute("BEGIN IMMEDIATE" if ledger.dialect == "sqlite" else "BEGIN")
                 return self.cur
 
             def __exit__(self, exc_type: Any, *rest: Any) -> None:
-                self.cur.execute("COMMIT" if exc_type is None else "ROLLBACK")
-                self.cur.close()
+                ok = False
+                try:
+                    self.cur.execute("COMMIT" if exc_type is None else "ROLLBACK")
+                    self.cur.close()
+                    ok = exc_type is None
+                finally:
+                    ledger._pool.release(self.conn, ok)
 
         return _Tx()
 
@@ -819,11 +861,8 @@ class SQLLedger:
             return head
 
     def close(self) -> None:
-        """Close this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        """Close the idle connections."""
+        self._pool.close()
 
 
 def _decode_names(text: Any) -> tuple[str, ...]:
@@ -1124,32 +1163,31 @@ class PostgresStateStore:
             raise ValueError(f"table must be a plain SQL identifier, got {table!r:.80}")
         import psycopg  # optional: only this store needs it
 
-        self._psycopg = psycopg
         self.conninfo, self.table = conninfo, table
-        self._local = threading.local()
-        self._conn().execute(
+        self._pool = _Connections(lambda: psycopg.connect(conninfo, autocommit=True))
+        self._run(
             f"CREATE TABLE IF NOT EXISTS {table} "
             "(conversation TEXT PRIMARY KEY, state TEXT NOT NULL)"
         )
 
-    def _conn(self) -> Any:
-        conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            conn = self._local.conn = self._psycopg.connect(self.conninfo, autocommit=True)
-        return conn
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        conn, ok = self._pool.acquire(), False
+        try:
+            cur = conn.execute(sql, params)
+            row = cur.fetchone() if sql.startswith("SELECT") else None
+            ok = True
+            return row
+        finally:
+            self._pool.release(conn, ok)
 
     def load(self, key: str) -> dict[str, Any] | None:
         """The state saved for ``key``, or None."""
-        row = (
-            self._conn()
-            .execute(f"SELECT state FROM {self.table} WHERE conversation = %s", (key,))
-            .fetchone()
-        )
+        row = self._run(f"SELECT state FROM {self.table} WHERE conversation = %s", (key,))
         return _decode_state(row[0] if row else None)
 
     def save(self, key: str, state: dict[str, Any]) -> None:
         """Save ``state`` for ``key`` (committed before returning)."""
-        self._conn().execute(
+        self._run(
             f"INSERT INTO {self.table} (conversation, state) VALUES (%s, %s) "
             "ON CONFLICT (conversation) DO UPDATE SET state = excluded.state",
             (key, _encode_state(key, state)),
@@ -1157,32 +1195,34 @@ class PostgresStateStore:
 
     def delete(self, key: str) -> None:
         """Forget ``key``."""
-        self._conn().execute(f"DELETE FROM {self.table} WHERE conversation = %s", (key,))
+        self._run(f"DELETE FROM {self.table} WHERE conversation = %s", (key,))
 
     def update(self, key: str, change: Update) -> dict[str, Any]:
         """Read, change and save ``key``'s state in one transaction (the row is locked)."""
-        conn = self._conn()
-        with conn.transaction():
-            conn.execute(
-                f"INSERT INTO {self.table} (conversation, state) VALUES (%s, 'null') "
-                "ON CONFLICT (conversation) DO NOTHING",
-                (key,),
-            )
-            row = conn.execute(
-                f"SELECT state FROM {self.table} WHERE conversation = %s FOR UPDATE", (key,)
-            ).fetchone()
-            state = change(_decode_state(row[0] if row else None))
-            conn.execute(
-                f"UPDATE {self.table} SET state = %s WHERE conversation = %s",
-                (_encode_state(key, state), key),
-            )
+        conn, ok = self._pool.acquire(), False
+        try:
+            with conn.transaction():
+                conn.execute(
+                    f"INSERT INTO {self.table} (conversation, state) VALUES (%s, 'null') "
+                    "ON CONFLICT (conversation) DO NOTHING",
+                    (key,),
+                )
+                row = conn.execute(
+                    f"SELECT state FROM {self.table} WHERE conversation = %s FOR UPDATE", (key,)
+                ).fetchone()
+                state = change(_decode_state(row[0] if row else None))
+                conn.execute(
+                    f"UPDATE {self.table} SET state = %s WHERE conversation = %s",
+                    (_encode_state(key, state), key),
+                )
+            ok = True
+        finally:
+            self._pool.release(conn, ok)
         return state
 
     def close(self) -> None:
-        """Close this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
+        """Close the idle connections."""
+        self._pool.close()
 
 
 class SavedSession:
