@@ -393,6 +393,8 @@ class TurnCall:
         self._store, self._turn, self.calls, self.call_id = store, turn, calls, call_id
         self._live = live
         self._before: SkillSession = turn.base
+        #: This call's own write (a call run again, e.g. on resume, starts from _before).
+        self._written: SkillSession | None = None
         self.seq = calls.position(call_id)
         self.timed_out = False
 
@@ -410,12 +412,12 @@ class TurnCall:
     def read(self) -> SkillSession:
         """The session this call is decided on: the turn's session after the earlier skill
         calls (a skill call's own write shows once made)."""
-        with self._store._cond:
-            return self._turn.after.get(self.call_id, self._before)
+        return self._before if self._written is None else self._written
 
     def write(self, session: SkillSession) -> None:
         """Record ``session`` as the session after this call (and write the longest known
         prefix of the turn to the live store, if any)."""
+        self._written = session
         with self._store._cond:
             self._turn.after[self.call_id] = session
             latest = self._latest_known()
@@ -451,7 +453,10 @@ class TurnCall:
         """The result another call already worked out for this skill call (None if none):
         the call returns it, so its reply matches what the later calls were decided on."""
         with self._store._cond:
-            return self._turn.results.get(self.call_id)
+            result = self._turn.results.get(self.call_id)
+        if result is not None and getattr(result, "changed", False):
+            self._written = result.session  # its effect is this call's effect
+        return result
 
     def also_check(self) -> tuple[SkillSession, ...]:
         """Sessions a plain call must also be allowed on: the one the confirmed earlier calls
@@ -495,8 +500,7 @@ class TurnCall:
 
     def effect(self) -> dict[str, Any]:
         """This call's own effect: what it added and dropped (see :func:`effect_between`)."""
-        with self._store._cond:
-            after = self._turn.after.get(self.call_id, self._before)
+        after = self._before if self._written is None else self._written
         return effect_between(self._before, after)
 
     def saved_state(self, session: SkillSession) -> dict[str, Any]:
