@@ -921,6 +921,30 @@ class CatalogMemo(Generic[T]):
         return cached[1]
 
 
+#: A cheap shared signal that the skills changed: a function returning a value (a version
+#: string, a file's stamp) that a deploy changes after editing the skills. Every worker's
+#: :class:`RefreshGate` calls it on each check (each run), so all workers re-scan on their
+#: next run after it changes, however the pacing spaces their scans otherwise.
+Marker = Callable[[], object]
+_UNSEEN = object()
+
+
+def file_marker(path: str | os.PathLike[str]) -> Marker:
+    """A :data:`Marker` reading a small file (e.g. ``skills/.version``, on a disk the workers
+    share): its contents, or None while it is missing. A deploy rewrites it after changing
+    the skills. One ``open`` and read of a few bytes per check."""
+    where = os.fspath(path)
+
+    def read() -> object:
+        try:
+            with open(where, "rb") as f:
+                return f.read(256)
+        except OSError:
+            return None
+
+    return read
+
+
 #: A scan that took at least this long (seconds) spaces out the next one (see RefreshGate).
 REFRESH_COST_FLOOR = 0.05
 #: ... to at least this many times its own duration after it started.
@@ -938,9 +962,19 @@ class RefreshGate:
     a twentieth of the time, and the runs in between cost nothing. The trade is staleness: at
     100,000 skills (a 0.4 s check) an edit can take up to ~8 s more to show. Smaller libraries
     keep the exact behaviour above.
+
+    With a ``marker`` (a :data:`Marker`, e.g. :func:`file_marker`), a change of its value
+    makes the next check due at once, even with ``refresh=False``: a deploy that bumps it
+    after editing the skills reaches every worker on that worker's next run.
     """
 
-    def __init__(self, refresh: bool | float = True, library: Any = None) -> None:
+    def __init__(
+        self, refresh: bool | float = True, library: Any = None, marker: Marker | None = None
+    ) -> None:
+        #: A cheap shared signal (see :data:`Marker`): when its value changes, the next
+        #: check scans at once, whatever the pacing says.
+        self.marker = marker
+        self._seen: object = _UNSEEN
         self.interval: float | None = (
             (0.0 if refresh else None) if isinstance(refresh, bool) else float(refresh)
         )
@@ -961,6 +995,9 @@ class RefreshGate:
         (e.g. an invocation id): a run never scans twice."""
         with self._lock:
             now = time.monotonic()
+            if self.marker is not None and self._marked() and self._at is not None:
+                self._at, self._run = now, run
+                return True
             if self._at is not None:
                 if self.interval is None or (run is not None and run == self._run):
                     return False
@@ -968,6 +1005,17 @@ class RefreshGate:
                     return False
             self._at, self._run = now, run
             return True
+
+    def _marked(self) -> bool:
+        """True when the marker's value changed since the last look (a failing marker
+        counts as unchanged: the pacing still applies)."""
+        try:
+            value = self.marker()  # type: ignore[misc]
+        except Exception:
+            return False
+        changed = self._seen is not _UNSEEN and value != self._seen  # the first look sets it
+        self._seen = value
+        return changed
 
     def reset(self) -> None:
         """Forget the last scan (it failed): the next call is due."""
@@ -1262,6 +1310,7 @@ __all__ = [
     "CatalogMemo",
     "Head",
     "Ledger",
+    "Marker",
     "MemoryLedger",
     "MemoryStateStore",
     "PostgresStateStore",
@@ -1278,5 +1327,6 @@ __all__ = [
     "TurnCalls",
     "TurnStore",
     "as_store",
+    "file_marker",
     "update_state",
 ]
