@@ -6,7 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import Limits, binary, gating, parsing, policy, profiles, sources, specs
+from skillcore import (
+    Limits,
+    binary,
+    coordination,
+    gating,
+    parsing,
+    policy,
+    profiles,
+    sources,
+    specs,
+)
 from skillcore.backends import archive
 from skillcore.library import SKILL_GRACE_SECONDS
 
@@ -36,6 +46,7 @@ def _n(value: int) -> str:
         f"capped at {Limits().max_binary_bytes // MIB} MiB each",
         f"reads {binary.SNIFF_BYTES} bytes at most",
         f"for {SKILL_GRACE_SECONDS:g} seconds",
+        f"At most {_n(coordination.MAX_TURN_CALLS)} calls of a turn are tracked",
         f"{_n(archive.ArchiveLimits().max_members)} members",
         f"{archive.ArchiveLimits().max_uncompressed_bytes // MIB} MiB uncompressed",
         f"{archive.ArchiveLimits().max_archive_bytes // MIB} MiB archive",
