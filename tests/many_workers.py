@@ -30,6 +30,7 @@ class TurnModel(BaseChatModel):
     thread and turn; before the tools ran it calls them, afterwards it answers."""
 
     script: dict[str, list[list[Call]]]
+    url: str = ""
 
     @property
     def _llm_type(self) -> str:
@@ -40,9 +41,16 @@ class TurnModel(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], *args: Any, **kwargs: Any) -> ChatResult:
         last = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
-        thread, turn = str(messages[last].content).split("|")
+        thread, turn, *role = str(messages[last].content).split("|")
         if any(isinstance(m, AIMessage) for m in messages[last + 1 :]):
             reply = AIMessage(content="done")
+        elif role:  # a forced overlap: two workers on one thread at once
+            arrive(self.url, thread, role[0])
+            call = ("load_skill", {"skill_name": "skill-00"}) if role[0] == "0" else ("Write", {})
+            reply = AIMessage(
+                content="",
+                tool_calls=[{"name": call[0], "args": call[1], "id": f"{thread}-r{role[0]}-0"}],
+            )
         else:
             calls = self.script[thread][int(turn)]
             reply = AIMessage(
@@ -53,6 +61,32 @@ class TurnModel(BaseChatModel):
                 ],
             )
         return ChatResult(generations=[ChatGeneration(message=reply)])
+
+
+def arrive(url: str, thread: str, role: str) -> None:
+    """A barrier across processes: wait until both workers of an overlap reached their model
+    call, so both runs started from the same checkpoint."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("INSERT INTO arrivals VALUES (%s, %s) ON CONFLICT DO NOTHING", (thread, role))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            n = db.execute("SELECT count(*) FROM arrivals WHERE thread = %s", (thread,)).fetchone()
+            if n[0] >= 2:
+                return
+            time.sleep(0.02)
+
+
+def wait_for_row(url: str, table: str, thread: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as db:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if db.execute(f"SELECT 1 FROM {table} WHERE thread = %s", (thread,)).fetchone():
+                return
+            time.sleep(0.02)
 
 
 def plain_tools() -> list[Any]:
@@ -87,7 +121,7 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
     from langchain.agents.middleware import AgentMiddleware
     from langgraph.checkpoint.postgres import PostgresSaver
 
-    from skillcore.coordination import SQLLedger
+    from skillcore.state.coordination import SQLLedger
     from skillcore_langchain import SkillsMiddleware
 
     db = psycopg.connect(url, autocommit=True)
@@ -100,6 +134,15 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
         def wrap_tool_call(self, request: Any, handler: Any) -> Any:
             call_id = request.tool_call["id"]
             thread, turn, pos = call_id.rsplit("-", 2)
+            if turn.startswith("r"):  # a forced overlap: the writer goes after the loader
+                if turn == "r1":
+                    wait_for_row(url, "ov_done", thread)
+                try:
+                    return handler(request)
+                finally:
+                    if turn == "r0":
+                        with psycopg.connect(url, autocommit=True) as c:
+                            c.execute("INSERT INTO ov_done VALUES (%s)", (thread,))
             key = f"{thread}-{turn}"
             event = first_done.setdefault(key, threading.Event())
             if pos == "1" and (thread, int(turn)) in kills:
@@ -122,15 +165,35 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
     with PostgresSaver.from_conn_string(url) as saver:
         mw = SkillsMiddleware(lib, allowed_tools_policy="restrict", ledger=ledger, refresh=True)
         agent = create_agent(
-            TurnModel(script=script),
+            TurnModel(script=script, url=url),
             plain_tools(),
             middleware=[KillBetweenCalls(), mw],
             checkpointer=saver,
         )
+        import logging
+
+        class Forks(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                if getattr(record, "skillcore_event", "") == "state.forked":
+                    with psycopg.connect(url, autocommit=True) as c:
+                        c.execute(
+                            "INSERT INTO forks VALUES (%s, %s)",
+                            (record.__dict__.get("conversation"), index),
+                        )
+
+        logging.getLogger("skillcore").addHandler(Forks())
+        logging.getLogger("skillcore").setLevel(logging.INFO)
         while True:
             job = conn.recv()
             if job is None:
                 break
+            if job[0] == "overlap":  # no lock: two workers on one thread at once
+                _, thread, role = job
+                config: Any = {"configurable": {"thread_id": thread}}
+                out = agent.invoke({"messages": [HumanMessage(f"{thread}|0|{role}")]}, config)
+                statuses = [m.status for m in out["messages"] if isinstance(m, ToolMessage)]
+                conn.send((index, thread, role, "overlap:" + ",".join(statuses), 0.0, 0.0))
+                continue
             thread, turn = job
             db.execute("SELECT pg_advisory_lock(hashtext(%s))", (thread,))
             try:

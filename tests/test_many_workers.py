@@ -28,7 +28,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from skillcore import loaded_names_of
-from skillcore.coordination import DEFAULT_WAIT_SECONDS
+from skillcore.state.coordination import DEFAULT_WAIT_SECONDS
 from skillcore.testing import write_skill
 from skillcore_langchain import SkillsMiddleware
 
@@ -36,6 +36,9 @@ WORKERS, THREADS, TURNS = 4, 20, 15
 #: The turns of each phase; the library changes between phases.
 PHASES = ((0, 5), (5, 10), (10, 15))
 SEED = 22
+#: Forced overlaps: two workers run one thread at once (one loads a restricting skill, the
+#: other calls Write after it), with no lock.
+OVERLAPS = 4
 
 
 def make_library(root: Path) -> None:
@@ -148,6 +151,25 @@ class Pool:
                 proc.kill()
 
 
+def force_overlaps(pool: Pool, n: int) -> dict[str, dict[str, str]]:
+    """``n`` times, two idle workers run one fresh thread at once; per thread, each role's
+    tool reply statuses."""
+    out: dict[str, dict[str, str]] = {}
+    for k in range(n):
+        thread = f"ov-{k}"
+        a, b = pool.idle()[:2]
+        pool.send(a, ("overlap", thread, "0"))  # type: ignore[arg-type]
+        pool.send(b, ("overlap", thread, "1"))  # type: ignore[arg-type]
+        out[thread] = {}
+        while len(out[thread]) < 2:
+            for i in (a, b):
+                if pool.pipes[i].poll(0.05):
+                    _, _, role, how, _, _ = pool.pipes[i].recv()
+                    out[thread][role] = how.removeprefix("overlap:")
+                    pool.jobs[i] = None
+    return out
+
+
 def run_phase(
     pool: Pool, jobs: list[tuple[str, int]], rng: random.Random, stats: dict[str, Any]
 ) -> None:
@@ -209,6 +231,9 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
     make_library(lib)
     with psycopg.connect(postgres_url, autocommit=True) as db:
         db.execute("CREATE TABLE kills (thread TEXT, turn INT, PRIMARY KEY (thread, turn))")
+        db.execute("CREATE TABLE arrivals (thread TEXT, role TEXT, PRIMARY KEY (thread, role))")
+        db.execute("CREATE TABLE ov_done (thread TEXT)")
+        db.execute("CREATE TABLE forks (thread TEXT, worker INT)")
         db.execute(
             "CREATE TABLE outcomes (thread TEXT, turn INT, loaded TEXT, how TEXT, "
             "seconds FLOAT, PRIMARY KEY (thread, turn))"
@@ -227,11 +252,13 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
                 change_library(lib, phase)
             jobs = [(t, turn) for turn in range(start, end) for t in script]
             run_phase(pool, jobs, rng, stats)
+        overlaps = force_overlaps(pool, OVERLAPS)
     finally:
         pool.stop()
 
     with psycopg.connect(postgres_url, autocommit=True) as db:
         planned = db.execute("SELECT count(*) FROM kills").fetchone()[0]
+        forked = {t for (t,) in db.execute("SELECT DISTINCT thread FROM forks").fetchall()}
         rows = db.execute("SELECT thread, turn, loaded FROM outcomes").fetchall()
     multi_loaded = {(t, n): loaded for t, n, loaded in rows}
     with PostgresSaver.from_conn_string(postgres_url) as saver:
@@ -275,6 +302,12 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
         "RESTRICT bypasses": bypass,
         "wrong refusals": wrong_refusal,
         "skill reply mismatches": reply_mismatch,
+        "overlaps forced": len(overlaps),
+        "overlaps detected": len(forked & set(overlaps)),
+        "writes beside a restricting load that ran": sum(
+            r["1"] != "error" for r in overlaps.values()
+        ),
+        "false fork reports": len(forked - set(overlaps)),
     }
     print("\nmany workers:", report)
     assert planned > 0 and stats["resumed"] > 0, report
@@ -282,3 +315,6 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
     # bounded by arrival_seconds plus the replay's own reads; the report shows the figure).
     assert stats["longest call wait s"] < DEFAULT_WAIT_SECONDS, report
     assert (lost, loaded_mismatch, bypass, wrong_refusal, reply_mismatch) == (0, 0, 0, 0, 0), report
+    assert report["overlaps detected"] == report["overlaps forced"] == OVERLAPS, report
+    assert report["writes beside a restricting load that ran"] == 0, report
+    assert report["false fork reports"] == 0, report

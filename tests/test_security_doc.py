@@ -6,19 +6,17 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import (
-    Limits,
-    binary,
-    coordination,
-    gating,
-    parsing,
-    policy,
-    profiles,
-    sources,
-    specs,
-)
-from skillcore.backends import archive
+from skillcore import Limits
 from skillcore.library import SKILL_GRACE_SECONDS
+from skillcore.parse import bounds
+from skillcore.parse import frontmatter as parsing
+from skillcore.policy import gating
+from skillcore.policy import rules as policy
+from skillcore.runtime import profiles
+from skillcore.sources import archive
+from skillcore.sources import base as sources
+from skillcore.state import coordination
+from skillcore.tools import binary, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024
@@ -33,8 +31,8 @@ def _n(value: int) -> str:
     [
         f"{_n(parsing.MAX_FRONTMATTER_BYTES)} bytes",
         f"| nesting depth | {parsing.MAX_NESTING} |",
-        f"{_n(parsing.MAX_EXPANDED_CHARS)} characters",
-        f"{parsing.MAX_INT_CHARS} characters",
+        f"{_n(bounds.MAX_EXPANDED_CHARS)} characters",
+        f"{bounds.MAX_INT_CHARS} characters",
         f"{parsing.MAX_LIST_ITEMS} / {parsing.MAX_LIST_ITEM} characters",
         f"| metadata entries | {parsing.MAX_METADATA_ENTRIES} |",
         f"at most {sources.MAX_SYMLINK_HOPS} hops",

@@ -14,8 +14,13 @@ from typing import Any
 import attrs
 
 from skillcore import events
-from skillcore.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
 from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.limits import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_RESOURCE_BYTES,
+    DEFAULT_MAX_RESOURCES,
+    Limits,
+)
 from skillcore.model import (
     Catalog,
     SkillDocument,
@@ -24,7 +29,8 @@ from skillcore.model import (
     indexed_catalog,
 )
 from skillcore.names import ToolNames
-from skillcore.parsing import (
+from skillcore.parse.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
+from skillcore.parse.frontmatter import (
     FRONTMATTER_HEAD_BYTES,
     MAX_FRONTMATTER_BYTES,
     ParseResult,
@@ -33,10 +39,8 @@ from skillcore.parsing import (
     decode_text,
     parse_skill_file,
 )
-from skillcore.policy import ToolPolicy
-from skillcore.session import Limits, OutcomeCode, SkillSession
-from skillcore.sources import (
-    DEFAULT_MAX_FILE_BYTES,
+from skillcore.policy.rules import ToolPolicy
+from skillcore.sources.base import (
     SKILL_FILE,
     LocalReader,
     ReadError,
@@ -47,6 +51,7 @@ from skillcore.sources import (
     SourceUnavailable,
     open_reader,
 )
+from skillcore.state.session import OutcomeCode, SkillSession
 
 #: Bytes read from the top of each SKILL.md during discovery (frontmatter sits at the top).
 DEFAULT_HEAD_BYTES = 16 * 1024
@@ -72,7 +77,7 @@ class ResourceContent:
     size: int
     text: str | None
     binary: bool = False
-    #: The bytes of a binary file (empty for text), for :mod:`skillcore.binary`.
+    #: The bytes of a binary file (empty for text), for :mod:`skillcore.tools.binary`.
     data: bytes = attrs.field(default=b"", repr=False)
 
 
@@ -106,12 +111,15 @@ class SkillLibrary:
 
     def __init__(
         self,
-        sources: Iterable[SkillSource | str | os.PathLike[str]] | SkillSource | str,
+        sources: Iterable[SkillSource | str | os.PathLike[str]]
+        | SkillSource
+        | str
+        | os.PathLike[str],
         *,
         mode: ValidationMode | str = ValidationMode.LENIENT,
         head_bytes: int = DEFAULT_HEAD_BYTES,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        max_resources: int = attrs.fields(Limits).max_resources.default,
+        max_resources: int = DEFAULT_MAX_RESOURCES,
         progress: ProgressCallback | None = None,
         cache: bool | str | os.PathLike[str] = True,
     ) -> None:
@@ -376,9 +384,9 @@ class SkillLibrary:
                     changed = True
                 if result.metadata is None and old is not None and old.metadata is not None:
                     now = self._clock() if now is None else now
-                    kept = self._keep_stale(src, state, directory, old, result, now)
-                    if kept is not None:
-                        result, stamp = kept, ""  # '' never matches: re-read next time
+                    last_good = self._keep_stale(src, state, directory, old, result, now)
+                    if last_good is not None:
+                        result, stamp = last_good, ""  # '' never matches: re-read next time
                 else:
                     state.failing_since.pop(directory, None)
                 parsed[directory] = result
@@ -663,7 +671,7 @@ class SkillLibrary:
         self,
         name: str | SkillMetadata,
         path: str,
-        max_bytes: int = attrs.fields(Limits).max_resource_bytes.default,
+        max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     ) -> ResourceContent:
         """Read one file of a skill, confined to its directory and capped. Raises ReadError."""
         meta = self._meta(name)
@@ -675,7 +683,7 @@ class SkillLibrary:
         self,
         name: str | SkillMetadata,
         path: str,
-        max_bytes: int = attrs.fields(Limits).max_resource_bytes.default,
+        max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     ) -> ResourceContent:
         """Async :meth:`read_resource`."""
         meta = self._meta(name)

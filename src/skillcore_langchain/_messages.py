@@ -9,7 +9,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, To
 from langgraph.config import get_config
 
 from skillcore import BinaryPayload, OutcomeCode
-from skillcore.relevance import query_text
+from skillcore.catalog.relevance import query_text
 
 
 def thread_id() -> str | None:
@@ -20,6 +20,14 @@ def thread_id() -> str | None:
         return None
     thread = (config.get("configurable") or {}).get("thread_id")
     return None if thread is None else str(thread)
+
+
+def required_call_id(value: str | None) -> str:
+    """A tool call's id. LangChain types it Optional (a streamed chunk may lack one), but the
+    ToolMessage answering a call needs it: a call without one is refused here, by name."""
+    if value is None:
+        raise ValueError("a tool call without an id cannot be answered (ToolMessage needs it)")
+    return value
 
 
 def tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
@@ -59,7 +67,7 @@ def binary_block(payload: BinaryPayload) -> dict[str, Any]:
 def tool_message(
     text: str,
     code: OutcomeCode,
-    call_id: str,
+    call_id: str | None,
     name: str,
     ok: bool = False,
     binary: BinaryPayload | None = None,
@@ -69,7 +77,7 @@ def tool_message(
         content = [{"type": "text", "text": text}, binary_block(binary)]
     return ToolMessage(
         content=content,
-        tool_call_id=call_id,
+        tool_call_id=required_call_id(call_id),
         name=name,
         status="success" if ok else "error",
         artifact={"code": code.value},

@@ -30,14 +30,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
-from skillcore.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.coordination import CatalogMemo, Ledger, TurnCall
-from skillcore.reinjection import Reinjection
-from skillcore.render import undelivered
+from skillcore.catalog.render import undelivered
+from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
+from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
+from skillcore.tools.reinjection import Reinjection
 from skillcore_langchain._approval import gate
 from skillcore_langchain._messages import (
     append_block,
     latest_user_text,
+    required_call_id,
     thread_id,
     tool_message,
     tool_replies,
@@ -270,10 +271,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
 
-    def _turn(self, state: Any, config: Any, call_id: str) -> TurnCall:
+    def _turn(self, state: Any, config: Any, call_id: str | None) -> TurnCall:
         """The call's place in its turn: calls of one AIMessage share a turn, keyed by the
         thread id (never by session value) and the message, whose tool calls (names and
         arguments) let any process work out the earlier calls' effects."""
+        call_id = required_call_id(call_id)
         thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
         messages = (state or {}).get("messages", ()) if isinstance(state, Mapping) else ()
         turns = (

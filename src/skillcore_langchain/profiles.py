@@ -21,15 +21,15 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import OutcomeCode, SkillConfig, SkillLibrary, SkillSession, replies
-from skillcore.config import Sources
-from skillcore.coordination import TurnCall
-from skillcore.profiles import (
+from skillcore.runtime.config import Sources
+from skillcore.runtime.profiles import (
     ProfileChoice,
     ProfileRestorer,
     SkillProfiles,
     read_selector,
     tag_state,
 )
+from skillcore.state.coordination import TurnCall
 from skillcore_langchain._messages import tool_message
 from skillcore_langchain._state import STATE_KEY, SkillsState
 from skillcore_langchain.middleware import SkillsMiddleware

@@ -19,7 +19,7 @@ import os
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
@@ -36,8 +36,10 @@ from skillcore import (
     replies,
     restore_session,
 )
-from skillcore.config import Sources
-from skillcore.coordination import (
+from skillcore.errors import require
+from skillcore.policy.gating import gated_registry
+from skillcore.runtime.config import Sources
+from skillcore.state.coordination import (
     MemoryStateStore,
     SavedSession,
     SessionRef,
@@ -45,9 +47,7 @@ from skillcore.coordination import (
     SQLiteStateStore,
     StateStore,
 )
-from skillcore.errors import require
-from skillcore.gating import gated_registry
-from skillcore.reinjection import Reinjection
+from skillcore.tools.reinjection import Reinjection
 from skillcore_openai.functions import _reply_texts, latest_user_text
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
@@ -75,6 +75,8 @@ if TYPE_CHECKING:
 __all__ = ["AgentSkills", "SkillState"]
 
 Instructions = str | Callable[[RunContextWrapper[Any], Any], "str | Awaitable[str]"]
+#: A tool wrapped as the same kind of tool (a FunctionTool stays one).
+_AnyTool = TypeVar("_AnyTool", bound=Tool)
 
 
 class SkillState:
@@ -86,7 +88,7 @@ class SkillState:
 
     def __init__(self, session: SkillSession | SessionStore, key: str | None = None) -> None:
         """``session``: a session, or the store it lives in (e.g. a
-        :class:`skillcore.coordination.SavedSession` that saves every change); ``key`` names
+        :class:`skillcore.state.coordination.SavedSession` that saves every change); ``key`` names
         the conversation (None: not keyed)."""
         self._store = SessionRef(session) if isinstance(session, SkillSession) else session
         self.key = key
@@ -264,7 +266,7 @@ class AgentSkills:
         # No await between this read and the write.
         ensured, outcomes = self.toolkit.ensure(current, load=request)
         if request is not None:
-            loaded = {o.skill for o in outcomes if o.code is OutcomeCode.LOADED}
+            loaded = {o.skill for o in outcomes if o.code is OutcomeCode.LOADED and o.skill}
             state.requested = frozenset(state.requested | loaded)
         if ensured is not current:
             state.write(ensured)
@@ -334,7 +336,7 @@ class AgentSkills:
         specs = self.toolkit.specs(self.state.session)
         return [*(self._tool(spec) for spec in specs), *self.gated_tools]
 
-    def _offer(self, tool: Tool) -> Tool:
+    def _offer(self, tool: _AnyTool) -> _AnyTool:
         """``tool`` enabled for the model only while the run's session offers it: a gated
         tool while unlocked; with ``hide_blocked_tools``, a tool the policy does not block."""
         if not isinstance(tool, FunctionTool):
@@ -411,7 +413,7 @@ class AgentSkills:
         """
         return [self._guard_tool(tool) for tool in tools]
 
-    def _guard_tool(self, tool: Tool) -> Tool:
+    def _guard_tool(self, tool: _AnyTool) -> _AnyTool:
         if isinstance(tool, FunctionTool):
             if self.toolkit.is_skill_tool(tool.name):
                 return tool

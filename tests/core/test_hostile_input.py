@@ -23,7 +23,12 @@ from skillcore import (
     SkillToolkit,
 )
 from skillcore.library import DEFAULT_HEAD_BYTES
-from skillcore.parsing import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_FRONTMATTER_BYTES, MAX_NAME
+from skillcore.parse.frontmatter import (
+    MAX_COMPATIBILITY,
+    MAX_DESCRIPTION,
+    MAX_FRONTMATTER_BYTES,
+    MAX_NAME,
+)
 
 GOOD = ("alpha", "beta")
 SECRET = "TOP-SECRET-CONTENT-7f3a"

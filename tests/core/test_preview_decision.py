@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from skillcore import SkillLibrary, SkillToolkit
-from skillcore.policy import PolicyMode, ToolPolicy
-from skillcore.preview import preview_decision
+from skillcore.policy.rules import PolicyMode, ToolPolicy
 from skillcore.testing import write_skill
+from skillcore.tools.preview import preview_decision
 
 
 @pytest.fixture

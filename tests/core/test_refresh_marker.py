@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from skillcore import SkillLibrary
-from skillcore.coordination import RefreshGate, file_marker
+from skillcore.state.coordination import RefreshGate, file_marker
 from skillcore.testing import write_skill
 
 

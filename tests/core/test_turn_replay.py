@@ -22,7 +22,7 @@ from skillcore import (
     loaded_names_of,
     merge_states,
 )
-from skillcore.coordination import MemoryLedger
+from skillcore.state.coordination import MemoryLedger
 from skillcore.testing import write_skill
 
 SKILLS = ("r0", "r1", "o2", "o3")

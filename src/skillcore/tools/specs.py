@@ -1,0 +1,218 @@
+"""The four skill tools as the model sees them: JSON Schemas and argument validation.
+
+Schemas are valid for OpenAI strict mode (every property required, optional ones nullable,
+``additionalProperties: false``); adapters translate them to their framework's shape.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from skillcore.errors import SkillcoreError
+from skillcore.names import ToolNames
+
+#: Above this many loadable skills the ``skill_name`` parameter is a plain string, not an enum.
+DEFAULT_ENUM_LIMIT = 200
+#: Raw JSON arguments longer than this are refused before parsing (skill tool arguments are
+#: a name and a path).
+MAX_ARGUMENT_CHARS = 64 * 1024
+#: The longest single string argument (a name, a path, a query), however the arguments came.
+MAX_ARGUMENT_VALUE_CHARS = 4096
+
+
+class ToolKind(str, enum.Enum):
+    """What a skill tool does (independent of its possibly prefixed name)."""
+
+    LOAD = "load"
+    UNLOAD = "unload"
+    RESOURCE = "resource"
+    SEARCH = "search"
+
+
+#: Required and optional arguments of each tool kind.
+_ARGUMENTS: dict[ToolKind, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    ToolKind.LOAD: (("skill_name",), ()),
+    ToolKind.UNLOAD: (("skill_name",), ()),
+    ToolKind.RESOURCE: (("skill_name", "path"), ()),
+    ToolKind.SEARCH: ((), ("query", "path")),
+}
+
+
+class ArgumentError(SkillcoreError, ValueError):
+    """Tool arguments did not validate; the message is written for the model."""
+
+
+@attrs.frozen
+class ToolSpec:
+    """A tool as the model sees it: name, description and JSON Schema of its arguments."""
+
+    name: str
+    kind: str
+    description: str
+    parameters: Mapping[str, Any]
+
+    def json_schema(self) -> dict[str, Any]:
+        """A deep copy of ``parameters`` (safe to hand to a framework that mutates it)."""
+        copy: dict[str, Any] = json.loads(json.dumps(self.parameters))
+        return copy
+
+
+def _nullable_string(description: str) -> dict[str, Any]:
+    return {"type": ["string", "null"], "description": description}
+
+
+def _string(description: str) -> dict[str, Any]:
+    return {"type": "string", "description": description}
+
+
+def build_specs(
+    names: ToolNames,
+    *,
+    include_resource_tool: bool = True,
+    loadable: Sequence[str] | None = None,
+    enum_limit: int = DEFAULT_ENUM_LIMIT,
+) -> tuple[ToolSpec, ...]:
+    """The tool specs; ``loadable`` (when given and short enough) becomes the enum of
+    ``skill_name`` for the load tool."""
+    name_schema = _string("Exact skill name.")
+    if loadable is not None and len(loadable) <= enum_limit:
+        name_schema["enum"] = list(loadable)
+
+    def obj(props: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": props,
+            "required": list(props),
+        }
+
+    specs = [
+        ToolSpec(
+            names.load,
+            ToolKind.LOAD.value,
+            "Load a skill: returns its full instructions, its directory and its resource "
+            "files. Call this when a task matches a skill's description, before acting.",
+            obj({"skill_name": name_schema}),
+        ),
+        ToolSpec(
+            names.unload,
+            ToolKind.UNLOAD.value,
+            "Unload a skill whose instructions no longer apply; frees a slot and lifts "
+            "its tool restrictions.",
+            obj({"skill_name": _string("Skill name.")}),
+        ),
+    ]
+    if include_resource_tool:
+        specs.append(
+            ToolSpec(
+                names.resource,
+                ToolKind.RESOURCE.value,
+                "Read one file of a loaded skill (a script, reference or asset), by its "
+                f"path relative to the skill directory as listed by {names.load}.",
+                obj(
+                    {
+                        "skill_name": _string("Skill name."),
+                        "path": _string(
+                            "Path relative to the skill directory, e.g. references/guide.md."
+                        ),
+                    }
+                ),
+            )
+        )
+    specs.append(
+        ToolSpec(
+            names.search,
+            ToolKind.SEARCH.value,
+            "Search all available skills by keywords and/or a file path (matched against "
+            "names, descriptions, triggers and file patterns). Use it to find skills not "
+            "listed in the prompt.",
+            obj(
+                {
+                    "query": _nullable_string("Keywords describing the task, or null."),
+                    "path": _nullable_string("A file path the task is about, or null."),
+                }
+            ),
+        )
+    )
+    return tuple(specs)
+
+
+def parse_json_object(arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:
+    """Tool arguments as a dict: a mapping, a JSON object string, or nothing.
+
+    Raises :class:`ArgumentError` (short message) for anything else, including oversized,
+    too deeply nested or otherwise unparseable JSON.
+    """
+    if arguments is None or arguments == "":
+        return {}
+    value: Any = arguments
+    if isinstance(arguments, str):
+        if len(arguments) > MAX_ARGUMENT_CHARS:
+            raise ArgumentError(f"arguments are longer than {MAX_ARGUMENT_CHARS} characters")
+        try:
+            value = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            raise ArgumentError(
+                f"arguments are not valid JSON ({exc.msg} at position {exc.pos}); "
+                "send a JSON object"
+            ) from None
+        except (ValueError, RecursionError):  # huge integers, deep nesting
+            raise ArgumentError("arguments are not a JSON object this tool can read") from None
+    if not isinstance(value, Mapping):
+        raise ArgumentError(f"arguments must be a JSON object, got {type(value).__name__}")
+    return dict(value)
+
+
+def parse_arguments(kind: ToolKind, tool: str, arguments: Any) -> dict[str, Any]:
+    """Validate raw arguments of a ``kind`` tool named ``tool``. Raises ArgumentError."""
+    args = parse_json_object(arguments)
+    required, optional = _ARGUMENTS[kind]
+    allowed = {*required, *optional}
+    extra = sorted(str(k)[:40] for k in args if k not in allowed)
+    if extra:
+        raise ArgumentError(
+            f"unexpected argument(s) {', '.join(extra[:5])}; {tool} takes "
+            f"{', '.join(sorted(allowed)) or 'no arguments'}"
+        )
+    for key, value in args.items():
+        if isinstance(value, str) and len(value) > MAX_ARGUMENT_VALUE_CHARS:
+            raise ArgumentError(
+                f"argument {key!r} is longer than {MAX_ARGUMENT_VALUE_CHARS} characters"
+            )
+    out: dict[str, Any] = {}
+    for key in required:
+        value = args.get(key)
+        if value is None:
+            raise ArgumentError(f"missing required argument {key!r} (a string)")
+        if not isinstance(value, str) or not value.strip():
+            raise ArgumentError(f"argument {key!r} must be a non-empty string, {_got(value)}")
+        out[key] = value.strip()
+    for key in optional:
+        value = args.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ArgumentError(f"argument {key!r} must be a string or null, {_got(value)}")
+        out[key] = value.strip() if isinstance(value, str) and value.strip() else None
+    return out
+
+
+def _got(value: Any) -> str:
+    # Never the repr of model input: it may be huge, deeply nested or not encodable.
+    return "got an empty string" if value == "" else f"got {type(value).__name__}"
+
+
+__all__ = [
+    "DEFAULT_ENUM_LIMIT",
+    "MAX_ARGUMENT_CHARS",
+    "MAX_ARGUMENT_VALUE_CHARS",
+    "ArgumentError",
+    "ToolKind",
+    "ToolSpec",
+    "build_specs",
+    "parse_arguments",
+    "parse_json_object",
+]
