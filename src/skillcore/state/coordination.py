@@ -619,6 +619,17 @@ class TurnCall:
         self.__exit__(exc_type, exc, tb)
 
 
+def _create_once(create: Callable[[], None]) -> None:
+    """Run a ``CREATE TABLE IF NOT EXISTS``; PostgreSQL lets two workers starting at once
+    both try to create it and one fails (a unique violation on its catalog): try again, the
+    table then exists."""
+    try:
+        create()
+    except Exception:
+        time.sleep(0.05)
+        create()
+
+
 class _Connections:
     """A few reusable database connections (threads come and go in a framework's pool: one
     connection per thread would leak them)."""
@@ -753,12 +764,16 @@ class SQLLedger:
         self.table, self.dialect = table, dialect
         self._pool = _Connections(connect)
         self._p = "?" if dialect == "sqlite" else "%s"
-        with self._tx() as cur:
-            cur.execute(
-                f"CREATE TABLE IF NOT EXISTS {table} (conversation TEXT PRIMARY KEY, "
-                "rev TEXT NOT NULL, seq INTEGER NOT NULL, loaded TEXT NOT NULL, "
-                "calls TEXT NOT NULL)"
-            )
+        create = (
+            f"CREATE TABLE IF NOT EXISTS {table} (conversation TEXT PRIMARY KEY, "
+            "rev TEXT NOT NULL, seq INTEGER NOT NULL, loaded TEXT NOT NULL, calls TEXT NOT NULL)"
+        )
+
+        def run() -> None:
+            with self._tx() as cur:
+                cur.execute(create)
+
+        _create_once(run)
 
     @classmethod
     def sqlite(cls, path: str | os.PathLike[str], **kw: Any) -> SQLLedger:
@@ -1217,9 +1232,11 @@ class PostgresStateStore:
 
         self.conninfo, self.table = conninfo, table
         self._pool = _Connections(lambda: psycopg.connect(conninfo, autocommit=True))
-        self._run(
-            f"CREATE TABLE IF NOT EXISTS {table} "
-            "(conversation TEXT PRIMARY KEY, state TEXT NOT NULL)"
+        _create_once(
+            lambda: self._run(
+                f"CREATE TABLE IF NOT EXISTS {table} "
+                "(conversation TEXT PRIMARY KEY, state TEXT NOT NULL)"
+            )
         )
 
     def _run(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
