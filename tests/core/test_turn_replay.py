@@ -58,6 +58,7 @@ def run(toolkit, base, calls, turn, worker_of, twice, seed):
         store.ledger = ledger  # the workers share one ledger, as they would a database
     order = list(range(len(calls))) + [i for i in range(len(calls)) if twice[i]]
     random.Random(seed).shuffle(order)
+    order = _protocol(order, turn_calls)
     replies: dict[int, tuple[str, bool]] = {}
     writes = []
     for i in order:
@@ -79,7 +80,35 @@ def run(toolkit, base, calls, turn, worker_of, twice, seed):
     return replies, loaded_names_of(state)
 
 
-@settings(max_examples=150)
+def _protocol(order: list[int], turn: TurnCalls) -> list[int]:
+    """``order`` with each plain call's first run moved after the first run of every skill
+    call listed before it: what frameworks guarantee (an earlier call either ran, in a worker
+    that may have died since, or is about to run in this one, which waits for it). A plain
+    call decided before an earlier call ran anywhere is refused when that call could lift a
+    restriction: fail closed, by design."""
+    ran: set[int] = set()
+    out: list[int] = []
+    deferred: list[int] = []
+
+    def ready(i: int) -> bool:
+        earlier = turn.earlier_skill_calls(str(i))
+        return str(i) in turn.skill or i in ran or all(int(k) in ran for k in earlier)
+
+    for i in order:
+        deferred.append(i)
+        progress = True
+        while progress:
+            progress = False
+            for j in list(deferred):
+                if ready(j):
+                    deferred.remove(j)
+                    out.append(j)
+                    ran.add(j)
+                    progress = True
+    return out + deferred
+
+
+@settings(max_examples=60)
 @given(
     calls=st.lists(call, min_size=1, max_size=6),
     preloaded=st.lists(st.sampled_from(SKILLS), unique=True, max_size=3),

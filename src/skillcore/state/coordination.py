@@ -455,7 +455,7 @@ class TurnCall:
         with self._store._cond:
             result = self._turn.results.get(self.call_id)
         if result is not None and getattr(result, "changed", False):
-            self._written = result.session  # its effect is this call's effect
+            self.write(result.session)  # its effect is this call's own write (and is recorded)
         return result
 
     def also_check(self) -> tuple[SkillSession, ...]:
