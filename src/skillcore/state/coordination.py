@@ -187,9 +187,29 @@ class TurnCalls:
 class Replayer(Protocol):
     """What works out a skill call's effect again (a :class:`~skillcore.SkillToolkit`)."""
 
-    def call(self, target: Any, tool: str, arguments: Any, **kw: Any) -> Any: ...
+    def call(
+        self,
+        target: Any,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+    ) -> Any:
+        """Run one skill call on ``target`` (a session or store)."""
+        ...
 
-    async def acall(self, target: Any, tool: str, arguments: Any, **kw: Any) -> Any: ...
+    async def acall(
+        self,
+        target: Any,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+    ) -> Any:
+        """Async :meth:`call`."""
+        ...
 
 
 class _Turn:
