@@ -39,6 +39,7 @@ import attrs
 
 from skillcore import events
 from skillcore._frozen import FrozenDict, to_frozenset, to_tuple
+from skillcore.errors import require
 from skillcore.limits import Limits
 from skillcore.model import Catalog
 from skillcore.names import ToolNames
@@ -810,7 +811,7 @@ class SQLLedger:
     @classmethod
     def postgres(cls, conninfo: str, **kw: Any) -> SQLLedger:
         """A ledger in PostgreSQL (``conninfo``: a libpq URL or DSN)."""
-        import psycopg  # optional: only this ledger needs it
+        psycopg: Any = require("psycopg", "postgres", "A PostgreSQL ledger")
 
         return cls(lambda: psycopg.connect(conninfo, autocommit=True), dialect="postgres", **kw)
 
@@ -1248,8 +1249,7 @@ class PostgresStateStore:
     def __init__(self, conninfo: str, *, table: str = "skillcore_state") -> None:
         if not table.isidentifier():
             raise ValueError(f"table must be a plain SQL identifier, got {table!r:.80}")
-        import psycopg  # optional: only this store needs it
-
+        psycopg: Any = require("psycopg", "postgres", "A PostgreSQL state store")
         self.conninfo, self.table = conninfo, table
         self._pool = _Connections(lambda: psycopg.connect(conninfo, autocommit=True))
         _create_once(
