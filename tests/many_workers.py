@@ -162,6 +162,22 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
                     event.set()
 
     ledger = SQLLedger.postgres(url)
+    from pathlib import Path
+
+    from skillcore.state.coordination import PostgresStateStore, SQLiteStateStore
+    from skillcore_openai import OpenAISkills
+
+    # Half the OpenAI threads keep their state in PostgreSQL, half in one SQLite file.
+    stores = {"pg": PostgresStateStore(url), "sqlite": SQLiteStateStore(Path(lib).parent / "s.db")}
+    dispatchers = {
+        kind: OpenAISkills(
+            lib,
+            states=store,
+            allowed_tools_policy="restrict",
+            handlers={"Read": lambda args: "read", "Write": lambda args: "wrote"},
+        )
+        for kind, store in stores.items()
+    }
     with PostgresSaver.from_conn_string(url) as saver:
         mw = SkillsMiddleware(lib, allowed_tools_policy="restrict", ledger=ledger, refresh=True)
         agent = create_agent(
@@ -195,6 +211,21 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
                 conn.send((index, thread, role, "overlap:" + ",".join(statuses), 0.0, 0.0))
                 continue
             thread, turn = job
+            if thread.startswith("oa-"):
+                db.execute("SELECT pg_advisory_lock(hashtext(%s))", (thread,))
+                try:
+                    planned = (thread, turn) in kills and db.execute(
+                        "INSERT INTO kills VALUES (%s, %s) ON CONFLICT DO NOTHING RETURNING 1",
+                        (thread, turn),
+                    ).fetchone() is not None
+                    started = time.monotonic()
+                    oa = dispatchers["sqlite" if int(thread[3:]) % 2 else "pg"]
+                    how = run_openai_turn(oa, db, thread, turn, script[thread][turn], planned)
+                    took = time.monotonic() - started
+                finally:
+                    db.execute("SELECT pg_advisory_unlock(hashtext(%s))", (thread,))
+                conn.send((index, thread, turn, how, took, 0.0))
+                continue
             db.execute("SELECT pg_advisory_lock(hashtext(%s))", (thread,))
             try:
                 started = time.monotonic()
@@ -212,6 +243,61 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
             finally:
                 db.execute("SELECT pg_advisory_unlock(hashtext(%s))", (thread,))
             conn.send((index, thread, turn, how, took, mw.turns.longest_wait))
+
+
+def chat_calls(thread: str, turn: int, calls: list[Call]) -> list[dict[str, Any]]:
+    """A turn's calls as Chat Completions tool calls."""
+    import json
+
+    return [
+        {
+            "id": f"{thread}-{turn}-{i}",
+            "type": "function",
+            "function": {"name": n, "arguments": json.dumps(a)},
+        }
+        for i, (n, a) in enumerate(calls)
+    ]
+
+
+def openai_outcome(result: Any) -> tuple[str, str]:
+    """(status, code) of one dispatched call, as the LangChain side records them."""
+    code = result.code.value if result.code is not None else ""
+    return ("error" if result.is_error else "success", code)
+
+
+def run_openai_turn(
+    skills: Any, db: Any, thread: str, turn: int, calls: list[Call], kill: bool
+) -> str:
+    """One turn of the OpenAI dispatcher on the shared state store: skipped when it was
+    saved already (the state's revision moved past the one recorded before the turn)."""
+    import json
+    import signal
+
+    row = db.execute(
+        "SELECT parent, done FROM oa_turns WHERE thread = %s AND turn = %s", (thread, turn)
+    ).fetchone()
+    state = skills.states.load(thread)
+    rev = (state or {}).get("rev", "")
+    if row is not None and (row[1] or row[0] != rev):
+        db.execute(
+            "UPDATE oa_turns SET done = true WHERE thread = %s AND turn = %s", (thread, turn)
+        )
+        return "done"
+    skills.library.refresh()  # a custom loop re-scans its sources as it sees fit: every turn
+    session = skills.load(thread)
+    result = skills.dispatch_all(session, chat_calls(thread, turn, calls))
+    outcomes = [openai_outcome(r) for r in result.results]
+    db.execute(
+        "INSERT INTO oa_turns VALUES (%s, %s, %s, %s, %s, false) ON CONFLICT (thread, turn) "
+        "DO UPDATE SET parent = excluded.parent, outcomes = excluded.outcomes, "
+        "loaded = excluded.loaded",
+        (thread, turn, rev, json.dumps(outcomes), ",".join(result.session.loaded_names)),
+    )
+    if kill:  # dies after the calls ran, before the state is saved: the turn runs again
+        os.kill(os.getpid(), signal.SIGKILL)
+    skills.save(thread, result.session)
+    db.execute("UPDATE oa_turns SET done = true WHERE thread = %s AND turn = %s", (thread, turn))
+    return "ran" if row is None else "resumed"
 
 
 def run_turn(agent: Any, thread: str, turn: int) -> str:

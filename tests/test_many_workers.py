@@ -1,7 +1,9 @@
-"""Many workers on one database (DESIGN §3.11): 4 worker processes run 20 LangChain threads
-on one PostgreSQL (``PostgresSaver`` checkpoints, ``SQLLedger`` ledger), are SIGKILLed at
-random and between two skill calls of a turn, resume each other's unfinished runs, while a
-skill is edited and another removed. Every turn is then replayed in one process and compared:
+"""Many workers on one database (DESIGN §3.11): 4 worker processes run 20 threads on one
+PostgreSQL -- 16 LangChain threads (``PostgresSaver`` checkpoints, ``SQLLedger`` ledger) and 4
+OpenAI-dispatcher threads (state in ``PostgresStateStore`` or a shared SQLite file) -- are
+SIGKILLed at random and between two skill calls of a turn, resume each other's unfinished
+runs, while a skill is edited and another removed; two workers are also forced onto one thread
+at once. Every turn is then replayed in one process and compared:
 loaded skills, replies, blocked calls. Seeds are fixed; only the timing of the random kills
 varies between runs, and the outcome must not."""
 
@@ -33,6 +35,8 @@ from skillcore.testing import write_skill
 from skillcore_langchain import SkillsMiddleware
 
 WORKERS, THREADS, TURNS = 4, 20, 15
+#: Of the threads, these many run the OpenAI dispatcher on a shared PostgreSQL state store.
+OPENAI_THREADS = 4
 #: The turns of each phase; the library changes between phases.
 PHASES = ((0, 5), (5, 10), (10, 15))
 SEED = 22
@@ -64,7 +68,7 @@ def make_script(rng: random.Random) -> tuple[dict[str, list[list[Any]]], set[tup
     script: dict[str, list[list[Any]]] = {}
     kills: set[tuple[str, int]] = set()
     for t in range(THREADS):
-        thread = f"w-{t:02d}"
+        thread = f"oa-{t:02d}" if t >= THREADS - OPENAI_THREADS else f"w-{t:02d}"
         turns = []
         for turn in range(TURNS):
             calls: list[Any] = []
@@ -92,11 +96,35 @@ def replay(lib: Path, script: dict[str, list[list[Any]]]) -> tuple[dict, dict]:
         middleware=[mw],
         checkpointer=InMemorySaver(),
     )
+    from skillcore_openai import OpenAISkills
+
+    oa = OpenAISkills(
+        lib,
+        allowed_tools_policy="restrict",
+        handlers={"Read": lambda args: "read", "Write": lambda args: "wrote"},
+    )
     loaded: dict[tuple[str, int], str] = {}
+    oa_replies: dict[str, list[list[tuple[str, str, str]]]] = {}
     for phase, (start, end) in enumerate(PHASES):
         if phase:
             change_library(lib, phase)
         for thread in script:
+            if thread.startswith("oa-"):
+                for turn in range(start, end):
+                    calls = script[thread][turn]
+                    oa.library.refresh()
+                    res = oa.dispatch_all(
+                        oa.load(thread), many_workers.chat_calls(thread, turn, calls)
+                    )
+                    oa.save(thread, res.session)
+                    loaded[(thread, turn)] = ",".join(res.session.loaded_names)
+                    oa_replies.setdefault(thread, []).append(
+                        [
+                            (n, *many_workers.openai_outcome(r))
+                            for (n, _), r in zip(calls, res.results, strict=True)
+                        ]
+                    )
+                continue
             config: Any = {"configurable": {"thread_id": thread}}
             for turn in range(start, end):
                 agent.invoke({"messages": [HumanMessage(f"{thread}|{turn}")]}, config)
@@ -107,8 +135,9 @@ def replay(lib: Path, script: dict[str, list[list[Any]]]) -> tuple[dict, dict]:
             agent.get_state({"configurable": {"thread_id": thread}}).values["messages"]
         )
         for thread in script
+        if not thread.startswith("oa-")
     }
-    return loaded, replies
+    return loaded, {**replies, **oa_replies}
 
 
 class Pool:
@@ -233,6 +262,10 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
         db.execute("CREATE TABLE kills (thread TEXT, turn INT, PRIMARY KEY (thread, turn))")
         db.execute("CREATE TABLE arrivals (thread TEXT, role TEXT, PRIMARY KEY (thread, role))")
         db.execute("CREATE TABLE ov_done (thread TEXT)")
+        db.execute(
+            "CREATE TABLE oa_turns (thread TEXT, turn INT, parent TEXT, outcomes TEXT, "
+            "loaded TEXT, done BOOL, PRIMARY KEY (thread, turn))"
+        )
         db.execute("CREATE TABLE forks (thread TEXT, worker INT)")
         db.execute(
             "CREATE TABLE outcomes (thread TEXT, turn INT, loaded TEXT, how TEXT, "
@@ -260,6 +293,8 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
         planned = db.execute("SELECT count(*) FROM kills").fetchone()[0]
         forked = {t for (t,) in db.execute("SELECT DISTINCT thread FROM forks").fetchall()}
         rows = db.execute("SELECT thread, turn, loaded FROM outcomes").fetchall()
+        rows += db.execute("SELECT thread, turn, loaded FROM oa_turns").fetchall()
+        oa_rows = db.execute("SELECT thread, turn, outcomes FROM oa_turns").fetchall()
     multi_loaded = {(t, n): loaded for t, n, loaded in rows}
     with PostgresSaver.from_conn_string(postgres_url) as saver:
         multi_replies = {
@@ -269,7 +304,15 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
                 ]["messages"]
             )
             for thread in script
+            if not thread.startswith("oa-")
         }
+    import json
+
+    for thread, turn, outcomes in sorted(oa_rows):
+        calls = script[thread][turn]
+        multi_replies.setdefault(thread, []).append(
+            [(n, *o) for (n, _), o in zip(calls, json.loads(outcomes), strict=True)]
+        )
 
     stats["workers s"] = round(time.monotonic() - began, 1)
     fresh = tmp_path / "replay"
@@ -279,11 +322,13 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
     stats["replay s"] = round(time.monotonic() - began, 1)
 
     lost = bypass = wrong_refusal = reply_mismatch = loaded_mismatch = 0
+    mismatches: list[Any] = []
     for thread in script:
         for turn in range(TURNS):
             want, got = single_loaded[(thread, turn)], multi_loaded.get((thread, turn))
             if got != want:
                 loaded_mismatch += 1
+                mismatches.append((thread, turn, want, got))
                 lost += len(set(want.split(",")) - set((got or "").split(",")) - {""})
             for (tool, s_status, s_code), (_, m_status, m_code) in zip(
                 single_replies[thread][turn], multi_replies[thread][turn], strict=True
@@ -308,6 +353,7 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
             r["1"] != "error" for r in overlaps.values()
         ),
         "false fork reports": len(forked - set(overlaps)),
+        "first mismatches": mismatches[:3],
     }
     print("\nmany workers:", report)
     assert planned > 0 and stats["resumed"] > 0, report
