@@ -16,6 +16,7 @@ from skillcore.runtime import profiles
 from skillcore.sources import archive
 from skillcore.sources import base as sources
 from skillcore.state import coordination
+from skillcore.state import token as state_token
 from skillcore.tools import binary, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
@@ -46,6 +47,8 @@ def _n(value: int) -> str:
         f"for {SKILL_GRACE_SECONDS:g} seconds",
         f"At most {_n(coordination.MAX_TURN_CALLS)} calls of a turn are tracked",
         f"{_n(archive.ArchiveLimits().max_members)} members",
+        f"longer than {_n(state_token.MAX_STATE_TOKEN_BYTES)} bytes",
+        f"{state_token.SECRET_BYTES} random bytes",
         f"{archive.ArchiveLimits().max_uncompressed_bytes // MIB} MiB uncompressed",
         f"{archive.ArchiveLimits().max_archive_bytes // MIB} MiB archive",
         f"longer than {policy.MAX_TOOL_NAME}",

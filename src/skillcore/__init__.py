@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from skillcore.codes import OutcomeCode
     from skillcore.diagnostics import Code, Diagnostic, Severity
     from skillcore.errors import MissingDependencyError, SkillcoreError, SourceError, StateError
+    from skillcore.examples import examples_path
     from skillcore.library import ResourceContent, SkillLibrary
     from skillcore.limits import Limits
     from skillcore.model import (
@@ -91,6 +92,7 @@ _LAZY: dict[str, str] = {
     "TurnCalls": "skillcore.state.coordination",
     "TurnStore": "skillcore.state.coordination",
     "Code": "skillcore.diagnostics",
+    "examples_path": "skillcore.examples",
     "Diagnostic": "skillcore.diagnostics",
     "Severity": "skillcore.diagnostics",
     "MissingDependencyError": "skillcore.errors",
@@ -225,6 +227,7 @@ __all__ = [
     "ValidationMode",
     "__version__",
     "catalog_view",
+    "examples_path",
     "loaded_names_of",
     "merge_states",
     "parse_skill_file",

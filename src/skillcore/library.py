@@ -550,6 +550,7 @@ class SkillLibrary:
         else:
             rank = {s.label: i for i, s in enumerate(self.sources)}
             skills = sorted(chosen.values(), key=lambda m: (-rank[m.location.source], m.name))
+        diagnostics.extend(missing_dependencies(chosen))
         catalog = indexed_catalog(tuple(skills), tuple(diagnostics), chosen)
         old = self._catalog
         if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
@@ -755,3 +756,26 @@ def _content(skill: str, path: str, data: bytes) -> ResourceContent:
         return ResourceContent(skill, path, len(data), data.decode("utf-8"))
     except UnicodeDecodeError:
         return ResourceContent(skill, path, len(data), None, True, data)
+
+
+def missing_dependencies(skills: Mapping[str, SkillMetadata]) -> list[Diagnostic]:
+    """A warning for each ``dependencies`` entry that names no skill in ``skills`` (the
+    merged catalog by name): the model would be told to load a skill it cannot."""
+    found: list[Diagnostic] = []
+    for meta in skills.values():
+        if not meta.dependencies:
+            continue
+        absent = [d for d in meta.dependencies if d not in skills]
+        if absent:
+            found.append(
+                Diagnostic(
+                    Severity.WARNING,
+                    Code.MISSING_DEPENDENCY,
+                    f"skill {meta.name!r} depends on {', '.join(map(repr, absent))}, which "
+                    "no source provides",
+                    meta.location.source,
+                    f"{meta.location.directory}/SKILL.md",
+                    "dependencies",
+                )
+            )
+    return found

@@ -28,6 +28,8 @@ from skillcore import (
 from skillcore.policy.gating import parse_tool_list
 
 logger = logging.getLogger("skillcore_adk")
+# The library convention: a NullHandler, the application decides what is printed.
+logger.addHandler(logging.NullHandler())
 
 _KIND_FIELD = {
     ResourceKind.REFERENCE: "references",

@@ -78,11 +78,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     def __init__(
         self,
-        sources: Sources,
+        sources: Sources | None = None,
         config: SkillConfig | None = None,
         *,
         backend: Any = None,
-        refresh: bool | float = True,
+        refresh: bool | float | None = None,
         share_with_subagents: bool = False,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
         ledger: Ledger | None = None,
@@ -91,7 +91,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         """Build the middleware.
 
         Args:
-            sources: skill folders or fsspec URLs (later ones override earlier ones),
+            sources: skill folders or fsspec URLs (later ones override earlier ones; None:
+                ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`),
                 :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`;
                 with ``backend``, paths in it or ``(path, label)`` tuples, as deepagents takes.
             config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``.
@@ -100,6 +101,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 Backends whose files depend on the thread get one catalog per thread.
             refresh: re-scan the sources at the start of every run (unchanged files are not
                 read again); a number is the minimum seconds between scans; False: once.
+                None: ``SKILLCORE_REFRESH`` or the settings file, else every run.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
                 key, which deepagents' ``task`` tool forwards to subagents.
             tools: skill-gated tools (``BaseTool`` objects or functions): registered with the

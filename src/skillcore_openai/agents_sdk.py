@@ -186,7 +186,7 @@ class AgentSkills:
 
     def __init__(
         self,
-        skills: Sources | SkillToolkit,
+        skills: Sources | SkillToolkit | None = None,
         *,
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
@@ -196,7 +196,8 @@ class AgentSkills:
         tools: Sequence[FunctionTool | Callable[..., Any]] = (),
         **options: Any,
     ) -> None:
-        """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`;
+        """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`
+        (None: ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`);
         ``options`` are the knobs every adapter takes (:class:`skillcore.SkillConfig`).
 
         ``states`` is where :meth:`conversation` keeps each conversation's state (default: in
@@ -216,7 +217,7 @@ class AgentSkills:
             config = SkillConfig(limits=limits)
             self.toolkit = skills
         else:
-            config = SkillConfig(limits=limits, **options)
+            config = SkillConfig.build(limits=limits, **options)  # + the settings
             self.toolkit = config.toolkit(config.library(skills))
         self.config = config
         self.limits = config.session_limits()

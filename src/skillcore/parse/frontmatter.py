@@ -858,6 +858,16 @@ def _build(
             )
         else:
             description = _cap_text(description, "description", MAX_DESCRIPTION_STORED, ctx, diags)
+    if description[:5].upper() == "TODO:":
+        # A placeholder tells the model nothing about when to use the skill.
+        diags.append(
+            ctx.problem(
+                Code.PLACEHOLDER_DESCRIPTION,
+                "the description is a placeholder (starts with 'TODO:'); say what the skill "
+                "does and when to use it",
+                "description",
+            )
+        )
 
     kwargs: dict[str, Any] = {}
     for field in _TEXT_FIELDS:

@@ -41,11 +41,13 @@ import attrs
 from fsspec.spec import AbstractFileSystem
 
 from skillcore.errors import SourceError
+from skillcore.events import library_logger
 from skillcore.library import SkillLibrary, _SourceState
 from skillcore.model import Catalog
 from skillcore.sources.base import SkillSource
 
 logger = logging.getLogger(__name__)
+library_logger(logging)  # the library convention: a NullHandler, the application decides
 
 #: Paths sent to the backend in one ``download_files`` call at most (one round trip each
 #: for a remote sandbox; a bound on the bytes held at once).
