@@ -95,14 +95,22 @@ class LoadedSkill:
     name: str
     resources: tuple[Resource, ...] = attrs.field(default=(), converter=to_tuple)
     resources_truncated: bool = False
+    #: The id of the tool call whose reply last delivered the instructions (``LOADED`` or
+    #: ``REDELIVERED``), recorded when skillcore answered it; None when no reply of skillcore
+    #: did (configured or requested skills, older states). Delivery is proven by this id
+    #: alone, never by reply text (see :meth:`SkillSession.delivered`).
+    delivery: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-native form used in session state."""
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "resources": [[r.path, r.kind.value, r.size] for r in self.resources],
             "truncated": self.resources_truncated,
         }
+        if self.delivery is not None:
+            data["call"] = self.delivery
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> LoadedSkill:
@@ -123,13 +131,41 @@ class LoadedSkill:
         truncated = data.get("truncated", False)
         if not isinstance(truncated, bool):
             raise StateError(f"'truncated' of {name[:80]!r} must be a boolean")
-        return cls(name, resources, truncated)
+        return cls(name, resources, truncated, _call_id(data.get("call")))
+
+
+def _call_id(value: Any) -> str | None:
+    """A recorded delivery id as saved; anything else (absent in older states, malformed or
+    over :data:`MAX_CALL_ID` characters) reads as "not delivered", which only ever makes the
+    instructions reach the model once more."""
+    if isinstance(value, str) and 0 < len(value) <= MAX_CALL_ID:
+        return value
+    return None
 
 
 #: Bounds on serialized state, so hostile state costs little to reject.
 MAX_STATE_ENTRIES = 1_000
 MAX_STATE_RESOURCES = 10_000
 MAX_STATE_STRING = 4_096
+#: Longest tool-call id recorded as a skill's delivery (provider ids are a few dozen).
+MAX_CALL_ID = 256
+
+
+def _head(content: object) -> str:
+    """The text a tool reply opens with: a string, or the first text block of a content
+    list (LangChain, OpenAI and Anthropic shapes); "" for anything else."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content:
+        block = content[0]
+        if isinstance(block, str):
+            return block
+        if isinstance(block, dict):
+            text = block.get("text")
+            return text if isinstance(text, str) else ""
+        text = getattr(block, "text", None)
+        return text if isinstance(text, str) else ""
+    return ""
 
 
 def _kind(value: Any) -> str:
@@ -211,6 +247,56 @@ class SkillSession:
         return None
 
     @property
+    def deliveries(self) -> dict[str, str]:
+        """``{call id: skill name}``: the recorded delivery of each loaded skill that has one
+        (:attr:`LoadedSkill.delivery`), what :meth:`delivered` looks for."""
+        return {s.delivery: s.name for s in self.loaded if s.delivery is not None}
+
+    def delivered(self, replies: Iterable[tuple[str | None, object]]) -> frozenset[str]:
+        """The loaded skills whose instructions the model still sees, from the tool replies
+        it receives (newest first: the scan stops once all are found), each ``(call id,
+        content)`` as the adapter read them from its framework's messages.
+
+        A skill counts only through the reply to the very call recorded as its delivery,
+        and only while that reply still opens with its ``<skill_content>`` (a context editor
+        may have cleared it): a tool output carrying the same text under any other call id
+        proves nothing, since it is not skillcore's answer. ``None`` as the id stands for a
+        reply of the load tool itself whose id the framework removed from the request (ADK
+        does for its own ids with models that pair calls by position): it counts for a
+        skill with a recorded delivery. Adapters pass ``None`` only for replies whose tool
+        name, which the framework sets from the call, is the load tool's.
+        """
+        wanted = self.deliveries
+        if not wanted:
+            return frozenset()
+        from skillcore.render import skill_content_marker  # render imports this module
+
+        by_name = {n: skill_content_marker(n) for n in wanted.values()}
+        found: set[str] = set()
+        for call_id, content in replies:
+            if call_id is None:
+                text = _head(content)
+                for name, marker in by_name.items():
+                    if name not in found and text.startswith(marker):
+                        found.add(name)
+                        break
+            else:
+                name = wanted.get(call_id)
+                if name is None or name in found:
+                    continue
+                if _head(content).startswith(by_name[name]):
+                    found.add(name)
+            if len(found) == len(by_name):
+                break
+        return frozenset(found)
+
+    def undelivered(self, replies: Iterable[tuple[str | None, object]]) -> frozenset[str]:
+        """Loaded skills whose instructions the model does not see (see :meth:`delivered`):
+        loading one sends them again (``REDELIVERED``) and adapters repeat them in the
+        system prompt."""
+        return frozenset(self.loaded_names) - self.delivered(replies)
+
+    @property
     def slots_left(self) -> int:
         """How many more skills can be loaded."""
         return self.limits.max_loaded - len(self.loaded)
@@ -275,26 +361,36 @@ class SkillSession:
         *,
         redeliver: bool = False,
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> tuple[SkillSession, Outcome]:
         """Phase two: add the loaded document. Re-checks phase one, so it is safe to call on
         a session that changed while the document was being read. ``redeliver``: phase one
         found the skill loaded but out of the model's sight; if it still is loaded, the
-        session is unchanged and the outcome is ``REDELIVERED``. ``available``: as for
-        :meth:`begin_load`."""
+        outcome is ``REDELIVERED`` and only the delivery record changes. ``available``: as
+        for :meth:`begin_load`. ``call_id``: the id of the tool call being answered, recorded
+        as the skill's delivery (:attr:`LoadedSkill.delivery`)."""
         first = self.begin_load(
             document.name, hidden=(document.name,) if redeliver else (), available=available
         )
         if isinstance(first, Outcome):
             return self, first
+        call_id = _call_id(call_id)
         if first.redeliver:
-            return self, Outcome(
+            outcome = Outcome(
                 OutcomeCode.REDELIVERED,
                 f"Skill {document.name!r} was loaded earlier; its instructions are sent again.",
                 document.name,
             )
+            if call_id is None:
+                return self, outcome
+            loaded = tuple(
+                attrs.evolve(s, delivery=call_id) if s.name == document.name else s
+                for s in self.loaded
+            )
+            return attrs.evolve(self, loaded=loaded), outcome
         resources = document.resources[: self.limits.max_resources]
         truncated = document.resources_truncated or len(document.resources) > len(resources)
-        entry = LoadedSkill(document.name, resources, truncated)
+        entry = LoadedSkill(document.name, resources, truncated, call_id)
         new = attrs.evolve(self, loaded=(*self.loaded, entry))
         return new, Outcome(OutcomeCode.LOADED, f"Loaded skill {document.name!r}.", document.name)
 
@@ -659,11 +755,13 @@ class SkillSession:
 #:
 #:     {"schema": "skillcore.session/1",
 #:      "loaded": [{"name": str, "resources": [[path, kind, size|null], ...],
-#:                  "truncated": bool}, ...],
+#:                  "truncated": bool, "call": str}, ...],   # "call": optional
 #:      "turn": str, "seq": int}      # only on writes made by a call of a model turn
 #:
 #: The catalog and each skill's ``allowed-tools`` are never stored: they come from the
-#: current catalog on every restore.
+#: current catalog on every restore. ``call`` (added later, optional: older states lack it and
+#: read as "not delivered") is the id of the tool call whose reply last delivered the skill's
+#: instructions (:attr:`LoadedSkill.delivery`), at most one per loaded skill.
 STATE_SCHEMA = "skillcore.session/1"
 
 
@@ -822,6 +920,7 @@ def merge_states(left: Any, right: Any) -> Any:
 
 
 __all__ = [
+    "MAX_CALL_ID",
     "MAX_STATE_ENTRIES",
     "STATE_SCHEMA",
     "Limits",

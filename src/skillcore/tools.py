@@ -260,21 +260,24 @@ class SkillToolkit:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
-        for bad model input. ``hidden``: loaded skills whose load reply is no longer in what the
-        model receives (:func:`~skillcore.render.undelivered`, computed on the session the
-        history belongs to); loading one sends its instructions again (``REDELIVERED``) instead
+        for bad model input. ``hidden``: loaded skills whose load reply the model no longer
+        receives (:meth:`SkillSession.undelivered`, computed on the session the history
+        belongs to); loading one sends its instructions again (``REDELIVERED``) instead
         of ``ALREADY_LOADED``. ``available``: the agent's tool names when the adapter knows
         them (None skips the check; so does ``check_tools_available=False``): a load of a
         skill whose allowed-tools name others warns (RECOMMEND) or is refused with
-        ``TOOL_NOT_AVAILABLE`` (RESTRICT)."""
+        ``TOOL_NOT_AVAILABLE`` (RESTRICT). ``call_id``: the framework's id of this tool call;
+        a load that delivers instructions records it, the only proof of delivery later
+        (:attr:`~skillcore.LoadedSkill.delivery`)."""
         store = as_store(target)
         step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
         if isinstance(step, ToolResult):
             return step
         data = calls.read(self.library, step, store.read(), self.binary_resources)
-        return self.finish(store, step, data)
+        return self.finish(store, step, data, call_id=call_id)
 
     async def acall(
         self,
@@ -284,6 +287,7 @@ class SkillToolkit:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
@@ -292,7 +296,7 @@ class SkillToolkit:
         if isinstance(step, ToolResult):
             return step
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
-        return self.finish(store, step, data)
+        return self.finish(store, step, data, call_id=call_id)
 
     def load_all(
         self, session: SkillSession, names: Iterable[str]
@@ -385,15 +389,20 @@ class SkillToolkit:
             return result
         return step
 
-    def finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
+    def finish(
+        self, store: SessionStore, effect: Effect, data: Data, *, call_id: str | None = None
+    ) -> ToolResult:
         """Apply ``effect`` with the ``data`` read for it to the store's *current* session
         (re-checked, since it may have changed while reading) and write the result. Every
-        finished call is reported once as a structured event (:mod:`skillcore.events`)."""
-        result = self._finish(store, effect, data)
+        finished call is reported once as a structured event (:mod:`skillcore.events`).
+        ``call_id``: as for :meth:`call`."""
+        result = self._finish(store, effect, data, call_id)
         calls.report(effect, result, data)
         return result
 
-    def _finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
+    def _finish(
+        self, store: SessionStore, effect: Effect, data: Data, call_id: str | None = None
+    ) -> ToolResult:
         session = store.read()
         if isinstance(effect, ResourceRequest):
             return calls.resource_result(session, effect, data, self.names, self.binary_resources)
@@ -406,11 +415,11 @@ class SkillToolkit:
         else:
             assert isinstance(data, SkillDocument)
             new, outcome = session.finish_load(
-                data, redeliver=effect.redeliver, available=effect.available
+                data, redeliver=effect.redeliver, available=effect.available, call_id=call_id
             )
         if not outcome.ok:
             return ToolResult(session, replies.refusal(outcome), outcome.code, tool)
-        if outcome.code is OutcomeCode.REDELIVERED:  # nothing changed: nothing to write
+        if outcome.code is OutcomeCode.REDELIVERED and new is session:  # no id to record
             return ToolResult(session, self.load_reply(session, data), outcome.code, tool, 0, data)
         store.write(new)
         seq = getattr(store, "seq", 0)

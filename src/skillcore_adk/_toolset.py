@@ -30,7 +30,6 @@ from skillcore.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.coordination import CatalogMemo, TurnCall
 from skillcore.reinjection import Reinjection
 from skillcore.relevance import query_text
-from skillcore.render import undelivered
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext
@@ -309,7 +308,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         await self._ensure_catalog(tool_context.invocation_id)
         session = await self._asession_for(tool_context)
         key = _request_key(tool_context)
-        self._hidden[key] = undelivered(session.loaded_names, _reply_texts(llm_request))
+        # One read of the request, newest first, only as far as the recorded deliveries.
+        seen = session.delivered(_load_replies(llm_request, self.names.load))
+        self._hidden[key] = frozenset(session.loaded_names) - seen
         self._hidden.move_to_end(key)
         while len(self._hidden) > _HIDDEN_KEPT:
             self._hidden.popitem(last=False)
@@ -317,10 +318,10 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         if not text:
             return
         note = self._collision_note(session, llm_request)
-        # Loaded skills whose load reply is not in this request (configured skills, state
+        # Loaded skills whose delivery is not in this request (configured skills, state
         # preloaded by hand, include_contents='none', compaction): their instructions go in
         # the system instruction, as in every adapter.
-        missing = self.reinjection.missing(session, _reply_texts(llm_request))
+        missing = self.reinjection.missing(session, seen)
         if missing:
             note = f"{note}\n{await self.reinjection.atext(session, missing)}"
         llm_request.append_instructions([text + note] if note else [text])
@@ -353,7 +354,14 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         have = await self._agent_tools(tool_context) if check else None
         async with self._turn(tool_context) as view:
             gone = self._hidden.get(_request_key(tool_context), ())
-            result = await self.toolkit.acall(view, tool, dict(args), hidden=gone, available=have)
+            result = await self.toolkit.acall(
+                view,
+                tool,
+                dict(args),
+                hidden=gone,
+                available=have,
+                call_id=tool_context.function_call_id,
+            )
         return self._reply(result, tool_context)
 
     async def _agent_tools(self, tool_context: ToolContext) -> frozenset[str] | None:
@@ -482,13 +490,20 @@ def _request_key(context: ReadonlyContext) -> str:
     return f"{context.invocation_id}|{context.agent_name}"
 
 
-def _reply_texts(llm_request: LlmRequest) -> Iterator[str]:
-    """Texts of the successful tool replies in the request's contents, newest first."""
+def _load_replies(llm_request: LlmRequest, load: str) -> Iterator[tuple[str | None, object]]:
+    """The load tool's replies in the request, newest first, as ``(function response id,
+    result)`` for :meth:`SkillSession.delivered`. Only responses named ``load`` are read: ADK
+    sets a response's name from its call, never from what a tool returned. ADK removes its
+    own ``adk-`` ids from requests to models that pair calls by position; such a reply
+    comes with the id None."""
     for content in reversed(llm_request.contents or ()):
         for part in reversed(content.parts or ()):
-            response = part.function_response.response if part.function_response else None
-            if isinstance(response, Mapping) and isinstance(response.get("result"), str):
-                yield response["result"]
+            response = part.function_response
+            if response is not None and response.name == load:
+                body = response.response
+                # A plain dict check: an ABC isinstance would cost more than the whole read.
+                if type(body) is dict:
+                    yield response.id, body.get("result")
 
 
 def _latest_user_text(llm_request: LlmRequest) -> str | None:

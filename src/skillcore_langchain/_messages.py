@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -22,11 +22,18 @@ def thread_id() -> str | None:
     return None if thread is None else str(thread)
 
 
-def tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
-    """Texts of tool replies, newest first."""
-    for message in reversed(messages):
-        if isinstance(message, ToolMessage) and isinstance(message.content, str):
-            yield message.content
+def reply_of(message: BaseMessage) -> tuple[tuple[str, object], ...]:
+    """A message's tool reply as ``(tool_call_id, content)`` (none for other messages): what
+    :meth:`skillcore.SkillSession.delivered` checks."""
+    if isinstance(message, ToolMessage):
+        return ((message.tool_call_id, message.content),)
+    return ()
+
+
+def message_key(message: BaseMessage) -> object:
+    """A message's id (LangGraph gives every message in the state one): the same message
+    after a checkpoint round trip has the same key."""
+    return message.id
 
 
 def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
