@@ -167,6 +167,7 @@ class DeliveryIndex:
         wanted = session.deliveries
         if not wanted:
             return frozenset()
+        ids = {name: call_id for call_id, name in wanted.items()}
         n = len(history)
         with self._lock:
             seen = self._seen.get(conversation)
@@ -175,9 +176,10 @@ class DeliveryIndex:
         if seen is not None and seen.length <= n and _extends(history, seen, key):
             start = seen.length
             for call_id, at in seen.found.items():
-                if call_id not in wanted:
+                name = wanted.get(call_id)
+                if name is None:
                     continue
-                if at < n and session.delivered(_at(replies, history[at], call_id)):
+                if at < n and name in session.delivered(replies(history[at])):
                     found[call_id] = at
                 else:  # moved or edited: read everything again
                     found, start = {}, 0
@@ -187,10 +189,12 @@ class DeliveryIndex:
         for i in range(n - 1, start - 1, -1):
             if len(found) == len(wanted):
                 break
-            for call_id, content in replies(history[i]):
-                if call_id is None or call_id in found or call_id not in wanted:
-                    continue
-                if session.delivered(((call_id, content),)):
+            pairs = replies(history[i])
+            if not pairs:
+                continue
+            for name in session.delivered(pairs):
+                call_id = ids[name]
+                if call_id not in found:
                     found[call_id] = i
         last = history[-1] if n else None
         record = _Seen(n, last, key(last) if key is not None and n else None, found)
@@ -210,11 +214,6 @@ def _extends(history: Sequence[Any], seen: _Seen, key: Callable[[Any], object] |
     if item is seen.anchor:
         return True
     return key is not None and seen.anchor_key is not None and key(item) == seen.anchor_key
-
-
-def _at(replies: Replies, item: Any, call_id: str) -> tuple[tuple[str | None, object], ...]:
-    """The reply to ``call_id`` in ``item`` (none if it is not there any more)."""
-    return tuple(r for r in replies(item) if r[0] == call_id)
 
 
 __all__ = ["DEFAULT_CACHE_SIZE", "DEFAULT_CONVERSATIONS", "DeliveryIndex", "Reinjection", "Replies"]
