@@ -95,7 +95,9 @@ def lc_history(h: int, extra: int, replies: list[tuple[str, str]]) -> list[Any]:
                 id=str(uuid.uuid4()),
             )
         )
-        msgs.append(ToolMessage(text, tool_call_id=call_id, name="load_skill", id=str(uuid.uuid4())))
+        msgs.append(
+            ToolMessage(text, tool_call_id=call_id, name="load_skill", id=str(uuid.uuid4()))
+        )
     i = 0
     while len(msgs) < h + extra:
         i += 1
@@ -105,7 +107,8 @@ def lc_history(h: int, extra: int, replies: list[tuple[str, str]]) -> list[Any]:
         cid = f"call-{i}"
         msgs.append(
             AIMessage(
-                "", tool_calls=[{"name": "Read", "args": {"path": f"{i}.txt"}, "id": cid}],
+                "",
+                tool_calls=[{"name": "Read", "args": {"path": f"{i}.txt"}, "id": cid}],
                 id=str(uuid.uuid4()),
             )
         )
@@ -135,7 +138,10 @@ def lc_capture(middleware: list[Any]) -> Any:
             return handler(request)
 
     agent = create_agent(
-        ScriptedChatModel(), [read], system_prompt="You are helpful.", middleware=[Capture(), *middleware]
+        ScriptedChatModel(),
+        [read],
+        system_prompt="You are helpful.",
+        middleware=[Capture(), *middleware],
     )
     agent.invoke({"messages": [HumanMessage("hi")]})
     return captured[0]
@@ -160,7 +166,9 @@ def bench_langchain(sizes: list[int], lengths: list[int], calls: int) -> list[di
         names = [m.name for m in session.catalog.model_visible][:LOADED]
         replies = []
         for k, name in enumerate(names):
-            res = ours.toolkit.call(session, "load_skill", {"skill_name": name}, **_call_id(ours, f"load-{k}"))
+            res = ours.toolkit.call(
+                session, "load_skill", {"skill_name": name}, **_call_id(ours, f"load-{k}")
+            )
             session = res.session
             replies.append((f"load-{k}", res.text))
         state_value = session.to_state()
@@ -168,7 +176,9 @@ def bench_langchain(sizes: list[int], lengths: list[int], calls: int) -> list[di
         deep = _deepagents(root)
         deep_state: dict[str, Any] = {}
         if deep is not None:
-            update = deep.before_agent({"messages": []}, request.runtime, {"configurable": {}}) or {}
+            update = (
+                deep.before_agent({"messages": []}, request.runtime, {"configurable": {}}) or {}
+            )
             deep_state = dict(update)
         for h in lengths:
             grow = 2 * (calls * REPS + 1)
@@ -220,7 +230,9 @@ def _call_id(mw: Any, call_id: str) -> dict[str, Any]:
     """``call_id=`` where the toolkit takes it (older versions do not)."""
     import inspect
 
-    return {"call_id": call_id} if "call_id" in inspect.signature(mw.toolkit.call).parameters else {}
+    return (
+        {"call_id": call_id} if "call_id" in inspect.signature(mw.toolkit.call).parameters else {}
+    )
 
 
 def _deepagents(root: Path) -> Any:
@@ -245,20 +257,51 @@ def bench_openai(sizes: list[int], lengths: list[int], calls: int) -> list[dict[
         names = [m.name for m in session.catalog.model_visible][:LOADED]
         replies = []
         for k, name in enumerate(names):
-            call = {"id": f"load-{k}", "type": "function", "function": {"name": "load_skill", "arguments": json.dumps({"skill_name": name})}}
+            call = {
+                "id": f"load-{k}",
+                "type": "function",
+                "function": {"name": "load_skill", "arguments": json.dumps({"skill_name": name})},
+            }
             res = skills.dispatch(session, call)
             session = res.session
             replies.append(res.message)
         for h in lengths:
-            msgs: list[Any] = [{"role": "system", "content": "You are helpful."}, {"role": "user", "content": "start"}]
+            msgs: list[Any] = [
+                {"role": "system", "content": "You are helpful."},
+                {"role": "user", "content": "start"},
+            ]
             for k, r in enumerate(replies):
-                msgs.append({"role": "assistant", "content": None, "tool_calls": [{"id": f"load-{k}", "type": "function", "function": {"name": "load_skill", "arguments": "{}"}}]})
+                msgs.append(
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": f"load-{k}",
+                                "type": "function",
+                                "function": {"name": "load_skill", "arguments": "{}"},
+                            }
+                        ],
+                    }
+                )
                 msgs.append(r)
             i = 0
             while len(msgs) < h + 2 * calls:
                 i += 1
                 cid = f"call-{i}"
-                msgs.append({"role": "assistant", "content": None, "tool_calls": [{"id": cid, "type": "function", "function": {"name": "Read", "arguments": "{}"}}]})
+                msgs.append(
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": cid,
+                                "type": "function",
+                                "function": {"name": "Read", "arguments": "{}"},
+                            }
+                        ],
+                    }
+                )
                 msgs.append({"role": "tool", "tool_call_id": cid, "content": REPLY})
             history: list[Any] = msgs[:h]
 
@@ -301,7 +344,10 @@ def _adk_events(h: int, replies: list[tuple[str, str]], author: str) -> list[Any
     for call_id, text in replies:
         fc = types.FunctionCall(id=call_id, name="load_skill", args={"skill_name": "x"})
         fr = types.FunctionResponse(id=call_id, name="load_skill", response={"result": text})
-        out += [ev("model", types.Part(function_call=fc)), ev("user", types.Part(function_response=fr))]
+        out += [
+            ev("model", types.Part(function_call=fc)),
+            ev("user", types.Part(function_response=fr)),
+        ]
     out.append(ev("model", types.Part.from_text(text="On it.")))  # pairs stay whole
     i = 0
     while len(out) < h:
@@ -313,7 +359,10 @@ def _adk_events(h: int, replies: list[tuple[str, str]], author: str) -> list[Any
         cid = f"adk-call-{i}"
         fc = types.FunctionCall(id=cid, name="Read", args={"path": f"{i}.txt"})
         fr = types.FunctionResponse(id=cid, name="Read", response={"result": REPLY})
-        out += [ev("model", types.Part(function_call=fc)), ev("user", types.Part(function_response=fr))]
+        out += [
+            ev("model", types.Part(function_call=fc)),
+            ev("user", types.Part(function_response=fr)),
+        ]
     return out
 
 
@@ -334,7 +383,9 @@ def bench_adk(sizes: list[int], lengths: list[int], calls: int) -> list[dict[str
         model: str = "scripted"
 
         async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
-            yield LlmResponse(content=types.Content(role="model", parts=[types.Part.from_text(text="done")]))
+            yield LlmResponse(
+                content=types.Content(role="model", parts=[types.Part.from_text(text="done")])
+            )
 
     def read(path: str) -> str:
         """Read a file."""
@@ -342,11 +393,15 @@ def bench_adk(sizes: list[int], lengths: list[int], calls: int) -> list[dict[str
 
     async def context_of(toolset: Any, state: dict[str, Any]) -> Any:
         agent = LlmAgent(
-            name="bench", model=Scripted(), instruction="Hi.",
+            name="bench",
+            model=Scripted(),
+            instruction="Hi.",
             tools=[*([toolset] if toolset is not None else []), FunctionTool(read)],
         )
         runner = InMemoryRunner(agent=agent, app_name="bench")
-        session = await runner.session_service.create_session(app_name="bench", user_id="u", state=state)
+        session = await runner.session_service.create_session(
+            app_name="bench", user_id="u", state=state
+        )
         grabbed: list[Any] = []
         agent.before_model_callback = lambda callback_context, llm_request: grabbed.append(
             callback_context._invocation_context
@@ -408,7 +463,9 @@ def bench_adk(sizes: list[int], lengths: list[int], calls: int) -> list[dict[str
                         for t in tools:
                             if isinstance(t, BaseToolset):
                                 for tool in await t.get_tools(ro):
-                                    await tool.process_llm_request(tool_context=tc, llm_request=request)
+                                    await tool.process_llm_request(
+                                        tool_context=tc, llm_request=request
+                                    )
                                 await t.process_llm_request(tool_context=tc, llm_request=request)
                             else:
                                 await t.process_llm_request(tool_context=tc, llm_request=request)
@@ -439,11 +496,113 @@ def bench_adk(sizes: list[int], lengths: list[int], calls: int) -> list[dict[str
     return asyncio.run(run())
 
 
+# -- a whole one-call turn ---------------------------------------------------------------------
+
+
+def bench_turn(sizes: list[int], turns: int) -> list[dict[str, Any]]:
+    """CPU time of a whole turn with one model call (default settings), skills layer or not."""
+    from google.adk.agents import LlmAgent
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.models.llm_response import LlmResponse
+    from google.adk.runners import InMemoryRunner
+    from google.adk.tools.function_tool import FunctionTool
+    from google.genai import types
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langchain_core.tools import tool
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from skillcore_adk import SkillToolset
+    from skillcore_langchain import SkillsMiddleware
+    from skillcore_langchain.testing import ScriptedChatModel
+
+    @tool("Read")
+    def read_lc(path: str = "") -> str:
+        """Read a file."""
+        return "ok"
+
+    def read(path: str) -> str:
+        """Read a file."""
+        return "ok"
+
+    class Scripted(BaseLlm):
+        model: str = "scripted"
+
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            yield LlmResponse(
+                content=types.Content(role="model", parts=[types.Part.from_text(text="done")])
+            )
+
+    rows = []
+    for n in sizes:
+        root = library(n)
+        lc: dict[str, Any] = {}
+        for name, mw in (("none", []), ("skillcore", [SkillsMiddleware(root)])):
+            model = ScriptedChatModel()
+            agent = create_agent(model, [read_lc], middleware=mw, checkpointer=InMemorySaver())
+            lc[name] = (agent, model)
+        adk: dict[str, Any] = {}
+        for name, ts in (("none", []), ("skillcore", [SkillToolset(root)])):
+            agent = LlmAgent(
+                name="bench", model=Scripted(), instruction="Hi.", tools=[*ts, FunctionTool(read)]
+            )
+            adk[name] = InMemoryRunner(agent=agent, app_name="bench")
+
+        async def adk_sessions() -> dict[str, str]:
+            return {
+                k: (await r.session_service.create_session(app_name="bench", user_id="u")).id
+                for k, r in adk.items()
+            }
+
+        sessions = asyncio.run(adk_sessions())
+
+        def lc_turn(name: str, k: int) -> None:
+            agent, model = lc[name]
+            model.push(AIMessage("done"))
+            agent.invoke(
+                {"messages": [HumanMessage(f"turn {k}")]}, {"configurable": {"thread_id": "t"}}
+            )
+
+        async def adk_turn(name: str, k: int) -> None:
+            msg = types.Content(role="user", parts=[types.Part.from_text(text=f"turn {k}")])
+            async for _ in adk[name].run_async(
+                user_id="u", session_id=sessions[name], new_message=msg
+            ):
+                pass
+
+        samples: dict[str, list[float]] = {f"{a} {b}": [] for a in ("LangChain", "ADK") for b in lc}
+        for k in range(turns + 2):
+            for name in lc:
+                for fw, fn in (
+                    ("LangChain", lambda: lc_turn(name, k)),
+                    ("ADK", lambda: asyncio.run(adk_turn(name, k))),
+                ):
+                    gc.collect()
+                    start = time.process_time()
+                    fn()
+                    if k >= 2:  # the first turns discover and warm up
+                        samples[f"{fw} {name}"].append(time.process_time() - start)
+        for fw in ("LangChain", "ADK"):
+            none = statistics.median(samples[f"{fw} none"])
+            ours = statistics.median(samples[f"{fw} skillcore"])
+            row = {
+                "framework": fw,
+                "N": n,
+                "no skills ms": f"{none * 1e3:.2f}",
+                "skillcore ms": f"{ours * 1e3:.2f}",
+                "skillcore / none": f"{ours / none:.2f}x",
+            }
+            print(row, flush=True)
+            rows.append(row)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
     parser.add_argument("--lengths", type=int, nargs="+", default=[10, 100, 1000, 5000])
     parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument("--turns", type=int, default=30)
     parser.add_argument("--only", nargs="+", default=["langchain", "openai", "adk", "turn"])
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -458,6 +617,9 @@ def main() -> None:
     if "adk" in args.only:
         out["adk"] = bench_adk(args.sizes, args.lengths, args.calls)
         print_table(out["adk"])
+    if "turn" in args.only:
+        out["turn"] = bench_turn(args.sizes, args.turns)
+        print_table(out["turn"])
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
 
