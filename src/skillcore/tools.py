@@ -100,6 +100,7 @@ class SkillToolkit:
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
+        self._generic: tuple[tuple[ToolNames, bool, int], tuple[ToolSpec, ...]] | None = None
         self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
         self._budget_report = events.BudgetReport()
 
@@ -186,8 +187,13 @@ class SkillToolkit:
 
     def generic_specs(self) -> tuple[ToolSpec, ...]:
         """Specs that do not depend on a catalog (``skill_name`` is a plain string), for
-        frameworks that must register their tools before any discovery."""
-        return self._specs(None)
+        frameworks that must register their tools before any discovery. Memoised: adapters
+        ask for their names on every model call."""
+        key = (self.names, self.include_resource_tool, self.enum_limit)
+        cached = self._generic
+        if cached is None or cached[0] != key:
+            cached = self._generic = (key, self._specs(None))
+        return cached[1]
 
     def _specs(self, loadable: list[str] | None) -> tuple[ToolSpec, ...]:
         return build_specs(
