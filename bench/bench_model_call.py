@@ -286,7 +286,8 @@ def bench_openai(sizes: list[int], lengths: list[int], calls: int) -> list[dict[
                 )
                 msgs.append(r)
             i = 0
-            while len(msgs) < h + 2 * calls:
+            grow = 2 * (calls * REPS + 1)
+            while len(msgs) < h + grow:
                 i += 1
                 cid = f"call-{i}"
                 msgs.append(
@@ -308,16 +309,14 @@ def bench_openai(sizes: list[int], lengths: list[int], calls: int) -> list[dict[
             def one(i: int) -> Any:
                 # The loop's own list grows by two per model call.
                 if i:
-                    history.extend(msgs[len(history) : len(history) + 2])
+                    history.extend(msgs[len(history) : h + 2 * i])
+                else:
+                    history[:] = msgs[:h]
                 skills.instructions(session, "You are helpful.", history=history)
                 return skills.chat_tools(session)
 
             one(0)
-            batches = []
-            for _ in range(5):
-                del history[h:]  # each batch replays the same growth
-                batches.append(cpu_per_call(one, calls, reps=1))
-            t = statistics.median(batches)
+            t = cpu_per_call(one, calls)
             row = {"N": n, "H": h, "skillcore µs (instructions + tools)": us(t)}
             print(row, flush=True)
             rows.append(row)

@@ -29,6 +29,7 @@ class Reinjection:
         self.cache_size = cache_size
         self._lock = threading.Lock()
         self._docs: OrderedDict[SkillMetadata, SkillDocument] = OrderedDict()
+        self._replies: OrderedDict[tuple[object, ...], str] = OrderedDict()
 
     def missing(
         self,
@@ -57,10 +58,23 @@ class Reinjection:
         if not docs:
             return ""
         bodies = {
-            n: d if isinstance(d, ReadError) else self.toolkit.load_reply(session, d)
-            for n, d in docs.items()
+            n: d if isinstance(d, ReadError) else self._reply(session, d) for n, d in docs.items()
         }
         return replies.reinjection(self.toolkit.names, bodies)
+
+    def _reply(self, session: SkillSession, doc: SkillDocument) -> str:
+        """The load reply repeated for ``doc`` (memoised: the same every model call until the
+        document, the skill's loaded entry or what it unlocks changes)."""
+        key = (doc, session.loaded_skill(doc.name), session.gated_by(doc.name))
+        with self._lock:
+            text = self._replies.get(key)
+        if text is None:
+            text = self.toolkit.load_reply(session, doc)
+            with self._lock:
+                self._replies[key] = text
+                while len(self._replies) > self.cache_size:
+                    self._replies.popitem(last=False)
+        return text
 
     def _cached(self, meta: SkillMetadata) -> SkillDocument | None:
         with self._lock:
