@@ -44,8 +44,8 @@ import lexical_baseline  # noqa: E402
 import synth  # noqa: E402
 
 from skillcore import Catalog, SkillLocation, SkillMetadata  # noqa: E402
-from skillcore.evaluate import EvalCase, relevant_shown, visible_names  # noqa: E402
-from skillcore.ranking import SearchIndex, semantic_available  # noqa: E402
+from skillcore.apps.evaluate import EvalCase, relevant_shown, visible_names  # noqa: E402
+from skillcore.catalog.ranking import SearchIndex, semantic_available  # noqa: E402
 
 DATA = HERE / "selection" / "skills.json"
 KS = (1, 5, 10)

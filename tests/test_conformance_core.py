@@ -20,7 +20,6 @@ from skillcore import (
     merge_states,
     replies,
 )
-from skillcore.reinjection import Reinjection
 from skillcore.testing import (
     CHECKS,
     PLAIN_TOOLS,
@@ -31,6 +30,7 @@ from skillcore.testing import (
     Reply,
     shell_reply,
 )
+from skillcore.tools.reinjection import Reinjection
 
 
 class CoreDriver(AdapterDriver):

@@ -27,8 +27,8 @@ import attrs
 from skillcore.events import EVENTS
 from skillcore.library import SkillLibrary
 from skillcore.names import ToolNames
-from skillcore.policy import PolicyMode, ToolPolicy
-from skillcore.session import Limits
+from skillcore.policy.rules import PolicyMode, ToolPolicy
+from skillcore.state.session import Limits
 
 PLAIN_TOOLS = ("Read", "Write")
 #: The shell tool of the scenario: deepagents' name, so the ``"deepagents"`` alias preset

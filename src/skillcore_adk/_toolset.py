@@ -26,10 +26,10 @@ from skillcore import (
     TurnCalls,
     replies,
 )
-from skillcore.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.coordination import CatalogMemo, TurnCall
-from skillcore.reinjection import DeliveryIndex, Reinjection
-from skillcore.relevance import query_text
+from skillcore.catalog.relevance import query_text
+from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
+from skillcore.state.coordination import CatalogMemo, TurnCall
+from skillcore.tools.reinjection import DeliveryIndex, Reinjection
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext

@@ -30,9 +30,9 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
-from skillcore.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.coordination import CatalogMemo, TurnCall
-from skillcore.reinjection import DeliveryIndex, Reinjection
+from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
+from skillcore.state.coordination import CatalogMemo, TurnCall
+from skillcore.tools.reinjection import DeliveryIndex, Reinjection
 from skillcore_langchain._approval import gate
 from skillcore_langchain._messages import (
     append_block,

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import OutcomeCode, SkillLibrary, SkillToolkit
-from skillcore.session import MAX_CALL_ID
+from skillcore.state.session import MAX_CALL_ID
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skills"
 LIBRARY = SkillLibrary([EXAMPLES])
