@@ -596,6 +596,58 @@ def bench_turn(sizes: list[int], turns: int) -> list[dict[str, Any]]:
     return rows
 
 
+# -- per tool call (LangChain wrap_tool_call) --------------------------------------------------
+
+
+def bench_toolcall(sizes: list[int], calls: int) -> list[dict[str, Any]]:
+    """``wrap_tool_call`` of a plain tool under RESTRICT with a restricting skill loaded:
+    an allowed call and a blocked one (the tool itself excluded)."""
+    from types import SimpleNamespace
+
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    from langgraph.prebuilt.tool_node import ToolCallRequest
+
+    from skillcore_langchain import SkillsMiddleware
+
+    rows = []
+    for n in sizes:
+        root = library(n)
+        mw = SkillsMiddleware(root, refresh=False, allowed_tools_policy="restrict")
+        session = mw.session(None)
+        restricting = next(
+            m.name for m in session.catalog.model_visible if m.allowed_tools
+        )
+        allowed_tool = session.catalog.get(restricting).allowed_tools[0].split("(")[0]
+        session = mw.toolkit.call(session, "load_skill", {"skill_name": restricting}).session
+        state_value = session.to_state()
+        out: dict[str, float] = {}
+        for label, tool in (("allowed", allowed_tool), ("blocked", "NotListedTool")):
+            ai = AIMessage("", tool_calls=[{"name": tool, "args": {}, "id": "c1"}], id="m1")
+            state = {"messages": [HumanMessage("go", id="h1"), ai], "skillcore": state_value}
+            runtime = SimpleNamespace(config={"configurable": {"thread_id": "t"}})
+            request = ToolCallRequest(
+                tool_call={"name": tool, "args": {}, "id": "c1", "type": "tool_call"},
+                tool=None,
+                state=state,
+                runtime=runtime,
+            )
+            done = ToolMessage("ok", tool_call_id="c1")
+
+            def one(i: int, request: Any = request, done: Any = done) -> Any:
+                return mw.wrap_tool_call(request, lambda r: done)
+
+            one(0)
+            out[label] = cpu_per_call(one, calls * 4)
+        row = {
+            "N": n,
+            "allowed µs": us(out["allowed"]),
+            "blocked µs": us(out["blocked"]),
+        }
+        print(row, flush=True)
+        rows.append(row)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
@@ -619,6 +671,9 @@ def main() -> None:
     if "turn" in args.only:
         out["turn"] = bench_turn(args.sizes, args.turns)
         print_table(out["turn"])
+    if "toolcall" in args.only:
+        out["toolcall"] = bench_toolcall(args.sizes, args.calls)
+        print_table(out["toolcall"])
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))
 

@@ -99,3 +99,13 @@ def test_saved_delivery_ids_round_trip_or_read_as_undelivered(call) -> None:
     # Older states without the field: loaded, not delivered.
     del state["loaded"][0]["call"]
     assert LIBRARY.restore(state).loaded_skill(NAMES[0]).delivery is None
+
+
+def test_state_schema_is_the_persisted_format_id() -> None:
+    """Saved states keep their format id wherever the module lives; the interim id a
+    development build wrote is still read."""
+    toolkit = SkillToolkit(LIBRARY)
+    session = toolkit.call(LIBRARY.session(), "load_skill", {"skill_name": NAMES[0]}).session
+    state = session.to_state()
+    assert state["schema"] == "skillcore.session/1"
+    assert LIBRARY.restore({**state, "schema": "skillcore.state.session/1"}) == session

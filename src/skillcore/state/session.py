@@ -749,7 +749,7 @@ class SkillSession:
 
 #: The saved state format, owned here. A JSON object::
 #:
-#:     {"schema": "skillcore.state.session/1",
+#:     {"schema": "skillcore.session/1",
 #:      "loaded": [{"name": str, "resources": [[path, kind, size|null], ...],
 #:                  "truncated": bool, "call": str}, ...],   # "call": optional
 #:      "turn": str, "seq": int}      # only on writes made by a call of a model turn
@@ -758,7 +758,10 @@ class SkillSession:
 #: current catalog on every restore. ``call`` (added later, optional: older states lack it and
 #: read as "not delivered") is the id of the tool call whose reply last delivered the skill's
 #: instructions (:attr:`LoadedSkill.delivery`), at most one per loaded skill.
-STATE_SCHEMA = "skillcore.state.session/1"
+STATE_SCHEMA = "skillcore.session/1"
+#: Also read: the same format under the name a development build wrote for a while (the
+#: format id must not follow where the module lives).
+_SCHEMA_ALIASES = frozenset({STATE_SCHEMA, "skillcore.state.session/1"})
 
 
 def _loaded_entries(state: Any) -> list[LoadedSkill] | None:
@@ -768,7 +771,7 @@ def _loaded_entries(state: Any) -> list[LoadedSkill] | None:
     if not isinstance(state, Mapping):
         raise StateError(f"session state must be an object, got {_kind(state)}")
     schema = state.get("schema")
-    if schema != STATE_SCHEMA:
+    if schema not in _SCHEMA_ALIASES:
         shown = repr(schema[:40]) if isinstance(schema, str) else _kind(schema)
         raise StateError(f"unsupported session state schema {shown} (expected {STATE_SCHEMA!r})")
     raw = state.get("loaded", ())
