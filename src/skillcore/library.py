@@ -78,7 +78,7 @@ class ResourceContent:
 
 #: A local source with more skills than this is checked in turns on refresh (see
 #: ``SkillLibrary._unchanged``): an unchanged check of all stamps costs ~2.5 µs a skill.
-ROLLING_CHECK_FROM = 2_000
+ROLLING_CHECK_FROM = 500
 #: ``SKILL.md`` stamps such a source checks per refresh (a fraction of a millisecond).
 ROLLING_CHECK_FILES = 100
 #: ... and all of them at least this often (seconds): the bound on how long an edit made in
