@@ -8,6 +8,7 @@ import pytest
 
 from skillcore import Limits, binary, gating, parsing, policy, profiles, sources, specs
 from skillcore.library import SKILL_GRACE_SECONDS
+from skillcore.state.session import MAX_CALL_ID
 from skillcore.sources import archive
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
@@ -45,6 +46,7 @@ def _n(value: int) -> str:
         f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
         f"at most {_n(profiles.MAX_PROFILES)} profiles",
+        f"ids longer than {MAX_CALL_ID} characters are not kept",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:
