@@ -8,8 +8,8 @@ import pytest
 
 from skillcore import Limits, binary, gating, parsing, policy, profiles, sources, specs
 from skillcore.library import SKILL_GRACE_SECONDS
-from skillcore.state.session import MAX_CALL_ID
 from skillcore.sources import archive
+from skillcore.state.session import MAX_CALL_ID
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024
