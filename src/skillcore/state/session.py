@@ -771,7 +771,7 @@ def _loaded_entries(state: Any) -> list[LoadedSkill] | None:
     if not isinstance(state, Mapping):
         raise StateError(f"session state must be an object, got {_kind(state)}")
     schema = state.get("schema")
-    if schema not in _SCHEMA_ALIASES:
+    if not isinstance(schema, str) or schema not in _SCHEMA_ALIASES:
         shown = repr(schema[:40]) if isinstance(schema, str) else _kind(schema)
         raise StateError(f"unsupported session state schema {shown} (expected {STATE_SCHEMA!r})")
     raw = state.get("loaded", ())
