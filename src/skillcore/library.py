@@ -80,7 +80,7 @@ class ResourceContent:
 #: ``SkillLibrary._unchanged``): an unchanged check of all stamps costs ~2.5 µs a skill.
 ROLLING_CHECK_FROM = 500
 #: ``SKILL.md`` stamps such a source checks per refresh (a fraction of a millisecond).
-ROLLING_CHECK_FILES = 100
+ROLLING_CHECK_FILES = 32
 #: ... and all of them at least this often (seconds): the bound on how long an edit made in
 #: place to an existing ``SKILL.md`` of a large source can go unseen.
 FULL_CHECK_SECONDS = 10.0
