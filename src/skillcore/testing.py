@@ -26,9 +26,9 @@ import attrs
 
 from skillcore.events import EVENTS
 from skillcore.library import SkillLibrary
+from skillcore.limits import Limits
 from skillcore.names import ToolNames
 from skillcore.policy.rules import PolicyMode, ToolPolicy
-from skillcore.state.session import Limits
 
 PLAIN_TOOLS = ("Read", "Write")
 #: The shell tool of the scenario: deepagents' name, so the ``"deepagents"`` alias preset
@@ -330,7 +330,7 @@ class EventRecorder(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         """Keep records that carry a ``skillcore_event``."""
         name = getattr(record, "skillcore_event", None)
-        if name in EVENTS:
+        if isinstance(name, str) and name in EVENTS:
             fields = {f: getattr(record, f, None) for f in EVENTS[name].fields}
             self.events.append(Event(name, record.name, record.levelno, fields))
 

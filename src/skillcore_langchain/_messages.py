@@ -36,6 +36,14 @@ def message_key(message: BaseMessage) -> object:
     return message.id
 
 
+def required_call_id(value: str | None) -> str:
+    """A tool call's id. LangChain types it Optional (a streamed chunk may lack one), but the
+    ToolMessage answering a call needs it: a call without one is refused here, by name."""
+    if value is None:
+        raise ValueError("a tool call without an id cannot be answered (ToolMessage needs it)")
+    return value
+
+
 def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
     """Text of the last HumanMessage (its text blocks, one per line), or None."""
     for message in reversed(messages):
@@ -66,7 +74,7 @@ def binary_block(payload: BinaryPayload) -> dict[str, Any]:
 def tool_message(
     text: str,
     code: OutcomeCode,
-    call_id: str,
+    call_id: str | None,
     name: str,
     ok: bool = False,
     binary: BinaryPayload | None = None,
@@ -76,7 +84,7 @@ def tool_message(
         content = [{"type": "text", "text": text}, binary_block(binary)]
     return ToolMessage(
         content=content,
-        tool_call_id=call_id,
+        tool_call_id=required_call_id(call_id),
         name=name,
         status="success" if ok else "error",
         artifact={"code": code.value},

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from skillcore import Catalog, SkillDocument, SkillLocation, SkillMetadata, SkillSession
 from skillcore.catalog.relevance import relevant_catalog
 from skillcore.catalog.render import CatalogFormat, catalog_view
-from skillcore.state.session import Limits
+from skillcore.limits import Limits
 
 
 def meta(name: str, desc: str = "d", **kw) -> SkillMetadata:

@@ -33,8 +33,9 @@ from skillcore.catalog.ranking import (
 )
 from skillcore.catalog.relevance import CatalogOrder, relevant_catalog
 from skillcore.errors import SkillcoreError
+from skillcore.limits import Limits
 from skillcore.model import Catalog, SkillMetadata
-from skillcore.state.session import Limits, SkillSession
+from skillcore.state.session import SkillSession
 
 #: Bounds on what an eval file may hold.
 MAX_EVAL_FILE_BYTES = 10 * 1024 * 1024
@@ -170,7 +171,8 @@ DEFAULT_BUDGET = Limits().catalog_budget
 def visible_names(catalog: Catalog, budget: int) -> frozenset[str]:
     """Skills whose entry the budgeted catalog shows with no skill loaded."""
     from skillcore.catalog.render import CatalogFormat, catalog_view
-    from skillcore.state.session import Limits, SkillSession
+    from skillcore.limits import Limits
+    from skillcore.state.session import SkillSession
 
     if budget <= 0:
         return frozenset()
@@ -325,7 +327,10 @@ def confusable_pairs(
             na,
             nb,
             round(-s, 4),
-            tuple(sorted(vectors[a].keys() & vectors[b].keys(), key=lambda t: -vectors[a][t])[:6]),
+            # Heaviest first, ties by the word itself: the same list on every run.
+            tuple(
+                sorted(vectors[a].keys() & vectors[b].keys(), key=lambda t: (-vectors[a][t], t))[:6]
+            ),
         )
         for s, na, nb, a, b in best
     ]

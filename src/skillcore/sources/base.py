@@ -31,8 +31,10 @@ from typing import Any, NamedTuple
 import attrs
 
 from skillcore._frozen import FrozenDict, to_frozen
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, install_hint
+from skillcore.limits import DEFAULT_MAX_FILE_BYTES
 from skillcore.model import Resource, ResourceKind
 from skillcore.paths import (
     PathProblem,
@@ -41,7 +43,6 @@ from skillcore.paths import (
     printable_name,
     undecodable,
 )
-from skillcore.state.session import Limits, OutcomeCode
 
 SKILL_FILE = "SKILL.md"
 #: Directory names never descended into.
@@ -54,7 +55,6 @@ MAX_LISTED_DIRS = 1_000
 #: Directory entries one resource listing examines at most.
 MAX_LISTED_ENTRIES = 20_000
 #: Default cap on the bytes of one file read whole (``SkillLibrary(max_file_bytes=...)``).
-DEFAULT_MAX_FILE_BYTES: int = attrs.fields(Limits).max_file_bytes.default
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # O_NONBLOCK everywhere: opening a FIFO planted in a skill must never block.
@@ -69,6 +69,11 @@ _O_FILE = (
 )
 
 
+def _as_text(url: str | os.PathLike[str]) -> str:
+    """A path object as the text it stands for; anything else unchanged (validated later)."""
+    return os.fspath(url) if isinstance(url, os.PathLike) else url
+
+
 @attrs.frozen
 class SkillSource:
     """A place skills live: a path or fsspec URL (or a ready filesystem), plus options.
@@ -76,7 +81,8 @@ class SkillSource:
     Sources listed later override earlier ones (the shadowing is recorded as a diagnostic).
     """
 
-    url: str
+    #: A path (``str`` or path object, kept as text) or an fsspec URL.
+    url: str = attrs.field(converter=_as_text)
     label: str = attrs.field()
     storage_options: FrozenDict[str, Any] = attrs.field(factory=FrozenDict, converter=to_frozen)
     #: An fsspec filesystem to use instead of resolving ``url`` (``url`` is then its root path).

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 import attrs
 
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, require
 from skillcore.model import Resource, ResourceKind
@@ -52,7 +53,6 @@ from skillcore.sources.base import (
     register_reader,
     safe_relpath,
 )
-from skillcore.state.session import OutcomeCode
 
 require("mcp", "mcp", "Skills served over MCP")
 
@@ -292,7 +292,10 @@ class McpReader(SourceReader):
         """Every page of ``skills/list``, checked. Raises SourceUnavailable."""
         caps = self.connection.capabilities()
         extensions = getattr(caps, "extensions", None) or {}
-        if SKILLS_EXTENSION not in extensions:
+        # Handshake-era (legacy) protocol versions carry no ``extensions`` capability: there
+        # servers declare the extension under ``experimental``.
+        experimental = getattr(caps, "experimental", None) or {}
+        if SKILLS_EXTENSION not in extensions and SKILLS_EXTENSION not in experimental:
             raise SourceUnavailable(
                 f"the MCP server at {self.source.url} does not declare the Skills extension "
                 f"({SKILLS_EXTENSION})"

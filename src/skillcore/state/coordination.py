@@ -34,10 +34,11 @@ import anyio
 import attrs
 
 from skillcore._frozen import to_frozenset, to_tuple
+from skillcore.limits import Limits
 from skillcore.model import Catalog
 from skillcore.names import ToolNames
 from skillcore.policy.rules import ToolPolicy
-from skillcore.state.session import Limits, Restored, SkillSession, restore_session
+from skillcore.state.session import Restored, SkillSession, restore_session
 
 #: How long a call waits for the earlier skill calls of its turn.
 DEFAULT_WAIT_SECONDS = 30.0

@@ -17,6 +17,7 @@ from skillcore._frozen import to_tuple
 from skillcore._text import quoted_excerpt, skill_content_marker
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
+from skillcore.limits import Limits
 from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.paths import path_problem
@@ -31,28 +32,6 @@ from skillcore.policy.rules import (
     names_tool,
     normalize_tool_name,
 )
-
-
-def _positive(instance: Any, attribute: attrs.Attribute[Any], value: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"{attribute.name} must be a non-negative integer, got {value!r}")
-
-
-#: Default cap on one binary resource delivered to the model (``Limits.max_binary_bytes``).
-DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024
-
-
-@attrs.frozen
-class Limits:
-    """Budgets of a session. All are validated on construction and on ``attrs.evolve``."""
-
-    max_loaded: int = attrs.field(default=10, validator=_positive)
-    catalog_budget: int = attrs.field(default=16_000, validator=_positive)
-    max_resources: int = attrs.field(default=200, validator=_positive)
-    max_file_bytes: int = attrs.field(default=10 * 1024 * 1024, validator=_positive)
-    max_resource_bytes: int = attrs.field(default=256 * 1024, validator=_positive)
-    #: Cap on one binary resource (image, PDF) delivered with ``binary_resources=True``.
-    max_binary_bytes: int = attrs.field(default=DEFAULT_MAX_BINARY_BYTES, validator=_positive)
 
 
 @attrs.frozen
@@ -782,7 +761,7 @@ def _loaded_entries(state: Any) -> list[LoadedSkill] | None:
 
 def _fitting(entries: list[LoadedSkill], catalog: Catalog, max_loaded: int) -> list[LoadedSkill]:
     seen: set[str] = set()
-    kept = []
+    kept: list[LoadedSkill] = []
     for e in entries:
         if _loadable(catalog, e.name) and e.name not in seen and len(kept) < max_loaded:
             kept.append(e)

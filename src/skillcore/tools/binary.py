@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import attrs
 
 from skillcore.codes import OutcomeCode
-from skillcore.state.session import DEFAULT_MAX_BINARY_BYTES  # defined with the other session caps
+from skillcore.limits import DEFAULT_MAX_BINARY_BYTES
 
 if TYPE_CHECKING:
     from skillcore.library import ResourceContent
