@@ -260,11 +260,11 @@ class SkillSession:
                         found.add(name)
                         break
             else:
-                name = wanted.get(call_id)
-                if name is None or name in found:
+                owner = wanted.get(call_id)
+                if owner is None or owner in found:
                     continue
-                if _head(content).startswith(by_name[name]):
-                    found.add(name)
+                if _head(content).startswith(by_name[owner]):
+                    found.add(owner)
             if len(found) == len(by_name):
                 break
         return frozenset(found)
