@@ -7,13 +7,14 @@ from pathlib import Path
 import pytest
 
 from skillcore import Limits
+from skillcore.apps import evaluate, mcp_server
 from skillcore.library import SKILL_GRACE_SECONDS
-from skillcore.parse import bounds
+from skillcore.parse import bounds, cache
 from skillcore.parse import frontmatter as parsing
 from skillcore.policy import gating
 from skillcore.policy import rules as policy
 from skillcore.runtime import profiles
-from skillcore.sources import archive
+from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
 from skillcore.state import token as state_token
 from skillcore.state.session import MAX_CALL_ID
@@ -57,6 +58,11 @@ def _n(value: int) -> str:
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
         f"at most {_n(profiles.MAX_PROFILES)} profiles",
         f"ids longer than {MAX_CALL_ID} characters are not kept",
+        f"at most {mcp_server.MAX_CURSOR_DIGITS} of them",
+        f"at most {_n(mcp.MAX_PAGES)} pages and {_n(mcp.MAX_LISTED_ITEMS)} listed items",
+        f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",
+        f"a random {cache._KEY_BYTES}-byte key",
+        f"at most {evaluate.MAX_EVAL_FILE_BYTES // MIB} MiB and {_n(evaluate.MAX_CASES)} queries",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:

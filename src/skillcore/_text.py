@@ -118,3 +118,21 @@ SKILL_CONTENT_PREFIX = "<skill_content"
 def skill_content_marker(name: str) -> str:
     """The opening tag of a load reply for the skill ``name``."""
     return f"{SKILL_CONTENT_PREFIX} name={quoteattr(name)}>"
+
+
+def root_cause(exc: BaseException) -> BaseException:
+    """The first leaf of an exception group (``ExceptionGroup: unhandled errors in a
+    TaskGroup`` says nothing; its first sub-exception is what went wrong)."""
+    for _ in range(100):  # groups nest (a task group inside a task group); bounded
+        inner = getattr(exc, "exceptions", None)  # BaseExceptionGroup (3.11+, exceptiongroup)
+        if not isinstance(inner, (tuple, list)) or not inner:
+            break
+        exc = inner[0]
+    return exc
+
+
+def describe(exc: BaseException) -> str:
+    """``Type: message`` of an exception's root cause, on one line."""
+    cause = root_cause(exc)
+    text = " ".join(str(cause).split())
+    return single_line(f"{type(cause).__name__}: {text}" if text else type(cause).__name__)

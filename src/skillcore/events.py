@@ -20,6 +20,8 @@ from typing import Any
 
 import attrs
 
+from skillcore._text import single_line
+
 
 @attrs.frozen
 class EventSpec:
@@ -295,9 +297,14 @@ def emit(name: str, fields: Mapping[str, Any] | Callable[[], Mapping[str, Any]])
 
 
 def _shown(value: Any) -> Any:
-    if isinstance(value, (tuple, list, frozenset)):
-        return ", ".join(str(v) for v in value) or "none"
-    return value
+    """A field as the formatted message shows it: text on one line, controls and bidi
+    characters escaped (a skill name or an error text from outside could otherwise write a
+    forged log line of its own). The record's structured fields keep the raw values."""
+    if isinstance(value, (tuple, list, frozenset, set)):
+        return single_line(", ".join(str(v) for v in value)) or "none"
+    if isinstance(value, (bool, int, float)) or value is None:
+        return value
+    return single_line(str(value))
 
 
 # -- the events of skill tool calls (emitted by SkillToolkit) --------------------------------

@@ -14,6 +14,7 @@ from typing import Any
 import attrs
 
 from skillcore import events
+from skillcore._text import describe
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.limits import (
     DEFAULT_MAX_FILE_BYTES,
@@ -351,11 +352,7 @@ class SkillLibrary:
         """Fold a scan into the source's state; returns its diagnostics and whether any
         skill file was added, removed or re-read."""
         if isinstance(scan, BaseException):
-            msg = (
-                str(scan)
-                if isinstance(scan, SourceUnavailable)
-                else f"{type(scan).__name__}: {scan}"
-            )
+            msg = str(scan) if isinstance(scan, SourceUnavailable) else describe(scan)
             if state.ok:
                 kept = sum(1 for r in state.parsed.values() if r.metadata is not None)
                 stale = Diagnostic(
@@ -440,7 +437,9 @@ class SkillLibrary:
         if not scan.entries and not scan.unchanged:
             diags.append(
                 Diagnostic(
-                    Severity.WARNING,
+                    # The spec's validators refuse a folder without SKILL.md; lenient
+                    # discovery of a still-empty folder only warns.
+                    Severity.ERROR if self.mode is ValidationMode.STRICT else Severity.WARNING,
                     Code.EMPTY_SOURCE,
                     f"no skills found in {self.reader(src).url_for('')}: no directory in it "
                     f"holds a {SKILL_FILE} file",

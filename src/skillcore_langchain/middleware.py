@@ -23,13 +23,13 @@ from langchain_core.messages import (
     AIMessage,
     ToolMessage,
 )
-from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import BaseTool, StructuredTool, Tool
 from langchain_core.tools import tool as as_tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from skillcore import SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
+from skillcore import RawInput, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.state.coordination import CatalogMemo, TurnCall
 from skillcore.tools.reinjection import DeliveryIndex, Reinjection
@@ -301,8 +301,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
         return self._agent_tools.get(thread)
 
-    def _blocked(self, view: TurnCall, call: Mapping[str, Any]) -> ToolMessage | None:
-        decision = self.toolkit.check_call(view, call["name"], arguments=call.get("args"))
+    def _blocked(
+        self, view: TurnCall, call: Mapping[str, Any], tool: BaseTool | None
+    ) -> ToolMessage | None:
+        arguments = _policy_arguments(tool, call.get("args"))
+        decision = self.toolkit.check_call(view, call["name"], arguments=arguments)
         if decision.allowed:
             return None
         text = replies.blocked(decision)
@@ -319,7 +322,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return handler(request)
         config = getattr(request.runtime, "config", None)
         with self._turn(request.state, config, call["id"]) as view:
-            blocked = self._blocked(view, call)
+            blocked = self._blocked(view, call, request.tool)
         return blocked if blocked is not None else handler(request)
 
     async def awrap_tool_call(
@@ -333,7 +336,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return await handler(request)
         config = getattr(request.runtime, "config", None)
         async with self._turn(request.state, config, call["id"]) as view:
-            blocked = self._blocked(view, call)
+            blocked = self._blocked(view, call, request.tool)
         return blocked if blocked is not None else await handler(request)
 
     def _hidden(self, state: Any, config: Any) -> frozenset[str]:
@@ -408,3 +411,19 @@ def _tool_name(tool: Any) -> str | None:
         name = function.get("name") if isinstance(function, Mapping) else tool.get("name")
         return name if isinstance(name, str) else None
     return None
+
+
+def _policy_arguments(tool: BaseTool | None, args: Any) -> Any:
+    """The call's arguments as the tool will receive them: a single-input ``Tool`` (how
+    free-form tools are built) gets one raw string, its only argument, so that string is
+    what the policy judges; with more than one argument it refuses to run (and the policy,
+    finding no command, does not allow it either)."""
+    if isinstance(tool, Tool) and not isinstance(tool, StructuredTool):
+        if isinstance(args, str):
+            return RawInput(args)
+        if isinstance(args, Mapping) and len(args) == 1:
+            (value,) = args.values()
+            if isinstance(value, str):
+                return RawInput(value)
+        return None
+    return args

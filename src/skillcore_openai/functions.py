@@ -23,6 +23,7 @@ from skillcore import (
     CatalogFormat,
     Limits,
     OutcomeCode,
+    RawInput,
     SessionRef,
     SessionStore,
     SkillConfig,
@@ -800,8 +801,11 @@ class OpenAISkills:
                 f"there is no tool named {c.name[:80]!r}. Available tools: {known}."
             )
             return self._error(store, c, text, OutcomeCode.UNKNOWN_TOOL)
-        # Refused if its turn timed out; the arguments feed patterns such as Bash(git:*).
-        decision = self.toolkit.check_call(store, c.name, arguments=c.arguments)
+        # Refused if its turn timed out; the arguments feed patterns such as Bash(git:*):
+        # exactly what the handler gets (a custom tool's raw text; unreadable: None).
+        raw = "" if c.arguments is None else c.arguments
+        seen = (RawInput(raw) if isinstance(raw, str) else None) if c.custom else c.arguments
+        decision = self.toolkit.check_call(store, c.name, arguments=seen)
         if not decision.allowed:
             return self._error(
                 store, c, replies.blocked(decision), replies.blocked_code(decision), decision

@@ -40,11 +40,13 @@ __all__ = [
 
 @attrs.frozen
 class ScriptedCall:
-    """One tool call the scripted model makes; ``arguments`` is sent verbatim if a string."""
+    """One tool call the scripted model makes; ``arguments`` is sent verbatim if a string.
+    ``custom``: a custom (free-form) tool call whose raw input is ``arguments`` (a string)."""
 
     name: str
     arguments: str | Mapping[str, Any] = attrs.field(factory=dict)
     call_id: str | None = None
+    custom: bool = False
 
     def arguments_json(self) -> str:
         """The arguments as the JSON string the API carries."""
@@ -191,6 +193,12 @@ class ScriptedServer:
             message["tool_calls"] = [
                 {
                     "id": self._call_id(c),
+                    "type": "custom",
+                    "custom": {"name": c.name, "input": c.arguments_json()},
+                }
+                if c.custom
+                else {
+                    "id": self._call_id(c),
                     "type": "function",
                     "function": {"name": c.name, "arguments": c.arguments_json()},
                 }
@@ -225,6 +233,18 @@ class ScriptedServer:
                 }
             )
         for c in turn.calls:
+            if c.custom:
+                output.append(
+                    {
+                        "type": "custom_tool_call",
+                        "id": f"ctc_{self._next_id()}",
+                        "call_id": self._call_id(c),
+                        "name": c.name,
+                        "input": c.arguments_json(),
+                        "status": "completed",
+                    }
+                )
+                continue
             output.append(
                 {
                     "type": "function_call",

@@ -3,7 +3,6 @@ anywhere loads either exactly what was saved or nothing, never a different entry
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -140,9 +139,9 @@ def test_a_value_of_another_type_anywhere_is_exactly_right_or_a_miss(
         st.sampled_from([v for v in _OTHERS if type(v) is not type(old)]), label="value"
     )
     parent[where[-1]] = new
-    payload = json.dumps(doc).encode()
-    digest = hashlib.blake2b(payload, digest_size=cache_mod._DIGEST).digest()
-    path.write_bytes(cache_mod._MAGIC + digest + payload)
+    sealed = cache_mod.seal(path.parent, json.dumps(doc).encode())  # with the user's key
+    assert sealed is not None
+    path.write_bytes(sealed)
     assert _load(cache_dir) in ({}, expected)
 
 
@@ -155,8 +154,9 @@ def test_a_file_of_the_previous_format_is_a_clean_miss(tmp_path: Path) -> None:
     (path,) = cache_dir.glob("*.json")
     # What the previous format wrote: one named entry per directory, positional fields.
     payload = json.dumps({"key": "k", "entries": {"alpha": ["1:1", None, [], 0]}}).encode()
-    digest = hashlib.blake2b(payload, digest_size=cache_mod._DIGEST).digest()
-    path.write_bytes(b"SKCPARSE1\n" + digest + payload)
+    sealed = cache_mod.seal(path.parent, payload)
+    assert sealed is not None
+    path.write_bytes(b"SKCPARSE1\n" + sealed[len(cache_mod._MAGIC) :])
     lib = SkillLibrary(root, cache=cache_dir)
     reader = lib.reader(lib.sources[0])
     cache = ParseCache(cache_dir, lib.sources[0].label, reader.root, "lenient", lib.head_bytes)

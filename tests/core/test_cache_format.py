@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -42,9 +41,9 @@ def _forge(path: Path, edit: object) -> None:
     data = path.read_bytes()
     doc = json.loads(data[len(cache_mod._MAGIC) + cache_mod._DIGEST :])
     edit(doc)  # type: ignore[operator]
-    new = json.dumps(doc).encode()
-    digest = hashlib.blake2b(new, digest_size=cache_mod._DIGEST).digest()
-    path.write_bytes(cache_mod._MAGIC + digest + new)
+    sealed = cache_mod.seal(path.parent, json.dumps(doc).encode())  # with the user's key
+    assert sealed is not None
+    path.write_bytes(sealed)
 
 
 _text = st.text(max_size=8)

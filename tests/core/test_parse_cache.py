@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 from pathlib import Path
@@ -135,9 +134,9 @@ def _forge(path: Path, key: str, edit: object) -> None:
     doc = json.loads(payload)
     doc["key"] = key if key else doc["key"]
     edit(doc)  # type: ignore[operator]
-    new = json.dumps(doc).encode()
-    digest = hashlib.blake2b(new, digest_size=cache_mod._DIGEST).digest()
-    path.write_bytes(cache_mod._MAGIC + digest + new)
+    sealed = cache_mod.seal(path.parent, json.dumps(doc).encode())  # with the user's key
+    assert sealed is not None
+    path.write_bytes(sealed)
 
 
 def _set_allowed(value: object) -> object:

@@ -143,8 +143,11 @@ def test_full_frontmatter() -> None:
     assert meta.argument_hint == "2024-05-01"
     assert dict(meta.extra) == {"x-released": "2024-05-01"}  # dates become ISO text
     assert meta.stamp == "s1" and meta.location == LOC
-    # Only the non-string metadata value is reported.
-    assert codes(result) == [(Severity.WARNING, Code.INVALID_TYPE, "metadata")]
+    # Only the non-string values are reported: the metadata value and the unquoted version.
+    assert codes(result) == [
+        (Severity.WARNING, Code.INVALID_TYPE, "metadata"),
+        (Severity.WARNING, Code.INVALID_TYPE, "version"),
+    ]
 
 
 def test_strict_mode_flags_unknown_and_extension_fields() -> None:

@@ -359,11 +359,14 @@ def _validate(capsys: pytest.CaptureFixture[str], root: Path, mode: str) -> tupl
 def test_an_empty_source_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "notes").mkdir()
     names, diags, _ = ours(tmp_path, "strict")
-    assert names == [] and kinds(diags) == [(Severity.WARNING, Code.EMPTY_SOURCE, None)]
+    # An error in strict mode and in `skillcore validate`, as the reference validator has it.
+    assert names == [] and kinds(diags) == [(Severity.ERROR, Code.EMPTY_SOURCE, None)]
     assert str(tmp_path) in diags[0].message and "SKILL.md" in diags[0].message
+    names, diags, _ = ours(tmp_path, "lenient")
+    assert kinds(diags) == [(Severity.WARNING, Code.EMPTY_SOURCE, None)]
     code, out = _validate(capsys, tmp_path, "lenient")
-    assert code == 1 and "EMPTY_SOURCE" in out  # no skill found: the skills have a problem
-    assert out.splitlines()[-1].startswith("0 valid skills, 0 errors, 1 warnings")
+    assert code == 1 and "EMPTY_SOURCE" in out
+    assert out.splitlines()[-1].startswith("0 valid skills, 1 errors, 0 warnings")
 
 
 @pytest.mark.parametrize("file_name", ["skill.md", "Skill.md", "SKILL.MD"])
@@ -382,7 +385,7 @@ def test_a_misspelt_skill_file_is_reported(
     assert diags[0].path == f"demo/{file_name}" and "exactly SKILL.md" in diags[0].message
     names, diags, _ = ours(tmp_path, "strict")
     assert kinds(diags)[0] == (Severity.ERROR, Code.MISNAMED_SKILL_FILE, None)
-    assert _validate(capsys, tmp_path, "lenient")[0] == 1  # a warning, but no skill found
+    assert _validate(capsys, tmp_path, "lenient")[0] == 1  # no SKILL.md: nothing valid
     code, out = _validate(capsys, tmp_path, "strict")
     assert code == 1 and "MISNAMED_SKILL_FILE" in out
     if file_name == "skill.md":  # a documented difference: the reference reads skill.md

@@ -1,5 +1,6 @@
-"""A tiny MCP server (the official ``mcp`` SDK, stdio) with ``Read`` and ``Write`` tools, for
-the Agents SDK tests. Every call is appended to the file named by ``SKILLCORE_TEST_LOG``."""
+"""A tiny MCP server (the official ``mcp`` SDK, stdio) with ``Read``, ``Write`` and ``execute``
+tools, for the Agents SDK tests. Every call is appended to the file named by
+``SKILLCORE_TEST_LOG``."""
 
 from __future__ import annotations
 
@@ -27,6 +28,13 @@ def write(path: str, text: str) -> str:
     """Write a file."""
     _log(f"Write {path}")
     return "written"
+
+
+@server.tool(name="execute")
+def execute(command: str) -> str:
+    """Run a shell command (recorded, never run)."""
+    _log(f"execute {command}")
+    return "ran"
 
 
 if __name__ == "__main__":

@@ -171,24 +171,28 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     lib = _library(args, need_skills=False)
     cat = lib.catalog
+    # Validating a folder that holds no SKILL.md is an error in every mode (as the spec's
+    # validator has it); discovery itself only warns in lenient mode.
+    diags = [
+        attrs.evolve(d, severity=Severity.ERROR) if d.code is Code.EMPTY_SOURCE else d
+        for d in cat.diagnostics
+    ]
+    errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     if args.json:
         json.dump(
-            {
-                "skills": list(cat.names),
-                "diagnostics": [d.to_dict() for d in cat.diagnostics],
-            },
+            {"skills": list(cat.names), "diagnostics": [d.to_dict() for d in diags]},
             sys.stdout,
             indent=2,
         )
         sys.stdout.write("\n")
     else:
-        _print_diagnostics(lib, sys.stdout, Severity.INFO)
-        errors = len(cat.errors)
-        warnings = sum(1 for d in cat.diagnostics if d.severity is Severity.WARNING)
+        for diag in diags:
+            sys.stdout.write(single_line(_where(diag).format()) + "\n")
+        warnings = sum(1 for d in diags if d.severity is Severity.WARNING)
         print(f"{len(cat)} valid skills, {errors} errors, {warnings} warnings ({args.mode} mode)")
         if not cat.skills:
             print(_no_skills(lib), file=sys.stderr)
-    return EXIT_SKILL_PROBLEMS if cat.errors or not cat.skills else EXIT_OK
+    return EXIT_SKILL_PROBLEMS if errors or not cat.skills else EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -463,14 +467,19 @@ def cmd_new(args: argparse.Namespace) -> int:
     if target.exists():
         print(f"{target} already exists", file=sys.stderr)
         return 2
-    for sub in ("scripts", "references", "assets"):
-        (target / sub).mkdir(parents=True)
-        (target / sub / ".gitkeep").write_text("")
     description = args.description or f"TODO: say what {args.name} does and when to use it."
     title = args.name.replace("-", " ").capitalize()
-    (target / "SKILL.md").write_text(
-        SKELETON.format(name=args.name, description=json.dumps(description), title=title)
-    )
+    try:
+        for sub in ("scripts", "references", "assets"):
+            (target / sub).mkdir(parents=True)
+            (target / sub / ".gitkeep").write_text("")
+        (target / "SKILL.md").write_text(
+            SKELETON.format(name=args.name, description=json.dumps(description), title=title)
+        )
+    except OSError as exc:  # --dir is a file, /proc, read-only, ...
+        reason = exc.strerror or type(exc).__name__
+        print(single_line(f"cannot create {target}: {reason}"), file=sys.stderr)
+        return EXIT_USAGE
     print(f"created {target}/SKILL.md (+ scripts/, references/, assets/)")
     return 0
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 import heapq
 import json
 import math
+import os
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -61,12 +63,34 @@ class EvalCase:
     should_trigger: bool = True
 
 
+def _read_bounded(path: Path) -> bytes:
+    # Non-blocking open, then fstat: a FIFO or device given as an eval file is refused
+    # instead of blocking the command forever.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise EvalFileError(f"{path}: not a regular file")
+        if st.st_size > MAX_EVAL_FILE_BYTES:
+            raise EvalFileError(f"{path}: {st.st_size} bytes, more than {MAX_EVAL_FILE_BYTES}")
+        chunks: list[bytes] = []
+        total = 0
+        while total <= MAX_EVAL_FILE_BYTES:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > MAX_EVAL_FILE_BYTES:
+            raise EvalFileError(f"{path}: more than {MAX_EVAL_FILE_BYTES} bytes")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _read_entries(path: Path) -> list[object]:
     try:
-        size = path.stat().st_size
-        if size > MAX_EVAL_FILE_BYTES:
-            raise EvalFileError(f"{path}: {size} bytes, more than {MAX_EVAL_FILE_BYTES}")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(_read_bounded(path).decode("utf-8"))
     except OSError as exc:
         raise EvalFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

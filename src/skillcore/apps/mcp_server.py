@@ -65,6 +65,8 @@ MAX_SKILL_FILES = 512
 MAX_SKILL_BYTES = 16 * 1024 * 1024
 #: Skills per ``skills/list`` page and resources per ``resources/list`` page.
 PAGE_SIZE = 100
+#: Longest cursor accepted (the server's cursors are offsets: plain ASCII digits).
+MAX_CURSOR_DIGITS = 12
 #: Client sessions kept at most (least recently used dropped first).
 DEFAULT_MAX_SESSIONS = 1024
 #: How long a listing may be cached by the client (ms); a hint, not an integrity property.
@@ -554,7 +556,10 @@ class SkillMCPServer:
 def _cursor(cursor: str | None, total: int) -> int:
     if cursor is None:
         return 0
-    if not cursor.isdigit() or int(cursor) > total:
+    # ASCII digits only, and short: "²".isdigit() is true and int() of 5,000 digits raises.
+    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > MAX_CURSOR_DIGITS:
+        raise MCPError(types.INVALID_PARAMS, "invalid cursor")
+    if int(cursor) > total:
         raise MCPError(types.INVALID_PARAMS, "invalid cursor")
     return int(cursor)
 

@@ -8,6 +8,16 @@ the file's stamp still matches, exactly as a refresh in the same process would.
 
 The cache is an optimisation, never an authority:
 
+- it is trusted only if the current user alone can write it: the cache directory, the cache
+  file and the key file must be owned by the effective user and not writable by group or
+  others (the key file not readable by them either), regular files opened without following
+  a symlink and without blocking (a FIFO at the path is a miss, not a hang); otherwise the
+  cache is neither read nor written. Directories and files are created private (0700/0600);
+- the checksum is keyed: BLAKE2b with a random 32-byte key kept in the cache directory's
+  private ``key`` file, so content written by anyone who cannot read that file (any other
+  user; a file copied in from elsewhere) is a miss, never an entry with changed
+  ``allowed-tools``, ``disable-model-invocation`` or gated tools. Whoever can read the key
+  (the user, root) is the user;
 - any problem (missing, unreadable, truncated, wrong magic, checksum, format, parser rules,
   type) is a cache miss and never an exception;
 - the key covers the parser's rules (package version, caps, and the size and ``mtime_ns`` of
@@ -28,6 +38,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import stat as stat_mod
 import sys
 import time
 from collections import deque
@@ -52,9 +63,16 @@ __all__ = ["CACHE_ENV_OFF", "ParseCache", "default_cache_dir"]
 
 #: Set to ``1`` to disable the parse cache everywhere.
 CACHE_ENV_OFF = "SKILLCORE_NO_CACHE"
-_MAGIC = b"SKCPARSE2\n"
-_FORMAT = 2
+_MAGIC = b"SKCPARSE3\n"
+_FORMAT = 3
 _DIGEST = 32
+#: The file holding the checksum key, next to the cache files.
+KEY_FILE = "key"
+_KEY_BYTES = 32
+_READ_FLAGS = (
+    os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)  # fmt: skip
 #: Cache files larger than this are not read (about 300,000 skills).
 MAX_CACHE_BYTES = 512 * 1024 * 1024
 #: After its first write, a library rewrites its cache at most this often (seconds): a stale
@@ -141,6 +159,89 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _euid() -> int:
+    return os.geteuid() if hasattr(os, "geteuid") else -1
+
+
+def private_dir(directory: Path) -> bool:
+    """True when ``directory`` is a directory owned by the effective user that neither
+    group nor others can write (the mode bits and owner: this holds for root too)."""
+    try:
+        st = os.stat(directory)
+    except OSError:
+        return False
+    return stat_mod.S_ISDIR(st.st_mode) and _private(st)
+
+
+def _private(st: os.stat_result, secret: bool = False) -> bool:
+    # Windows has no owners or POSIX modes to check: trust is that of the user's profile.
+    if _euid() == -1:
+        return True
+    bits = 0o077 if secret else 0o022
+    return st.st_uid == _euid() and not st.st_mode & bits
+
+
+def _read_private(path: Path, cap: int, secret: bool = False) -> bytes | None:
+    """The bytes of a private regular file (at most ``cap`` + 1), or None when it is not
+    one: missing, a symlink, a FIFO or device (opened non-blocking, never waited on),
+    someone else's, or writable (``secret``: readable) by group or others. (Only the user
+    can add a link to the private directory, so link counts need no check.)"""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not (stat_mod.S_ISREG(st.st_mode) and _private(st, secret)):
+            return None
+        chunks: list[bytes] = []
+        total = 0
+        while total <= cap:
+            chunk = os.read(fd, min(cap + 1 - total, 1 << 24))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _key(directory: Path, create: bool) -> bytes | None:
+    """The checksum key of ``directory`` (created when missing and ``create``), or None."""
+    path = directory / KEY_FILE
+    key = _read_private(path, _KEY_BYTES, secret=True)
+    if key is not None or not create:
+        return key if key is not None and len(key) == _KEY_BYTES else None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileExistsError:  # another process made it first: use theirs
+        key = _read_private(path, _KEY_BYTES, secret=True)
+        return key if key is not None and len(key) == _KEY_BYTES else None
+    except OSError:
+        return None
+    try:
+        key = os.urandom(_KEY_BYTES)
+        os.write(fd, key)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return key
+
+
+def seal(directory: Path, payload: bytes) -> bytes | None:
+    """The bytes of a cache file holding ``payload``, checksummed with ``directory``'s key
+    (None when the directory is not private or has no key)."""
+    key = _key(directory, create=False) if private_dir(directory) else None
+    if key is None:
+        return None
+    return _MAGIC + blake2b(payload, digest_size=_DIGEST, key=key).digest() + payload
+
+
 class ParseCache:
     """The parse cache of one local source (see the module docstring)."""
 
@@ -190,14 +291,19 @@ class ParseCache:
 
     def _read(self, url_for: Callable[[str], str]) -> tuple[list[str], list[str], list[Any]] | None:
         """The entries of the file, or None when it is not this cache's; raises when odd."""
-        with open(self.path, "rb") as fh:
-            data = fh.read(MAX_CACHE_BYTES + 1)
-        if len(data) > MAX_CACHE_BYTES or not data.startswith(_MAGIC):
+        directory = self.path.parent
+        if not private_dir(directory):
+            return None
+        key = _key(directory, create=False)
+        if key is None:  # nothing to check a checksum with: nothing is trusted
+            return None
+        data = _read_private(self.path, MAX_CACHE_BYTES)
+        if data is None or len(data) > MAX_CACHE_BYTES or not data.startswith(_MAGIC):
             return None
         digest = data[len(_MAGIC) : len(_MAGIC) + _DIGEST]
         # A view, not a slice: a copy of tens of MB costs as much as decoding it.
         payload = memoryview(data)[len(_MAGIC) + _DIGEST :]
-        if blake2b(payload, digest_size=_DIGEST).digest() != digest:
+        if blake2b(payload, digest_size=_DIGEST, key=key).digest() != digest:
             return None
         text = str(payload, "utf-8", "surrogatepass")
         del payload, data  # the bytes are not needed while the text is decoded
@@ -221,8 +327,12 @@ class ParseCache:
                 separators=(",", ":"),
                 check_circular=False,
             ).encode("utf-8", "surrogatepass")
-            digest = blake2b(payload, digest_size=_DIGEST).digest()
-            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            directory = self.path.parent
+            _make_private(directory)
+            key = _key(directory, create=True) if private_dir(directory) else None
+            if key is None:  # a directory others can write is never written to
+                return False
+            digest = blake2b(payload, digest_size=_DIGEST, key=key).digest()
             import tempfile
 
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=self.path.parent)
@@ -238,6 +348,22 @@ class ParseCache:
             return False
         self.saved = keep
         return True
+
+
+def _make_private(directory: Path) -> None:
+    """Create ``directory`` (and missing parents) readable and writable by the user only,
+    whatever the umask; an existing directory is left as it is (and then trusted or not)."""
+    missing: list[Path] = []
+    here = directory
+    while not here.exists() and here != here.parent:
+        missing.append(here)
+        here = here.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, 0o700)
+            os.chmod(path, 0o700)  # mkdir's mode is filtered by the umask
+        except FileExistsError:
+            pass
 
 
 class _suppress:

@@ -895,6 +895,8 @@ def _build(
                 value = _scalar_text(value)
         if cleaner is not None:
             value = cleaner(value, field)
+        if not value.strip():  # ``license: ''`` is not set, as the peers read it
+            continue
         if len(value) > MAX_COMPATIBILITY:
             if field == "compatibility" and len(value) <= MAX_TEXT:
                 diags.append(
@@ -951,9 +953,23 @@ def _build(
 
     version = fm.get("version")
     if version is not None:
-        if isinstance(version, (str, int, float)) and not isinstance(version, bool):
+        if (isinstance(version, (str, int, float)) and not isinstance(version, bool)) or (
+            _is_date(version)
+        ):
+            if not isinstance(version, str):
+                # ``version: 1.10`` is the number 1.1: kept as text, but the author is told.
+                diags.append(
+                    ctx.diag(
+                        Severity.WARNING,
+                        Code.INVALID_TYPE,
+                        f"'version' should be a string, got {_type_name(version)}; read as "
+                        f"{_scalar_text(version)[:40]!r} (quote it to keep it exactly)",
+                        "version",
+                    )
+                )
             text = clean(_scalar_text(version), "version")
-            kwargs["version"] = _cap_text(text, "version", MAX_VERSION, ctx, diags)
+            if text.strip():
+                kwargs["version"] = _cap_text(text, "version", MAX_VERSION, ctx, diags)
         else:
             diags.append(
                 ctx.problem(Code.INVALID_TYPE, "'version' must be a string; ignored", "version")
@@ -1029,7 +1045,8 @@ def _build(
             )
         else:
             text = clean(_scalar_text(hint), "argument-hint")
-            kwargs["argument_hint"] = _cap_text(text, "argument-hint", MAX_TEXT, ctx, diags)
+            if text.strip():
+                kwargs["argument_hint"] = _cap_text(text, "argument-hint", MAX_TEXT, ctx, diags)
 
     if cleaner is not None:
         diags.extend(cleaner.diagnostics(ctx))
@@ -1158,6 +1175,10 @@ def _metadata(
             )
             break
         if not converted and (not isinstance(k, str) or not isinstance(v, str)):
+            if isinstance(k, str) and _typed_metadata_ok(k, v):
+                # Google ADK's own typed keys, which skillcore reads: not a problem.
+                clean_meta[k] = clean(_scalar_text(v), "metadata")
+                continue
             converted = True  # one diagnostic, not one per entry
             bad = k if not isinstance(k, str) else v
             outcome = "quote it in YAML" if strict else "converted to text"
@@ -1175,6 +1196,21 @@ def _metadata(
         text = clean(_scalar_text(v), "metadata")
         clean_meta[key] = _cap_text(text, "metadata value", MAX_TEXT, ctx, diags)
     return clean_meta
+
+
+#: ``metadata`` keys whose peers give them a type other than text, with the type skillcore
+#: reads them as: ADK's ``adk_additional_tools`` (a list of tool names, see
+#: :mod:`skillcore.gating`) and ``adk_inject_state`` (a bool).
+TYPED_METADATA: Mapping[str, str] = {"adk_additional_tools": "list", "adk_inject_state": "bool"}
+
+
+def _typed_metadata_ok(key: str, value: Any) -> bool:
+    kind = TYPED_METADATA.get(key)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "list":
+        return isinstance(value, list) and all(type(v) is str for v in value)
+    return False
 
 
 def _fail(ctx: _Ctx, diags: list[Diagnostic], code: Code, message: str, field: str) -> ParseResult:

@@ -66,6 +66,16 @@ def parse_tool_list(value: str) -> ToolList:
             item = item[1:-1]
         if not item:
             continue
+        odd = next((c for c in item if not c.isascii()), None)
+        if odd is not None:
+            # Judged before normalisation: NFC folds KELVIN SIGN into "K", so a look-alike
+            # would otherwise unlock the tool whose name it imitates.
+            shown = ascii(item[:40])
+            problems.append(
+                f"{shown} contains U+{ord(odd):04X}, a look-alike or non-ASCII character; "
+                "it unlocks nothing"
+            )
+            continue
         item = normalize_tool_name(item)
         if len(item) > MAX_GATED_NAME or not _NAME.fullmatch(item):
             shown = item[:40] + ("..." if len(item) > 40 else "")

@@ -29,6 +29,69 @@ MAX_ARGUMENTS_JSON = 65536
 #: matches no argument pattern except ``*``: ``git status; rm -rf /`` starts with ``git`` too.
 SHELL_OPERATORS = frozenset(";&|`$()<>\n\r")
 
+#: Git's global options (before the subcommand) through which it runs another program:
+#: ``-c core.pager=...``, ``-c alias.x=!cmd``, ``--config-env``, ``--exec-path``.
+GIT_GLOBAL_RUNNERS = ("-c", "--config-env", "--exec-path")
+#: Git subcommands that run programs by design or write the config that names them.
+GIT_RUNNER_COMMANDS = frozenset(
+    {"config", "filter-branch", "difftool", "mergetool", "send-email", "daemon", "instaweb",
+     "web--browse"}
+)  # fmt: skip
+#: Git subcommand words that run a program given on the command line.
+GIT_RUNNER_WORDS = frozenset({("bisect", "run"), ("submodule", "foreach")})
+#: Long options of git subcommands that name a program to run (git accepts any unambiguous
+#: prefix of a long option, so a prefix of these is refused too).
+GIT_RUNNER_OPTIONS = (
+    "--upload-pack", "--receive-pack", "--exec", "--extcmd", "--ext-diff", "--tool",
+    "--open-files-in-pager", "--sendmail-cmd", "--smtp-server", "--tree-filter",
+    "--index-filter", "--msg-filter", "--env-filter", "--commit-filter", "--parent-filter",
+    "--tag-name-filter",
+)  # fmt: skip
+#: Short options naming a program to run, by subcommand (also inside a cluster: ``-ix``).
+GIT_RUNNER_SHORT = {"rebase": "x", "grep": "O", "clone": "u"}
+#: Global options that take a separate value (skipped to find the subcommand).
+_GIT_GLOBAL_VALUE = frozenset({"-C", "--git-dir", "--work-tree", "--namespace"})
+
+
+def program_option(command: str) -> str | None:
+    """The word through which ``command`` makes git run another program (a ``-c`` config,
+    ``--upload-pack=...``, ``git config``, ...), or None. Words are read as the shell reads
+    them (quotes and backslashes removed), so ``'-c'`` is ``-c``; a command whose quoting
+    cannot be read is reported as such (fails closed). Only ``git`` is known here."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return "(unbalanced quotes)"
+    if not words or words[0] != "git":
+        return None
+    i = 1
+    while i < len(words) and words[i].startswith("-"):
+        word = words[i]
+        name = word.split("=", 1)[0]
+        if word.startswith("-c") or name in GIT_GLOBAL_RUNNERS:
+            return word
+        i += 2 if name in _GIT_GLOBAL_VALUE and "=" not in word else 1
+    if i >= len(words):
+        return None
+    sub, rest = words[i], words[i + 1 :]
+    if sub in GIT_RUNNER_COMMANDS:
+        return sub
+    if rest and (sub, rest[0]) in GIT_RUNNER_WORDS:
+        return f"{sub} {rest[0]}"
+    short = GIT_RUNNER_SHORT.get(sub)
+    for word in rest:
+        if word == "--":
+            break
+        if word.startswith("--"):
+            name = word.split("=", 1)[0]
+            if len(name) > 2 and any(o.startswith(name) for o in GIT_RUNNER_OPTIONS):
+                return word
+        elif short is not None and word.startswith("-") and short in word[1:]:
+            return word
+    return None
+
 
 class PolicyMode(str, enum.Enum):
     """RECOMMEND shows ``allowed-tools`` to the model; RESTRICT also blocks other tools."""
@@ -44,6 +107,15 @@ def normalize_tool_name(name: str) -> str:
 
 def _to_frozenset(value: Iterable[str]) -> frozenset[str]:
     return frozenset(normalize_tool_name(v) for v in value)
+
+
+class ProgramOptions(str, enum.Enum):
+    """Whether an argument pattern (``Bash(git:*)``) allows the options and subcommands
+    through which the program runs another one (``git -c core.pager=...``). ``REFUSE`` (the
+    default): it does not; ``ALLOW``: the pattern matches the words only."""
+
+    REFUSE = "refuse"
+    ALLOW = "allow"
 
 
 class UnrestrictedSkills(str, enum.Enum):
@@ -212,6 +284,11 @@ class ToolPolicy:
     #: Skill-gated tools: offered and callable only while a loaded skill names them (see
     #: :mod:`skillcore.policy.gating`), in every mode.
     gated_tools: frozenset[str] = attrs.field(factory=frozenset, converter=_to_frozenset)
+    #: Whether argument patterns allow options through which a program runs another one
+    #: (see :class:`ProgramOptions`; refused by default).
+    program_options: ProgramOptions = attrs.field(
+        default=ProgramOptions.REFUSE, converter=ProgramOptions
+    )
 
     @property
     def always(self) -> frozenset[str]:
@@ -314,6 +391,36 @@ def _wildcard(pattern: str, name: str) -> bool:
 
 
 @attrs.frozen
+class RawInput:
+    """The raw text input of a free-form (custom) tool call, as the tool receives it.
+
+    Passed as a call's ``arguments``, it is judged as one command exactly as written: the
+    tool gets this text, not a JSON object parsed out of it, so a JSON-looking input is not
+    opened (``{"command": "git status",\n"touch": "x"}`` is one command with a line break).
+    """
+
+    text: str = attrs.field(validator=attrs.validators.instance_of(str))
+
+
+#: What a tool call's arguments may be for the policy: a mapping (already parsed), the JSON
+#: text the tool will parse, the raw input of a free-form tool, or None (not seen).
+Arguments = Mapping[str, Any] | str | RawInput | None
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # JSON parsers disagree on which of two equal keys wins: the policy cannot know which
+    # command the tool will see, so such arguments cannot be checked (fails closed).
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise _DuplicateKey("duplicate key")
+    return result
+
+
+@attrs.frozen
 class ToolDecision:
     """The result of :meth:`SkillSession.check_tool`. ``reason`` is written for the model."""
 
@@ -328,19 +435,22 @@ class ToolDecision:
 
 
 def command_texts(
-    aliases: ToolAliases | None, tool_name: str, arguments: Mapping[str, Any] | str | None
+    aliases: ToolAliases | None, tool_name: str, arguments: Arguments
 ) -> tuple[str, ...] | None:
     """The shell commands a call of ``tool_name`` runs, for argument patterns; None when
-    they cannot be known (not a shell tool, arguments not seen, unreadable or too large)."""
+    they cannot be known (not a shell tool, arguments not seen, unreadable, ambiguous or too
+    large). A :class:`RawInput` is one command, as written."""
     key = aliases.command_argument(tool_name) if aliases is not None else None
     if key is None or arguments is None:
         return None
+    if isinstance(arguments, RawInput):
+        return (arguments.text,)
     if isinstance(arguments, str):
         if len(arguments) > MAX_ARGUMENTS_JSON:
             return None
         try:
-            arguments = json.loads(arguments)
-        except ValueError:
+            arguments = json.loads(arguments, object_pairs_hook=_no_duplicates)
+        except (ValueError, RecursionError):
             return None
     if not isinstance(arguments, Mapping):
         return None
@@ -363,7 +473,8 @@ def _entry_allows(
     pattern: ToolPattern,
     name: str,
     aliases: ToolAliases | None,
-    arguments: Mapping[str, Any] | str | None,
+    arguments: Arguments,
+    program_options: ProgramOptions | None = None,
 ) -> tuple[bool, str | None]:
     """Whether one entry allows the call, and (when it names the tool but does not allow
     the call) why, for the reason."""
@@ -391,6 +502,16 @@ def _entry_allows(
             "checked here, so it is blocked"
         )
     if all(pattern.allows_command(c) for c in commands):
+        if program_options is ProgramOptions.ALLOW:
+            return True, None
+        for c in commands:
+            word = program_option(c)
+            if word is not None:
+                return False, (
+                    f"{pattern.entry!r} allows {name!r} for commands matching "
+                    f"{single_line(pattern.argument)!r}, but this one runs other programs "
+                    f"through {single_line(word)[:60]!r}, which argument patterns do not allow"
+                )
         return True, None
     return False, (
         f"{pattern.entry!r} allows {name!r} only for commands matching "
@@ -405,13 +526,14 @@ def decide(
     loaded: Iterable[tuple[str, tuple[str, ...] | None]],
     skill_tools: frozenset[str] = frozenset(),
     unload_tool: str | None = "unload_skill",
-    arguments: Mapping[str, Any] | str | None = None,
+    arguments: Arguments = None,
     pinned: Collection[str] = (),
 ) -> ToolDecision:
     """Decide one tool call. ``loaded`` is ``(skill name, allowed_tools or None)`` pairs.
     ``unload_tool`` is None when the caller (e.g. an agent a conversation was handed off to)
-    has no unload tool, so the reason does not tell it to call one. ``arguments`` (a mapping
-    or JSON text; None when the caller cannot see them) are checked against argument
+    has no unload tool, so the reason does not tell it to call one. ``arguments`` (a mapping,
+    JSON text or a free-form tool's :class:`RawInput`; None when the caller cannot see them)
+    are checked against argument
     patterns such as ``Bash(git:*)`` on shell tools. ``pinned``: loaded skills the model
     cannot unload; while one is loaded a refusal does not advise unloading.
 
@@ -444,7 +566,9 @@ def decide(
     for _skill, tools in pairs:
         for entry in tools or ():
             pattern = ToolPattern.parse(entry)
-            matched, note = _entry_allows(pattern, name, policy.aliases, arguments)
+            matched, note = _entry_allows(
+                pattern, name, policy.aliases, arguments, policy.program_options
+            )
             if matched:
                 return ToolDecision(
                     True, DecisionCode.MATCHED, f"allowed by {pattern.entry!r}", name, pattern.entry

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from skillcore._frozen import FrozenDict, to_frozen
+from skillcore._text import describe
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, install_hint
@@ -462,9 +463,14 @@ _IS_EIGHT = (8).__eq__
 
 
 def _file_stamp(st: os.stat_result) -> str:
-    """The change stamp of a local ``SKILL.md`` (size and ``mtime_ns``): what refresh and the
-    parse cache compare."""
-    return f"{st.st_size}:{st.st_mtime_ns}"
+    """The change stamp of a local ``SKILL.md``: what refresh and the parse cache compare.
+
+    Size and ``mtime_ns``, plus ``ctime_ns`` and the inode: ``cp -p``, ``tar x`` or a
+    restore can write new content keeping size and mtime, but no user can set the ctime
+    (every write and metadata change sets it to now) and a replaced file has a new inode.
+    Still unseen: two same-size writes within one tick of the filesystem's clock whose mtime
+    is then restored, and filesystems that do not keep a ctime (see docs/security.md)."""
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
 def _same_file(st: os.stat_result, stamp: str, hardlinks: bool) -> bool:
@@ -1317,7 +1323,7 @@ def _has_ancestor(directory: str, dirs: set[str]) -> bool:
 
 
 def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    return describe(exc)
 
 
 def read_error(

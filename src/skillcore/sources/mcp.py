@@ -19,7 +19,8 @@ with a diagnostic. Names that collide within one server are disambiguated by the
 reached, the library keeps the last good catalog (``SOURCE_STALE``).
 
 Storage options: ``mode`` (``auto`` or ``legacy``, how the client connects), ``timeout``
-(seconds per request, default 30), ``namespace``, ``allow_dynamic`` (load skills whose files
+(seconds per request, default 30), ``discovery_timeout`` (seconds for one whole listing,
+connecting included, default 120), ``namespace``, ``allow_dynamic`` (load skills whose files
 are ``"dynamic"``, i.e. unverifiable; default False), ``env`` and ``cwd`` (stdio).
 """
 
@@ -38,6 +39,7 @@ from typing import Any, Literal
 
 import attrs
 
+from skillcore._text import describe, root_cause
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, require
@@ -68,8 +70,14 @@ from skillcore.apps.mcp_server import (  # noqa: E402
 
 #: Pages of ``skills/list`` read at most in one scan.
 MAX_PAGES = 1_000
+#: Entries of ``skills/list`` read at most in one scan, counting those left out or repeated
+#: (a server could otherwise send empty or invalid pages forever).
+MAX_LISTED_ITEMS = 10_000
 #: Default seconds a request may take.
 DEFAULT_TIMEOUT = 30.0
+#: Default seconds one whole discovery may take (connecting and every page); storage option
+#: ``discovery_timeout``.
+DEFAULT_DISCOVERY_TIMEOUT = 120.0
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 _ANY = TypeAdapter(dict[str, Any])
 
@@ -205,13 +213,20 @@ class _Connection:
             self._portal_cm = self._portal = self._client = self._task = self._stop = None
 
     async def _own(self, task_status: Any) -> None:
+        import math
+
         import anyio
         from mcp import Client
 
         self._stop = anyio.Event()
-        async with Client(self.target, mode=self.mode, read_timeout_seconds=self.timeout) as c:
-            task_status.started(c)
-            await self._stop.wait()
+        # Connecting is bounded as a whole: in ``auto`` mode the client may probe, restart
+        # the server and try again, each with its own timeout (14 s for timeout=2). Two
+        # requests' time (a probe and the handshake) and a second; then the bound is lifted.
+        with anyio.fail_after(2 * self.timeout + 1) as scope:
+            async with Client(self.target, mode=self.mode, read_timeout_seconds=self.timeout) as c:
+                scope.deadline = math.inf
+                task_status.started(c)
+                await self._stop.wait()
 
     def _connect(self) -> Any:
         from anyio.from_thread import start_blocking_portal
@@ -223,14 +238,15 @@ class _Connection:
             self._task, self._client = self._portal.start_task(self._own)
         return self._client
 
-    def request(self, build: Any) -> dict[str, Any]:
-        """Send a request (``build()`` makes it) and return the raw result. Raises
-        SourceUnavailable when the server cannot be reached."""
+    def request(self, build: Any, seconds: float | None = None) -> dict[str, Any]:
+        """Send a request (``build()`` makes it) and return the raw result, waiting at most
+        ``seconds`` (None: the per-request timeout only). Raises SourceUnavailable when the
+        server cannot be reached or does not answer in time."""
         with self._lock:
             try:
                 client = self._connect()
                 return self._portal.call(  # type: ignore[no-any-return]
-                    client.session.send_request, build(), _ANY
+                    _within, seconds, client.session.send_request, build(), _ANY
                 )
             except Exception as exc:
                 if self._task is not None and not self._task.done():
@@ -251,9 +267,22 @@ class _Connection:
                 raise SourceUnavailable(_describe(exc)) from exc
 
     def capabilities(self) -> Any:
-        """The server's capabilities."""
+        """The server's capabilities. Raises SourceUnavailable when it cannot be reached."""
         with self._lock:
-            return self._connect().server_capabilities
+            try:
+                return self._connect().server_capabilities
+            except Exception as exc:
+                self._task = None
+                raise SourceUnavailable(_describe(exc)) from exc
+
+
+async def _within(seconds: float | None, call: Any, *args: Any) -> Any:
+    import anyio
+
+    if seconds is None:
+        return await call(*args)
+    with anyio.fail_after(max(seconds, 0.0)):
+        return await call(*args)
 
 
 def _mcp_error() -> type[Exception]:
@@ -263,9 +292,10 @@ def _mcp_error() -> type[Exception]:
 
 
 def _describe(exc: BaseException) -> str:
-    while getattr(exc, "exceptions", None):  # an exception group: show its first cause
-        exc = exc.exceptions[0]  # type: ignore[attr-defined]
-    return f"the MCP server cannot be reached or failed ({type(exc).__name__}: {exc})"
+    cause = root_cause(exc)  # an exception group says nothing: name its first cause
+    if isinstance(cause, TimeoutError) and not str(cause):
+        return "the MCP server cannot be reached or failed: it did not answer in time (timed out)"
+    return f"the MCP server cannot be reached or failed ({describe(cause)})"
 
 
 class McpReader(SourceReader):
@@ -279,6 +309,7 @@ class McpReader(SourceReader):
         self.connection = _Connection(
             target, str(opts.get("mode", "auto")), float(opts.get("timeout", DEFAULT_TIMEOUT))
         )
+        self.discovery_timeout = float(opts.get("discovery_timeout", DEFAULT_DISCOVERY_TIMEOUT))
         #: Held entries by skill directory (the skill's path on the server).
         self.entries: dict[str, SkillEntry] = {}
 
@@ -289,7 +320,12 @@ class McpReader(SourceReader):
     # -- discovery -------------------------------------------------------------------------
 
     def list_entries(self) -> tuple[list[SkillEntry], list[Diagnostic]]:
-        """Every page of ``skills/list``, checked. Raises SourceUnavailable."""
+        """Every page of ``skills/list``, checked; bounded by pages, items and time (what
+        was listed before a bound is kept, with a ``SOURCE_LIMIT`` warning). Raises
+        SourceUnavailable."""
+        import time
+
+        deadline = time.monotonic() + self.discovery_timeout
         caps = self.connection.capabilities()
         extensions = getattr(caps, "extensions", None) or {}
         # Handshake-era (legacy) protocol versions carry no ``extensions`` capability: there
@@ -303,22 +339,70 @@ class McpReader(SourceReader):
         entries: list[SkillEntry] = []
         diags: list[Diagnostic] = []
         cursor: str | None = None
-        for _ in range(MAX_PAGES):
+        uris: set[str] = set()
+        items = pages = repeated = 0
+        stopped: str | None = None
+        while True:
+            left = deadline - time.monotonic()
+            if pages == MAX_PAGES or items >= MAX_LISTED_ITEMS or left <= 0:
+                stopped = (
+                    f"{MAX_PAGES} pages"
+                    if pages == MAX_PAGES
+                    else f"{MAX_LISTED_ITEMS} items"
+                    if items >= MAX_LISTED_ITEMS
+                    else f"{self.discovery_timeout:g} seconds"
+                )
+                break
             params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = self.connection.request(lambda p=params: _ListSkills(params=p))
+            try:
+                page = self.connection.request(lambda p=params: _ListSkills(params=p), left)
+            except SourceUnavailable:
+                if pages and time.monotonic() >= deadline:
+                    stopped = f"{self.discovery_timeout:g} seconds"
+                    break
+                raise
+            pages += 1
             raw = page.get("skills")
             if not isinstance(raw, list):
                 raise SourceUnavailable("skills/list returned no list of skills")
-            for item in raw:
+            for item in raw[: MAX_LISTED_ITEMS - items]:
+                items += 1
                 try:
-                    entries.append(parse_entry(item))
+                    entry = parse_entry(item)
                 except InvalidEntry as exc:
-                    diags.append(self._diag(Code.INVALID_TYPE, f"skipped: {exc}", ""))
+                    if len(diags) < 100:  # one per entry, but not without end
+                        diags.append(self._diag(Code.INVALID_TYPE, f"skipped: {exc}", ""))
+                    continue
+                if entry.uri in uris:
+                    repeated += 1
+                    continue
+                uris.add(entry.uri)
+                entries.append(entry)
                 if len(entries) > self.source.max_entries:
                     break
             cursor = page.get("nextCursor")
             if not isinstance(cursor, str) or len(entries) > self.source.max_entries:
                 break
+        if stopped is not None:
+            diags.append(
+                self._diag(
+                    Code.SOURCE_LIMIT,
+                    f"stopped reading skills/list at the limit of {stopped} after {pages} "
+                    f"pages and {items} items (the server kept offering more pages); only "
+                    "the skills listed so far are used",
+                    "",
+                    Severity.WARNING,
+                )
+            )
+        if repeated:
+            diags.append(
+                self._diag(
+                    Code.DUPLICATE_NAME,
+                    f"the server listed {repeated} skills more than once; repeats skipped",
+                    "",
+                    Severity.WARNING,
+                )
+            )
         if len(entries) > self.source.max_entries:
             diags.append(
                 self._diag(

@@ -14,7 +14,7 @@ import attrs
 
 from skillcore import events
 from skillcore._frozen import to_tuple
-from skillcore._text import quoted_excerpt, skill_content_marker
+from skillcore._text import quoted_excerpt, single_line, skill_content_marker
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.limits import Limits
@@ -22,6 +22,7 @@ from skillcore.model import Catalog, Resource, ResourceKind, SkillDocument, Skil
 from skillcore.names import ToolNames
 from skillcore.paths import path_problem
 from skillcore.policy.rules import (
+    Arguments,
     DecisionCode,
     PolicyMode,
     ToolDecision,
@@ -466,14 +467,15 @@ class SkillSession:
         tool_name: str,
         *,
         can_unload: bool = True,
-        arguments: Mapping[str, Any] | str | None = None,
+        arguments: Arguments = None,
         pinned: Collection[str] = (),
     ) -> ToolDecision:
         """Decide whether a tool call is allowed under the session's policy.
 
         The skill tools themselves are always allowed, so the model can always unload;
         ``can_unload=False`` (a caller without the unload tool) drops that advice.
-        ``arguments`` (mapping or JSON text; None when not seen) are checked against
+        ``arguments`` (mapping, JSON text, or a free-form tool's
+        :class:`~skillcore.policy.RawInput`; None when not seen) are checked against
         argument patterns such as ``Bash(git:*)`` on shell tools; unseen, such an entry
         does not allow the call. ``pinned``: the configured pinned skills (the reason of a
         refusal does not advise unloading while one is loaded).
@@ -807,7 +809,7 @@ def restore_session(
     kept = set(session.loaded_names)
     stored = loaded_names_of(state)
     if stored != list(session.loaded_names):
-        gone = ", ".join(n for n in stored if n not in kept)[:300] or "duplicates"
+        gone = single_line(", ".join(n for n in stored if n not in kept)[:300]) or "duplicates"
         note = f"loaded skills no longer available were dropped: {gone}"
         events.emit("state.repaired", {"dropped": gone})
         return Restored(session, note)

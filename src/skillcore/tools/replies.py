@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from skillcore._text import quoteattr, quoted_excerpt, single_line, skill_content_marker
+from skillcore._text import (
+    prompt_text,
+    quoteattr,
+    quoted_excerpt,
+    single_line,
+    skill_content_marker,
+)
 from skillcore.catalog.render import entry_description
 from skillcore.catalog.search import SearchHit
 from skillcore.codes import OutcomeCode
@@ -24,8 +30,10 @@ ERROR_PREFIX = "Error: "
 
 
 def error(message: str) -> str:
-    """A refusal or failure as the model reads it."""
-    return ERROR_PREFIX + message
+    """A refusal or failure as the model reads it: one line, through the one sanitiser
+    (error texts quote backends, MCP servers and handlers, which may carry escape
+    sequences, bidi overrides or a line break that poses as a new instruction)."""
+    return ERROR_PREFIX + single_line(message)
 
 
 def refusal(outcome: Outcome) -> str:
@@ -196,7 +204,7 @@ def resource(path: str, skill: str, content: ResourceContent) -> str:
     """The reply for a resource read as text."""
     return (
         f"<skill_resource skill={quoteattr(skill)} path={quoteattr(path)}>\n"
-        f"{content.text}\n</skill_resource>"
+        f"{prompt_text(content.text or '')}\n</skill_resource>"
     )
 
 
@@ -235,8 +243,8 @@ def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
         if isinstance(body, ReadError):
             parts.append(
                 f"Skill {name!r} is loaded, but its instructions could not be read again "
-                f"({body.message}). Call {names.unload} to free its slot if you cannot "
-                "continue without them.\n"
+                f"({single_line(body.message)}). Call {names.unload} to free its slot if you "
+                "cannot continue without them.\n"
             )
         else:
             parts.append(body + "\n")

@@ -9,7 +9,7 @@ framework objects.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 import attrs
@@ -26,6 +26,7 @@ from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.policy.rules import (
+    Arguments,
     DecisionCode,
     PolicyMode,
     ToolDecision,
@@ -212,7 +213,7 @@ class SkillToolkit:
         self,
         session: SkillSession,
         tool_name: str,
-        arguments: Mapping[str, Any] | str | None = None,
+        arguments: Arguments = None,
     ) -> ToolDecision:
         """The allowed-tools decision for a plain tool call (skill tools always pass); a
         query: nothing is reported (see :meth:`check_call`)."""
@@ -234,7 +235,7 @@ class SkillToolkit:
         tool_name: str,
         *,
         can_unload: bool = True,
-        arguments: Mapping[str, Any] | str | None = None,
+        arguments: Arguments = None,
     ) -> ToolDecision:
         """The decision for a plain tool call about to run, as every adapter makes it: on the
         store's session, refused when the store waited in vain for the earlier skill calls
