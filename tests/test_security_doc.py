@@ -18,6 +18,7 @@ from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
 from skillcore.state import coordination
 from skillcore.state import token as state_token
+from skillcore.state.session import MAX_CALL_ID
 from skillcore.tools import binary, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
@@ -58,6 +59,7 @@ def _n(value: int) -> str:
         f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
         f"at most {_n(profiles.MAX_PROFILES)} profiles",
+        f"ids longer than {MAX_CALL_ID} characters are not kept",
         f"at most {mcp_server.MAX_CURSOR_DIGITS} of them",
         f"at most {_n(mcp.MAX_PAGES)} pages and {_n(mcp.MAX_LISTED_ITEMS)} listed items",
         f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -22,19 +22,26 @@ def thread_id() -> str | None:
     return None if thread is None else str(thread)
 
 
+def reply_of(message: BaseMessage) -> tuple[tuple[str, object], ...]:
+    """A message's tool reply as ``(tool_call_id, content)`` (none for other messages): what
+    :meth:`skillcore.SkillSession.delivered` checks."""
+    if isinstance(message, ToolMessage):
+        return ((message.tool_call_id, message.content),)
+    return ()
+
+
+def message_key(message: BaseMessage) -> object:
+    """A message's id (LangGraph gives every message in the state one): the same message
+    after a checkpoint round trip has the same key."""
+    return message.id
+
+
 def required_call_id(value: str | None) -> str:
     """A tool call's id. LangChain types it Optional (a streamed chunk may lack one), but the
     ToolMessage answering a call needs it: a call without one is refused here, by name."""
     if value is None:
         raise ValueError("a tool call without an id cannot be answered (ToolMessage needs it)")
     return value
-
-
-def tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
-    """Texts of tool replies, newest first."""
-    for message in reversed(messages):
-        if isinstance(message, ToolMessage) and isinstance(message.content, str):
-            yield message.content
 
 
 def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:

@@ -48,7 +48,7 @@ from skillcore.state.coordination import (
     StateStore,
 )
 from skillcore.tools.reinjection import Reinjection
-from skillcore_openai.functions import _reply_texts, latest_user_text
+from skillcore_openai.functions import _replies_of, latest_user_text
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 
@@ -362,7 +362,10 @@ class AgentSkills:
         async def invoke(ctx: Any, arguments: str) -> Any:
             state = self.state_for(ctx)
             have = _agent_tools(ctx) if spec.name == self.toolkit.names.load else None
-            result = await self.toolkit.acall(state, spec.name, arguments, available=have)
+            call_id = getattr(ctx, "tool_call_id", None)
+            result = await self.toolkit.acall(
+                state, spec.name, arguments, available=have, call_id=call_id
+            )
             if result.binary is not None:
                 return [ToolOutputText(text=result.text), _binary_output(result.binary)]
             return result.text
@@ -396,8 +399,11 @@ class AgentSkills:
             if catalog and preset:
                 # The configured skills' instructions (no tool reply delivered them). Only
                 # those: turn_input lacks the replies of this run's own tool calls.
-                replies_ = _reply_texts(turn_input or ())
-                missing = self.reinjection.missing(session, replies_, only=preset)
+                items = list(turn_input or ())
+                seen = session.delivered(
+                    r for item in reversed(items) for r in reversed(_replies_of(item))
+                )
+                missing = self.reinjection.missing(session, seen, only=preset)
                 if missing:
                     catalog += "\n\n" + await self.reinjection.atext(session, missing)
             return "\n\n".join(part for part in (str(text or "").rstrip(), catalog) if part)

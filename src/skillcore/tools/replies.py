@@ -8,8 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from skillcore._text import prompt_text, quoted_excerpt, single_line
-from skillcore.catalog.render import entry_description, quoteattr, skill_content_marker
+from skillcore._text import (
+    prompt_text,
+    quoteattr,
+    quoted_excerpt,
+    single_line,
+    skill_content_marker,
+)
+from skillcore.catalog.render import entry_description
 from skillcore.catalog.search import SearchHit
 from skillcore.codes import OutcomeCode
 from skillcore.library import ResourceContent

@@ -105,6 +105,7 @@ class SkillToolkit:
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
+        self._generic: tuple[tuple[ToolNames, bool, int], tuple[ToolSpec, ...]] | None = None
         self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
         self._budget_report = events.BudgetReport()
 
@@ -192,8 +193,13 @@ class SkillToolkit:
 
     def generic_specs(self) -> tuple[ToolSpec, ...]:
         """Specs that do not depend on a catalog (``skill_name`` is a plain string), for
-        frameworks that must register their tools before any discovery."""
-        return self._specs(None)
+        frameworks that must register their tools before any discovery. Memoised: adapters
+        ask for their names on every model call."""
+        key = (self.names, self.include_resource_tool, self.enum_limit)
+        cached = self._generic
+        if cached is None or cached[0] != key:
+            cached = self._generic = (key, self._specs(None))
+        return cached[1]
 
     def _specs(self, loadable: list[str] | None) -> tuple[ToolSpec, ...]:
         return build_specs(
@@ -278,15 +284,18 @@ class SkillToolkit:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
-        for bad model input. ``hidden``: loaded skills whose load reply is no longer in what the
-        model receives (:func:`~skillcore.catalog.render.undelivered`, computed on the session the
-        history belongs to); loading one sends its instructions again (``REDELIVERED``) instead
+        for bad model input. ``hidden``: loaded skills whose load reply the model no longer
+        receives (:meth:`SkillSession.undelivered`, computed on the session the history
+        belongs to); loading one sends its instructions again (``REDELIVERED``) instead
         of ``ALREADY_LOADED``. ``available``: the agent's tool names when the adapter knows
         them (None skips the check; so does ``check_tools_available=False``): a load of a
         skill whose allowed-tools name others warns (RECOMMEND) or is refused with
-        ``TOOL_NOT_AVAILABLE`` (RESTRICT)."""
+        ``TOOL_NOT_AVAILABLE`` (RESTRICT). ``call_id``: the framework's id of this tool call;
+        a load that delivers instructions records it, the only proof of delivery later
+        (:attr:`~skillcore.LoadedSkill.delivery`)."""
         store = as_store(target)
         settled = _settled(store)
         if settled is not None:
@@ -295,7 +304,7 @@ class SkillToolkit:
         if isinstance(step, ToolResult):
             return step
         data = calls.read(self.library, step, store.read(), self.binary_resources)
-        return self.finish(store, step, data)
+        return self.finish(store, step, data, call_id=call_id)
 
     async def acall(
         self,
@@ -305,6 +314,7 @@ class SkillToolkit:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
@@ -316,7 +326,7 @@ class SkillToolkit:
         if isinstance(step, ToolResult):
             return step
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
-        return self.finish(store, step, data)
+        return self.finish(store, step, data, call_id=call_id)
 
     def load_all(
         self, session: SkillSession, names: Iterable[str]
@@ -439,15 +449,20 @@ class SkillToolkit:
             return result
         return step
 
-    def finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
+    def finish(
+        self, store: SessionStore, effect: Effect, data: Data, *, call_id: str | None = None
+    ) -> ToolResult:
         """Apply ``effect`` with the ``data`` read for it to the store's *current* session
         (re-checked, since it may have changed while reading) and write the result. Every
-        finished call is reported once as a structured event (:mod:`skillcore.events`)."""
-        result = self._finish(store, effect, data)
+        finished call is reported once as a structured event (:mod:`skillcore.events`).
+        ``call_id``: as for :meth:`call`."""
+        result = self._finish(store, effect, data, call_id)
         calls.report(effect, result, data)
         return result
 
-    def _finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
+    def _finish(
+        self, store: SessionStore, effect: Effect, data: Data, call_id: str | None = None
+    ) -> ToolResult:
         session = store.read()
         if isinstance(effect, ResourceRequest):
             return calls.resource_result(session, effect, data, self.names, self.binary_resources)
@@ -460,11 +475,11 @@ class SkillToolkit:
         else:
             assert isinstance(data, SkillDocument)
             new, outcome = session.finish_load(
-                data, redeliver=effect.redeliver, available=effect.available
+                data, redeliver=effect.redeliver, available=effect.available, call_id=call_id
             )
         if not outcome.ok:
             return ToolResult(session, replies.refusal(outcome), outcome.code, tool)
-        if outcome.code is OutcomeCode.REDELIVERED:  # nothing changed: nothing to write
+        if outcome.code is OutcomeCode.REDELIVERED and new is session:  # no id to record
             assert isinstance(data, SkillDocument)  # only a load is redelivered
             return ToolResult(session, self.load_reply(session, data), outcome.code, tool, 0, data)
         store.write(new)
