@@ -15,8 +15,8 @@ it, then (as general skills that apply to any path) the skills without file patt
 priority order; a skill whose patterns all miss the path is not listed.
 
 An optional semantic ranker (static word embeddings from the ``wordllama`` package, whose
-weights ship inside the wheel) is fused with BM25 by reciprocal rank fusion; see
-:func:`semantic_available`.
+weights ship inside the wheel, pooled with the catalog's IDF weights) is blended with BM25,
+each scaled to 0..1 over its best results; see :func:`semantic_available`.
 """
 
 from __future__ import annotations
@@ -56,9 +56,11 @@ MAX_PATH_CHARS = 1_024
 #: From this many skills on, queries are scored with numpy when it is installed.
 VECTOR_MIN_SKILLS = 20_000
 _UNSET = object()
-#: Reciprocal rank fusion constant and how deep each ranker's list goes into the fusion.
-RRF_K = 60
+#: How deep each ranker's list goes into the hybrid fusion, and the lexical share of the
+#: blended score (each ranker's scores scaled to 0..1 over its own list; 0.6 measured best of
+#: 0.4/0.5/0.6 on the development routing set at 1,000 and 10,000 skills).
 FUSION_DEPTH = 100
+BLEND_LEXICAL = 0.6
 
 _WORD = re.compile(r"\w+")
 # Scripts written without spaces between words: such runs are indexed as character bigrams.
@@ -737,19 +739,34 @@ class SearchIndex:
         return [SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked]
 
     def _hybrid(self, query: str, path: str | None, limit: int) -> list[tuple[int, float]]:
-        lexical = self.bm25(query, path, max(limit, FUSION_DEPTH))
-        semantic = self.semantic().nearest(query, max(limit, FUSION_DEPTH))
+        """BM25 and embedding similarity, each scaled to 0..1 over its own best
+        :data:`FUSION_DEPTH` skills, blended :data:`BLEND_LEXICAL` : the rest."""
+        return self._blend(self.bm25(query, path, FUSION_DEPTH), self.semantic(), query)[:limit]
+
+    def _blend(
+        self, lexical: list[tuple[int, float]], semantic: SemanticIndex, query: str
+    ) -> list[tuple[int, float]]:
+        sims = semantic.similarities(query)
+        dense = _top(semantic._np, sims, FUSION_DEPTH)
         fused: dict[int, float] = {}
-        for ranking in (lexical, semantic):
-            for rank, (doc, _) in enumerate(ranking):
-                fused[doc] = fused.get(doc, 0.0) + 1.0 / (RRF_K + rank + 1)
+        top_lexical = lexical[0][1] if lexical else 0.0
+        if top_lexical > 0:
+            for doc, score in lexical:
+                fused[doc] = BLEND_LEXICAL * score / top_lexical
+        if dense:
+            high, low = dense[0][1], dense[-1][1]
+            spread = high - low
+            for doc in {d for d, _ in dense} | fused.keys():
+                scaled = (float(sims[doc]) - low) / spread if spread > 0 else 1.0
+                fused[doc] = fused.get(doc, 0.0) + (1 - BLEND_LEXICAL) * scaled
         exact = self._exact(query)
+        if exact is not None:
+            fused.setdefault(exact, 0.0)
         skills = self.skills
-        order = sorted(
+        return sorted(
             fused.items(),
             key=lambda item: (item[0] != exact, -item[1], skills[item[0]].priority, item[0]),
         )
-        return order[:limit]
 
     def semantic(self) -> SemanticIndex:
         """The embedding index of these skills, built on first use (needs the extra)."""
@@ -849,6 +866,17 @@ def _grams(text: str) -> set[str]:
 # -- semantic ranker ------------------------------------------------------------------------
 
 _SEMANTIC_HINT = 'the semantic ranker needs wordllama: pip install "skillcore-agents[semantic]"'
+#: Each token's weight in a pooled embedding is its inverse document frequency in the catalog
+#: plus this (so a token every skill has still counts a little; measured best of 0.5/1/2).
+IDF_OFFSET = 0.5
+#: Tokens of a text that are embedded (a static model: more adds cost, not meaning).
+MAX_EMBED_TOKENS = 256
+#: Dimensions kept of the model's 256 (it is trained so that a prefix of them still works):
+#: fewer make the scan of every skill per query cheaper (see docs/selection.md).
+SEMANTIC_DIMS = 256
+#: Rows per matrix-vector product: small enough that BLAS stays on one thread (its threads
+#: cost far more than they save on a busy machine for a product this small).
+_SCAN_ROWS = 1_024
 
 
 @functools.lru_cache(maxsize=1)
@@ -859,8 +887,73 @@ def semantic_available() -> bool:
     return importlib.util.find_spec("wordllama") is not None
 
 
+class StaticEmbedder:
+    """Static token embeddings (WordLlama's bundled 256-dimension model) and its tokenizer.
+
+    A text's vector is the weighted mean of its tokens' vectors: with inverse-document-frequency
+    weights from the catalog, words that tell skills apart count more than words every skill
+    has, which measured far better than WordLlama's plain mean on the routing evals.
+    """
+
+    def __init__(self, matrix: Any, tokenizer: Any) -> None:
+        import numpy as np
+
+        self._np = np
+        #: token id -> vector (float16: half the memory of float32, the same ranking).
+        self.matrix = matrix
+        self.tokenizer = tokenizer
+
+    @property
+    def vocabulary(self) -> int:
+        """Number of token ids."""
+        return int(self.matrix.shape[0])
+
+    def token_ids(self, texts: Sequence[str]) -> list[Any]:
+        """Token ids of each text (at most :data:`MAX_EMBED_TOKENS`), as int arrays."""
+        np = self._np
+        encoded = self.tokenizer.encode_batch([t[: MAX_EMBED_TOKENS * 8] for t in texts])
+        top = self.vocabulary - 1
+        return [
+            np.clip(np.asarray(e.ids[:MAX_EMBED_TOKENS], dtype=np.int64), 0, top) for e in encoded
+        ]
+
+    def pool(self, ids: Sequence[Any], weights: Any) -> Any:
+        """Unit-length weighted means of the token vectors of each id array (float32 rows)."""
+        np = self._np
+        out = np.zeros((len(ids), self.matrix.shape[1]), dtype=np.float32)
+        for row, tokens_ in enumerate(ids):
+            if len(tokens_):
+                w = weights[tokens_]
+                out[row] = w @ self.matrix[tokens_].astype(np.float32)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+
+def _read_safetensors(path: Any, name: str) -> Any:
+    """One tensor of a safetensors file as a float16 numpy array, read directly (the format
+    is an 8-byte header length, a JSON header, then raw little-endian data)."""
+    import json
+
+    import numpy as np
+
+    with open(path, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        if not 0 < size <= 1 << 20:
+            raise ImportError(f"{_SEMANTIC_HINT} (its bundled model file is damaged)")
+        header = json.loads(f.read(size))
+        info = header.get(name) if isinstance(header, dict) else None
+        dtypes = {"F16": np.float16, "F32": np.float32}
+        if not isinstance(info, dict) or info.get("dtype") not in dtypes:
+            raise ImportError(f"{_SEMANTIC_HINT} (its bundled model file has no {name})")
+        begin, end = info["data_offsets"]
+        f.seek(8 + size + begin)
+        data = np.frombuffer(f.read(end - begin), dtype=dtypes[info["dtype"]])
+    return data.reshape(info["shape"]).astype(np.float16)
+
+
 @functools.lru_cache(maxsize=1)
-def _embedder() -> Any:
+def _embedder() -> StaticEmbedder:
     """WordLlama's default model, loaded from the files inside the installed package.
 
     ``WordLlama.load()`` looks for the shipped tokenizer in the wrong folder and then tries
@@ -870,9 +963,7 @@ def _embedder() -> Any:
         from pathlib import Path
 
         import wordllama
-        from safetensors import safe_open
         from tokenizers import Tokenizer
-        from wordllama.inference import WordLlamaInference
     except ImportError as exc:
         raise ImportError(_SEMANTIC_HINT) from exc
     root = Path(wordllama.__file__).parent
@@ -880,9 +971,11 @@ def _embedder() -> Any:
     tokenizer = root / "tokenizers" / "l2_supercat_tokenizer_config.json"
     if not weights.is_file() or not tokenizer.is_file():
         raise ImportError(f"{_SEMANTIC_HINT} (its bundled model files are missing)")
-    with safe_open(str(weights), framework="np", device="cpu") as f:
-        embedding = f.get_tensor("embedding.weight")
-    return WordLlamaInference(embedding, Tokenizer.from_file(str(tokenizer)), binary=False)
+    tok = Tokenizer.from_file(str(tokenizer))
+    tok.no_padding()
+    tok.no_truncation()
+    matrix = _read_safetensors(weights, "embedding.weight")[:, :SEMANTIC_DIMS]
+    return StaticEmbedder(matrix.copy(), tok)
 
 
 def skill_text(skill: SkillMetadata) -> str:
@@ -892,7 +985,8 @@ def skill_text(skill: SkillMetadata) -> str:
 
 
 class SemanticIndex:
-    """Unit-length embeddings of skills, for cosine nearest neighbours."""
+    """Unit-length embeddings of skills (IDF-weighted static token vectors), for cosine
+    similarity. The catalog's token frequencies weight queries the same way."""
 
     def __init__(self, skills: Sequence[SkillMetadata]) -> None:
         model = _embedder()
@@ -900,30 +994,51 @@ class SemanticIndex:
 
         self._np = np
         self._model = model
-        vectors = (
-            model.embed([skill_text(s) for s in skills], norm=True)
-            if skills
-            else np.zeros((0, 256), dtype=np.float32)
+        ids = model.token_ids([skill_text(s) for s in skills]) if skills else []
+        df = np.zeros(model.vocabulary, dtype=np.float32)
+        for tokens_ in ids:
+            df[np.unique(tokens_)] += 1
+        n = len(ids)
+        self._weights = (np.log((n + 1) / (df + 1)) + IDF_OFFSET).astype(np.float32)
+        self.vectors = (
+            model.pool(ids, self._weights)
+            if ids
+            else np.zeros((0, model.matrix.shape[1]), dtype=np.float32)
         )
-        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
 
     def embed(self, texts: Sequence[str]) -> Any:
-        """Unit-length embeddings of ``texts`` (a numpy array)."""
+        """Unit-length embeddings of ``texts`` (a numpy array), weighted as the skills are."""
+        return self._model.pool(
+            self._model.token_ids([t[:MAX_QUERY_CHARS] for t in texts]), self._weights
+        )
+
+    def similarities(self, query: str) -> Any:
+        """The cosine similarity of ``query`` with every skill (a numpy array)."""
         np = self._np
-        return np.asarray(self._model.embed(list(texts), norm=True), dtype=np.float32)
+        vectors = self.vectors
+        out = np.zeros(len(vectors), dtype=np.float32)
+        q = self.embed([query])[0]
+        for start in range(0, len(vectors), _SCAN_ROWS):
+            np.dot(vectors[start : start + _SCAN_ROWS], q, out=out[start : start + _SCAN_ROWS])
+        return out
 
     def nearest(self, query: str, limit: int) -> list[tuple[int, float]]:
         """The ``limit`` skills most similar to ``query`` (cosine), best first."""
         np = self._np
         if not len(self.vectors) or limit <= 0:
             return []
-        q = self.embed([query[:MAX_QUERY_CHARS]])[0]
-        sims = self.vectors @ q
-        k = min(limit, len(sims))
-        top = np.argpartition(-sims, k - 1)[:k]
-        # Stable order: similarity, then catalog order.
-        order = sorted(top.tolist(), key=lambda d: (-float(sims[d]), d))
-        return [(d, float(sims[d])) for d in order]
+        sims = self.similarities(query)
+        return _top(np, sims, limit)
+
+
+def _top(np: Any, sims: Any, limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` largest of ``sims`` as ``(doc, value)``, best first, ties by doc."""
+    k = min(limit, len(sims))
+    if k <= 0:
+        return []
+    top = np.argpartition(-sims, k - 1)[:k]
+    order = sorted(top.tolist(), key=lambda d: (-float(sims[d]), d))
+    return [(d, float(sims[d])) for d in order]
 
 
 # -- memoisation ----------------------------------------------------------------------------
