@@ -22,11 +22,12 @@ from skillcore.policy import (
     to_aliases,
 )
 from skillcore.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
+from skillcore.ranking import RANKERS, Ranker
 from skillcore.relevance import CatalogOrder
 from skillcore.render import CatalogFormat
 from skillcore.session import Limits
 from skillcore.sources import SkillSource
-from skillcore.tools import DEFAULT_ENUM_LIMIT, SkillToolkit
+from skillcore.tools import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
 
 #: What adapters accept as ``sources``: a ready library, one source, or several.
 Sources = Union[
@@ -120,6 +121,7 @@ class SkillConfig:
                 f"{len(self.pinned_skills)} pinned_skills exceed the loaded-skill limit "
                 f"({limit}): pin at most {limit} skills or raise max_loaded_skills"
             )
+
     #: Under RESTRICT, also leave tools the policy blocks right now out of the model's tool
     #: list (calls are still checked; skill and always-allowed tools are never hidden).
     hide_blocked_tools: bool = False
@@ -127,6 +129,15 @@ class SkillConfig:
     #: the reply lists missing ones (RECOMMEND), or the load is refused with
     #: ``TOOL_NOT_AVAILABLE`` (RESTRICT). Adapters that cannot know the agent's tools skip it.
     check_tools_available: bool = False
+    #: How search ranks: ``"auto"`` (BM25 blended with the semantic ranker when
+    #: ``skillcore-agents[semantic]`` is installed, else BM25), ``"bm25"`` or ``"hybrid"``.
+    ranker: Ranker = attrs.field(default="auto", validator=attrs.validators.in_(RANKERS))
+    #: How many skills the "skills that may fit this request" note after each user message
+    #: names (none when no skill is a close match); 0 turns the note off.
+    suggestions: int = attrs.field(
+        default=DEFAULT_SUGGESTIONS,
+        validator=attrs.validators.and_(attrs.validators.instance_of(int), attrs.validators.ge(0)),
+    )
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -209,6 +220,8 @@ class SkillConfig:
             prompt_mode=self.prompt_mode,
             system_prompt=self.system_prompt,
             check_tools_available=self.check_tools_available,
+            ranker=self.ranker,
+            suggestions=self.suggestions,
         )
 
 

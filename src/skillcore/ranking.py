@@ -21,6 +21,7 @@ each scaled to 0..1 over its best results; see :func:`semantic_available`.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import fnmatch
 import functools
@@ -41,6 +42,8 @@ import attrs
 from skillcore.model import Catalog, SkillMetadata
 
 Ranker = Literal["auto", "bm25", "hybrid"]
+#: The rankers by name.
+RANKERS: tuple[Ranker, ...] = ("auto", "bm25", "hybrid")
 
 #: BM25 parameters (the usual defaults) and field weights (BM25F: a word in the name or a
 #: trigger says more about a skill than the same word in its description).
@@ -61,6 +64,21 @@ _UNSET = object()
 #: 0.4/0.5/0.6 on the development routing set at 1,000 and 10,000 skills).
 FUSION_DEPTH = 100
 BLEND_LEXICAL = 0.6
+#: "No close match": a query whose best skill is less similar than this (cosine of the
+#: embeddings, semantic ranker) is answered with at most :data:`ABSTAIN_KEEP` weak results and
+#: a reply that says nothing fits well. Calibrated on the development routing set: 0.32 makes
+#: 95-100% of requests no skill serves abstain, and 7-8% of routed ones (whose right skill is
+#: then almost always among the 3 kept).
+ABSTAIN_SIMILARITY = 0.32
+#: The same for BM25 alone: the share of the query's weight (IDF of its words) that the best
+#: skill contains. 0.3: 85-90% of unserved requests abstain on the development set, but so do
+#: about 30% of routed ones (words alone cannot tell a paraphrase from an unrelated request);
+#: their skill is then still among the 3 kept but for under 1%.
+ABSTAIN_COVERAGE = 0.3
+#: How many results an abstaining search still shows (the closest, marked as weak).
+ABSTAIN_KEEP = 3
+#: A skill that shares no word with the query is listed only from this similarity on.
+SEMANTIC_ONLY_MIN = ABSTAIN_SIMILARITY
 
 _WORD = re.compile(r"\w+")
 # Scripts written without spaces between words: such runs are indexed as character bigrams.
@@ -475,6 +493,31 @@ class SearchHit:
     reasons: tuple[str, ...]
 
 
+@attrs.frozen
+class Selection:
+    """A ranked search with its verdict: ``abstained`` when no skill is a close match (then
+    ``hits`` holds at most :data:`ABSTAIN_KEEP` weak ones). ``confidence`` is what was
+    compared with the threshold: the best skill's embedding similarity (semantic ranker) or
+    the share of the query's word weight it contains (BM25); 1.0 for an exact name, and for
+    a path-only or empty query, which never abstain."""
+
+    hits: tuple[SearchHit, ...]
+    abstained: bool
+    confidence: float
+    ranker: Literal["bm25", "hybrid"]
+    #: Each hit's own confidence, measured like ``confidence`` (a hit at or above the
+    #: threshold is a close match).
+    confidences: tuple[float, ...] = ()
+
+    @property
+    def close(self) -> tuple[SearchHit, ...]:
+        """The hits that are close matches themselves (none when abstained)."""
+        if self.abstained:
+            return ()
+        threshold = ABSTAIN_SIMILARITY if self.ranker == "hybrid" else ABSTAIN_COVERAGE
+        return tuple(h for h, c in zip(self.hits, self.confidences) if c >= threshold)
+
+
 # -- the index ------------------------------------------------------------------------------
 
 
@@ -738,15 +781,78 @@ class SearchIndex:
             ranked = self.bm25(query, path, limit)
         return [SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked]
 
+    def select(
+        self,
+        query: str | None = None,
+        path: str | None = None,
+        limit: int = 10,
+        ranker: Ranker = "bm25",
+    ) -> Selection:
+        """:meth:`search` with abstention: when the best skill is not a close match (see
+        :data:`ABSTAIN_SIMILARITY` and :data:`ABSTAIN_COVERAGE`), at most
+        :data:`ABSTAIN_KEEP` results and ``abstained=True``."""
+        if ranker not in ("auto", "bm25", "hybrid"):
+            raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
+        use_semantic = ranker == "hybrid" or (ranker == "auto" and semantic_available())
+        q = (query or "").strip()
+        used: Literal["bm25", "hybrid"] = "hybrid" if use_semantic else "bm25"
+        if not q or limit <= 0:
+            return Selection(tuple(self.search(query, path, limit, ranker)), False, 1.0, used)
+        exact = self._exact(q)
+        if use_semantic:
+            ranked, sims = self._hybrid_scored(q, path, limit)
+            each = [1.0 if d == exact else float(sims[d]) for d, _ in ranked]
+            confidence = float(sims.max()) if len(sims) else 0.0
+            threshold = ABSTAIN_SIMILARITY
+        else:
+            ranked = self.bm25(query, path, limit)
+            each = [1.0 if d == exact else self.coverage(q, d) for d, _ in ranked]
+            confidence = each[0] if each else 0.0
+            threshold = ABSTAIN_COVERAGE
+        if ranked and ranked[0][0] == exact:
+            confidence = 1.0
+        abstained = confidence < threshold
+        if abstained:
+            ranked, each = ranked[:ABSTAIN_KEEP], each[:ABSTAIN_KEEP]
+        hits = tuple(SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked)
+        return Selection(hits, abstained, confidence, used, tuple(each))
+
+    def coverage(self, query: str, doc: int) -> float:
+        """The share of ``query``'s word weight (BM25 IDF; a word no skill has weighs the
+        most) that skill ``doc`` contains, in 0..1."""
+        n = len(self.skills)
+        total = found = 0.0
+        for term in _query_terms(query):
+            posting = self._postings.get(term)
+            weight = _idf(n, len(posting[0]) if posting else 0)
+            total += weight
+            if posting is not None:
+                docs = posting[0]
+                at = bisect.bisect_left(docs, doc)
+                found += weight if at < len(docs) and docs[at] == doc else 0.0
+        return found / total if total else 0.0
+
     def _hybrid(self, query: str, path: str | None, limit: int) -> list[tuple[int, float]]:
         """BM25 and embedding similarity, each scaled to 0..1 over its own best
         :data:`FUSION_DEPTH` skills, blended :data:`BLEND_LEXICAL` : the rest."""
-        return self._blend(self.bm25(query, path, FUSION_DEPTH), self.semantic(), query)[:limit]
+        return self._hybrid_scored(query, path, limit)[0]
+
+    def _hybrid_scored(
+        self, query: str, path: str | None, limit: int
+    ) -> tuple[list[tuple[int, float]], Any]:
+        """:meth:`_hybrid` and every skill's embedding similarity to ``query``."""
+        semantic = self.semantic()
+        sims = semantic.similarities(query)
+        lexical = self.bm25(query, path, FUSION_DEPTH)
+        return self._blend(lexical, semantic, sims, query)[:limit], sims
 
     def _blend(
-        self, lexical: list[tuple[int, float]], semantic: SemanticIndex, query: str
+        self,
+        lexical: list[tuple[int, float]],
+        semantic: SemanticIndex,
+        sims: Any,
+        query: str,
     ) -> list[tuple[int, float]]:
-        sims = semantic.similarities(query)
         dense = _top(semantic._np, sims, FUSION_DEPTH)
         fused: dict[int, float] = {}
         top_lexical = lexical[0][1] if lexical else 0.0
@@ -756,7 +862,10 @@ class SearchIndex:
         if dense:
             high, low = dense[0][1], dense[-1][1]
             spread = high - low
-            for doc in {d for d, _ in dense} | fused.keys():
+            # A skill only the embeddings found joins when it is a close match itself: a
+            # list padded with distant skills would look like ten good answers.
+            near = {d for d, sim in dense if sim >= SEMANTIC_ONLY_MIN}
+            for doc in near | fused.keys():
                 scaled = (float(sims[doc]) - low) / spread if spread > 0 else 1.0
                 fused[doc] = fused.get(doc, 0.0) + (1 - BLEND_LEXICAL) * scaled
         exact = self._exact(query)
