@@ -177,7 +177,7 @@ def test_eval_reports_abstention_suggestions_and_reach(tmp_path: Path) -> None:
     routing.write_text(
         json.dumps(
             [
-                {"query": "pull the tables out of this pdf", "skill": "pdf-extract"},
+                {"query": "extract the tables from this pdf", "skill": "pdf-extract"},
                 {"query": "deploy services to my kubernetes cluster", "skill": "k8s-deploy"},
                 {"query": "bake sourdough bread tonight", "skill": None},
                 {"query": "plan a hiking holiday", "skill": None},
