@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from langchain.agents.middleware.types import (
@@ -41,6 +42,7 @@ from skillcore_langchain._messages import (
     thread_id,
     tool_message,
     tool_replies,
+    with_notes,
 )
 from skillcore_langchain._state import (
     LOAD_KEY,
@@ -253,8 +255,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         text = self.toolkit.instructions(session, query=latest_user_text(request.messages))
         if repeated:
             text += "\n" + repeated
+        # Per-request suggestions go with the user messages, after the stable prefix.
+        noted = with_notes(request.messages, partial(self.toolkit.suggestion_note, session))
         return request.override(
-            system_message=append_block(request.system_message, text), tools=tools
+            system_message=append_block(request.system_message, text),
+            tools=tools,
+            **({"messages": noted} if noted is not None else {}),
         )
 
     # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
