@@ -800,9 +800,8 @@ class SearchIndex:
             return Selection(tuple(self.search(query, path, limit, ranker)), False, 1.0, used)
         exact = self._exact(q)
         if use_semantic:
-            ranked, sims = self._hybrid_scored(q, path, limit)
-            each = [1.0 if d == exact else float(sims[d]) for d, _ in ranked]
-            confidence = float(sims.max()) if len(sims) else 0.0
+            ranked, sims, confidence = self._hybrid_scored(q, path, limit)
+            each = [1.0 if d == exact else sims.get(d, 0.0) for d, _ in ranked]
             threshold = ABSTAIN_SIMILARITY
         else:
             ranked = self.bm25(query, path, limit)
@@ -839,21 +838,20 @@ class SearchIndex:
 
     def _hybrid_scored(
         self, query: str, path: str | None, limit: int
-    ) -> tuple[list[tuple[int, float]], Any]:
-        """:meth:`_hybrid` and every skill's embedding similarity to ``query``."""
-        semantic = self.semantic()
-        sims = semantic.similarities(query)
+    ) -> tuple[list[tuple[int, float]], dict[int, float], float]:
+        """:meth:`_hybrid`, the similarity of each skill it scored, and the best one."""
         lexical = self.bm25(query, path, FUSION_DEPTH)
-        return self._blend(lexical, semantic, sims, query)[:limit], sims
+        dense, sims = self.semantic().scored(query, FUSION_DEPTH, (d for d, _ in lexical))
+        best = dense[0][1] if dense else 0.0
+        return self._blend(lexical, dense, sims, query)[:limit], sims, best
 
     def _blend(
         self,
         lexical: list[tuple[int, float]],
-        semantic: SemanticIndex,
-        sims: Any,
+        dense: list[tuple[int, float]],
+        sims: dict[int, float],
         query: str,
     ) -> list[tuple[int, float]]:
-        dense = _top(semantic._np, sims, FUSION_DEPTH)
         fused: dict[int, float] = {}
         top_lexical = lexical[0][1] if lexical else 0.0
         if top_lexical > 0:
@@ -866,7 +864,7 @@ class SearchIndex:
             # list padded with distant skills would look like ten good answers.
             near = {d for d, sim in dense if sim >= SEMANTIC_ONLY_MIN}
             for doc in near | fused.keys():
-                scaled = (float(sims[doc]) - low) / spread if spread > 0 else 1.0
+                scaled = (sims.get(doc, low) - low) / spread if spread > 0 else 1.0
                 fused[doc] = fused.get(doc, 0.0) + (1 - BLEND_LEXICAL) * scaled
         exact = self._exact(query)
         if exact is not None:
@@ -986,6 +984,13 @@ SEMANTIC_DIMS = 256
 #: Rows per matrix-vector product: small enough that BLAS stays on one thread (its threads
 #: cost far more than they save on a busy machine for a product this small).
 _SCAN_ROWS = 1_024
+_ENCODE_CHUNK = 256
+#: Up to this many skills every similarity is computed exactly; above it, the first
+#: COARSE_DIMS dimensions pick COARSE_DEPTH candidates for the exact one (the query time at
+#: 100,000 skills: one pass over 32 floats a skill instead of 256).
+EXACT_SCAN_MAX = 2_000
+COARSE_DIMS = 32
+COARSE_DEPTH = 1_000
 
 
 @functools.lru_cache(maxsize=1)
@@ -1008,8 +1013,18 @@ class StaticEmbedder:
         import numpy as np
 
         self._np = np
-        #: token id -> vector (float16: half the memory of float32, the same ranking).
-        self.matrix = matrix
+        # token id -> vector, int8 with a scale per row: a quarter of float32's memory; the
+        # rounding (under 0.4% of a row's largest value) does not change rankings.
+        rows = len(matrix)
+        self.matrix = np.zeros(matrix.shape, dtype=np.int8)
+        self.scale = np.ones(rows, dtype=np.float32)
+        for start in range(0, rows, 4_096):  # in chunks: no float32 copy of the whole matrix
+            values = np.asarray(matrix[start : start + 4_096], dtype=np.float32)
+            scale = np.abs(values).max(axis=1) / 127.0
+            scale[scale == 0] = 1.0
+            self.matrix[start : start + 4_096] = np.rint(values / scale[:, None])
+            self.scale[start : start + 4_096] = scale
+        self.dims = int(self.matrix.shape[1])
         self.tokenizer = tokenizer
 
     @property
@@ -1020,20 +1035,33 @@ class StaticEmbedder:
     def token_ids(self, texts: Sequence[str]) -> list[Any]:
         """Token ids of each text (at most :data:`MAX_EMBED_TOKENS`), as int arrays."""
         np = self._np
-        encoded = self.tokenizer.encode_batch([t[: MAX_EMBED_TOKENS * 8] for t in texts])
         top = self.vocabulary - 1
+        encode = self.tokenizer.encode
+        # One text at a time: the batch call runs a thread pool whose per-thread memory
+        # (about 8 MB here) outlives it, and an encoding holds far more than its ids.
         return [
-            np.clip(np.asarray(e.ids[:MAX_EMBED_TOKENS], dtype=np.int64), 0, top) for e in encoded
+            np.clip(
+                np.asarray(
+                    encode(t[: MAX_EMBED_TOKENS * 8], add_special_tokens=False).ids[
+                        :MAX_EMBED_TOKENS
+                    ],
+                    dtype=np.int32,
+                ),
+                0,
+                top,
+            )
+            for t in texts
         ]
 
     def pool(self, ids: Sequence[Any], weights: Any) -> Any:
         """Unit-length weighted means of the token vectors of each id array (float32 rows)."""
         np = self._np
-        out = np.zeros((len(ids), self.matrix.shape[1]), dtype=np.float32)
+        out = np.zeros((len(ids), self.dims), dtype=np.float32)
+        matrix, scale = self.matrix, self.scale
         for row, tokens_ in enumerate(ids):
             if len(tokens_):
-                w = weights[tokens_]
-                out[row] = w @ self.matrix[tokens_].astype(np.float32)
+                w = weights[tokens_] * scale[tokens_]
+                out[row] = w @ matrix[tokens_].astype(np.float32)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, norms, out=out, where=norms > 0)
         return out
@@ -1057,8 +1085,9 @@ def _read_safetensors(path: Any, name: str) -> Any:
             raise ImportError(f"{_SEMANTIC_HINT} (its bundled model file has no {name})")
         begin, end = info["data_offsets"]
         f.seek(8 + size + begin)
-        data = np.frombuffer(f.read(end - begin), dtype=dtypes[info["dtype"]])
-    return data.reshape(info["shape"]).astype(np.float16)
+        dtype = np.dtype(dtypes[info["dtype"]])
+        data = np.fromfile(f, dtype=dtype, count=(end - begin) // dtype.itemsize)
+    return data.reshape(info["shape"]).astype(np.float16, copy=False)
 
 
 @functools.lru_cache(maxsize=1)
@@ -1068,14 +1097,19 @@ def _embedder() -> StaticEmbedder:
     ``WordLlama.load()`` looks for the shipped tokenizer in the wrong folder and then tries
     to download it; reading both files directly never touches the network.
     """
-    try:
-        from pathlib import Path
+    import importlib.util
+    from pathlib import Path
 
-        import wordllama
+    # Only the package's files are needed: importing wordllama itself costs memory for
+    # nothing skillcore uses.
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(_SEMANTIC_HINT)
+    try:
         from tokenizers import Tokenizer
     except ImportError as exc:
         raise ImportError(_SEMANTIC_HINT) from exc
-    root = Path(wordllama.__file__).parent
+    root = Path(next(iter(spec.submodule_search_locations)))
     weights = root / "weights" / "l2_supercat_256.safetensors"
     tokenizer = root / "tokenizers" / "l2_supercat_tokenizer_config.json"
     if not weights.is_file() or not tokenizer.is_file():
@@ -1083,8 +1117,7 @@ def _embedder() -> StaticEmbedder:
     tok = Tokenizer.from_file(str(tokenizer))
     tok.no_padding()
     tok.no_truncation()
-    matrix = _read_safetensors(weights, "embedding.weight")[:, :SEMANTIC_DIMS]
-    return StaticEmbedder(matrix.copy(), tok)
+    return StaticEmbedder(_read_safetensors(weights, "embedding.weight")[:, :SEMANTIC_DIMS], tok)
 
 
 def skill_text(skill: SkillMetadata) -> str:
@@ -1095,7 +1128,14 @@ def skill_text(skill: SkillMetadata) -> str:
 
 class SemanticIndex:
     """Unit-length embeddings of skills (IDF-weighted static token vectors), for cosine
-    similarity. The catalog's token frequencies weight queries the same way."""
+    similarity. The catalog's token frequencies weight queries the same way.
+
+    Vectors are kept as float16 (half of float32's memory). Catalogs above
+    :data:`EXACT_SCAN_MAX` skills are searched in two steps: the first
+    :data:`COARSE_DIMS` dimensions of every skill (float32, a small contiguous array) pick
+    :data:`COARSE_DEPTH` candidates, whose exact similarity is then computed; below it,
+    every similarity is exact.
+    """
 
     def __init__(self, skills: Sequence[SkillMetadata]) -> None:
         model = _embedder()
@@ -1109,11 +1149,26 @@ class SemanticIndex:
             df[np.unique(tokens_)] += 1
         n = len(ids)
         self._weights = (np.log((n + 1) / (df + 1)) + IDF_OFFSET).astype(np.float32)
-        self.vectors = (
-            model.pool(ids, self._weights)
-            if ids
-            else np.zeros((0, model.matrix.shape[1]), dtype=np.float32)
+        full = np.zeros((n, model.dims), dtype=np.float16)
+        for start in range(0, n, _ENCODE_CHUNK):  # pooled in chunks: bounded transient memory
+            full[start : start + _ENCODE_CHUNK] = model.pool(
+                ids[start : start + _ENCODE_CHUNK], self._weights
+            )
+        del ids
+        self._full = full
+        self._coarse = (
+            np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32)
+            if n > EXACT_SCAN_MAX
+            else None
         )
+
+    def __len__(self) -> int:
+        return len(self._full)
+
+    @property
+    def vectors(self) -> Any:
+        """Every skill's unit-length embedding (float32 rows)."""
+        return self._full.astype(self._np.float32)
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Unit-length embeddings of ``texts`` (a numpy array), weighted as the skills are."""
@@ -1121,33 +1176,53 @@ class SemanticIndex:
             self._model.token_ids([t[:MAX_QUERY_CHARS] for t in texts]), self._weights
         )
 
-    def similarities(self, query: str) -> Any:
-        """The cosine similarity of ``query`` with every skill (a numpy array)."""
+    def _exact(self, q: Any, docs: Any) -> Any:
         np = self._np
-        vectors = self.vectors
-        out = np.zeros(len(vectors), dtype=np.float32)
-        q = self.embed([query])[0]
-        for start in range(0, len(vectors), _SCAN_ROWS):
-            np.dot(vectors[start : start + _SCAN_ROWS], q, out=out[start : start + _SCAN_ROWS])
+        out = np.zeros(len(docs), dtype=np.float32)
+        for start in range(0, len(docs), _SCAN_ROWS):
+            rows = self._full[docs[start : start + _SCAN_ROWS]].astype(np.float32)
+            np.dot(rows, q, out=out[start : start + _SCAN_ROWS])
         return out
+
+    def scored(
+        self, query: str, depth: int, also: Iterable[int] = ()
+    ) -> tuple[list[tuple[int, float]], dict[int, float]]:
+        """The ``depth`` skills most similar to ``query`` as ``(doc, cosine)``, best first,
+        and the cosine of those and of the skills ``also`` names."""
+        np = self._np
+        n = len(self._full)
+        if not n or depth <= 0:
+            return [], {}
+        q = self.embed([query])[0]
+        if self._coarse is None:
+            pool = np.arange(n)
+        else:
+            coarse = np.zeros(n, dtype=np.float32)
+            head = q[:COARSE_DIMS]
+            for start in range(0, n, _SCAN_ROWS):
+                end = start + _SCAN_ROWS
+                np.dot(self._coarse[start:end], head, out=coarse[start:end])
+            k = min(max(depth, COARSE_DEPTH), n)
+            pool = np.argpartition(-coarse, k - 1)[:k]
+        extra = np.fromiter((d for d in also if 0 <= d < n), dtype=np.int64)
+        docs = np.union1d(pool, extra) if len(extra) else np.sort(pool)
+        sims = self._exact(q, docs)
+        values = dict(zip(docs.tolist(), sims.tolist()))
+        k = min(depth, len(docs))
+        top = np.argpartition(-sims, k - 1)[:k]
+        best = sorted(((int(docs[i]), float(sims[i])) for i in top), key=lambda p: (-p[1], p[0]))
+        return best, values
+
+    def similarities(self, query: str) -> Any:
+        """The cosine similarity of ``query`` with every skill (a numpy array; exact)."""
+        np = self._np
+        if not len(self._full):
+            return np.zeros(0, dtype=np.float32)
+        return self._exact(self.embed([query])[0], np.arange(len(self._full)))
 
     def nearest(self, query: str, limit: int) -> list[tuple[int, float]]:
         """The ``limit`` skills most similar to ``query`` (cosine), best first."""
-        np = self._np
-        if not len(self.vectors) or limit <= 0:
-            return []
-        sims = self.similarities(query)
-        return _top(np, sims, limit)
-
-
-def _top(np: Any, sims: Any, limit: int) -> list[tuple[int, float]]:
-    """The ``limit`` largest of ``sims`` as ``(doc, value)``, best first, ties by doc."""
-    k = min(limit, len(sims))
-    if k <= 0:
-        return []
-    top = np.argpartition(-sims, k - 1)[:k]
-    order = sorted(top.tolist(), key=lambda d: (-float(sims[d]), d))
-    return [(d, float(sims[d])) for d in order]
+        return self.scored(query, limit)[0]
 
 
 # -- memoisation ----------------------------------------------------------------------------

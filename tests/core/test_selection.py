@@ -282,3 +282,20 @@ def test_shipped_eval_hybrid_is_not_worse_than_bm25() -> None:
 
 def test_eval_case_skill_may_be_none() -> None:
     assert EvalCase("q", None).skill is None
+
+
+@pytest.mark.skipif(not semantic_available(), reason="needs skillcore-agents[semantic]")
+def test_the_two_step_scan_gives_exact_similarities(monkeypatch) -> None:
+    words = ["deploy", "cluster", "csv", "audit", "invoice", "poster", "quantum", "protein"]
+    skills = [meta(f"s{i}", f"{words[i % 8]} {words[(i * 3) % 8]} task {i}") for i in range(60)]
+    exact = ranking.SemanticIndex(skills)
+    monkeypatch.setattr(ranking, "EXACT_SCAN_MAX", 10)
+    monkeypatch.setattr(ranking, "COARSE_DEPTH", 20)
+    two_step = ranking.SemanticIndex(skills)
+    assert two_step._coarse is not None and exact._coarse is None
+    sims = exact.similarities("audit the csv files")
+    best, values = two_step.scored("audit the csv files", 5, also=[59])
+    assert len(values) >= 20 and 59 in values
+    for doc, value in values.items():
+        assert value == pytest.approx(float(sims[doc]), abs=1e-6)
+    assert [d for d, _ in best] == sorted(values, key=lambda d: (-values[d], d))[:5]
