@@ -990,7 +990,7 @@ _ENCODE_CHUNK = 256
 #: 100,000 skills: one pass over 32 floats a skill instead of 256).
 EXACT_SCAN_MAX = 2_000
 COARSE_DIMS = 32
-COARSE_DEPTH = 1_000
+COARSE_DEPTH = 300
 
 
 @functools.lru_cache(maxsize=1)
@@ -1199,8 +1199,9 @@ class SemanticIndex:
         else:
             coarse = np.zeros(n, dtype=np.float32)
             head = q[:COARSE_DIMS]
-            for start in range(0, n, _SCAN_ROWS):
-                end = start + _SCAN_ROWS
+            step = _SCAN_ROWS * self._model.dims // COARSE_DIMS  # the same floats per product
+            for start in range(0, n, step):
+                end = start + step
                 np.dot(self._coarse[start:end], head, out=coarse[start:end])
             k = min(max(depth, COARSE_DEPTH), n)
             pool = np.argpartition(-coarse, k - 1)[:k]
