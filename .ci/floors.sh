@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # The adapters' tests against the oldest framework versions pyproject.toml allows.
-# A virtual environment that sees the installed packages gets the floor versions on top, so only
-# the pinned frameworks are downloaded. Run after `pip install -e ".[all,test]"`.
+# A virtual environment that sees the current environment's packages gets the floor versions on
+# top, so only the pinned frameworks are downloaded. Run after `pip install -e ".[all,test]"`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-python -m venv --system-site-packages "$work/venv"
+python -m venv "$work/venv"
 py="$work/venv/bin/python"
+# `--system-site-packages` would see the *base* interpreter's packages, not this environment's
+# (CI runs inside a fresh venv): list this environment's site directories in a .pth file instead.
+# They come after the new venv's own site-packages, so the pinned floors win.
+"$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' >"$work/site"
+python -c 'import site; print("\n".join(site.getsitepackages()))' \
+  >"$(cat "$work/site")/_outer_env.pth"
 pip_q() {  # quiet on success (the resolver warns about unrelated packages); all output on failure
   local out
   if ! out="$("$py" -m pip install -q --disable-pip-version-check "$@" 2>&1)"; then

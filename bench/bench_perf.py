@@ -47,8 +47,8 @@ import synth  # noqa: E402
 import yaml  # noqa: E402
 
 from skillcore import Catalog, SkillLibrary, SkillLocation, SkillMetadata, SkillSession, SkillSource  # noqa: E402
-from skillcore._fastfront import scan_frontmatter  # noqa: E402
-from skillcore.parsing import split_frontmatter  # noqa: E402
+from skillcore.parse.fast import scan_frontmatter  # noqa: E402
+from skillcore.parse.frontmatter import split_frontmatter  # noqa: E402
 
 HEAD = 16 * 1024
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -44,14 +44,14 @@ import lexical_baseline  # noqa: E402
 import synth  # noqa: E402
 
 from skillcore import Catalog, SkillLocation, SkillMetadata  # noqa: E402
-from skillcore.evaluate import (  # noqa: E402
+from skillcore.apps.evaluate import (  # noqa: E402
     EvalCase,
     evaluate,
     load_routing,
     relevant_shown,
     visible_names,
 )
-from skillcore.ranking import SearchIndex, index_for, semantic_available  # noqa: E402
+from skillcore.catalog.ranking import SearchIndex, index_for, semantic_available  # noqa: E402
 
 DATA = HERE / "selection" / "skills.json"
 KS = (1, 5, 10)

@@ -43,8 +43,8 @@ from synth import make_library  # noqa: E402
 from timing import measure, print_table  # noqa: E402
 
 from skillcore import SkillLibrary, SkillLocation, SkillSource  # noqa: E402
-from skillcore.parsing import parse_skill_file  # noqa: E402
-from skillcore.sources import SKILL_FILE, open_reader  # noqa: E402
+from skillcore.parse.frontmatter import parse_skill_file  # noqa: E402
+from skillcore.sources.base import SKILL_FILE, open_reader  # noqa: E402
 
 HEAD = 16 * 1024
 

@@ -1,6 +1,6 @@
 """The lexical search skillcore shipped before its BM25 index, kept as a benchmark baseline.
 
-A verbatim copy of the former ``skillcore.search.search_skills`` (a per-query scan of every
+A verbatim copy of the former ``skillcore.catalog.search.search_skills`` (a per-query scan of every
 skill with fixed weights), so ``bench_selection.py`` can compare rankings and timings.
 """
 

@@ -20,8 +20,7 @@ from skillcore import (
     merge_states,
     replies,
 )
-from skillcore.reinjection import Reinjection
-from skillcore.render import undelivered
+from skillcore.catalog.render import undelivered
 from skillcore.testing import (
     CHECKS,
     PLAIN_TOOLS,
@@ -32,6 +31,7 @@ from skillcore.testing import (
     Reply,
     shell_reply,
 )
+from skillcore.tools.reinjection import Reinjection
 
 
 class CoreDriver(AdapterDriver):

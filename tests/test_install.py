@@ -1,8 +1,9 @@
 """The documented install works: the wheel, installed outside the checkout, runs and imports.
 
 The wheel is built from this checkout and installed into a fresh virtual environment in a
-temporary directory. The environment sees the system's site-packages (so the frameworks the
-adapters need are not downloaded again), but every ``skillcore*`` module must be imported from
+temporary directory. The environment sees the test environment's site-packages (so the
+frameworks the adapters need are not downloaded again), but every ``skillcore*`` module must be
+imported from
 the wheel in that environment, never from the checkout or an editable install, and every command
 runs with a working directory outside the checkout, so the bundled example skills must come from
 the wheel too.
@@ -14,6 +15,7 @@ import importlib.util
 import json
 import os
 import re
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -58,8 +60,16 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _run(build, cwd=base)
     (wheel,) = wheels.glob("*.whl")
     env_dir = base / "venv"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)], cwd=base)
+    # Not ``--system-site-packages``: run from a venv, that sees the *base* interpreter's
+    # packages, not the ones this test environment installed. A .pth file lists this
+    # environment's site directories instead (as plain paths, so the checkout's editable-install
+    # hook is not run); they come after the new venv's own site-packages.
+    _run([sys.executable, "-m", "venv", str(env_dir)], cwd=base)
     python = env_dir / "bin" / "python"
+    purelib = _run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=base
+    ).stdout.strip()
+    (Path(purelib) / "_test_env.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     # --force-reinstall: an editable install of the same name in the system site-packages would
     # otherwise count as "already installed" and the wheel would be skipped.
     _run(

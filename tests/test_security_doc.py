@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from skillcore import Limits, binary, gating, parsing, policy, profiles, sources, specs
-from skillcore.backends import archive
 from skillcore.library import SKILL_GRACE_SECONDS
+from skillcore.sources import archive
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024

@@ -9,21 +9,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from skillcore import _moved
+
+_moved.install()  # module paths from before the layer packages (one release)
+
 if TYPE_CHECKING:
-    from skillcore import replies
-    from skillcore.binary import BinaryPayload
+    from skillcore.catalog.prompt import PromptMode, PromptTemplate
+    from skillcore.catalog.relevance import CatalogOrder
+    from skillcore.catalog.render import CatalogFormat, CatalogView, catalog_view
+    from skillcore.catalog.search import SearchHit, search_skills
     from skillcore.codes import OutcomeCode
-    from skillcore.config import SkillConfig
-    from skillcore.coordination import (
-        RefreshGate,
-        SessionRef,
-        SessionStore,
-        TurnCalls,
-        TurnStore,
-    )
     from skillcore.diagnostics import Code, Diagnostic, Severity
     from skillcore.errors import MissingDependencyError, SkillcoreError, SourceError, StateError
     from skillcore.library import ResourceContent, SkillLibrary
+    from skillcore.limits import Limits
     from skillcore.model import (
         Catalog,
         Resource,
@@ -33,8 +32,8 @@ if TYPE_CHECKING:
         SkillMetadata,
     )
     from skillcore.names import ToolNames
-    from skillcore.parsing import ValidationMode, parse_skill_file
-    from skillcore.policy import (
+    from skillcore.parse.frontmatter import ValidationMode, parse_skill_file
+    from skillcore.policy.rules import (
         ALIAS_PRESETS,
         DecisionCode,
         PolicyMode,
@@ -44,14 +43,24 @@ if TYPE_CHECKING:
         ToolPolicy,
         UnrestrictedSkills,
     )
-    from skillcore.profiles import ProfileChoice, SkillProfiles
-    from skillcore.prompt import PromptMode, PromptTemplate
-    from skillcore.relevance import CatalogOrder
-    from skillcore.render import CatalogFormat, CatalogView, catalog_view
-    from skillcore.search import SearchHit, search_skills
-    from skillcore.session import (
+    from skillcore.runtime.config import SkillConfig
+    from skillcore.runtime.profiles import ProfileChoice, SkillProfiles
+    from skillcore.sources.base import (
+        ReadError,
+        SkillSource,
+        SourceReader,
+        project_sources,
+        register_reader,
+    )
+    from skillcore.state.coordination import (
+        RefreshGate,
+        SessionRef,
+        SessionStore,
+        TurnCalls,
+        TurnStore,
+    )
+    from skillcore.state.session import (
         STATE_SCHEMA,
-        Limits,
         LoadedSkill,
         LoadRequest,
         Outcome,
@@ -62,30 +71,24 @@ if TYPE_CHECKING:
         merge_states,
         restore_session,
     )
-    from skillcore.sources import (
-        ReadError,
-        SkillSource,
-        SourceReader,
-        project_sources,
-        register_reader,
-    )
-    from skillcore.specs import ArgumentError, ToolSpec
-    from skillcore.tools import SkillToolkit, ToolResult
+    from skillcore.tools.binary import BinaryPayload
+    from skillcore.tools.specs import ArgumentError, ToolSpec
+    from skillcore.tools.toolkit import SkillToolkit, ToolResult, replies
 
 # Names are imported on first use (PEP 562), so ``import skillcore`` stays light: a program
 # that only needs one part does not pay for the rest (YAML, attrs classes, the tools).
-# A value naming ``skillcore.<name>`` itself is a submodule.
+# A value whose last part is ``<name>`` itself is a submodule.
 _LAZY: dict[str, str] = {
-    "replies": "skillcore.replies",
+    "replies": "skillcore.tools.replies",
     "OutcomeCode": "skillcore.codes",
-    "SkillConfig": "skillcore.config",
-    "SkillProfiles": "skillcore.profiles",
-    "ProfileChoice": "skillcore.profiles",
-    "RefreshGate": "skillcore.coordination",
-    "SessionRef": "skillcore.coordination",
-    "SessionStore": "skillcore.coordination",
-    "TurnCalls": "skillcore.coordination",
-    "TurnStore": "skillcore.coordination",
+    "SkillConfig": "skillcore.runtime.config",
+    "SkillProfiles": "skillcore.runtime.profiles",
+    "ProfileChoice": "skillcore.runtime.profiles",
+    "RefreshGate": "skillcore.state.coordination",
+    "SessionRef": "skillcore.state.coordination",
+    "SessionStore": "skillcore.state.coordination",
+    "TurnCalls": "skillcore.state.coordination",
+    "TurnStore": "skillcore.state.coordination",
     "Code": "skillcore.diagnostics",
     "Diagnostic": "skillcore.diagnostics",
     "Severity": "skillcore.diagnostics",
@@ -102,45 +105,45 @@ _LAZY: dict[str, str] = {
     "SkillLocation": "skillcore.model",
     "SkillMetadata": "skillcore.model",
     "ToolNames": "skillcore.names",
-    "ValidationMode": "skillcore.parsing",
-    "parse_skill_file": "skillcore.parsing",
-    "DecisionCode": "skillcore.policy",
-    "PolicyMode": "skillcore.policy",
-    "ToolDecision": "skillcore.policy",
-    "ToolPattern": "skillcore.policy",
-    "ToolPolicy": "skillcore.policy",
-    "ToolAliases": "skillcore.policy",
-    "UnrestrictedSkills": "skillcore.policy",
-    "ALIAS_PRESETS": "skillcore.policy",
-    "CatalogOrder": "skillcore.relevance",
-    "PromptMode": "skillcore.prompt",
-    "PromptTemplate": "skillcore.prompt",
-    "CatalogFormat": "skillcore.render",
-    "CatalogView": "skillcore.render",
-    "catalog_view": "skillcore.render",
-    "SearchHit": "skillcore.search",
-    "search_skills": "skillcore.search",
-    "STATE_SCHEMA": "skillcore.session",
-    "Limits": "skillcore.session",
-    "BinaryPayload": "skillcore.binary",
-    "LoadedSkill": "skillcore.session",
-    "LoadRequest": "skillcore.session",
-    "Outcome": "skillcore.session",
-    "ResourceRequest": "skillcore.session",
-    "Restored": "skillcore.session",
-    "SkillSession": "skillcore.session",
-    "loaded_names_of": "skillcore.session",
-    "merge_states": "skillcore.session",
-    "restore_session": "skillcore.session",
-    "ReadError": "skillcore.sources",
-    "SkillSource": "skillcore.sources",
-    "SourceReader": "skillcore.sources",
-    "project_sources": "skillcore.sources",
-    "register_reader": "skillcore.sources",
-    "ArgumentError": "skillcore.specs",
-    "ToolSpec": "skillcore.specs",
-    "SkillToolkit": "skillcore.tools",
-    "ToolResult": "skillcore.tools",
+    "ValidationMode": "skillcore.parse.frontmatter",
+    "parse_skill_file": "skillcore.parse.frontmatter",
+    "DecisionCode": "skillcore.policy.rules",
+    "PolicyMode": "skillcore.policy.rules",
+    "ToolDecision": "skillcore.policy.rules",
+    "ToolPattern": "skillcore.policy.rules",
+    "ToolPolicy": "skillcore.policy.rules",
+    "ToolAliases": "skillcore.policy.rules",
+    "UnrestrictedSkills": "skillcore.policy.rules",
+    "ALIAS_PRESETS": "skillcore.policy.rules",
+    "CatalogOrder": "skillcore.catalog.relevance",
+    "PromptMode": "skillcore.catalog.prompt",
+    "PromptTemplate": "skillcore.catalog.prompt",
+    "CatalogFormat": "skillcore.catalog.render",
+    "CatalogView": "skillcore.catalog.render",
+    "catalog_view": "skillcore.catalog.render",
+    "SearchHit": "skillcore.catalog.search",
+    "search_skills": "skillcore.catalog.search",
+    "STATE_SCHEMA": "skillcore.state.session",
+    "Limits": "skillcore.limits",
+    "BinaryPayload": "skillcore.tools.binary",
+    "LoadedSkill": "skillcore.state.session",
+    "LoadRequest": "skillcore.state.session",
+    "Outcome": "skillcore.state.session",
+    "ResourceRequest": "skillcore.state.session",
+    "Restored": "skillcore.state.session",
+    "SkillSession": "skillcore.state.session",
+    "loaded_names_of": "skillcore.state.session",
+    "merge_states": "skillcore.state.session",
+    "restore_session": "skillcore.state.session",
+    "ReadError": "skillcore.sources.base",
+    "SkillSource": "skillcore.sources.base",
+    "SourceReader": "skillcore.sources.base",
+    "project_sources": "skillcore.sources.base",
+    "register_reader": "skillcore.sources.base",
+    "ArgumentError": "skillcore.tools.specs",
+    "ToolSpec": "skillcore.tools.specs",
+    "SkillToolkit": "skillcore.tools.toolkit",
+    "ToolResult": "skillcore.tools.toolkit",
 }
 
 
@@ -151,7 +154,7 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     imported = importlib.import_module(module)
-    value = imported if module == f"skillcore.{name}" else getattr(imported, name)
+    value = imported if module.rpartition(".")[2] == name else getattr(imported, name)
     globals()[name] = value
     return value
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from skillcore.cli import main
+from skillcore.apps.cli import main
 
 sys.exit(main())

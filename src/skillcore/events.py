@@ -32,7 +32,12 @@ class EventSpec:
     message: str
 
 
-_D, _S, _P, _C = "skillcore.discovery", "skillcore.session", "skillcore.policy", "skillcore.catalog"
+_D, _S, _P, _C = (
+    "skillcore.discovery",
+    "skillcore.state.session",
+    "skillcore.policy.rules",
+    "skillcore.catalog",
+)
 # The standard levels (logging.INFO and so on): ``logging`` itself is imported only when an
 # event can reach a handler (see :func:`_logger`).
 _DEBUG, _I, _W = 10, 20, 30

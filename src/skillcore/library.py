@@ -14,8 +14,8 @@ from typing import Any
 import attrs
 
 from skillcore import events
-from skillcore.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
 from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.limits import Limits
 from skillcore.model import (
     Catalog,
     SkillDocument,
@@ -24,7 +24,8 @@ from skillcore.model import (
     indexed_catalog,
 )
 from skillcore.names import ToolNames
-from skillcore.parsing import (
+from skillcore.parse.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
+from skillcore.parse.frontmatter import (
     FRONTMATTER_HEAD_BYTES,
     MAX_FRONTMATTER_BYTES,
     ParseResult,
@@ -33,9 +34,8 @@ from skillcore.parsing import (
     decode_text,
     parse_skill_file,
 )
-from skillcore.policy import ToolPolicy
-from skillcore.session import Limits, OutcomeCode, SkillSession
-from skillcore.sources import (
+from skillcore.policy.rules import ToolPolicy
+from skillcore.sources.base import (
     DEFAULT_MAX_FILE_BYTES,
     SKILL_FILE,
     LocalReader,
@@ -47,6 +47,7 @@ from skillcore.sources import (
     SourceUnavailable,
     open_reader,
 )
+from skillcore.state.session import OutcomeCode, SkillSession
 
 #: Bytes read from the top of each SKILL.md during discovery (frontmatter sits at the top).
 DEFAULT_HEAD_BYTES = 16 * 1024
@@ -72,7 +73,7 @@ class ResourceContent:
     size: int
     text: str | None
     binary: bool = False
-    #: The bytes of a binary file (empty for text), for :mod:`skillcore.binary`.
+    #: The bytes of a binary file (empty for text), for :mod:`skillcore.tools.binary`.
     data: bytes = attrs.field(default=b"", repr=False)
 
 

@@ -26,9 +26,9 @@ import attrs
 
 from skillcore.events import EVENTS
 from skillcore.library import SkillLibrary
+from skillcore.limits import Limits
 from skillcore.names import ToolNames
-from skillcore.policy import PolicyMode, ToolPolicy
-from skillcore.session import Limits
+from skillcore.policy.rules import PolicyMode, ToolPolicy
 
 PLAIN_TOOLS = ("Read", "Write")
 #: The shell tool of the scenario: deepagents' name, so the ``"deepagents"`` alias preset

@@ -15,8 +15,8 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
 
 from skillcore import SkillConfig, SkillLibrary, SkillProfiles
-from skillcore.config import Sources
-from skillcore.profiles import ProfileChoice, read_selector
+from skillcore.runtime.config import Sources
+from skillcore.runtime.profiles import ProfileChoice, read_selector
 from skillcore_adk._toolset import DEFAULT_STATE_KEY_PREFIX, SkillToolset
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from skillcore import (
     ValidationMode,
     search_skills,
 )
-from skillcore.gating import parse_tool_list
+from skillcore.policy.gating import parse_tool_list
 
 logger = logging.getLogger("skillcore_adk")
 
@@ -71,7 +71,8 @@ ADK_INJECT_STATE_KEY = "adk_inject_state"
 
 def adk_metadata(meta: SkillMetadata) -> dict[str, Any]:
     """A skill's ``metadata`` with the types ADK expects: ``adk_additional_tools`` a list of
-    tool names (read as every adapter reads gated tools, :func:`skillcore.gating.parse_tool_list`),
+    tool names (read as every adapter reads gated tools,
+    :func:`skillcore.policy.gating.parse_tool_list`),
     ``adk_inject_state`` a bool. A value that cannot be typed is left out and logged, so the
     skill stays usable (and unlocks nothing it does not clearly name)."""
     data: dict[str, Any] = dict(meta.metadata)

@@ -27,11 +27,11 @@ from skillcore import (
     TurnCalls,
     replies,
 )
-from skillcore.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.coordination import CatalogMemo, TurnCall
-from skillcore.reinjection import Reinjection
-from skillcore.relevance import query_text
-from skillcore.render import undelivered
+from skillcore.catalog.relevance import query_text
+from skillcore.catalog.render import undelivered
+from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
+from skillcore.state.coordination import CatalogMemo, TurnCall
+from skillcore.tools.reinjection import Reinjection
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext

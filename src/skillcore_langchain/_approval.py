@@ -1,5 +1,6 @@
 """RESTRICT before human approval: ``interrupt_on`` entries that skip calls the
-allowed-tools policy will block (the decision is :func:`skillcore.preview.preview_decision`)."""
+allowed-tools policy will block (the decision is
+:func:`skillcore.tools.preview.preview_decision`)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
-from skillcore.policy import PolicyMode
-from skillcore.preview import preview_decision
+from skillcore.policy.rules import PolicyMode
+from skillcore.tools.preview import preview_decision
 
 if TYPE_CHECKING:
     from skillcore_langchain.middleware import SkillsMiddleware

@@ -9,7 +9,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, To
 from langgraph.config import get_config
 
 from skillcore import BinaryPayload, OutcomeCode
-from skillcore.relevance import query_text
+from skillcore.catalog.relevance import query_text
 
 
 def thread_id() -> str | None:

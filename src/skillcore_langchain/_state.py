@@ -51,4 +51,4 @@ class SkillsState(AgentState):
 
     skillcore_load: NotRequired[Annotated[list[str] | None, OmitFromOutput, merge_load]]
     """Input-only: skill names to load at the start of this run, under the model's load rules
-    (see :func:`skillcore.preload.requested_names`); cleared once applied."""
+    (see :func:`skillcore.tools.preload.requested_names`); cleared once applied."""

@@ -31,10 +31,10 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
-from skillcore.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.coordination import CatalogMemo, TurnCall
-from skillcore.reinjection import Reinjection
-from skillcore.render import undelivered
+from skillcore.catalog.render import undelivered
+from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
+from skillcore.state.coordination import CatalogMemo, TurnCall
+from skillcore.tools.reinjection import Reinjection
 from skillcore_langchain._approval import gate
 from skillcore_langchain._messages import (
     append_block,

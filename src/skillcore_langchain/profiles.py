@@ -21,8 +21,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import OutcomeCode, SkillConfig, SkillLibrary, SkillSession, replies
-from skillcore.config import Sources
-from skillcore.profiles import (
+from skillcore.runtime.config import Sources
+from skillcore.runtime.profiles import (
     ProfileChoice,
     ProfileRestorer,
     SkillProfiles,

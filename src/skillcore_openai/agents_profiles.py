@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from skillcore import SkillConfig, SkillLibrary, SkillProfiles
-from skillcore.config import Sources
-from skillcore.coordination import MemoryStateStore, StateStore
-from skillcore.profiles import ProfileChoice, ProfileStateStore, read_selector
+from skillcore.runtime.config import Sources
+from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
+from skillcore.state.coordination import MemoryStateStore, StateStore
 from skillcore_openai.agents_sdk import AgentSkills, Instructions, SkillState, _SkillsGuardrail
 
 from agents import (  # isort: skip - after skillcore_openai.agents_sdk's dependency check

@@ -37,8 +37,10 @@ from skillcore import (
     replies,
     restore_session,
 )
-from skillcore.config import Sources
-from skillcore.coordination import (
+from skillcore.errors import require
+from skillcore.policy.gating import gated_registry
+from skillcore.runtime.config import Sources
+from skillcore.state.coordination import (
     MemoryStateStore,
     SavedSession,
     SessionRef,
@@ -46,9 +48,7 @@ from skillcore.coordination import (
     SQLiteStateStore,
     StateStore,
 )
-from skillcore.errors import require
-from skillcore.gating import gated_registry
-from skillcore.reinjection import Reinjection
+from skillcore.tools.reinjection import Reinjection
 from skillcore_openai.functions import _reply_texts, latest_user_text, with_notes
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
@@ -88,7 +88,7 @@ class SkillState:
 
     def __init__(self, session: SkillSession | SessionStore, key: str | None = None) -> None:
         """``session``: a session, or the store it lives in (e.g. a
-        :class:`skillcore.coordination.SavedSession` that saves every change); ``key`` names
+        :class:`skillcore.state.coordination.SavedSession` that saves every change); ``key`` names
         the conversation (None: not keyed)."""
         self._store = SessionRef(session) if isinstance(session, SkillSession) else session
         self.key = key

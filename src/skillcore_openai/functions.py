@@ -40,14 +40,14 @@ from skillcore import (
     replies,
     restore_session,
 )
-from skillcore.config import Sources
-from skillcore.coordination import MemoryStateStore, StateStore, TurnCall, as_store
-from skillcore.gating import gated_registry
-from skillcore.prompt import PromptMode, resolve_prompt_mode
-from skillcore.reinjection import Reinjection
-from skillcore.relevance import query_text
-from skillcore.render import undelivered
-from skillcore.specs import parse_json_object
+from skillcore.catalog.prompt import PromptMode, resolve_prompt_mode
+from skillcore.catalog.relevance import query_text
+from skillcore.catalog.render import undelivered
+from skillcore.policy.gating import gated_registry
+from skillcore.runtime.config import Sources
+from skillcore.state.coordination import MemoryStateStore, StateStore, TurnCall, as_store
+from skillcore.tools.reinjection import Reinjection
+from skillcore.tools.specs import parse_json_object
 
 __all__ = [
     "ChatDeltas",
@@ -477,7 +477,7 @@ class OpenAISkills:
         policy knobs (mode, always-allowed tools, aliases, unrestricted skills) with a ready
         :class:`ToolPolicy`. ``states`` is where :meth:`load` and
         :meth:`save` keep each conversation's state (default: in memory; a
-        :class:`skillcore.coordination.SQLiteStateStore` survives restarts).
+        :class:`skillcore.state.coordination.SQLiteStateStore` survives restarts).
         ``on_handler_error``: what a handler that raises becomes (see :data:`OnHandlerError`).
         ``tools``: skill-gated tools, as Chat Completions or Responses function tools (their
         handlers go in ``handlers``): :meth:`chat_tools` / :meth:`response_tools` include

@@ -3,7 +3,7 @@ selected per run.
 
 Translation only: the profiles and the selection rule are :class:`skillcore.SkillProfiles`;
 each profile is a complete :class:`OpenAISkills` built once, whose saved conversation states
-are kept apart from the other profiles' (:class:`skillcore.profiles.ProfileStateStore`).
+are kept apart from the other profiles' (:class:`skillcore.runtime.profiles.ProfileStateStore`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from skillcore import SkillConfig, SkillLibrary, SkillProfiles
-from skillcore.config import Sources
-from skillcore.coordination import MemoryStateStore, StateStore
-from skillcore.profiles import ProfileChoice, ProfileStateStore, read_selector
+from skillcore.runtime.config import Sources
+from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
+from skillcore.state.coordination import MemoryStateStore, StateStore
 from skillcore_openai.functions import Handler, OnHandlerError, OpenAISkills
 
 __all__ = ["DEFAULT_CONTEXT_KEY", "ProfiledOpenAISkills"]

@@ -10,7 +10,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
-from skillcore.relevance import _relevant
+from skillcore.catalog.relevance import _relevant
 from skillcore.testing import INVOICE_QUERY as INVOICE
 from skillcore.testing import RELEVANCE_BUDGET as BUDGET
 from skillcore.testing import ROLLOUT_QUERY as ROLLOUT
@@ -21,7 +21,6 @@ from skillcore_adk._toolset import _latest_user_text
 from .conftest import ScriptedLlm, agent_with, run_turn, scripted
 
 pytestmark = pytest.mark.anyio
-
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import Limits, OutcomeCode, SkillConfig, SkillLibrary, SkillToolkit
-from skillcore.binary import ALLOWED_TYPES, SNIFF_BYTES, BinaryPayload, sniff
 from skillcore.testing import write_skill
+from skillcore.tools.binary import ALLOWED_TYPES, SNIFF_BYTES, BinaryPayload, sniff
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(range(256))
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(64)

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import skillcore.cache as cache_mod
+import skillcore.parse.cache as cache_mod
 from skillcore import SkillLibrary
-from skillcore.cache import ParseCache
 from skillcore.model import SkillLocation
-from skillcore.parsing import ParseResult, parse_skill_file
+from skillcore.parse.cache import ParseCache
+from skillcore.parse.frontmatter import ParseResult, parse_skill_file
 
 _texts = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=8

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import skillcore.cache as cache_mod
+import skillcore.parse.cache as cache_mod
 from skillcore import SkillLibrary
 from skillcore._frozen import FrozenDict
 from skillcore.model import SkillLocation, SkillMetadata
@@ -126,11 +126,11 @@ def test_a_mistyped_field_rejects_the_whole_file(
 def test_the_rules_key_does_not_depend_on_what_was_imported(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import skillcore._yamlload  # noqa: F401 - present before, absent after
+    import skillcore.parse.yamlload  # noqa: F401 - present before, absent after
 
     before = cache_mod._rules()
-    monkeypatch.delitem(sys.modules, "skillcore._yamlload")
-    monkeypatch.delitem(sys.modules, "skillcore._fastfront", raising=False)
+    monkeypatch.delitem(sys.modules, "skillcore.parse.yamlload")
+    monkeypatch.delitem(sys.modules, "skillcore.parse.fast", raising=False)
     assert cache_mod._rules() == before
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillcore import SkillLibrary
-from skillcore.cli import main
+from skillcore.apps.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "skills"
@@ -92,7 +92,7 @@ def test_console_script_validate_strict_exit_codes(bad_source: Path) -> None:
 def test_python_dash_m_matches_the_console_script() -> None:
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
     proc = subprocess.run(
-        [sys.executable, "-m", "skillcore.cli", "list", "--json", str(EXAMPLES)],
+        [sys.executable, "-m", "skillcore.apps.cli", "list", "--json", str(EXAMPLES)],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -358,11 +358,11 @@ def test_demo_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(capsys, "demo", str(EXAMPLES))
     assert code == 0
     assert "BLOCKED" in out and "LOAD_LIMIT_REACHED" in out
-    assert "Unloaded skill" in out and '"schema": "skillcore.session/1"' in out
+    assert "Unloaded skill" in out and '"schema": "skillcore.state.session/1"' in out
 
 
 def test_recursive_flag_finds_nested_skills(tmp_path, capsys) -> None:
-    from skillcore.cli import main
+    from skillcore.apps.cli import main
 
     nested = tmp_path / "group" / "one"
     nested.mkdir(parents=True)

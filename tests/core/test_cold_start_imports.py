@@ -15,11 +15,11 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 #: frontmatter (datetime, loaded by YAML when it parses one), gated tools and binary
 #: resources, and logging (no handler can exist before something imports it).
 _LAZY = (
-    "skillcore.ranking",
+    "skillcore.catalog.ranking",
     "difflib",
     "datetime",
-    "skillcore.gating",
-    "skillcore.binary",
+    "skillcore.policy.gating",
+    "skillcore.tools.binary",
     "logging",
 )
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from skillcore import Catalog, SkillLibrary, SkillLocation, SkillMetadata
-from skillcore.cli import main
-from skillcore.evaluate import (
+from skillcore.apps.cli import main
+from skillcore.apps.evaluate import (
     EvalCase,
     EvalFileError,
     confusable_pairs,
@@ -150,7 +150,7 @@ def test_cli_lint_descriptions(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_semantic_linter_needs_the_extra_or_finds_paraphrases() -> None:
-    from skillcore.ranking import semantic_available
+    from skillcore.catalog.ranking import semantic_available
 
     cat = Catalog(
         (

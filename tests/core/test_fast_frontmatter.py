@@ -15,9 +15,9 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from skillcore._fastfront import scan_frontmatter
 from skillcore.model import SkillLocation
-from skillcore.parsing import parse_skill_file, split_frontmatter
+from skillcore.parse.fast import scan_frontmatter
+from skillcore.parse.frontmatter import parse_skill_file, split_frontmatter
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ROOT = Path(__file__).resolve().parents[2]
@@ -355,7 +355,7 @@ def test_parse_results_are_the_same_with_and_without_the_fast_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """End to end: metadata and diagnostics do not depend on which path parsed the YAML."""
-    import skillcore.parsing as parsing
+    import skillcore.parse.frontmatter as parsing
 
     texts = [p.read_bytes() for p in _corpus()] + [
         b"---\nname: x\ndescription: d\nallowed-tools: Read\nallowed_tools: Bash\n---\n",
@@ -389,7 +389,7 @@ _chunks = st.sampled_from(
 def test_scans_keep_only_the_frontmatter_without_changing_the_parse(
     chunks: list[bytes], complete: bool
 ) -> None:
-    from skillcore.sources import _frontmatter_prefix
+    from skillcore.sources.base import _frontmatter_prefix
 
     head = b"".join(chunks)
     if not head.startswith(b"---"):

@@ -24,7 +24,7 @@ from skillcore import (
     ToolPolicy,
     replies,
 )
-from skillcore.gating import (
+from skillcore.policy.gating import (
     MAX_GATED_NAME,
     MAX_GATED_TOOLS,
     gated_registry,
@@ -243,7 +243,7 @@ def test_registry_names_are_checked_at_construction(tmp_path: Path) -> None:
         gated_registry(["deploy *"])
     with pytest.raises(ValueError, match="skill tool cannot be gated: load_skill"):
         gated_registry(["load_skill"], ["load_skill", "unload_skill"])
-    from skillcore.config import AdapterParts
+    from skillcore.runtime.config import AdapterParts
 
     write_skill(tmp_path / "s", "one")
     with pytest.raises(ValueError, match="sc_unload_skill"):

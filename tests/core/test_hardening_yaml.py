@@ -20,7 +20,7 @@ from skillcore import (
     ValidationMode,
     parse_skill_file,
 )
-from skillcore.parsing import (
+from skillcore.parse.frontmatter import (
     _UNCONVERTIBLE,
     FRONTMATTER_HEAD_BYTES,
     MAX_DESCRIPTION,

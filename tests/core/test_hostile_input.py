@@ -23,7 +23,12 @@ from skillcore import (
     SkillToolkit,
 )
 from skillcore.library import DEFAULT_HEAD_BYTES
-from skillcore.parsing import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_FRONTMATTER_BYTES, MAX_NAME
+from skillcore.parse.frontmatter import (
+    MAX_COMPATIBILITY,
+    MAX_DESCRIPTION,
+    MAX_FRONTMATTER_BYTES,
+    MAX_NAME,
+)
 
 GOOD = ("alpha", "beta")
 SECRET = "TOP-SECRET-CONTENT-7f3a"
@@ -157,6 +162,29 @@ def test_deeply_nested_yaml_is_refused_before_parsing(root: Path, case: str) -> 
         assert_skipped(diags, Code.YAML_TOO_COMPLEX, f"larger than {MAX_FRONTMATTER_BYTES} bytes")
     else:
         assert_skipped(diags, Code.YAML_TOO_COMPLEX, "levels deep", "refused before parsing")
+
+
+@pytest.mark.parametrize("case", sorted(set(deep_cases()) - {"flow-100kb"}))
+def test_nesting_bound_does_not_depend_on_the_yaml_parser(
+    root: Path, case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parser that refuses deep input itself (libyaml 0.2.6 stops at 1,000 flow levels with a
+    ScannerError) or stops at once must not turn skillcore's refusal into a YAML error."""
+    import yaml
+
+    def refusing_parse(*_args: object, **_kwargs: object) -> object:
+        raise yaml.scanner.ScannerError(problem="exceeded maximum nesting depth")
+        yield  # pragma: no cover - makes this a generator like yaml.parse
+
+    monkeypatch.setattr(yaml, "parse", refusing_parse)
+    _, diags = discover_bad(root, deep_cases()[case])
+    assert_skipped(diags, Code.YAML_TOO_COMPLEX, "levels deep", "refused before parsing")
+
+
+def test_shallow_yaml_with_a_syntax_error_is_still_a_yaml_error(root: Path) -> None:
+    # Under the nesting bound, a parser that stops early is reported as what it is.
+    _, diags = discover_bad(root, "---\nname: bad\ndescription: x\nx: [[[[\n---\n")
+    assert_skipped(diags, Code.YAML_ERROR, "invalid YAML")
 
 
 def test_deep_nesting_cannot_crash_the_process(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import attrs
 import pytest
 
 from skillcore import CatalogFormat, SkillLibrary, SkillToolkit, catalog_view
-from skillcore.cli import main
+from skillcore.apps.cli import main
 
 BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 #: Nothing of this may appear in any output (``\t`` and ``\n`` only where multi-line is fine).

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import skillcore.cache as cache_mod
 import skillcore.library as library_mod
+import skillcore.parse.cache as cache_mod
 from skillcore import SkillLibrary
-from skillcore.cache import ParseCache
 from skillcore.model import SkillLocation
-from skillcore.parsing import parse_skill_file
+from skillcore.parse.cache import ParseCache
+from skillcore.parse.frontmatter import parse_skill_file
 
 
 def write(root: Path, name: str, extra: str = "", desc: str = "Does X.") -> Path:
@@ -218,7 +218,7 @@ def test_changed_parser_rules_invalidate_the_cache(
 
 
 def test_the_rules_key_covers_the_caps(monkeypatch: pytest.MonkeyPatch) -> None:
-    import skillcore.parsing as parsing
+    import skillcore.parse.frontmatter as parsing
 
     before = cache_mod._rules()
     monkeypatch.setattr(parsing, "MAX_DESCRIPTION", parsing.MAX_DESCRIPTION + 1)

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillcore import Code, Severity, SkillLocation, ValidationMode, parse_skill_file
-from skillcore.parsing import (
+from skillcore.parse.frontmatter import (
     MAX_NESTING,
     ParseResult,
     _event_depth,

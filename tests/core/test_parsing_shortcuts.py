@@ -19,9 +19,9 @@ from unittest import mock
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import skillcore.parsing as parsing
+import skillcore.parse.frontmatter as parsing
 from skillcore import SkillLocation, ValidationMode, parse_skill_file
-from skillcore.parsing import split_frontmatter
+from skillcore.parse.frontmatter import split_frontmatter
 
 LOC = SkillLocation("src", "demo", "/skills/demo")
 LENIENT, STRICT = ValidationMode.LENIENT, ValidationMode.STRICT

@@ -23,7 +23,7 @@ from skillcore import (
     ToolPattern,
     ToolPolicy,
 )
-from skillcore.policy import MAX_TOOL_NAME, MAX_TOOL_PATTERN, wildcard_match
+from skillcore.policy.rules import MAX_TOOL_NAME, MAX_TOOL_PATTERN, wildcard_match
 
 SRC = Path(skillcore.__file__).resolve().parents[1]  # the skillcore under test (PYTHONPATH)
 HOSTILE_PATTERN = "*a*a*a*a*a*a*a*a*a*a*a*a*b"

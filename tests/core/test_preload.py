@@ -164,7 +164,7 @@ def test_config_checks_at_build_time() -> None:
 
 
 def test_unknown_configured_skills_are_reported_at_build_time(library: SkillLibrary) -> None:
-    from skillcore.config import AdapterParts
+    from skillcore.runtime.config import AdapterParts
 
     library.catalog  # noqa: B018 - discovered before the adapter is built
     with EventRecorder() as rec:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from skillcore import SkillLibrary, SkillToolkit
-from skillcore.policy import PolicyMode, ToolPolicy
-from skillcore.preview import preview_decision
+from skillcore.policy.rules import PolicyMode, ToolPolicy
 from skillcore.testing import write_skill
+from skillcore.tools.preview import preview_decision
 
 
 @pytest.fixture
@@ -52,3 +52,32 @@ def test_recommend_never_previews_a_block(toolkit: SkillToolkit) -> None:
     session = toolkit.library.session()
     calls = [("load_skill", {"skill_name": "alpha"}), ("Write", {})]
     assert preview_decision(toolkit, session, calls, 1).allowed
+
+
+def test_preview_agrees_with_the_real_calls_on_a_pinned_skill(tmp_path: Path) -> None:
+    """A pinned Read-only skill under RESTRICT: ``[unload_skill, Write]`` refuses the unload
+    (``PINNED``) and so blocks ``Write``; the preview must say the same."""
+    write_skill(tmp_path, "house-rules", "House rules.", extra="allowed-tools: Read\n")
+    toolkit = SkillToolkit(SkillLibrary(str(tmp_path)), pinned_skills=["house-rules"])
+    fresh = toolkit.library.session(policy=ToolPolicy(PolicyMode.RESTRICT))
+    session, _ = toolkit.ensure(fresh, fresh=True)
+    assert session.loaded_names == ("house-rules",)
+    calls = [("unload_skill", {"skill_name": "house-rules"}), ("Write", {})]
+    real = toolkit.call(session, *calls[0])
+    assert real.code.value == "PINNED"
+    assert not toolkit.check_tool(real.session, "Write").allowed
+    assert not preview_decision(toolkit, session, calls, 1).allowed
+
+
+def test_preview_reports_no_events(toolkit: SkillToolkit) -> None:
+    from skillcore.testing import EventRecorder
+
+    session = toolkit.library.session(policy=ToolPolicy(PolicyMode.RESTRICT))
+    calls = [
+        ("load_skill", {"skill_name": "nope"}),
+        ("load_skill", {"skill_name": "alpha"}),
+        ("Write", {}),
+    ]
+    with EventRecorder() as rec:
+        assert not preview_decision(toolkit, session, calls, 2).allowed
+    assert rec.names() == []

@@ -17,7 +17,7 @@ from skillcore import (
     catalog_view,
     search_skills,
 )
-from skillcore.relevance import relevant_catalog
+from skillcore.catalog.relevance import relevant_catalog
 
 from .strategies import catalogs
 

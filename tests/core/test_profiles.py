@@ -19,14 +19,14 @@ from skillcore import (
     SkillToolkit,
     restore_session,
 )
-from skillcore.coordination import MemoryStateStore
-from skillcore.profiles import (
+from skillcore.runtime.profiles import (
     PROFILE_STATE_FIELD,
     ProfileRestorer,
     ProfileStateStore,
     read_selector,
     tag_state,
 )
+from skillcore.state.coordination import MemoryStateStore
 from skillcore.testing import EventRecorder, make_tenant_libraries
 
 NAMES = ("acme", "beta", "a.b-c_1")

@@ -23,7 +23,7 @@ from skillcore import (
     SkillToolkit,
     catalog_view,
 )
-from skillcore.prompt import PLACEHOLDERS, resolve_prompt_mode
+from skillcore.catalog.prompt import PLACEHOLDERS, resolve_prompt_mode
 
 from .strategies import catalogs, descriptions
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillcore import Catalog, SkillLocation, SkillMetadata, ranking, search_skills
-from skillcore.ranking import (
+from skillcore.catalog.ranking import (
     CLOSE_NAMES_POSTINGS,
     CLOSE_NAMES_SCAN_ALL,
     MAX_QUERY_TERMS,

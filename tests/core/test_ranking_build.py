@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import SkillLocation, SkillMetadata, ranking
-from skillcore.ranking import FIELD_WEIGHTS, K1, B, SearchIndex, tokens
+from skillcore.catalog.ranking import FIELD_WEIGHTS, K1, B, SearchIndex, tokens
 
 try:
     import numpy

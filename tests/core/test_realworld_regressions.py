@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from skillcore import Code, Severity, SkillLibrary, SkillToolkit
-from skillcore.cli import main
-from skillcore.parsing import body_of
+from skillcore.apps.cli import main
+from skillcore.parse.frontmatter import body_of
 
 BODY = "# Title\n\nFirst step.\n\n```\ncode\n```\n"
 LF = f"---\nname: crlf-skill\ndescription: Written on Windows.\n---\n\n{BODY}"

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import OutcomeCode, SkillLibrary, SkillToolkit
-from skillcore.render import delivered, undelivered
+from skillcore.catalog.render import delivered, undelivered
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skills"
 LIBRARY = SkillLibrary([EXAMPLES])

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import SkillLibrary
-from skillcore.sources import LocalReader
+from skillcore.sources.base import LocalReader
 
 _clock = itertools.count(1)
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import skillcore.coordination as coordination
+import skillcore.state.coordination as coordination
 from skillcore import RefreshGate, SkillLibrary
-from skillcore.config import AdapterParts
-from skillcore.coordination import REFRESH_COST_FACTOR, REFRESH_COST_FLOOR
+from skillcore.runtime.config import AdapterParts
+from skillcore.state.coordination import REFRESH_COST_FACTOR, REFRESH_COST_FLOOR
 
 
 class Clock:

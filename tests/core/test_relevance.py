@@ -6,9 +6,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillcore import Catalog, SkillDocument, SkillLocation, SkillMetadata, SkillSession
-from skillcore.relevance import relevant_catalog
-from skillcore.render import CatalogFormat, catalog_view
-from skillcore.session import Limits
+from skillcore.catalog.relevance import relevant_catalog
+from skillcore.catalog.render import CatalogFormat, catalog_view
+from skillcore.limits import Limits
 
 
 def meta(name: str, desc: str = "d", **kw) -> SkillMetadata:

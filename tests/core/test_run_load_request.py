@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import Limits, OutcomeCode, SkillLibrary, SkillToolkit
-from skillcore.parsing import MAX_NAME_USABLE
-from skillcore.preload import MAX_REQUESTED, requested_names
+from skillcore.parse.frontmatter import MAX_NAME_USABLE
 from skillcore.testing import EventRecorder, write_skill
+from skillcore.tools.preload import MAX_REQUESTED, requested_names
 
 from .test_properties import check_invariant_1
 

@@ -23,7 +23,7 @@ from skillcore import (
     StateError,
     ToolPolicy,
 )
-from skillcore.session import ResourceRequest, restore_session
+from skillcore.state.session import ResourceRequest, restore_session
 
 RESTRICT = ToolPolicy(PolicyMode.RESTRICT)
 

@@ -27,8 +27,8 @@ from skillcore import (
     parse_skill_file,
 )
 from skillcore._text import ELLIPSIS, folded, is_clean, single_line
-from skillcore.parsing import MAX_DESCRIPTION, MAX_DESCRIPTION_STORED
-from skillcore.render import CatalogFormat, entry_description, skill_file_url
+from skillcore.catalog.render import CatalogFormat, entry_description, skill_file_url
+from skillcore.parse.frontmatter import MAX_DESCRIPTION, MAX_DESCRIPTION_STORED
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -338,7 +338,7 @@ def test_entry_description_of_a_hand_made_metadata() -> None:
 def test_cli_list_shows_a_block_description_on_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from skillcore.cli import main
+    from skillcore.apps.cli import main
 
     write(tmp_path, "demo", f"name: demo\n{BLOCK}")
     assert main(["list", str(tmp_path)]) == 0
@@ -350,7 +350,7 @@ def test_cli_list_shows_a_block_description_on_one_line(
 
 
 def _validate(capsys: pytest.CaptureFixture[str], root: Path, mode: str) -> tuple[int, str]:
-    from skillcore.cli import main
+    from skillcore.apps.cli import main
 
     code = main(["validate", "--mode", mode, str(root)])
     return code, capsys.readouterr().out

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillcore import SkillLibrary, SkillToolkit
-from skillcore.coordination import (
+from skillcore.state.coordination import (
     MAX_CONVERSATION_KEY,
     MAX_SAVED_STATE_BYTES,
     MemoryStateStore,
@@ -18,7 +18,7 @@ from skillcore.coordination import (
     SQLiteStateStore,
     StateStore,
 )
-from skillcore.session import restore_session
+from skillcore.state.session import restore_session
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,7 +17,7 @@ from skillcore import (
     ToolPolicy,
     UnrestrictedSkills,
 )
-from skillcore.policy import decide, wildcard_match
+from skillcore.policy.rules import decide, wildcard_match
 
 PROFILE = settings(settings.get_profile("skillcore"))
 DEEP = ToolPolicy("restrict", aliases="deepagents")

@@ -24,7 +24,7 @@ from skillcore import (
     catalog_view,
     search_skills,
 )
-from skillcore.parsing import parse_allowed_tools
+from skillcore.parse.frontmatter import parse_allowed_tools
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "skills"
 
@@ -253,10 +253,10 @@ def test_state_is_small_and_rejects_garbage(library) -> None:
         SkillSession.from_state({"schema": "other/9"}, library.catalog)
     with pytest.raises(StateError):
         SkillSession.from_state(
-            {"schema": "skillcore.session/1", "loaded": [{"name": "nope"}]}, library.catalog
+            {"schema": "skillcore.state.session/1", "loaded": [{"name": "nope"}]}, library.catalog
         )
     lenient = SkillSession.from_state(
-        {"schema": "skillcore.session/1", "loaded": [{"name": "nope"}]},
+        {"schema": "skillcore.state.session/1", "loaded": [{"name": "nope"}]},
         library.catalog,
         strict=False,
     )
@@ -276,7 +276,7 @@ def test_search_finds_non_english_descriptions() -> None:
 
 
 def test_metadata_version_is_the_fallback_version() -> None:
-    from skillcore.parsing import parse_skill_file
+    from skillcore.parse.frontmatter import parse_skill_file
 
     loc = SkillLocation("s", "v", "/v")
     text = b"---\nname: v\ndescription: d\nmetadata:\n  version: '2.1'\n---\nbody\n"
@@ -285,7 +285,7 @@ def test_metadata_version_is_the_fallback_version() -> None:
 
 
 def test_name_with_space_says_whitespace() -> None:
-    from skillcore.parsing import parse_skill_file
+    from skillcore.parse.frontmatter import parse_skill_file
 
     loc = SkillLocation("s", "v", "/v")
     text = b"---\nname: Forms Reviewer\ndescription: d\n---\nbody\n"

@@ -11,17 +11,17 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, StateBacken
 from langgraph.store.memory import InMemoryStore
 
 from skillcore import SkillLibrary, SkillSource, SkillToolkit
-from skillcore.backends.deepagents import (
+from skillcore.diagnostics import Code
+from skillcore.errors import SourceError
+from skillcore.sources.base import FsspecReader, open_reader
+from skillcore.sources.deepagents import (
     BackendFileSystem,
     ScopedLibrary,
     backend_library,
     backend_sources,
     run_scope,
 )
-from skillcore.diagnostics import Code
-from skillcore.errors import SourceError
-from skillcore.session import OutcomeCode
-from skillcore.sources import FsspecReader, open_reader
+from skillcore.state.session import OutcomeCode
 
 
 def names(library: SkillLibrary) -> list[str]:

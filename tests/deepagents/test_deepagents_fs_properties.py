@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from langgraph.store.memory import InMemoryStore
 
 from skillcore import SkillLibrary
-from skillcore.backends import deepagents as da
-from skillcore.backends.deepagents import BackendFileSystem, backend_sources
+from skillcore.sources import deepagents as da
+from skillcore.sources.deepagents import BackendFileSystem, backend_sources
 
 SEGMENT = st.text(alphabet="abcxyz-_.", min_size=1, max_size=4).filter(
     lambda s: s not in (".", "..") and not s.startswith(".")

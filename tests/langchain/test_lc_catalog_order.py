@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
-from skillcore.relevance import _relevant
+from skillcore.catalog.relevance import _relevant
 from skillcore.testing import INVOICE_QUERY as INVOICE
 from skillcore.testing import RELEVANCE_BUDGET as BUDGET
 from skillcore.testing import ROLLOUT_QUERY as ROLLOUT

@@ -9,7 +9,7 @@ import anyio
 from mcp import Client
 
 from skillcore import SkillLibrary, SkillToolkit
-from skillcore.mcp_server import SkillMCPServer
+from skillcore.apps.mcp_server import SkillMCPServer
 
 from .test_mcp_server import text_of
 

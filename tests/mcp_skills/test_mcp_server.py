@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from pydantic import TypeAdapter
 
 from skillcore import SkillLibrary
-from skillcore.mcp_server import (
+from skillcore.apps.mcp_server import (
     SKILLS_EXTENSION,
     SkillMCPServer,
     parse_skill_uri,

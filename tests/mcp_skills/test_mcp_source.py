@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import Code, OutcomeCode, SkillLibrary, SkillToolkit
-from skillcore.backends.mcp import InvalidEntry, McpReader, mcp_source, parse_entry
-from skillcore.mcp_server import SkillMCPServer
+from skillcore.apps.mcp_server import SkillMCPServer
 from skillcore.model import SkillMetadata
+from skillcore.sources.mcp import InvalidEntry, McpReader, mcp_source, parse_entry
 
 from .conftest import HttpServer, write_skill
 

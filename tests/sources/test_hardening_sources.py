@@ -19,7 +19,7 @@ from loopback_s3 import MotoS3
 from source_helpers import git, s3_options, write_skill
 
 from skillcore import Code, OutcomeCode, ReadError, SkillLibrary, SkillSource, SkillToolkit
-from skillcore.backends.archive import ArchiveReader
+from skillcore.sources.archive import ArchiveReader
 
 SKILL = "---\nname: {name}\ndescription: Use {name} for tests.\n---\n\nSteps of {name}.\n"
 

@@ -14,7 +14,7 @@ import pytest
 from source_helpers import write_skill
 
 from skillcore import Code, OutcomeCode, ReadError, Severity, SkillLibrary, SkillSource
-from skillcore.backends.archive import member_name
+from skillcore.sources.archive import member_name
 
 SKILL = "---\nname: {name}\ndescription: The {name} skill.\n---\n\nBody of {name}.\n"
 

@@ -14,7 +14,7 @@ from loopback_s3 import FaultProxy, MotoS3
 from source_helpers import git, s3_options, write_skill
 
 from skillcore import Code, SkillLibrary, SkillSource, SkillToolkit
-from skillcore.cli import main
+from skillcore.apps.cli import main
 
 
 def test_one_catalog_from_s3_git_and_local(moto_s3: MotoS3, tmp_path: Path) -> None:
@@ -138,7 +138,7 @@ def test_cli_reads_s3_with_the_standard_aws_environment(moto_s3: MotoS3, tmp_pat
         "AWS_DEFAULT_REGION": "us-east-1",
     }
     proc = subprocess.run(
-        [sys.executable, "-m", "skillcore.cli", "list", f"s3://{bucket}/skills", "--json"],
+        [sys.executable, "-m", "skillcore.apps.cli", "list", f"s3://{bucket}/skills", "--json"],
         env=env,
         capture_output=True,
         text=True,

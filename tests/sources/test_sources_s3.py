@@ -27,7 +27,7 @@ from skillcore import (
     SkillSource,
     SkillToolkit,
 )
-from skillcore.sources import open_reader
+from skillcore.sources.base import open_reader
 
 
 def _s3_source(bucket: str, endpoint: str, prefix: str = "skills", **opts: object) -> SkillSource:
@@ -393,7 +393,7 @@ def test_import_skillcore_loads_no_backend() -> None:
     code = (
         "import sys, skillcore\n"
         "heavy = [m for m in sys.modules if m.split('.')[0] in "
-        "('s3fs', 'botocore', 'aiobotocore', 'pygit2') or m.startswith('skillcore.backends')]\n"
+        "('s3fs', 'botocore', 'aiobotocore', 'pygit2') or m.startswith('skillcore.sources')]\n"
         "print(heavy)\n"
     )
     out = subprocess.run(

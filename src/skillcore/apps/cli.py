@@ -1,0 +1,645 @@
+"""The ``skillcore`` command line: list, validate, show, render, new, demo, eval,
+lint-descriptions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import attrs
+
+from skillcore._text import prompt_text, single_line
+from skillcore.apps.evaluate import (
+    EvalCase,
+    EvalFileError,
+    EvalReport,
+    confusable_pairs,
+    evaluate,
+    load_routing,
+    load_skill_facts,
+    load_trigger_evals,
+    report_table,
+    skill_for_file,
+    sub_catalog,
+)
+from skillcore.catalog.relevance import CatalogOrder
+from skillcore.catalog.render import CatalogFormat, entry_description
+from skillcore.diagnostics import Diagnostic, Severity
+from skillcore.errors import SkillcoreError
+from skillcore.library import SkillLibrary
+from skillcore.limits import Limits
+from skillcore.parse.frontmatter import ValidationMode, check_name
+from skillcore.policy.rules import PolicyMode, ToolPolicy
+from skillcore.sources.base import ReadError, SkillSource
+from skillcore.tools.toolkit import SkillToolkit
+
+#: The catalog budget of a session with default limits.
+_BUDGET = Limits().catalog_budget
+
+
+def default_examples() -> str:
+    """``./examples/skills`` when run from a checkout, else the copy shipped in the wheel."""
+    local = Path("examples/skills")
+    if local.is_dir():
+        return str(local)
+    package = Path(__file__).resolve().parents[1]  # skillcore/
+    for candidate in (package / "_examples" / "skills", package.parents[1] / "examples" / "skills"):
+        if candidate.is_dir():
+            return str(candidate)
+    return str(local)
+
+
+class _Progress:
+    """A one-line progress indicator on stderr for long discoveries (TTY only)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.enabled and total >= 500:
+            self.stream.write(f"\rdiscovering skills: {done}/{total}")
+            self.stream.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+
+
+class UsageError(SkillcoreError):
+    """Bad command-line input: printed as one line, exit code 2."""
+
+
+def _library(args: argparse.Namespace) -> SkillLibrary:
+    sources: list[SkillSource | str] = list(args.sources or [default_examples()])
+    if args.recursive:
+        sources = [SkillSource(str(s), recursive=True, max_depth=args.max_depth) for s in sources]
+    progress = _Progress(sys.stderr)
+    try:
+        lib = SkillLibrary(sources, mode=args.mode, progress=progress)
+    except (SkillcoreError, ValueError) as exc:  # e.g. the same source given twice
+        raise UsageError(str(exc)) from exc
+    lib.discover()
+    progress.close()
+    return lib
+
+
+def _where(diag: Diagnostic) -> Diagnostic:
+    """The diagnostic with a path a user can open: the source joined with the file."""
+    if diag.source and diag.path:
+        return attrs.evolve(diag, path=f"{diag.source.rstrip('/')}/{diag.path}")
+    return diag
+
+
+def _print_diagnostics(lib: SkillLibrary, out: TextIO, min_severity: Severity) -> None:
+    order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
+    for diag in lib.catalog.diagnostics:
+        if order.index(diag.severity) >= order.index(min_severity):
+            # Messages quote skill text (directory names, values): one safe line each.
+            out.write(single_line(_where(diag).format()) + "\n")
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    cat = lib.catalog
+    if args.json:
+        data = [
+            {
+                "name": s.name,
+                "description": s.description,
+                "source": s.location.source,
+                "location": s.location.url,
+                "allowed_tools": None if s.allowed_tools is None else list(s.allowed_tools),
+                "version": s.version,
+            }
+            for s in cat
+        ]
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if not cat.skills:
+        print("no skills found")
+    # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._text).
+    rows = [(single_line(s.name), entry_description(s)) for s in cat]
+    width = max((len(name) for name, _ in rows), default=4)
+    for name, desc in rows:
+        desc = desc if len(desc) <= 80 else desc[:77] + "..."
+        print(f"{name:<{width}}  {desc}")
+    print(f"\n{len(cat)} skills from {len(lib.sources)} source(s)", file=sys.stderr)
+    _print_diagnostics(lib, sys.stderr, Severity.WARNING)
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    cat = lib.catalog
+    if args.json:
+        json.dump(
+            {
+                "skills": list(cat.names),
+                "diagnostics": [d.to_dict() for d in cat.diagnostics],
+            },
+            sys.stdout,
+            indent=2,
+        )
+        sys.stdout.write("\n")
+    else:
+        _print_diagnostics(lib, sys.stdout, Severity.INFO)
+        errors = len(cat.errors)
+        warnings = sum(1 for d in cat.diagnostics if d.severity is Severity.WARNING)
+        print(f"{len(cat)} valid skills, {errors} errors, {warnings} warnings ({args.mode} mode)")
+    return 1 if cat.errors else 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    meta = lib.catalog.get(args.name)
+    if meta is None:
+        print(f"no skill named {args.name!r}; see 'skillcore list'", file=sys.stderr)
+        return 2
+    try:
+        doc = lib.read_document(meta)
+    except ReadError as exc:
+        doc, error = None, exc
+    else:
+        error = None
+    fields: list[tuple[str, Any]] = [
+        ("name", meta.name),
+        ("description", meta.description),
+        ("location", meta.location.url),
+        ("source", meta.location.source),
+        ("license", meta.license),
+        ("compatibility", meta.compatibility),
+        ("version", meta.version),
+        ("allowed-tools", None if meta.allowed_tools is None else " ".join(meta.allowed_tools)),
+        ("triggers", ", ".join(meta.triggers) or None),
+        ("file-patterns", ", ".join(meta.file_patterns) or None),
+        ("dependencies", ", ".join(meta.dependencies) or None),
+        ("metadata", dict(meta.metadata) or None),
+    ]
+    for key, value in fields:
+        if value is not None:
+            print(f"{key + ':':<15}{single_line(str(value))}")
+    if doc is None:
+        assert error is not None
+        message = single_line(f"cannot read {meta.name}: {error.code.value}: {error.message}")
+        print(message, file=sys.stderr)
+        return 1
+    print(f"{'resources:':<15}{len(doc.resources)}")
+    for r in doc.resources:
+        print(f"  {single_line(r.path)} ({r.kind.value}, {r.size} bytes)")
+    if args.body:
+        print()
+        print(prompt_text(doc.body))
+    return 0
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    session = lib.session(Limits(catalog_budget=args.budget))
+    # Marks are what the dynamic prompt mode shows; the stable one ignores load state.
+    mode = "dynamic" if args.loaded else None
+    toolkit = SkillToolkit(lib, catalog_format=args.format, prompt_mode=mode)
+    for name in args.loaded or ():
+        result = toolkit.call(session, toolkit.names.load, {"skill_name": name})
+        if not result.ok:
+            print(prompt_text(result.text), file=sys.stderr)
+            return 2
+        session = result.session
+    # Already safe (render sanitises skill text); prompt_text leaves safe text unchanged.
+    sys.stdout.write(prompt_text(toolkit.instructions(session)))
+    return 0
+
+
+def _eval_cases(args: argparse.Namespace, lib: SkillLibrary) -> list[EvalCase]:
+    cases: list[EvalCase] = []
+    try:
+        for path in args.routing or ():
+            cases += load_routing(path)
+        for spec in args.trigger or ():
+            skill, sep, path = spec.partition("=")
+            if not sep:
+                path = spec
+                found = skill_for_file(path, lib.catalog.names)
+                if found is None:
+                    raise UsageError(
+                        f"cannot tell which skill {path} is for; use --trigger SKILL={path}"
+                    )
+                skill = found
+            cases += load_trigger_evals(path, skill)
+    except EvalFileError as exc:
+        raise UsageError(single_line(str(exc))) from exc
+    if not cases:
+        raise UsageError("no queries: give --routing FILE and/or --trigger [SKILL=]FILE")
+    return cases
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of numbers: {text!r}") from None
+    if not sizes or sizes[0] < 1:
+        raise argparse.ArgumentTypeError("sizes must be 1 or more")
+    return sizes
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    cases = _eval_cases(args, lib)
+    cat = lib.catalog
+    if args.skills_json:
+        try:
+            cat = load_skill_facts(args.skills_json)
+        except EvalFileError as exc:
+            raise UsageError(single_line(str(exc))) from exc
+    sizes = [n for n in (args.sizes or [len(cat)]) if n <= len(cat)] or [len(cat)]
+    keep = {c.skill for c in cases if c.skill}
+    try:
+        reports = [
+            evaluate(
+                sub_catalog(cat, n, keep) if n < len(cat) else cat,
+                cases,
+                ranker=args.ranker,
+                budget=args.budget,
+                catalog_order=args.catalog,
+            )
+            for n in sizes
+        ]
+    except ImportError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.json:
+        json.dump([r.to_dict() for r in reports], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(eval_table(reports))
+        last = reports[-1]
+        if last.unknown:
+            print(f"\nnot in the library (left out): {single_line(', '.join(last.unknown))}")
+        for miss in last.misses[: args.misses]:
+            where = f"rank {miss.rank}" if miss.rank else "not in the top 10"
+            print(
+                single_line(
+                    f"miss: {miss.query!r} -> expected {miss.expected} ({where}), "
+                    f"got {miss.got or 'nothing'}"
+                )
+            )
+    if args.plot:
+        plot_reports(reports, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
+    return 0
+
+
+eval_table = report_table
+
+
+def plot_reports(reports: Sequence[EvalReport], path: str) -> None:
+    """Plot recall@k and catalog reach against library size (needs matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:
+        raise UsageError('--plot needs matplotlib: pip install "skillcore-agents[plot]"') from exc
+    xs = [r.skills for r in reports]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for k in sorted(reports[0].recall):
+        ax.plot(xs, [r.recall[k] for r in reports], marker="o", label=f"recall@{k}")
+    ax.plot(xs, [r.mrr for r in reports], marker="s", label="MRR")
+    ax.plot(xs, [r.visible for r in reports], marker="^", linestyle="--", label="visible")
+    ax.plot(
+        xs, [r.visible_or_found for r in reports], marker="v", linestyle=":", label="visible|found"
+    )
+    if len(xs) > 1 and xs[-1] / max(xs[0], 1) >= 10:
+        ax.set_xscale("log")
+    ax.set(xlabel="skills in the library", ylabel="fraction of queries", ylim=(0, 1.02))
+    ax.set_title(f"Skill selection ({reports[-1].ranker})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def cmd_lint_descriptions(args: argparse.Namespace) -> int:
+    lib = _library(args)
+    try:
+        pairs = confusable_pairs(lib.catalog, args.top, args.method, args.min_score)
+    except ImportError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.json:
+        json.dump([attrs.asdict(p) for p in pairs], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    if not pairs:
+        print("no similar descriptions found")
+        return 0
+    for p in pairs:
+        shared = f"  (shared: {', '.join(p.shared)})" if p.shared else ""
+        print(single_line(f"{p.score:.2f}  {p.first}  <->  {p.second}{shared}"))
+    return 0
+
+
+SKELETON = """---
+name: {name}
+description: {description}
+---
+
+# {title}
+
+## When to use this skill
+
+Describe the tasks and requests this skill is for.
+
+## Instructions
+
+1. First step.
+2. Second step.
+
+## Resources
+
+- `scripts/` holds executable helpers.
+- `references/` holds documents to read when needed.
+- `assets/` holds templates and static files.
+"""
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    usable, problem = check_name(args.name, ValidationMode.STRICT)
+    if not usable or problem:
+        print(f"invalid skill name: {problem}", file=sys.stderr)
+        return 2
+    target = Path(args.dir) / args.name
+    if target.exists():
+        print(f"{target} already exists", file=sys.stderr)
+        return 2
+    for sub in ("scripts", "references", "assets"):
+        (target / sub).mkdir(parents=True)
+        (target / sub / ".gitkeep").write_text("")
+    description = args.description or f"TODO: say what {args.name} does and when to use it."
+    title = args.name.replace("-", " ").capitalize()
+    (target / "SKILL.md").write_text(
+        SKELETON.format(name=args.name, description=json.dumps(description), title=title)
+    )
+    print(f"created {target}/SKILL.md (+ scripts/, references/, assets/)")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """A scripted walk through discover -> load -> policy -> unload. No network, no key."""
+    lib = _library(args)
+    cat = lib.catalog
+
+    def say(text: str = "") -> None:
+        print(prompt_text(text))  # replies quote skill text; keep the terminal safe
+
+    say(f"== 1. discover: {len(cat)} skills from {', '.join(s.url for s in lib.sources)}")
+    for s in cat:
+        say(f"   - {s.name}")
+    policy = ToolPolicy(PolicyMode.RESTRICT, always_allowed={"think"})
+    session = lib.session(Limits(max_loaded=2, catalog_budget=args.budget), policy)
+    toolkit = SkillToolkit(lib)
+    say(f"\n== 2. the catalog the model sees (budget {args.budget} characters):\n")
+    say(toolkit.instructions(session))
+    restricted = next((s for s in cat if s.allowed_tools), None)
+    other = next((s for s in cat if s.allowed_tools is None), None)
+    if restricted is None:
+        say("(no skill declares allowed-tools; skipping the policy part)")
+        return 0
+    say(f"== 3. the model calls load_skill({restricted.name!r})")
+    result = toolkit.call(session, "load_skill", {"skill_name": restricted.name})
+    session = result.session
+    say("   " + result.text.splitlines()[0] + " ... (" + str(len(result.text)) + " characters)")
+    say(f"   loaded: {', '.join(session.loaded_names)}")
+    say("\n== 4. a second load of the same skill is refused, and the session is unchanged")
+    again = toolkit.call(session, "load_skill", {"skill_name": restricted.name})
+    say(f"   {again.code.value}: {again.text}")
+    say("\n== 5. RESTRICT policy: tool calls are checked against allowed-tools")
+    probe = (
+        [*restricted.allowed_tools[:1], "Write", "think"] if restricted.allowed_tools else ["Write"]
+    )
+    from skillcore.policy.rules import ToolPattern
+
+    for tool in probe:
+        name = ToolPattern.parse(tool).tool
+        decision = toolkit.check_tool(session, name)
+        say(f"   {name:<8} -> {'allowed' if decision.allowed else 'BLOCKED'}: {decision.reason}")
+    if other is not None:
+        say(f"\n== 6. loading {other.name!r} (no allowed-tools) lifts the restriction")
+        session = toolkit.call(session, "load_skill", {"skill_name": other.name}).session
+        say(f"   Write -> {'allowed' if toolkit.check_tool(session, 'Write') else 'BLOCKED'}")
+        say("\n== 7. the session is full (max_loaded=2): a third load is refused")
+        third = next((s for s in cat if s.name not in session.loaded_names), None)
+        if third is not None:
+            res = toolkit.call(session, "load_skill", {"skill_name": third.name})
+            say(f"   {res.code.value}: {res.text}")
+    say("\n== 8. unload frees a slot; the state a checkpoint stores is small and JSON-native")
+    res = toolkit.call(session, "unload_skill", {"skill_name": restricted.name})
+    session = res.session
+    say(f"   {res.text}")
+    state = json.dumps(session.to_state())
+    say(f"   state ({len(state)} bytes): {state[:160]}{'...' if len(state) > 160 else ''}")
+    say("\n== 9. search finds skills the budget left out of the prompt")
+    say("   " + toolkit.search_text(session, "csv data quality", None).replace("\n", "\n   "))
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve the skills over MCP (stdio or streamable HTTP)."""
+    import anyio
+
+    from skillcore.apps.mcp_server import SkillMCPServer
+
+    lib = _library(args)
+    for diag in lib.catalog.errors:  # stdout belongs to the protocol on stdio
+        print(single_line(_where(diag).format()), file=sys.stderr)
+    server = SkillMCPServer(
+        lib, limits=Limits(catalog_budget=args.budget), budget=args.budget, refresh=args.refresh
+    )
+    if args.transport == "stdio":
+        anyio.run(server.run_stdio)
+    else:
+        anyio.run(server.run_http, args.host, args.port)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="skillcore", description="Discover, validate and render Agent Skills."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(
+        name: str, help: str, sources: bool = True, first: tuple[str, str] | None = None
+    ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help)
+        if first is not None:  # a positional that comes before the sources (``show NAME ...``)
+            p.add_argument(first[0], help=first[1])
+        if sources:
+            p.add_argument(
+                "sources",
+                nargs="*",
+                help="skill sources: paths or URLs (s3://, git://, zip://, memory://); "
+                "later ones override earlier ones (default: the bundled examples/skills)",
+            )
+            p.add_argument(
+                "--mode",
+                choices=[m.value for m in ValidationMode],
+                default=ValidationMode.LENIENT.value,
+                help="validation mode (default: lenient)",
+            )
+            p.add_argument(
+                "--recursive",
+                action="store_true",
+                help="also find skills in sub-folders of each source (monorepos)",
+            )
+            p.add_argument(
+                "--max-depth",
+                type=int,
+                default=4,
+                help="how deep --recursive looks (default: 4)",
+            )
+        return p
+
+    p = add("list", "list the discovered skills")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_list)
+
+    p = add("validate", "validate skills and print every diagnostic (exit 1 on errors)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_validate)
+
+    p = add("show", "show one skill's metadata and resources", first=("name", "skill name"))
+    p.add_argument("--body", action="store_true", help="also print the instructions")
+    p.set_defaults(func=_show_args)
+
+    p = add("render", "print the catalog exactly as the model sees it")
+    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument(
+        "--format", choices=[f.value for f in CatalogFormat], default=CatalogFormat.MARKDOWN.value
+    )
+    p.add_argument(
+        "--loaded",
+        action="append",
+        help="mark this skill as loaded, as prompt_mode='dynamic' shows it (repeatable)",
+    )
+    p.set_defaults(func=cmd_render)
+
+    p = add("new", "create a new skill with the standard folders", sources=False)
+    p.add_argument("name", help="skill name (lowercase, digits, hyphens)")
+    p.add_argument("--dir", default=".", help="parent directory (default: .)")
+    p.add_argument("--description", help="the skill's description")
+    p.set_defaults(func=cmd_new)
+
+    p = add("demo", "a scripted walk through discover, load, tool policy and unload")
+    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.set_defaults(func=cmd_demo)
+
+    p = add("eval", "measure skill selection: recall@k, MRR and catalog reach for query files")
+    p.add_argument(
+        "--routing", action="append", help="JSON file of {query, skill} entries (repeatable)"
+    )
+    p.add_argument(
+        "--trigger",
+        action="append",
+        metavar="[SKILL=]FILE",
+        help="agentskills trigger-eval file ({query, should_trigger}) of one skill; the skill "
+        "is the nearest folder or the file named like one, or SKILL= (repeatable)",
+    )
+    p.add_argument(
+        "--ranker",
+        choices=["auto", "bm25", "hybrid"],
+        default="auto",
+        help="default: auto (hybrid with the semantic extra, else bm25)",
+    )
+    p.add_argument(
+        "--skills-json",
+        help="measure on skill facts from a JSON list of {name, description} instead of "
+        "the sources (e.g. examples/evals/selection/skills.json)",
+    )
+    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument(
+        "--sizes", type=_sizes, help="also measure sub-libraries of these sizes, e.g. 10,100"
+    )
+    p.add_argument(
+        "--catalog",
+        choices=[o.value for o in CatalogOrder],
+        default=CatalogOrder.PRECEDENCE.value,
+        help="which catalog 'visible' measures: the default one, or filled by relevance",
+    )
+    p.add_argument("--plot", help="write a chart (PNG) of the results (needs matplotlib)")
+    p.add_argument("--misses", type=int, default=10, help="print this many misses (default 10)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_eval)
+
+    p = add("lint-descriptions", "list pairs of skills whose descriptions are confusable")
+    p.add_argument("--top", type=int, default=20, help="how many pairs (default 20)")
+    p.add_argument(
+        "--method", choices=["auto", "tfidf", "semantic"], default="tfidf", help="default: tfidf"
+    )
+    p.add_argument("--min-score", type=float, default=0.0, help="only pairs at least this alike")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_lint_descriptions)
+
+    p = add("mcp", "serve the skills over MCP: the skill tools, skill:// resources, skills/list")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP host (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
+    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument(
+        "--refresh",
+        type=float,
+        default=None,
+        help="re-scan the sources every this many seconds and tell clients when skills change",
+    )
+    p.set_defaults(func=cmd_mcp)
+    return parser
+
+
+def _show_args(args: argparse.Namespace) -> int:
+    # ``show NAME [SOURCES...]``: the name is the first positional.
+    return cmd_show(args)
+
+
+def _budget(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point."""
+    parser = build_parser()
+    # argparse stops filling a positional at the first option, so in ``show NAME --body SRC``
+    # the trailing SRC comes back unrecognised: it is one more source.
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if any(e.startswith("-") for e in extra) or not hasattr(args, "sources"):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.sources = [*args.sources, *extra]
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"skillcore {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. piping into head
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:  # pragma: no cover
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

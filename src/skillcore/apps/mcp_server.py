@@ -1,0 +1,522 @@
+"""Serve a skill library over MCP: the four skill tools, skill files as resources, and the
+Skills extension (``io.modelcontextprotocol/skills``: ``skills/list`` and ``skills/get``).
+
+A thin adapter on the official ``mcp`` SDK's low-level ``Server``: every rule lives in
+:class:`~skillcore.SkillToolkit` and :class:`~skillcore.SkillSession`; this module only
+translates. Each client connection has its own session (never shared); on the stateless
+2026-07-28 HTTP exchange, where no connection outlives a request, every call is decided
+against a fresh session.
+
+What the server can enforce is limited to its own tools: the host runs every other tool, so
+``allowed-tools`` (RESTRICT) is advisory over MCP. See ``docs/mcp.md``.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import hashlib
+import logging
+import weakref
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import quote, unquote
+
+import anyio
+
+from skillcore.codes import OutcomeCode
+from skillcore.errors import require
+from skillcore.library import SkillLibrary
+from skillcore.limits import Limits
+from skillcore.model import SkillMetadata
+from skillcore.parse.frontmatter import MAX_FRONTMATTER_BYTES, decode_text, split_frontmatter
+from skillcore.policy.rules import ToolPolicy
+from skillcore.sources.base import SKILL_FILE, ReadError
+from skillcore.state.session import SkillSession
+from skillcore.tools.binary import BinaryPayload
+from skillcore.tools.reinjection import Reinjection
+from skillcore.tools.toolkit import SkillToolkit
+
+require("mcp", "mcp", "The MCP server")
+
+import mcp_types as types  # noqa: E402
+from mcp.server.lowlevel.server import NotificationOptions, Server  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+from pydantic import Field  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+#: The Skills extension identifier (SEP-2640).
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+#: URI scheme of skill files: ``skill://<skill-name>/<path>``.
+SKILL_SCHEME = "skill"
+#: SEP-2640 per-skill limits: entries of ``resources`` (SKILL.md included) and total bytes.
+MAX_SKILL_FILES = 512
+MAX_SKILL_BYTES = 16 * 1024 * 1024
+#: Skills per ``skills/list`` page and resources per ``resources/list`` page.
+PAGE_SIZE = 100
+#: Client sessions kept at most (least recently used dropped first).
+DEFAULT_MAX_SESSIONS = 1024
+#: How long a listing may be cached by the client (ms); a hint, not an integrity property.
+LIST_TTL_MS = 0
+#: Sent to every connected client after a refresh changed the catalog.
+_CHANGED = ("notifications/tools/list_changed", "notifications/resources/list_changed")
+
+
+class ListSkillsParams(types.PaginatedRequestParams):
+    """Params of ``skills/list``."""
+
+
+class GetSkillParams(types.RequestParams):
+    """Params of ``skills/get``."""
+
+    uri: str = Field(max_length=4096)
+
+
+def _binary_content(payload: BinaryPayload) -> Any:
+    """A binary resource as MCP content: an image, or the file as an embedded blob."""
+    if payload.is_image:
+        return types.ImageContent(type="image", data=payload.base64(), mime_type=payload.mime_type)
+    blob = types.BlobResourceContents(
+        uri=skill_uri(payload.skill, payload.path),
+        mime_type=payload.mime_type,
+        blob=payload.base64(),
+    )
+    return types.EmbeddedResource(type="resource", resource=blob)
+
+
+def skill_uri(name: str, path: str = SKILL_FILE) -> str:
+    """``skill://<name>/<path>`` with each segment percent-encoded."""
+    segments = "/".join(quote(s, safe="-._~") for s in path.split("/"))
+    return f"{SKILL_SCHEME}://{quote(name, safe='-._~')}/{segments}"
+
+
+def parse_skill_uri(uri: str) -> tuple[str, str] | None:
+    """``(skill name, file path)`` of a ``skill://`` URI served here, or None."""
+    prefix = f"{SKILL_SCHEME}://"
+    if not uri.startswith(prefix):
+        return None
+    name, sep, path = uri[len(prefix) :].partition("/")
+    if not sep or not name or not path:
+        return None
+    return unquote(name), "/".join(unquote(s) for s in path.split("/"))
+
+
+def digest_of(data: bytes) -> str:
+    """The SEP-2640 digest of raw bytes: ``sha256:<64 lowercase hex>``."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def json_native(value: Any, depth: int = 0) -> Any:
+    """A YAML value as JSON: dates become ISO strings, other scalars ``str``; bounded depth."""
+    if depth > 64:
+        raise ValueError("frontmatter is nested too deeply")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): json_native(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_native(v, depth + 1) for v in value]
+    return str(value)
+
+
+def raw_frontmatter(data: bytes) -> dict[str, Any] | None:
+    """The frontmatter of a SKILL.md as written (every field, as JSON values), or None when
+    it has none or it cannot be read safely (size and nesting are capped before parsing)."""
+    from skillcore.parse import frontmatter as parsing
+
+    text, _code, _msg = decode_text(data[: MAX_FRONTMATTER_BYTES + 4096])
+    if text is None:
+        return None
+    yaml_text, _offset, terminated = split_frontmatter(text, complete=True)
+    if yaml_text is None or not terminated or len(yaml_text) > MAX_FRONTMATTER_BYTES:
+        return None
+    if parsing._too_deep(yaml_text):
+        return None
+    try:
+        loaded, _dropped = parsing._load_yaml(yaml_text)
+        value = json_native(loaded)
+    except Exception:  # YAMLError, RecursionError, refusals: not readable safely
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class _Server(Server[Any]):
+    """The SDK's server, announcing ``listChanged`` for tools and resources on every
+    transport (refreshes send those notifications)."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> Any:
+        options = notification_options or NotificationOptions(
+            tools_changed=True, resources_changed=True
+        )
+        return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+
+class _ClientState:
+    """The session of one client connection (a :class:`~skillcore.SessionStore`)."""
+
+    __slots__ = ("__weakref__", "outbound", "server", "session")
+
+    def __init__(self, server: SkillMCPServer, outbound: Any) -> None:
+        self.server = server
+        self.session = server.new_session()
+        self.outbound = outbound
+
+    def read(self) -> SkillSession:
+        """The session, rebound to the library's current catalog."""
+        catalog = self.server.library.catalog
+        if self.session.catalog is not catalog:
+            self.session, _dropped = self.session.with_catalog(catalog)
+        return self.session
+
+    def write(self, session: SkillSession) -> None:
+        """Replace the session."""
+        self.session = session
+
+
+class SkillMCPServer:
+    """An MCP server over a :class:`~skillcore.SkillLibrary`.
+
+    ``SkillMCPServer(SkillLibrary(["./skills"])).run("stdio")``, or mount
+    :meth:`streamable_http_app`. ``server`` is the SDK's low-level ``Server`` (connect an
+    ``mcp.Client`` to it in-process for tests). ``refresh`` re-scans the sources every that
+    many seconds while serving (None: never); a refresh that changes the catalog updates
+    the instructions and sends ``notifications/tools/list_changed`` and
+    ``notifications/resources/list_changed`` to every connected client that can receive them.
+    """
+
+    def __init__(
+        self,
+        library: SkillLibrary,
+        *,
+        toolkit: SkillToolkit | None = None,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+        name: str = "skillcore",
+        budget: int | None = None,
+        refresh: float | None = None,
+        max_sessions: int = DEFAULT_MAX_SESSIONS,
+    ) -> None:
+        from skillcore import __version__
+
+        self.library = library
+        self.toolkit = toolkit or SkillToolkit(library)
+        self.limits = limits
+        self.policy = policy
+        self.budget = budget
+        self.refresh_interval = refresh
+        self.max_sessions = max_sessions
+        # Keyed by the connection's outbound channel (one per client connection); weak, so a
+        # closed connection's state goes with it, and capped in number.
+        self._states: weakref.WeakKeyDictionary[Any, _ClientState] = weakref.WeakKeyDictionary()
+        self._recent: OrderedDict[int, _ClientState] = OrderedDict()
+        self.server: Server[Any] = _Server(
+            name,
+            version=__version__,
+            instructions=None,
+            lifespan=self._lifespan,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_templates,
+            on_read_resource=self._read_resource,
+        )
+        self.server.add_request_handler("skills/list", ListSkillsParams, self._skills_list)
+        self.server.add_request_handler("skills/get", GetSkillParams, self._skills_get)
+        self.server.extensions = {SKILLS_EXTENSION: {}}
+        self._catalog = library.catalog
+        self.server.instructions = self.instructions()
+
+    # -- sessions --------------------------------------------------------------------------
+
+    def new_session(self) -> SkillSession:
+        """A fresh session over the current catalog, with the toolkit's configured skills
+        (``default_skills``, ``pinned_skills``) loaded."""
+        session = self.library.session(self.limits, self.policy, self.toolkit.names)
+        return self.toolkit.ensure(session, fresh=True)[0]
+
+    def state_for(self, ctx: Any) -> _ClientState:
+        """The state of the client connection behind a request context. A connection
+        without its own channel (stateless HTTP) gets a fresh, unshared state per request."""
+        connection = getattr(ctx.session, "_connection", None)
+        outbound = getattr(connection, "outbound", None)
+        if connection is None or not getattr(connection, "has_standalone_channel", False):
+            return _ClientState(self, None)
+        state = self._states.get(outbound)
+        if state is None:
+            state = self._states[outbound] = _ClientState(self, outbound)
+        self._recent[id(state)] = state
+        self._recent.move_to_end(id(state))
+        while len(self._recent) > self.max_sessions:
+            _key, old = self._recent.popitem(last=False)
+            if old.outbound is not None:
+                self._states.pop(old.outbound, None)
+        return state
+
+    def instructions(self) -> str:
+        """The budgeted catalog (what ``initialize`` / ``server/discover`` send as
+        instructions); empty with no model-visible skill."""
+        session = self.new_session()
+        text = self.toolkit.instructions(session, self.budget)
+        # The configured skills' instructions: no tool reply delivers them to the client.
+        preset = [m for n in session.loaded_names if (m := session.catalog.get(n)) is not None]
+        if text and preset:
+            text += "\n\n" + Reinjection(self.toolkit).text(session, preset)
+        return text
+
+    # -- refresh ---------------------------------------------------------------------------
+
+    async def arefresh(self) -> bool:
+        """Re-scan the sources; when the catalog changed, update the instructions and notify
+        connected clients. Returns whether it changed."""
+        catalog = await self.library.arefresh()
+        if catalog is self._catalog:
+            return False
+        self._catalog = catalog
+        self.server.instructions = self.instructions()
+        for outbound in list(self._states.keys()):
+            for method in _CHANGED:
+                try:
+                    await outbound.notify(method, None)
+                except Exception as exc:  # a client that went away must not stop the others
+                    logger.debug("could not notify a client of %s: %s", method, exc)
+        return True
+
+    @asynccontextmanager
+    async def _lifespan(self, _server: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        interval = self.refresh_interval
+        if interval is None:
+            yield {}
+            return
+        async with anyio.create_task_group() as tg:
+
+            async def loop() -> None:
+                while True:
+                    await anyio.sleep(interval)
+                    try:
+                        await self.arefresh()
+                    except Exception:
+                        logger.exception("refreshing the skill library failed")
+
+            tg.start_soon(loop)
+            try:
+                yield {}
+            finally:
+                tg.cancel_scope.cancel()
+
+    # -- tools -----------------------------------------------------------------------------
+
+    async def _list_tools(self, ctx: Any, params: Any) -> types.ListToolsResult:
+        session = self.new_session()
+        tools = [
+            types.Tool(name=s.name, description=s.description, input_schema=s.json_schema())
+            for s in self.toolkit.specs(session)
+        ]
+        return types.ListToolsResult(tools=tools, ttl_ms=LIST_TTL_MS, cache_scope="private")
+
+    async def _call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        state = self.state_for(ctx)
+        result = await self.toolkit.acall(state, params.name, dict(params.arguments or {}))
+        content: list[Any] = [types.TextContent(type="text", text=result.text)]
+        if result.binary is not None:  # a binary resource (the toolkit's binary_resources)
+            content.append(_binary_content(result.binary))
+        return types.CallToolResult(content=content, is_error=not result.ok)
+
+    # -- resources -------------------------------------------------------------------------
+
+    def _skill(self, name: str) -> SkillMetadata:
+        meta = self.library.catalog.get(name)
+        if meta is None or meta.disable_model_invocation:
+            raise MCPError(types.INVALID_PARAMS, f"no skill named {name!r} is served here")
+        return meta
+
+    async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
+        skills = self.library.catalog.model_visible
+        start = _cursor(getattr(params, "cursor", None), len(skills))
+        page = skills[start : start + PAGE_SIZE]
+        resources = [
+            types.Resource(
+                uri=skill_uri(m.name),
+                name=m.name,
+                description=m.description,
+                mime_type="text/markdown",
+            )
+            for m in page
+        ]
+        nxt = str(start + PAGE_SIZE) if start + PAGE_SIZE < len(skills) else None
+        return types.ListResourcesResult(
+            resources=resources, next_cursor=nxt, ttl_ms=LIST_TTL_MS, cache_scope="private"
+        )
+
+    async def _list_templates(self, ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        template = types.ResourceTemplate(
+            name="skill-file",
+            uri_template=f"{SKILL_SCHEME}://{{skill}}/{{+path}}",
+            description="A file of a skill: its SKILL.md or a file it lists.",
+        )
+        return types.ListResourceTemplatesResult(
+            resource_templates=[template], ttl_ms=LIST_TTL_MS, cache_scope="private"
+        )
+
+    def _read_raw(self, meta: SkillMetadata, path: str) -> bytes:
+        reader = self.library.reader(meta.location.source)
+        return reader.read_file(meta.location.directory, path, self.library.max_file_bytes)
+
+    def _listing(self, meta: SkillMetadata) -> tuple[list[str], bool]:
+        reader = self.library.reader(meta.location.source)
+        files, truncated = reader.list_files(meta.location.directory, MAX_SKILL_FILES)
+        return [SKILL_FILE, *(r.path for r in files)], truncated
+
+    async def _read_resource(
+        self, ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        parsed = parse_skill_uri(uri)
+        if parsed is None:
+            raise MCPError(types.INVALID_PARAMS, f"not a skill file URI: {uri[:200]!r}")
+        name, path = parsed
+        meta = self._skill(name)
+
+        def read() -> bytes:
+            listed, _truncated = self._listing(meta)
+            if path not in listed:
+                raise ReadError(
+                    OutcomeCode.RESOURCE_NOT_FOUND, f"{path!r} is not a file of skill {name!r}"
+                )
+            return self._read_raw(meta, path)
+
+        try:
+            data = await anyio.to_thread.run_sync(read)
+        except ReadError as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.message) from None
+        text, _code, _msg = decode_text(data)
+        mime = "text/markdown" if path.endswith(".md") else None
+        if text is not None and b"\x00" not in data and text.encode("utf-8") == data:
+            content: Any = types.TextResourceContents(uri=uri, mime_type=mime, text=text)
+        else:
+            blob = base64.b64encode(data).decode("ascii")
+            content = types.BlobResourceContents(
+                uri=uri, mime_type=mime or "application/octet-stream", blob=blob
+            )
+        return types.ReadResourceResult(contents=[content], ttl_ms=0, cache_scope="private")
+
+    # -- SEP-2640 --------------------------------------------------------------------------
+
+    def skill_entry(self, meta: SkillMetadata) -> dict[str, Any]:
+        """The SEP-2640 ``Skill`` entry of a skill: URI, verbatim frontmatter, every file with
+        its digest and size. Raises ValueError when the skill cannot be described (over the
+        limits, unreadable, frontmatter not readable)."""
+        listed, truncated = self._listing(meta)
+        if truncated or len(listed) > MAX_SKILL_FILES:
+            raise ValueError(f"skill {meta.name!r} has more than {MAX_SKILL_FILES} files")
+        resources: list[dict[str, Any]] = []
+        total = 0
+        frontmatter: dict[str, Any] | None = None
+        for path in listed:
+            try:
+                data = self._read_raw(meta, path)
+            except ReadError as exc:
+                raise ValueError(f"skill {meta.name!r}: {exc.message}") from None
+            total += len(data)
+            if total > MAX_SKILL_BYTES:
+                raise ValueError(f"skill {meta.name!r} is larger than {MAX_SKILL_BYTES} bytes")
+            if path == SKILL_FILE:
+                frontmatter = raw_frontmatter(data)
+            resources.append(
+                {"uri": skill_uri(meta.name, path), "digest": digest_of(data), "size": len(data)}
+            )
+        if frontmatter is None or "name" not in frontmatter or "description" not in frontmatter:
+            raise ValueError(f"skill {meta.name!r}: its frontmatter cannot be read")
+        return {"uri": skill_uri(meta.name), "frontmatter": frontmatter, "resources": resources}
+
+    def _entries(self, metas: Iterable[SkillMetadata]) -> list[dict[str, Any]]:
+        out = []
+        for meta in metas:
+            try:
+                out.append(self.skill_entry(meta))
+            except ValueError as exc:  # not served: a host could not load it anyway
+                logger.warning("skills/list leaves out a skill: %s", exc)
+        return out
+
+    async def _skills_list(self, ctx: Any, params: ListSkillsParams) -> dict[str, Any]:
+        skills = self.library.catalog.model_visible
+        start = _cursor(params.cursor, len(skills))
+        page = skills[start : start + PAGE_SIZE]
+        entries = await anyio.to_thread.run_sync(self._entries, page)
+        result: dict[str, Any] = {
+            "resultType": "complete",
+            "skills": entries,
+            "ttlMs": LIST_TTL_MS,
+            "cacheScope": "private",
+        }
+        if start + PAGE_SIZE < len(skills):
+            result["nextCursor"] = str(start + PAGE_SIZE)
+        return result
+
+    async def _skills_get(self, ctx: Any, params: GetSkillParams) -> dict[str, Any]:
+        parsed = parse_skill_uri(params.uri)
+        if parsed is None or parsed[1] != SKILL_FILE:
+            raise MCPError(
+                types.INVALID_PARAMS, f"not the URI of a skill's SKILL.md: {params.uri[:200]!r}"
+            )
+        meta = self._skill(parsed[0])
+        try:
+            entry = await anyio.to_thread.run_sync(self.skill_entry, meta)
+        except ValueError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        return {"resultType": "complete", "skill": entry, "ttlMs": 0, "cacheScope": "private"}
+
+    # -- running ---------------------------------------------------------------------------
+
+    async def run_stdio(self) -> None:
+        """Serve one client over stdin/stdout."""
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read, write):
+            await self.server.run(read, write, self.server.create_initialization_options())
+
+    def streamable_http_app(self, **kwargs: Any) -> Any:
+        """The Starlette app of the streamable HTTP transport (path ``/mcp``)."""
+        return self.server.streamable_http_app(**kwargs)
+
+    async def run_http(self, host: str = "127.0.0.1", port: int = 8000) -> None:
+        """Serve streamable HTTP with uvicorn."""
+        import uvicorn
+
+        app = self.streamable_http_app(host=host)
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+        await uvicorn.Server(config).serve()
+
+
+def _cursor(cursor: str | None, total: int) -> int:
+    if cursor is None:
+        return 0
+    if not cursor.isdigit() or int(cursor) > total:
+        raise MCPError(types.INVALID_PARAMS, "invalid cursor")
+    return int(cursor)
+
+
+__all__ = [
+    "MAX_SKILL_BYTES",
+    "MAX_SKILL_FILES",
+    "SKILLS_EXTENSION",
+    "SKILL_SCHEME",
+    "GetSkillParams",
+    "ListSkillsParams",
+    "SkillMCPServer",
+    "digest_of",
+    "parse_skill_uri",
+    "raw_frontmatter",
+    "skill_uri",
+]

@@ -1,0 +1,37 @@
+"""The budgets of a session (:class:`Limits`) and their defaults, defined once.
+
+A foundation: readers cap bytes with these defaults and the session enforces them, so both
+import them from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+
+def _positive(instance: Any, attribute: attrs.Attribute[Any], value: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"{attribute.name} must be a non-negative integer, got {value!r}")
+
+
+#: Default cap on one binary resource delivered to the model (``Limits.max_binary_bytes``).
+DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024
+
+
+@attrs.frozen
+class Limits:
+    """Budgets of a session. All are validated on construction and on ``attrs.evolve``."""
+
+    max_loaded: int = attrs.field(default=10, validator=_positive)
+    catalog_budget: int = attrs.field(default=16_000, validator=_positive)
+    max_resources: int = attrs.field(default=200, validator=_positive)
+    max_file_bytes: int = attrs.field(default=10 * 1024 * 1024, validator=_positive)
+    max_resource_bytes: int = attrs.field(default=256 * 1024, validator=_positive)
+    #: Cap on one binary resource (image, PDF) delivered with ``binary_resources=True``.
+    max_binary_bytes: int = attrs.field(default=DEFAULT_MAX_BINARY_BYTES, validator=_positive)
+
+
+#: Default cap on one file read whole (``Limits.max_file_bytes``).
+DEFAULT_MAX_FILE_BYTES: int = attrs.fields(Limits).max_file_bytes.default

@@ -1,0 +1,1 @@
+"""What adapters share at run time: configuration and profiles."""

@@ -1,0 +1,298 @@
+"""The knobs every adapter takes, in one place, so they mean the same everywhere."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from typing import Any, Union
+
+import attrs
+
+from skillcore._frozen import to_frozenset
+from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
+from skillcore.catalog.ranking import RANKERS, Ranker
+from skillcore.catalog.relevance import CatalogOrder
+from skillcore.catalog.render import CatalogFormat
+from skillcore.library import SkillLibrary
+from skillcore.limits import Limits
+from skillcore.names import ToolNames
+from skillcore.parse.frontmatter import ValidationMode
+from skillcore.policy.gating import gated_registry
+from skillcore.policy.rules import (
+    PolicyMode,
+    ToolAliases,
+    ToolPolicy,
+    UnrestrictedSkills,
+    to_aliases,
+)
+from skillcore.sources.base import SkillSource
+from skillcore.state.coordination import RefreshGate, Restorer, TurnStore
+from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
+
+#: What adapters accept as ``sources``: a ready library, one source, or several.
+Sources = Union[
+    SkillLibrary,
+    SkillSource,
+    str,
+    "os.PathLike[str]",
+    Iterable[Union[SkillSource, str, "os.PathLike[str]"]],
+]
+
+
+def _optional_mode(value: ValidationMode | str | None) -> ValidationMode | None:
+    return None if value is None else ValidationMode(value)
+
+
+def _skill_names(value: str | Iterable[str] | None) -> tuple[str, ...]:
+    """Skill names as a tuple without repeats (one name may be given as a string)."""
+    names = (value,) if isinstance(value, str) else tuple(value or ())
+    bad = [n for n in names if not isinstance(n, str) or not n]
+    if bad:
+        raise TypeError(f"skill names must be non-empty strings, got {bad[0]!r:.80}")
+    return tuple(dict.fromkeys(names))
+
+
+@attrs.frozen
+class SkillConfig:
+    """Adapter options with one meaning in every adapter.
+
+    ``limits`` (a full :class:`Limits`) overrides ``max_loaded_skills`` and
+    ``max_description_budget``; ``validation_mode`` applies only when sources are given as
+    paths/URLs (a ready :class:`SkillLibrary` has its own mode).
+    """
+
+    max_loaded_skills: int = attrs.field(default=attrs.fields(Limits).max_loaded.default)
+    max_description_budget: int = attrs.field(default=attrs.fields(Limits).catalog_budget.default)
+    allowed_tools_policy: PolicyMode = attrs.field(
+        default=PolicyMode.RECOMMEND, converter=PolicyMode
+    )
+    always_allowed_tools: frozenset[str] = attrs.field(factory=frozenset, converter=to_frozenset)
+    #: Claude-style allowed-tools names -> this agent's tools: a preset name
+    #: (``"deepagents"``, ``"adk"``, ``"agents_sdk"``), a mapping, or None (no aliases).
+    tool_aliases: ToolAliases | None = attrs.field(default=None, converter=to_aliases)
+    #: ``"lift"``: a loaded skill without allowed-tools lifts RESTRICT; ``"ignore"``: it
+    #: does not (stricter).
+    unrestricted_skills: UnrestrictedSkills = attrs.field(
+        default=UnrestrictedSkills.LIFT, converter=UnrestrictedSkills
+    )
+    catalog_format: CatalogFormat = attrs.field(
+        default=CatalogFormat.MARKDOWN, converter=CatalogFormat
+    )
+    validation_mode: ValidationMode | None = attrs.field(default=None, converter=_optional_mode)
+    tool_name_prefix: str = ""
+    include_resource_tool: bool = True
+    enum_limit: int = DEFAULT_ENUM_LIMIT
+    limits: Limits | None = None
+    #: Measures the catalog budget: ``len`` (characters) or a token counter (``str -> int``).
+    budget_counter: Callable[[str], int] = len
+    #: How unloaded skills fill the catalog budget: ``"precedence"`` (the same skills for
+    #: every conversation) or ``"relevance"`` (ranked for the latest user message).
+    catalog_order: CatalogOrder = attrs.field(
+        default=CatalogOrder.PRECEDENCE, converter=CatalogOrder
+    )
+    #: Deliver images and PDFs read with the resource tool as the framework's native binary
+    #: part (off by default: a model without vision input can fail on an image).
+    binary_resources: bool = False
+    #: ``"stable"``: the catalog text stays byte-identical for a conversation (load state
+    #: travels in tool replies; prompt caches keep the history); ``"dynamic"``: loaded
+    #: skills first, marked ``[Loaded]``. None: stable, or dynamic with ``"relevance"``.
+    prompt_mode: PromptMode | None = attrs.field(
+        default=None,
+        converter=attrs.converters.optional(PromptMode),
+        # Refuses stable + relevance (attrs runs validators once every field is set).
+        validator=lambda self, _, mode: resolve_prompt_mode(mode, self.catalog_order),
+    )
+    #: The text around the catalog, with placeholders such as ``{skills_list}`` (see
+    #: :class:`~skillcore.PromptTemplate`); None: the default catalog text.
+    system_prompt: PromptTemplate | None = attrs.field(default=None, converter=to_template)
+    #: Skills loaded when a conversation starts (it has no saved state yet); the model may
+    #: unload them. Names that cannot be loaded are skipped with a ``preload.skipped`` warning.
+    default_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
+    #: Skills loaded on every turn when they are not loaded, which the model cannot unload
+    #: (``PINNED``). They count against the loaded-skill limit: at most that many.
+    pinned_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
+
+    def __attrs_post_init__(self) -> None:
+        # Build-time error: pinned skills that cannot all be loaded at once would evict each
+        # other on every turn.
+        limit = self.session_limits().max_loaded
+        if len(self.pinned_skills) > limit:
+            raise ValueError(
+                f"{len(self.pinned_skills)} pinned_skills exceed the loaded-skill limit "
+                f"({limit}): pin at most {limit} skills or raise max_loaded_skills"
+            )
+
+    #: Under RESTRICT, also leave tools the policy blocks right now out of the model's tool
+    #: list (calls are still checked; skill and always-allowed tools are never hidden).
+    hide_blocked_tools: bool = False
+    #: Check, when a skill is loaded, that the agent has the tools its allowed-tools name:
+    #: the reply lists missing ones (RECOMMEND), or the load is refused with
+    #: ``TOOL_NOT_AVAILABLE`` (RESTRICT). Adapters that cannot know the agent's tools skip it.
+    check_tools_available: bool = False
+    #: How search ranks: ``"auto"`` (BM25 blended with the semantic ranker when
+    #: ``skillcore-agents[semantic]`` is installed, else BM25), ``"bm25"`` or ``"hybrid"``.
+    ranker: Ranker = attrs.field(default="auto", validator=attrs.validators.in_(RANKERS))
+    #: How many skills the "skills that may fit this request" note after each user message
+    #: names (none when no skill is a close match); 0 turns the note off.
+    suggestions: int = attrs.field(
+        default=DEFAULT_SUGGESTIONS,
+        validator=attrs.validators.and_(attrs.validators.instance_of(int), attrs.validators.ge(0)),
+    )
+
+    @classmethod
+    def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
+        """``config`` as given, or one built from keyword options (not both): how every
+        adapter constructor takes its options."""
+        if config is None:
+            return cls(**options)
+        if options:
+            raise TypeError(
+                f"pass either config= or options ({', '.join(sorted(options))}), not both"
+            )
+        return config
+
+    def library(
+        self,
+        sources: Sources,
+        backend: Any = None,
+        thread: Callable[[], str | None] | None = None,
+    ) -> SkillLibrary:
+        """The library for ``sources`` (used as is when it already is one).
+
+        With a deepagents ``backend``, ``sources`` are paths in it (or ``(path, label)``
+        tuples) and ``thread`` names the running conversation (see
+        :func:`skillcore.sources.deepagents.backend_library`)."""
+        if backend is not None:
+            from skillcore.sources.deepagents import backend_library
+
+            if isinstance(sources, SkillLibrary):
+                raise ValueError("pass paths in the backend as sources, not a SkillLibrary")
+            mode = self.validation_mode or ValidationMode.LENIENT
+            return backend_library(
+                backend,
+                sources,
+                thread=thread or (lambda: None),
+                mode=mode,  # type: ignore[arg-type]
+            )
+        if isinstance(sources, SkillLibrary):
+            if self.validation_mode is not None:
+                raise ValueError(
+                    "validation_mode applies to sources given as paths or URLs; "
+                    "pass mode= to SkillLibrary instead"
+                )
+            return sources
+        return SkillLibrary(sources, mode=self.validation_mode or ValidationMode.LENIENT)  # type: ignore[arg-type]
+
+    def session_limits(self) -> Limits:
+        """``limits`` if given, else the two budgets as :class:`Limits`."""
+        if self.limits is not None:
+            return self.limits
+        return Limits(max_loaded=self.max_loaded_skills, catalog_budget=self.max_description_budget)
+
+    def policy(self, also_allowed: Iterable[str] = (), gated: Iterable[str] = ()) -> ToolPolicy:
+        """The tool policy (``also_allowed`` adds adapter-specific always-allowed tools;
+        ``gated`` names the adapter's skill-gated tools)."""
+        return ToolPolicy(
+            self.allowed_tools_policy,
+            self.always_allowed_tools | set(also_allowed),
+            self.tool_aliases,
+            self.unrestricted_skills,
+            gated_tools=frozenset(gated),
+        )
+
+    def names(self) -> ToolNames:
+        """The (prefixed) tool names."""
+        return ToolNames.prefixed(self.tool_name_prefix)
+
+    def toolkit(self, library: SkillLibrary) -> SkillToolkit:
+        """A toolkit over ``library`` with these options."""
+        return SkillToolkit(
+            library,
+            names=self.names(),
+            include_resource_tool=self.include_resource_tool,
+            catalog_format=self.catalog_format,
+            enum_limit=self.enum_limit,
+            budget_counter=self.budget_counter,
+            catalog_order=self.catalog_order,
+            default_skills=self.default_skills,
+            pinned_skills=self.pinned_skills,
+            binary_resources=self.binary_resources,
+            prompt_mode=self.prompt_mode,
+            system_prompt=self.system_prompt,
+            check_tools_available=self.check_tools_available,
+            ranker=self.ranker,
+            suggestions=self.suggestions,
+        )
+
+
+class AdapterAttributes:
+    """The attributes every adapter exposes, set by :meth:`AdapterParts.attach`."""
+
+    config: SkillConfig
+    library: SkillLibrary
+    limits: Limits
+    policy: ToolPolicy
+    toolkit: SkillToolkit
+    names: ToolNames
+    refresh: RefreshGate
+    turns: TurnStore
+    restore: Restorer
+
+
+@attrs.frozen
+class AdapterParts:
+    """What every adapter builds from its options (library, toolkit, policy, call order,
+    refresh gate, state restorer), built one way."""
+
+    config: SkillConfig
+    library: SkillLibrary
+    limits: Limits
+    policy: ToolPolicy
+    toolkit: SkillToolkit
+    names: ToolNames
+    #: When to re-scan the sources (see :class:`~skillcore.RefreshGate`).
+    refresh: RefreshGate
+    #: Call order of the tool calls of a turn (see :class:`~skillcore.TurnStore`).
+    turns: TurnStore
+    #: Saved state -> session over the current catalog (see :class:`Restorer`).
+    restore: Restorer
+
+    @classmethod
+    def build(
+        cls,
+        sources: Sources,
+        config: SkillConfig | None = None,
+        *,
+        refresh: bool | float = True,
+        also_allowed: Iterable[str] = (),
+        gated: Iterable[str] = (),
+        backend: Any = None,
+        thread: Callable[[], str | None] | None = None,
+        **options: Any,
+    ) -> AdapterParts:
+        """The parts for ``sources`` and ``config`` (or its fields as ``options``);
+        ``also_allowed`` adds adapter-specific always-allowed tools; ``gated`` names the
+        skill-gated tools (the adapter's ``tools=``); ``backend`` and ``thread``: see
+        :meth:`SkillConfig.library`."""
+        cfg = SkillConfig.build(config, **options)
+        gated = gated_registry(gated, cfg.names().all())
+        library = cfg.library(sources, backend, thread)
+        limits, policy, toolkit = (
+            cfg.session_limits(),
+            cfg.policy(also_allowed, gated),
+            cfg.toolkit(library),
+        )
+        names = toolkit.names
+        if toolkit.preset and getattr(library, "_catalog", None) is not None:
+            # Already discovered: unknown configured skills are reported now, at build time
+            # (otherwise when the catalog is first discovered).
+            toolkit.check_preset(library.catalog)
+        restore = Restorer(lambda: library.catalog, limits, policy, names)
+        gate = RefreshGate(refresh, library)  # paced by the library's scan cost
+        return cls(cfg, library, limits, policy, toolkit, names, gate, TurnStore(), restore)
+
+    def attach(self, adapter: AdapterAttributes) -> None:
+        """Set every part as an attribute of ``adapter`` (``adapter.library``, ``.toolkit``,
+        ...), the public names each adapter documents."""
+        for field in attrs.fields(type(self)):
+            setattr(adapter, field.name, getattr(self, field.name))

@@ -1,0 +1,3 @@
+"""The state of one conversation: the session's pure transitions and where sessions live while
+calls run.
+"""

@@ -1,0 +1,305 @@
+"""Every text the model reads from a skill tool call or a blocked call, defined once.
+
+(The load reply itself is :meth:`skillcore.SkillToolkit.load_reply`; the catalog is
+:mod:`skillcore.catalog.render`.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from skillcore._text import folded, quoted_excerpt, single_line
+from skillcore.catalog.render import entry_description, quoteattr, skill_content_marker
+from skillcore.catalog.search import SearchHit
+from skillcore.codes import OutcomeCode
+from skillcore.library import ResourceContent
+from skillcore.model import SkillMetadata
+from skillcore.names import ToolNames
+from skillcore.policy.rules import ToolDecision
+from skillcore.sources.base import ReadError
+from skillcore.state.session import Outcome, SkillSession
+from skillcore.tools.binary import BinaryPayload
+
+#: How every refusal and error reply starts (adapters also mark them as errors).
+ERROR_PREFIX = "Error: "
+
+
+def error(message: str) -> str:
+    """A refusal or failure as the model reads it."""
+    return ERROR_PREFIX + message
+
+
+def refusal(outcome: Outcome) -> str:
+    """The reply for a refused transition."""
+    return error(outcome.message)
+
+
+def blocked(decision: ToolDecision) -> str:
+    """The reply for a plain tool call the allowed-tools policy blocked (every adapter)."""
+    return error(decision.reason)
+
+
+def blocked_code(decision: ToolDecision) -> OutcomeCode:
+    """The outcome code of a refused plain call: ``TOOL_LOCKED`` for a skill-gated tool no
+    loaded skill unlocks, else ``TOOL_BLOCKED``."""
+    return OutcomeCode(decision.code.value) if not decision.allowed else OutcomeCode.TOOL_BLOCKED
+
+
+def tool_locked_reason(tool: str, unlockers: tuple[str, ...], load_tool: str) -> str:
+    """Why a skill-gated tool was refused: no loaded skill unlocks it (``unlockers``: the
+    catalog's skills that would)."""
+    shown = quoted_excerpt(tool)
+    if not unlockers:
+        return (
+            f"Tool {shown} is not available: no skill in the catalog unlocks it. Do not call "
+            "it again; continue without it."
+        )
+    listed = ", ".join(single_line(s) for s in unlockers[:10])
+    more = f" (and {len(unlockers) - 10} more)" if len(unlockers) > 10 else ""
+    return (
+        f"Tool {shown} is available only while a skill that uses it is loaded: {listed}{more}. "
+        f"Call {load_tool} for one of them and follow its instructions, then call the tool "
+        "again."
+    )
+
+
+def tools_unlocked(tools: tuple[str, ...]) -> str:
+    """The line a load reply ends with when the skill unlocks skill-gated tools (empty for
+    none): they are allowed while it is loaded, whatever its allowed-tools list says."""
+    if not tools:
+        return ""
+    return f"\nTools unlocked while this skill is loaded: {', '.join(tools)}"
+
+
+def tools_locked_again(tools: tuple[str, ...]) -> str:
+    """The sentence an unload reply ends with when skill-gated tools it unlocked are locked
+    again (no other loaded skill unlocks them); empty for none."""
+    if not tools:
+        return ""
+    return f" Tools it unlocked are locked again: {', '.join(tools)}."
+
+
+def tools_not_available_reason(skill: str, missing: tuple[str, ...]) -> str:
+    """Why a skill was not loaded under RESTRICT: its allowed-tools name tools this agent
+    does not have, so loading it would block the work it describes."""
+    return (
+        f"Cannot load {skill!r}: it needs tools this agent does not have "
+        f"({', '.join(single_line(m) for m in missing)}), and while it is loaded only its "
+        "allowed tools may run. Continue without it or choose another skill."
+    )
+
+
+def tools_missing_warning(missing: tuple[str, ...]) -> str:
+    """The note a load reply ends with (RECOMMEND) when the skill's allowed-tools name tools
+    this agent does not have."""
+    return (
+        f"\nWarning: this skill's allowed-tools name tools this agent does not have: "
+        f"{', '.join(single_line(m) for m in missing)}. Do the work with the tools you have, "
+        "or tell the user what is missing."
+    )
+
+
+def turn_incomplete_reason(tool: str) -> str:
+    """Why a plain call decided while earlier skill calls of its turn never finished is
+    refused (the policy those calls set is unknown)."""
+    return (
+        f"{tool!r} was not run because earlier skill tool calls of this turn did not finish. "
+        "Call it again."
+    )
+
+
+def turn_incomplete(tool: str) -> str:
+    """The reply for such a call (see :func:`turn_incomplete_reason`)."""
+    return error(turn_incomplete_reason(tool))
+
+
+#: How much of a failing handler's exception message the model sees.
+MAX_FAILURE_CHARS = 500
+
+
+def tool_failed(tool: str, exc: BaseException) -> str:
+    """The reply for a plain tool call whose handler raised."""
+    shown = tool[:80].encode("utf-8", "backslashreplace").decode("utf-8")
+    detail = str(exc)[:MAX_FAILURE_CHARS]
+    return error(
+        f"{shown!r} failed: {type(exc).__name__}{': ' + detail if detail else ''}. "
+        "Fix the arguments or try another way."
+    )
+
+
+def unknown_tool(tool: str, known: tuple[str, ...]) -> str:
+    """The reply for a call of a tool that does not exist."""
+    shown = tool[:80].encode("utf-8", "backslashreplace").decode("utf-8")
+    return error(f"{shown!r} is not a skill tool (skill tools: {', '.join(known)}).")
+
+
+def invalid_arguments(tool: str, problem: str) -> str:
+    """The reply for arguments that did not validate."""
+    return error(f"invalid arguments for {tool}: {problem}")
+
+
+def read_failed(
+    path: str, skill: str, exc: ReadError, listing: tuple[str, ...] | None, names: ToolNames
+) -> str:
+    """The reply for a resource that could not be read (``listing``: the loaded skill's files,
+    shown when the path does not exist)."""
+    hint = ""
+    if listing is not None:
+        hint = (
+            f" Files of this skill: {', '.join(single_line(p) for p in listing[:20])}."
+            if listing
+            else f" Load the skill with {names.load} to see its files."
+        )
+    return error(
+        f"cannot read {path!r} of skill {skill!r}: {exc.message}.{hint} Do not retry this path."
+    )
+
+
+def binary_resource(path: str, skill: str, content: ResourceContent) -> str:
+    """The reply for a binary resource (never dumped into the conversation)."""
+    return error(
+        f"{path!r} of skill {skill!r} is a binary file ({content.size} bytes); it cannot be "
+        "shown as text. Use it by path (for example from a script) instead."
+    )
+
+
+def _described(payload: BinaryPayload) -> str:
+    kind = "image" if payload.is_image else "file"
+    where = f"{payload.path!r} of skill {payload.skill!r}"
+    return f"{kind} {where} ({payload.mime_type}, {payload.size} bytes)"
+
+
+def binary_attached(payload: BinaryPayload) -> str:
+    """The reply for a binary resource delivered as a native part (the part carries the
+    bytes; this text tells the model what it got)."""
+    return f"Read the {_described(payload)}; its content is attached."
+
+
+#: How :func:`binary_attachment` starts (so such a message is not taken for the user's own).
+ATTACHMENT_PREFIX = "Attached by the skill resource tool: "
+
+
+def binary_attachment(payload: BinaryPayload) -> str:
+    """The text next to the bytes where they cannot travel in the tool reply itself (Chat
+    Completions tool messages take text only: the bytes follow in a user message)."""
+    return f"{ATTACHMENT_PREFIX}the {_described(payload)}."
+
+
+def binary_too_large(payload: BinaryPayload, cap: int) -> str:
+    """The reply for an allowed binary resource over the binary cap."""
+    return error(
+        f"{payload.path!r} of skill {payload.skill!r} is {payload.size} bytes, over the "
+        f"{cap}-byte limit for binary files. Do not retry this path."
+    )
+
+
+def resource(path: str, skill: str, content: ResourceContent) -> str:
+    """The reply for a resource read as text."""
+    return (
+        f"<skill_resource skill={quoteattr(skill)} path={quoteattr(path)}>\n"
+        f"{content.text}\n</skill_resource>"
+    )
+
+
+def search(
+    session: SkillSession,
+    hits: Sequence[SearchHit],
+    query: str | None,
+    path: str | None,
+    abstained: bool = False,
+) -> str:
+    """The reply of the search tool (``abstained``: no skill is a close match; the few
+    ``hits`` are only the closest)."""
+    what = (
+        " and ".join(f"{k} {quoted_excerpt(v)}" for k, v in (("query", query), ("path", path)) if v)
+        or "no filter"
+    )
+    if not hits:
+        return (
+            f"No skills match {what}. Try other keywords; "
+            f"{len(session.catalog.model_visible)} skills are available."
+        )
+    if abstained:
+        lines = [f"No skill fits {what} well. The closest, in case one does apply:"]
+    else:
+        lines = [f"Skills matching {what} (best first):"]
+    for hit in hits:
+        mark = " [Loaded]" if session.is_loaded(hit.skill.name) else ""
+        lines.append(f"- {hit.skill.name}{mark}: {entry_description(hit.skill)}")
+    if abstained:
+        lines.append(
+            f"If none of them applies, go on without a skill (or call {session.names.search} "
+            "with other words)."
+        )
+    else:
+        lines.append(f"Call {session.names.load} with a name to use one.")
+    return "\n".join(lines)
+
+
+#: How much of each description the per-request suggestion note shows.
+SUGGESTION_DESCRIPTION_CHARS = 160
+
+
+def suggestions(names: ToolNames, skills: Sequence[SkillMetadata]) -> str:
+    """The note placed after a user message: skills that may fit it (empty for none)."""
+    if not skills:
+        return ""
+    lines = [
+        "<skill_suggestions>",
+        "Skills from the catalog that may fit this request (call "
+        f"{names.load} with a name if one applies; ignore them otherwise):",
+    ]
+    for meta in skills:
+        desc = folded(meta.description, SUGGESTION_DESCRIPTION_CHARS)
+        lines.append(f"- {single_line(meta.name)}: {desc}")
+    lines.append("</skill_suggestions>")
+    return "\n".join(lines)
+
+
+def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
+    """The system-prompt block repeating loaded skills' instructions that are no longer in
+    the conversation (``bodies``: each skill's load reply, or why it could not be re-read)."""
+    parts = [
+        "## Loaded skill instructions\n\n"
+        "These skills are loaded, but their instructions are not in the conversation's "
+        "messages (they were loaded for you at the start, or the messages that delivered "
+        "them are gone), so the instructions are given here. Keep following them, or call "
+        f"{names.unload} for a skill that no longer applies.\n"
+    ]
+    for name, body in bodies.items():
+        if isinstance(body, ReadError):
+            parts.append(
+                f"Skill {name!r} is loaded, but its instructions could not be read again "
+                f"({body.message}). Call {names.unload} to free its slot if you cannot "
+                "continue without them.\n"
+            )
+        else:
+            parts.append(body + "\n")
+    return "\n".join(parts)
+
+
+__all__ = [
+    "ATTACHMENT_PREFIX",
+    "ERROR_PREFIX",
+    "binary_attached",
+    "binary_attachment",
+    "binary_resource",
+    "binary_too_large",
+    "blocked",
+    "blocked_code",
+    "error",
+    "invalid_arguments",
+    "read_failed",
+    "refusal",
+    "reinjection",
+    "resource",
+    "search",
+    "skill_content_marker",
+    "suggestions",
+    "tool_locked_reason",
+    "tools_missing_warning",
+    "tools_not_available_reason",
+    "turn_incomplete",
+    "turn_incomplete_reason",
+    "unknown_tool",
+]

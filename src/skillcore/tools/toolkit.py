@@ -1,0 +1,549 @@
+"""``SkillToolkit``: plan a skill tool call against a session, read what it needs, finish it.
+
+Schemas and argument rules live in :mod:`skillcore.tools.specs`, every rule about sessions in
+:mod:`skillcore.state.session`, reply texts in :mod:`skillcore.tools.replies`, and where the
+session lives while calls run in :mod:`skillcore.state.coordination`, the steps of a call
+(effect, reads, result, event) in :mod:`skillcore.tools.calls`. Adapters only translate
+framework objects.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from skillcore import events
+from skillcore._text import single_line
+from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
+from skillcore.catalog.ranking import RANKERS, Ranker, Selection, index_for
+from skillcore.catalog.relevance import CatalogOrder, query_text, relevant_catalog
+from skillcore.catalog.render import (
+    CatalogFormat,
+    CatalogKey,
+    catalog_intro,
+    catalog_view,
+    render_load_reply,
+)
+from skillcore.codes import OutcomeCode
+from skillcore.diagnostics import Severity
+from skillcore.library import SkillLibrary
+from skillcore.model import Catalog, SkillDocument
+from skillcore.names import ToolNames
+from skillcore.policy.rules import (
+    DecisionCode,
+    PolicyMode,
+    ToolDecision,
+    ToolPolicy,
+    normalize_tool_name,
+)
+from skillcore.sources.base import ReadError
+from skillcore.state.coordination import SessionRef, SessionStore, as_store
+from skillcore.state.session import Outcome, ResourceRequest, SkillSession
+from skillcore.tools import calls, replies
+from skillcore.tools.calls import Data, Effect, ToolResult, Unload
+from skillcore.tools.preload import Preload
+from skillcore.tools.specs import (
+    DEFAULT_ENUM_LIMIT,
+    ArgumentError,
+    ToolKind,
+    ToolSpec,
+    build_specs,
+    parse_arguments,
+)
+
+#: Results one call of the search tool returns.
+SEARCH_LIMIT = 10
+#: Skills named by the per-request suggestion note, by default.
+DEFAULT_SUGGESTIONS = 3
+
+
+class SkillToolkit:
+    """The skill tools bound to a library. One toolkit serves many conversations: the
+    session (or the :class:`SessionStore` holding it) is passed to every call."""
+
+    def __init__(
+        self,
+        library: SkillLibrary,
+        *,
+        names: ToolNames | None = None,
+        include_resource_tool: bool = True,
+        catalog_format: CatalogFormat | str = CatalogFormat.MARKDOWN,
+        enum_limit: int = DEFAULT_ENUM_LIMIT,
+        budget_counter: Callable[[str], int] = len,
+        catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
+        default_skills: Iterable[str] = (),
+        pinned_skills: Iterable[str] = (),
+        binary_resources: bool = False,
+        prompt_mode: PromptMode | str | None = None,
+        system_prompt: PromptTemplate | str | None = None,
+        check_tools_available: bool = False,
+        ranker: Ranker = "auto",
+        suggestions: int = DEFAULT_SUGGESTIONS,
+    ) -> None:
+        self.library = library
+        #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
+        #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
+        if ranker not in RANKERS:
+            raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
+        self.ranker: Ranker = ranker
+        #: How many skills the per-request note names (:meth:`suggestion_note`); 0: no note.
+        if not isinstance(suggestions, int) or suggestions < 0:
+            raise ValueError(f"suggestions must be a count >= 0, got {suggestions!r}")
+        self.suggestions = suggestions
+        #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
+        self.preload = Preload(library, default_skills, pinned_skills)
+        #: Whether a load checks the skill's allowed-tools against the agent's tools (the
+        #: ``available`` adapters pass; see :meth:`SkillSession.begin_load`).
+        self.check_tools_available = check_tools_available
+        self.names = names or ToolNames()
+        self.include_resource_tool = include_resource_tool
+        self.catalog_format = CatalogFormat(catalog_format)
+        self.enum_limit = enum_limit
+        #: Measures catalog entries against the budget: ``len`` (characters) or a token count.
+        self.budget_counter = budget_counter
+        #: How unloaded skills fill the budget
+        #: (see :class:`~skillcore.catalog.relevance.CatalogOrder`).
+        self.catalog_order = CatalogOrder(catalog_order)
+        #: Deliver allowed binary resources (images, PDFs) as payloads
+        #: (:mod:`skillcore.tools.binary`).
+        self.binary_resources = binary_resources
+        #: Whether load state shows in the catalog (see :class:`~skillcore.PromptMode`).
+        self.prompt_mode = resolve_prompt_mode(prompt_mode, self.catalog_order)
+        #: The user's text around the catalog (see :class:`~skillcore.PromptTemplate`).
+        self.system_prompt = to_template(system_prompt)
+        if (
+            self.system_prompt is not None
+            and "resource_tool" in self.system_prompt.placeholders
+            and not include_resource_tool
+        ):
+            raise ValueError(
+                "system_prompt uses {resource_tool}, but include_resource_tool is False"
+            )
+        n = self.names
+        self._kinds = {n.load: ToolKind.LOAD, n.unload: ToolKind.UNLOAD, n.search: ToolKind.SEARCH}
+        if include_resource_tool:
+            self._kinds[n.resource] = ToolKind.RESOURCE
+        self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
+        self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
+        self._budget_report = events.BudgetReport()
+
+    # -- what the model sees ---------------------------------------------------------------
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """Names of the tools this toolkit exposes."""
+        return tuple(s.name for s in self.generic_specs())
+
+    def is_skill_tool(self, name: str) -> bool:
+        """True if ``name`` is one of this toolkit's tools."""
+        return name in self._kinds
+
+    def instructions(
+        self, session: SkillSession, budget: int | None = None, query: str | None = None
+    ) -> str:
+        """The catalog text for the system prompt; empty when there are no skills.
+
+        ``query`` is the latest user message: with ``catalog_order="relevance"`` the budget is
+        filled by relevance to it (:func:`~skillcore.catalog.relevance.relevant_catalog`), and
+        without one in priority order. Memoised: the same session and query give the same text, so
+        pass the same message until the user writes again to keep the prompt prefix stable.
+        With ``prompt_mode="stable"`` the text does not depend on what is loaded; with a
+        ``system_prompt`` template it is that template around the catalog.
+        """
+        budget = session.limits.catalog_budget if budget is None else budget
+        fmt, counter = self.catalog_format, self.budget_counter
+        if self.catalog_order is CatalogOrder.RELEVANCE and query and query.strip():
+            rel = relevant_catalog(session, query, fmt, budget, counter)
+            text, shown, omitted = rel.text, len(rel.shown) + len(rel.named), rel.omitted
+        else:
+            dynamic = self.prompt_mode is PromptMode.DYNAMIC
+            view = catalog_view(session, fmt, budget, counter, show_loaded=dynamic)
+            text, shown, omitted = view.text, len(view.shown), view.omitted
+        self._budget_report(session.catalog, shown, omitted, budget)
+        if self.system_prompt is None or not text:
+            return text
+        # Memoised like the catalog: a model call on an unchanged conversation re-renders nothing.
+        key = (text, session.limits.max_loaded, session.names)
+        done = self._templated
+        if done is not None and done[0] is session.catalog and done[1] == key:
+            return done[2]
+        out = self.system_prompt.render(self._template_values(session, text))
+        self._templated = (session.catalog, key, out)
+        return out
+
+    def _template_values(self, session: SkillSession, catalog: str) -> dict[str, str]:
+        """What each :data:`~skillcore.catalog.prompt.PLACEHOLDERS` entry becomes for
+        ``catalog``."""
+        n = self.names
+        intro = catalog_intro(session.names, self.catalog_format)  # the names it was built with
+        sources = self.library.sources
+        failed = sum(1 for d in session.catalog.diagnostics if d.severity is Severity.ERROR)
+        return {
+            "skills_list": catalog[len(intro) :] if catalog.startswith(intro) else catalog,
+            "catalog": catalog,
+            "skills_locations": "".join(
+                f"- {single_line(s.label)}: {single_line(s.url)}\n"
+                if s.label != s.url
+                else f"- {single_line(s.url)}\n"
+                for s in sources
+            ),
+            "skills_load_warnings": (
+                f"\n{failed} skill file(s) could not be read and are not listed." if failed else ""
+            ),
+            "load_tool": n.load,
+            "unload_tool": n.unload,
+            "resource_tool": n.resource if self.include_resource_tool else "",
+            "search_tool": n.search,
+            "max_loaded": str(session.limits.max_loaded),
+        }
+
+    def specs(self, session: SkillSession | Catalog) -> tuple[ToolSpec, ...]:
+        """Tool specs for a session's catalog (or a catalog); empty when no skill is
+        model-visible. Memoised per catalog object: adapters ask on every model call."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        cached = self._specs_cache
+        if cached is not None and cached[0] is catalog:
+            return cached[1]
+        visible = [s.name for s in catalog.model_visible]
+        specs = self._specs(visible) if visible else ()
+        self._specs_cache = (catalog, specs)
+        return specs
+
+    def generic_specs(self) -> tuple[ToolSpec, ...]:
+        """Specs that do not depend on a catalog (``skill_name`` is a plain string), for
+        frameworks that must register their tools before any discovery."""
+        return self._specs(None)
+
+    def _specs(self, loadable: list[str] | None) -> tuple[ToolSpec, ...]:
+        return build_specs(
+            self.names,
+            include_resource_tool=self.include_resource_tool,
+            loadable=loadable,
+            enum_limit=self.enum_limit,
+        )
+
+    def check_tool(
+        self,
+        session: SkillSession,
+        tool_name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+    ) -> ToolDecision:
+        """The allowed-tools decision for a plain tool call (skill tools always pass); a
+        query: nothing is reported (see :meth:`check_call`)."""
+        return session.check_tool(tool_name, arguments=arguments, pinned=self.pinned_skills)
+
+    def guards(self, policy: ToolPolicy, tool_name: str) -> bool:
+        """True when a plain call of ``tool_name`` must be decided in call order and checked
+        (:meth:`check_call`): never for skill tools; under RECOMMEND (which never blocks)
+        only for skill-gated tools."""
+        if self.is_skill_tool(tool_name):
+            return False
+        return policy.mode is not PolicyMode.RECOMMEND or (
+            bool(policy.gated_tools) and normalize_tool_name(tool_name) in policy.gated_tools
+        )
+
+    def check_call(
+        self,
+        target: SkillSession | SessionStore,
+        tool_name: str,
+        *,
+        can_unload: bool = True,
+        arguments: Mapping[str, Any] | str | None = None,
+    ) -> ToolDecision:
+        """The decision for a plain tool call about to run, as every adapter makes it: on the
+        store's session, refused when the store waited in vain for the earlier skill calls
+        of its turn (``timed_out``, see :class:`~skillcore.TurnCall`), and reported as a
+        ``tool.blocked`` event when blocked. Reply with :func:`replies.blocked`.
+        ``can_unload=False``: the caller has no unload tool (the reason says so).
+        ``arguments``: the call's arguments (mapping or JSON text), for argument patterns
+        such as ``Bash(git:*)``; None when the caller cannot see them (such entries then
+        do not allow the call)."""
+        store = as_store(target)
+        session = store.read()
+        if getattr(store, "timed_out", False):
+            reason = replies.turn_incomplete_reason(tool_name)
+            decision = ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, tool_name)
+        else:
+            decision = session.check_tool(
+                tool_name, can_unload=can_unload, arguments=arguments, pinned=self.pinned_skills
+            )
+        if not decision.allowed:
+            events.tool_blocked(tool_name, session.loaded_names, getattr(store, "timed_out", False))
+        return decision
+
+    def parse_arguments(self, tool: str, arguments: Any) -> dict[str, Any]:
+        """Validate raw arguments (a mapping or a JSON string). Raises ArgumentError."""
+        return parse_arguments(self._kinds[tool], tool, arguments)
+
+    # -- execution: plan, read, finish -----------------------------------------------------
+
+    def call(
+        self,
+        target: SkillSession | SessionStore,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+    ) -> ToolResult:
+        """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
+        for bad model input. ``hidden``: loaded skills whose load reply is no longer in what the
+        model receives (:func:`~skillcore.catalog.render.undelivered`, computed on the session the
+        history belongs to); loading one sends its instructions again (``REDELIVERED``) instead
+        of ``ALREADY_LOADED``. ``available``: the agent's tool names when the adapter knows
+        them (None skips the check; so does ``check_tools_available=False``): a load of a
+        skill whose allowed-tools name others warns (RECOMMEND) or is refused with
+        ``TOOL_NOT_AVAILABLE`` (RESTRICT)."""
+        store = as_store(target)
+        step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
+        if isinstance(step, ToolResult):
+            return step
+        data = calls.read(self.library, step, store.read(), self.binary_resources)
+        return self.finish(store, step, data)
+
+    async def acall(
+        self,
+        target: SkillSession | SessionStore,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+    ) -> ToolResult:
+        """Async :meth:`call`: file reads are awaited, then the store is read, the transition
+        applied and the result written with no ``await`` in between."""
+        store = as_store(target)
+        step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
+        if isinstance(step, ToolResult):
+            return step
+        data = await calls.aread(self.library, step, store.read(), self.binary_resources)
+        return self.finish(store, step, data)
+
+    def load_all(
+        self, session: SkillSession, names: Iterable[str]
+    ) -> tuple[SkillSession, list[ToolResult]]:
+        """Load ``names`` in order (e.g. to seed a conversation); refusals are in the results."""
+        store = SessionRef(session)
+        results = [self.call(store, self.names.load, {"skill_name": n}) for n in names]
+        return store.session, results
+
+    async def aload_all(
+        self, session: SkillSession, names: Iterable[str]
+    ) -> tuple[SkillSession, list[ToolResult]]:
+        """Async :meth:`load_all`."""
+        store = SessionRef(session)
+        results = [await self.acall(store, self.names.load, {"skill_name": n}) for n in names]
+        return store.session, results
+
+    # -- configured skills: default_skills and pinned_skills (see skillcore.tools.preload) -------
+
+    @property
+    def default_skills(self) -> tuple[str, ...]:
+        """Skills loaded when a conversation starts."""
+        return self.preload.default_skills
+
+    @property
+    def pinned_skills(self) -> tuple[str, ...]:
+        """Skills kept loaded on every turn; the model cannot unload them."""
+        return self.preload.pinned_skills
+
+    @property
+    def preset(self) -> frozenset[str]:
+        """Names of the configured skills (default and pinned)."""
+        return self.preload.preset
+
+    def ensure(
+        self, session: SkillSession, *, fresh: bool = False, load: object = None
+    ) -> tuple[SkillSession, tuple[Outcome, ...]]:
+        """Turn start: the pinned skills and, when ``fresh`` (a new conversation), the default
+        skills loaded, then ``load`` (the run's request to load skills now, under the model's
+        load rules; :meth:`skillcore.tools.preload.Preload.ensure`)."""
+        return self.preload.ensure(session, fresh=fresh, load=load)
+
+    async def aensure(
+        self, session: SkillSession, *, fresh: bool = False, load: object = None
+    ) -> tuple[SkillSession, tuple[Outcome, ...]]:
+        """Async :meth:`ensure`."""
+        return await self.preload.aensure(session, fresh=fresh, load=load)
+
+    def check_preset(self, catalog: Catalog) -> tuple[Outcome, ...]:
+        """Configured skills ``catalog`` cannot provide, reported once
+        (:meth:`skillcore.tools.preload.Preload.check`)."""
+        return self.preload.check(catalog)
+
+    def plan(
+        self,
+        session: SkillSession,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+    ) -> Effect | ToolResult:
+        """Decide a call against ``session``: a final result (refusal, search) or the effect
+        whose data the shell must read before :meth:`finish` (``hidden``, ``available``: see
+        :meth:`call`)."""
+        return self._plan(session, tool, arguments, hidden=hidden, available=available)
+
+    def replay(
+        self,
+        session: SkillSession,
+        tool: str,
+        arguments: Any,
+        *,
+        available: Collection[str] | None = None,
+    ) -> SkillSession:
+        """The session ``tool`` leaves behind when it runs on ``session``, decided by the same
+        code as :meth:`call` (pinned skills, available tools, read failures), with nothing
+        written and nothing reported: a preview applies the turn's earlier calls with it."""
+        step = self._plan(session, tool, arguments, available=available, report=False)
+        if isinstance(step, (ToolResult, ResourceRequest)):
+            return session  # a refusal, a search or a resource read: no state change
+        data = calls.read(self.library, step, session, self.binary_resources)
+        return self._finish(SessionRef(session), step, data).session
+
+    def _plan(
+        self,
+        session: SkillSession,
+        tool: str,
+        arguments: Any,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+        report: bool = True,
+    ) -> Effect | ToolResult:
+        if not self.check_tools_available:
+            available = None
+        kind = self._kinds.get(tool)
+        if kind is None:
+            text = replies.unknown_tool(tool, self.tool_names)
+            return ToolResult(session, text, OutcomeCode.UNKNOWN_TOOL, tool)
+        try:
+            args = parse_arguments(kind, tool, arguments)
+        except ArgumentError as exc:
+            text = replies.invalid_arguments(tool, str(exc))
+            return ToolResult(session, text, OutcomeCode.INVALID_ARGUMENTS, tool)
+        if kind is ToolKind.SEARCH:
+            text = self.search_text(session, args["query"], args["path"])
+            return ToolResult(session, text, OutcomeCode.SEARCH_RESULTS, tool)
+        if kind is ToolKind.UNLOAD:
+            return Unload(args["skill_name"])
+        step = (
+            session.begin_load(args["skill_name"], hidden=hidden, available=available)
+            if kind is ToolKind.LOAD
+            else session.begin_resource(args["skill_name"], args["path"])
+        )
+        if isinstance(step, Outcome):
+            result = ToolResult(session, replies.refusal(step), step.code, tool)
+            if report:
+                events.tool_outcome(kind.value, result, args["skill_name"], args.get("path"))
+            return result
+        return step
+
+    def finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
+        """Apply ``effect`` with the ``data`` read for it to the store's *current* session
+        (re-checked, since it may have changed while reading) and write the result. Every
+        finished call is reported once as a structured event (:mod:`skillcore.events`)."""
+        result = self._finish(store, effect, data)
+        calls.report(effect, result, data)
+        return result
+
+    def _finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
+        session = store.read()
+        if isinstance(effect, ResourceRequest):
+            return calls.resource_result(session, effect, data, self.names, self.binary_resources)
+        tool = self.names.unload if isinstance(effect, Unload) else self.names.load
+        if isinstance(data, ReadError):
+            outcome = session.fail_load(effect.name, data.code, data.message)
+            return ToolResult(session, replies.refusal(outcome), outcome.code, tool)
+        if isinstance(effect, Unload):
+            new, outcome = session.unload(effect.name, pinned=self.pinned_skills)
+        else:
+            assert isinstance(data, SkillDocument)
+            new, outcome = session.finish_load(
+                data, redeliver=effect.redeliver, available=effect.available
+            )
+        if not outcome.ok:
+            return ToolResult(session, replies.refusal(outcome), outcome.code, tool)
+        if outcome.code is OutcomeCode.REDELIVERED:  # nothing changed: nothing to write
+            return ToolResult(session, self.load_reply(session, data), outcome.code, tool, 0, data)
+        store.write(new)
+        seq = getattr(store, "seq", 0)
+        if isinstance(effect, Unload):
+            return ToolResult(new, outcome.message, outcome.code, tool, seq)
+        text = self.load_reply(new, data)
+        available = effect.available
+        missing = new.missing_tools(data.name, available) if available is not None else ()
+        if missing:  # RECOMMEND (RESTRICT refused the load): say so in the reply
+            text += replies.tools_missing_warning(missing)
+        return ToolResult(new, text, outcome.code, tool, seq, data)
+
+    def load_reply(self, session: SkillSession, document: SkillDocument) -> str:
+        """The text of a successful load of ``document`` (``<skill_content ...>``, directory,
+        resources as the session recorded them, dependencies), e.g. to repeat instructions
+        that were compacted out of a conversation."""
+        loaded = session.loaded_skill(document.name)
+        truncated = bool(loaded and loaded.resources_truncated)
+        shown = attrs.evolve(document, resources=loaded.resources) if loaded else document
+        text = render_load_reply(
+            shown, truncated, self.names.resource if self.include_resource_tool else None
+        )
+        return text + replies.tools_unlocked(session.gated_by(document.name))
+
+    def select(
+        self, session: SkillSession | Catalog, query: str | None, path: str | None = None
+    ) -> Selection:
+        """What the search tool finds for ``query``/``path``, with its "no close match"
+        verdict (:meth:`skillcore.ranking.SearchIndex.select`)."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        return index_for(catalog).select(query, path, SEARCH_LIMIT, self.ranker)
+
+    def search_text(self, session: SkillSession, query: str | None, path: str | None) -> str:
+        """The reply of the search tool: when no skill is a close match, at most
+        :data:`~skillcore.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well."""
+        found = self.select(session, query, path)
+        return replies.search(session, found.hits, query, path, found.abstained)
+
+    def suggested(self, catalog: Catalog, message: str | None) -> tuple[str, ...]:
+        """Names of the skills the per-request note suggests for the user ``message``: the
+        best :attr:`suggestions` of the search, none when it abstains (no close match).
+
+        A pure function of the catalog and the message text (memoised): what is loaded does
+        not change it, so a note attached to an earlier message stays byte-identical and
+        the conversation's prompt prefix stays cacheable."""
+        text = query_text([message])
+        if not self.suggestions or text is None:
+            return ()
+        return _suggested(CatalogKey(catalog), text, self.ranker, self.suggestions)
+
+    def suggestion_note(self, session: SkillSession | Catalog, message: str | None) -> str:
+        """The "skills that may fit this request" note for one user message ("" for none).
+
+        Adapters place it *after* the stable prefix, with that user message, never in the
+        system prompt: the catalog text stays byte-identical for the whole conversation."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        names = self.suggested(catalog, message)
+        metas = [m for n in names if (m := catalog.get(n)) is not None]
+        return replies.suggestions(self.names, metas)
+
+
+# Keyed by user message: a conversation asks again on every model call of one message.
+@functools.lru_cache(maxsize=256)
+def _suggested(key: CatalogKey, text: str, ranker: Ranker, count: int) -> tuple[str, ...]:
+    found = index_for(key.catalog).select(text, None, count, ranker)
+    return tuple(h.skill.name for h in found.close)
+
+
+__all__ = [
+    "DEFAULT_ENUM_LIMIT",
+    "ArgumentError",
+    "Effect",
+    "SessionStore",
+    "SkillToolkit",
+    "ToolResult",
+    "ToolSpec",
+    "Unload",
+]
