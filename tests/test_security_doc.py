@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from skillcore import Limits, binary, gating, parsing, policy, profiles, sources, specs
+from skillcore.catalog import ranking
 from skillcore.library import SKILL_GRACE_SECONDS
 from skillcore.sources import archive
+from skillcore.tools import replies
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024
@@ -45,6 +47,9 @@ def _n(value: int) -> str:
         f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
         f"at most {_n(profiles.MAX_PROFILES)} profiles",
+        f"cut at {replies.SUGGESTION_DESCRIPTION_CHARS} characters",
+        f"at most {_n(ranking.MAX_QUERY_CHARS)} characters of a query ({ranking.MAX_QUERY_TERMS}",
+        f"at most {ranking.MAX_EMBED_TOKENS} tokens of a text",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:
