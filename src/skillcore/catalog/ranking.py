@@ -64,6 +64,8 @@ _UNSET = object()
 #: 0.4/0.5/0.6 on the development routing set at 1,000 and 10,000 skills).
 FUSION_DEPTH = 100
 BLEND_LEXICAL = 0.6
+#: Give the lexical side at least the share of the query's word weight its best match holds.
+ADAPTIVE_BLEND = True
 #: "No close match": a query whose best skill is less similar than this (cosine of the
 #: embeddings, semantic ranker) is answered with at most :data:`ABSTAIN_KEEP` weak results and
 #: a reply that says nothing fits well. Calibrated on the development routing set: 0.32 makes
@@ -854,9 +856,14 @@ class SearchIndex:
     ) -> list[tuple[int, float]]:
         fused: dict[int, float] = {}
         top_lexical = lexical[0][1] if lexical else 0.0
+        share = BLEND_LEXICAL
+        if ADAPTIVE_BLEND and lexical:
+            # Words that all match say more than any embedding: the more of the query's
+            # weight the best lexical match holds, the more the lexical side counts.
+            share = max(share, self.coverage(query, lexical[0][0]))
         if top_lexical > 0:
             for doc, score in lexical:
-                fused[doc] = BLEND_LEXICAL * score / top_lexical
+                fused[doc] = share * score / top_lexical
         if dense:
             high, low = dense[0][1], dense[-1][1]
             spread = high - low
@@ -865,7 +872,7 @@ class SearchIndex:
             near = {d for d, sim in dense if sim >= SEMANTIC_ONLY_MIN}
             for doc in near | fused.keys():
                 scaled = (sims.get(doc, low) - low) / spread if spread > 0 else 1.0
-                fused[doc] = fused.get(doc, 0.0) + (1 - BLEND_LEXICAL) * scaled
+                fused[doc] = fused.get(doc, 0.0) + (1 - share) * scaled
         exact = self._exact(query)
         if exact is not None:
             fused.setdefault(exact, 0.0)
