@@ -26,12 +26,13 @@ from typing import Any
 
 import openai
 
-from skillcore import Limits, PolicyMode, SessionRef, SkillLibrary, ToolPolicy
+from skillcore import Limits, PolicyMode, SessionRef, SkillLibrary, ToolPolicy, examples_path
 from skillcore_openai import ChatDeltas, OpenAISkills
 from skillcore_openai.testing import ScriptedCall, ScriptedServer, text, tool_calls
 
-ROOT = Path(__file__).resolve().parent
-SKILLS = ROOT / "skills"
+# The bundled examples, found from any directory (installed package or checkout).
+SKILLS = examples_path("skills")
+ROOT = SKILLS.parent
 SYSTEM = "You are a careful assistant. Use a skill when one matches the task."
 PROMPT = "Which skill audits a CSV file? Load it, read its checklist and write a short plan."
 OUT_DIR = Path(tempfile.gettempdir()) / "skillcore-openai-loop"
@@ -87,11 +88,22 @@ def own_tools(api: str) -> list[dict[str, Any]]:
 # -- the loops ---------------------------------------------------------------------------------
 
 
+#: Every skill tool result of the current run, to tell afterwards what really happened.
+RESULTS: list[Any] = []
+
+
 def show(results: Any) -> None:
     for r in results:
+        RESULTS.append(r)
         flag = "error" if r.is_error else "ok"
         first = (r.output or "").splitlines()[0][:90] if r.output else ""
         print(f"  {r.call.name}({r.call.arguments}) -> [{flag}] {first}")
+
+
+def loads_failed(results: list[Any]) -> list[Any]:
+    """The ``load_skill`` calls of a run, when every one of them failed (else [])."""
+    loads = [r for r in results if r.call.name == "load_skill"]
+    return loads if loads and all(r.is_error for r in loads) else []
 
 
 def chat_loop(
@@ -210,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
 
     skills = OpenAISkills(SkillLibrary([SKILLS]), handlers={"Read": read, "Write": write})
     live = bool(os.environ.get("OPENAI_API_KEY"))
+    status = 0
     for api in apis:
+        RESULTS.clear()
         print(f"== {api} ({'live' if live else 'offline, scripted server'})")
         server = None
         if live:
@@ -228,7 +242,19 @@ def main(argv: list[str] | None = None) -> int:
             if server is not None:
                 server.close()
         print(f"answer: {answer}")
-    return 0
+        failed = loads_failed(RESULTS)
+        if failed:
+            # The model answered anyway: say so instead of presenting the answer as skill-based.
+            reasons = "; ".join(
+                f"{r.call.arguments}: {r.code.value if r.code else 'error'}" for r in failed
+            )
+            print(
+                f"warning: every load_skill call failed ({reasons}); the answer above is not "
+                f"based on any skill (skills searched: {SKILLS})",
+                file=sys.stderr,
+            )
+            status = 1
+    return status
 
 
 if __name__ == "__main__":

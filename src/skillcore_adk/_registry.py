@@ -28,6 +28,8 @@ from skillcore import (
 from skillcore.policy.gating import parse_tool_list
 
 logger = logging.getLogger("skillcore_adk")
+# The library convention: a NullHandler, the application decides what is printed.
+logger.addHandler(logging.NullHandler())
 
 _KIND_FIELD = {
     ResourceKind.REFERENCE: "references",
@@ -138,7 +140,7 @@ class LibrarySkillRegistry(SkillRegistry):
         if isinstance(sources, SkillLibrary):
             self.library = sources
         else:
-            self.library = SkillLibrary(sources, mode=validation_mode)  # type: ignore[arg-type]
+            self.library = SkillLibrary(sources, mode=validation_mode)
         self.max_resource_bytes = max_resource_bytes
         self.search_limit = search_limit
         self.refresh_on_search = refresh_on_search

@@ -181,11 +181,11 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     def __init__(
         self,
-        sources: Sources,
+        sources: Sources | None = None,
         config: SkillConfig | None = None,
         *,
         allow_agent_transfer: bool = True,
-        refresh: bool | float = True,
+        refresh: bool | float | None = None,
         state_key_prefix: str = DEFAULT_STATE_KEY_PREFIX,
         tool_filter: ToolPredicate | list[str] | None = None,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
@@ -193,7 +193,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     ) -> None:
         """Build the toolset.
 
-        ``sources``: a :class:`SkillLibrary`, or paths/URLs/:class:`SkillSource`s for a new one.
+        ``sources``: a :class:`SkillLibrary`, or paths/URLs/:class:`SkillSource`s for a new one
+        (None: ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`;
+        options not given, and ``refresh`` None, come from there too).
         ``config``: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``
         (``max_loaded_skills``, ``allowed_tools_policy``, ``tool_name_prefix``, ``limits``,
         ...). ``tool_name_prefix`` is prepended verbatim (``"sc_"`` gives ``sc_load_skill``)

@@ -5,19 +5,30 @@ allowed-tools policy will block (the decision is
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
-from skillcore.policy.rules import PolicyMode
+from skillcore.policy.rules import PolicyMode, ToolPolicy
+from skillcore.state.session import SkillSession
 from skillcore.tools.preview import preview_decision
-
-if TYPE_CHECKING:
-    from skillcore_langchain.middleware import SkillsMiddleware
+from skillcore.tools.toolkit import SkillToolkit
 
 
-def gate(skills: SkillsMiddleware, interrupt_on: Mapping[str, Any]) -> dict[str, Any]:
+class _Skills(Protocol):
+    """What the gate reads of the middleware (which imports this module to offer ``gate``)."""
+
+    @property
+    def policy(self) -> ToolPolicy: ...
+
+    @property
+    def toolkit(self) -> SkillToolkit: ...
+
+    def session(self, state: Any) -> SkillSession: ...
+
+
+def gate(skills: _Skills, interrupt_on: Mapping[str, Any]) -> dict[str, Any]:
     """``interrupt_on`` with a ``when`` predicate on each entry (combined with its own) that
     previews the decision the call will get, applying the turn's earlier skill calls in call
     order. Under RECOMMEND nothing is ever blocked, and ``interrupt_on`` is returned as it is."""
@@ -33,9 +44,7 @@ def gate(skills: SkillsMiddleware, interrupt_on: Mapping[str, Any]) -> dict[str,
     return gated
 
 
-def _when(
-    skills: SkillsMiddleware, own: Callable[[ToolCallRequest], bool] | None
-) -> Callable[..., bool]:
+def _when(skills: _Skills, own: Callable[[ToolCallRequest], bool] | None) -> Callable[..., bool]:
     def when(request: ToolCallRequest) -> bool:
         if _will_block(skills, request):
             return False
@@ -44,7 +53,7 @@ def _when(
     return when
 
 
-def _will_block(skills: SkillsMiddleware, request: ToolCallRequest) -> bool:
+def _will_block(skills: _Skills, request: ToolCallRequest) -> bool:
     state = request.state if isinstance(request.state, Mapping) else {}
     call_id = request.tool_call.get("id")
     for message in reversed(state.get("messages", ())):

@@ -22,6 +22,14 @@ def thread_id() -> str | None:
     return None if thread is None else str(thread)
 
 
+def required_call_id(value: str | None) -> str:
+    """A tool call's id. LangChain types it Optional (a streamed chunk may lack one), but the
+    ToolMessage answering a call needs it: a call without one is refused here, by name."""
+    if value is None:
+        raise ValueError("a tool call without an id cannot be answered (ToolMessage needs it)")
+    return value
+
+
 def tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
     """Texts of tool replies, newest first."""
     for message in reversed(messages):
@@ -88,7 +96,7 @@ def binary_block(payload: BinaryPayload) -> dict[str, Any]:
 def tool_message(
     text: str,
     code: OutcomeCode,
-    call_id: str,
+    call_id: str | None,
     name: str,
     ok: bool = False,
     binary: BinaryPayload | None = None,
@@ -98,7 +106,7 @@ def tool_message(
         content = [{"type": "text", "text": text}, binary_block(binary)]
     return ToolMessage(
         content=content,
-        tool_call_id=call_id,
+        tool_call_id=required_call_id(call_id),
         name=name,
         status="success" if ok else "error",
         artifact={"code": code.value},

@@ -13,6 +13,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from skillcore.errors import MissingDependencyError, install_hint
 from skillcore_langchain.middleware import SkillsMiddleware
 
 __all__ = ["create_deep_agent"]
@@ -32,7 +33,13 @@ def create_deep_agent(
     :meth:`SkillsMiddleware.gate_interrupts`, so the human is never asked to approve a call
     the allowed-tools policy will block.
     """
-    from deepagents import create_deep_agent as _create
+    try:
+        from deepagents import create_deep_agent as _create
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"create_deep_agent needs the optional dependency 'deepagents': "
+            f"{install_hint('deepagents')}"
+        ) from exc
 
     ours = [m for m in middleware if isinstance(m, SkillsMiddleware)]
     if len(ours) > 1:

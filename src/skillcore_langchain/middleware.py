@@ -39,6 +39,7 @@ from skillcore_langchain._approval import gate
 from skillcore_langchain._messages import (
     append_block,
     latest_user_text,
+    required_call_id,
     thread_id,
     tool_message,
     tool_replies,
@@ -79,11 +80,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     def __init__(
         self,
-        sources: Sources,
+        sources: Sources | None = None,
         config: SkillConfig | None = None,
         *,
         backend: Any = None,
-        refresh: bool | float = True,
+        refresh: bool | float | None = None,
         share_with_subagents: bool = False,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
         **options: Any,
@@ -91,7 +92,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         """Build the middleware.
 
         Args:
-            sources: skill folders or fsspec URLs (later ones override earlier ones),
+            sources: skill folders or fsspec URLs (later ones override earlier ones; None:
+                ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`),
                 :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`;
                 with ``backend``, paths in it or ``(path, label)`` tuples, as deepagents takes.
             config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``.
@@ -100,6 +102,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 Backends whose files depend on the thread get one catalog per thread.
             refresh: re-scan the sources at the start of every run (unchanged files are not
                 read again); a number is the minimum seconds between scans; False: once.
+                None: ``SKILLCORE_REFRESH`` or the settings file, else every run.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
                 key, which deepagents' ``task`` tool forwards to subagents.
             tools: skill-gated tools (``BaseTool`` objects or functions): registered with the
@@ -265,9 +268,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
 
-    def _turn(self, state: Any, config: Any, call_id: str) -> TurnCall:
+    def _turn(self, state: Any, config: Any, call_id: str | None) -> TurnCall:
         """The call's place in its turn: calls of one AIMessage share a turn, keyed by the
         thread id (never by session value) and the message."""
+        call_id = required_call_id(call_id)
         thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
         messages = (state or {}).get("messages", ()) if isinstance(state, Mapping) else ()
         turns = (

@@ -193,7 +193,9 @@ class LangChainDriver(AdapterDriver):
             out = asyncio.run(self.agent.ainvoke(payload, self.config))
         else:
             out = self.agent.invoke(payload, self.config)
-        by_id = {m.tool_call_id: m for m in out["messages"] if isinstance(m, ToolMessage)}
+        by_id: dict[str | None, ToolMessage] = {
+            m.tool_call_id: m for m in out["messages"] if isinstance(m, ToolMessage)
+        }
         replies = []
         for call, tc in zip(calls, message.tool_calls):
             reply = by_id[tc["id"]]

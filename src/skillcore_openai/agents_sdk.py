@@ -20,7 +20,7 @@ import threading
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
@@ -77,6 +77,8 @@ if TYPE_CHECKING:
 __all__ = ["AgentSkills", "SkillState"]
 
 Instructions = str | Callable[[RunContextWrapper[Any], Any], "str | Awaitable[str]"]
+#: A tool wrapped as the same kind of tool (a FunctionTool stays one).
+_AnyTool = TypeVar("_AnyTool", bound=Tool)
 
 
 class SkillState:
@@ -186,7 +188,7 @@ class AgentSkills:
 
     def __init__(
         self,
-        skills: Sources | SkillToolkit,
+        skills: Sources | SkillToolkit | None = None,
         *,
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
@@ -196,7 +198,8 @@ class AgentSkills:
         tools: Sequence[FunctionTool | Callable[..., Any]] = (),
         **options: Any,
     ) -> None:
-        """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`;
+        """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`
+        (None: ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`);
         ``options`` are the knobs every adapter takes (:class:`skillcore.SkillConfig`).
 
         ``states`` is where :meth:`conversation` keeps each conversation's state (default: in
@@ -216,7 +219,7 @@ class AgentSkills:
             config = SkillConfig(limits=limits)
             self.toolkit = skills
         else:
-            config = SkillConfig(limits=limits, **options)
+            config = SkillConfig.build(limits=limits, **options)  # + the settings
             self.toolkit = config.toolkit(config.library(skills))
         self.config = config
         self.limits = config.session_limits()
@@ -266,7 +269,7 @@ class AgentSkills:
         # No await between this read and the write.
         ensured, outcomes = self.toolkit.ensure(current, load=request)
         if request is not None:
-            loaded = {o.skill for o in outcomes if o.code is OutcomeCode.LOADED}
+            loaded = {o.skill for o in outcomes if o.code is OutcomeCode.LOADED and o.skill}
             state.requested = frozenset(state.requested | loaded)
         if ensured is not current:
             state.write(ensured)
@@ -336,7 +339,7 @@ class AgentSkills:
         specs = self.toolkit.specs(self.state.session)
         return [*(self._tool(spec) for spec in specs), *self.gated_tools]
 
-    def _offer(self, tool: Tool) -> Tool:
+    def _offer(self, tool: _AnyTool) -> _AnyTool:
         """``tool`` enabled for the model only while the run's session offers it: a gated
         tool while unlocked; with ``hide_blocked_tools``, a tool the policy does not block."""
         if not isinstance(tool, FunctionTool):
@@ -423,7 +426,7 @@ class AgentSkills:
         """
         return [self._guard_tool(tool) for tool in tools]
 
-    def _guard_tool(self, tool: Tool) -> Tool:
+    def _guard_tool(self, tool: _AnyTool) -> _AnyTool:
         if isinstance(tool, FunctionTool):
             if self.toolkit.is_skill_tool(tool.name):
                 return tool

@@ -459,7 +459,7 @@ class OpenAISkills:
 
     def __init__(
         self,
-        skills: Sources | SkillToolkit,
+        skills: Sources | SkillToolkit | None = None,
         config: SkillConfig | None = None,
         *,
         handlers: Mapping[str, Handler] | None = None,
@@ -470,7 +470,8 @@ class OpenAISkills:
         tools: Iterable[Mapping[str, Any]] = (),
         **options: Any,
     ) -> None:
-        """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`.
+        """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`
+        (None: ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`).
 
         ``config`` (a :class:`skillcore.SkillConfig`) or its fields as keyword ``options``
         set the defaults of :meth:`session` and :meth:`restore`; ``policy`` overrides the

@@ -53,12 +53,17 @@ class ScriptedCall:
         return json.dumps(dict(self.arguments), separators=(",", ":"))
 
 
+def _to_calls(calls: Iterable[ScriptedCall]) -> tuple[ScriptedCall, ...]:
+    # A typed converter: mypy's attrs plugin cannot solve ``tuple``'s type variable.
+    return tuple(calls)
+
+
 @attrs.frozen
 class ModelTurn:
     """What the model answers on one request: text, tool calls, or both."""
 
     text: str | None = None
-    calls: tuple[ScriptedCall, ...] = attrs.field(default=(), converter=tuple)
+    calls: tuple[ScriptedCall, ...] = attrs.field(default=(), converter=_to_calls)
 
 
 def text(content: str) -> ModelTurn:
@@ -87,6 +92,9 @@ class RecordedRequest:
 ScriptItem = ModelTurn | Callable[[RecordedRequest], ModelTurn]
 
 
+_HOST = "127.0.0.1"
+
+
 class ScriptedServer:
     """An OpenAI-compatible server answering from a script (a context manager)."""
 
@@ -104,7 +112,7 @@ class ScriptedServer:
     def start(self) -> ScriptedServer:
         """Listen on a free port of 127.0.0.1 (in a daemon thread)."""
         if self._server is None:
-            server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+            server = ThreadingHTTPServer((_HOST, 0), _handler_for(self))
             server.daemon_threads = True
             self._server = server
             self._thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
@@ -134,8 +142,7 @@ class ScriptedServer:
         """The ``base_url`` for ``openai.OpenAI`` (ends in ``/v1``)."""
         if self._server is None:
             raise RuntimeError("the scripted server is not started")
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{_HOST}:{self._server.server_port}/v1"
 
     # -- script ----------------------------------------------------------------------------
 

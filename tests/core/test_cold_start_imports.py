@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from skillcore import SkillLibrary
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -73,16 +75,40 @@ def test_date_values_keep_their_text(tmp_path: Path) -> None:
     assert lib.catalog.get("dated").metadata["since"] == "2024-01-02"
 
 
-def test_a_warning_event_reaches_stderr_before_anything_imports_logging(tmp_path: Path) -> None:
-    # logging is imported only when an event can reach a handler; a warning can (the
-    # last-resort handler), so it must still be printed in a bare interpreter.
-    code = "from skillcore import SkillLibrary\nSkillLibrary('no-such-skills-dir').catalog\n"
+@pytest.mark.parametrize("import_logging_first", [False, True])
+def test_an_unconfigured_application_sees_no_log_lines(
+    tmp_path: Path, import_logging_first: bool
+) -> None:
+    # The standard library convention for libraries: a NullHandler on the package logger, so
+    # Python's last-resort handler never prints skillcore's warnings into an application's
+    # output; the missing source is still a diagnostic of the catalog.
+    code = (
+        ("import logging\n" if import_logging_first else "")
+        + "from skillcore import SkillLibrary\n"
+        "cat = SkillLibrary('no-such-skills-dir').catalog\n"
+        "print([d.code.value for d in cat.diagnostics])\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(SRC), "SKILLCORE_NO_CACHE": "1"}
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
     )
-    assert proc.returncode == 0
-    assert "'no-such-skills-dir' does not exist" in proc.stderr
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert "SOURCE_UNREACHABLE" in proc.stdout
+
+
+def test_a_configured_application_still_gets_the_warnings(tmp_path: Path) -> None:
+    code = (
+        "import logging\n"
+        "logging.basicConfig(format='%(name)s %(message)s')\n"
+        "from skillcore import SkillLibrary\n"
+        "SkillLibrary('no-such-skills-dir').catalog\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC), "SKILLCORE_NO_CACHE": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert "skillcore.discovery skill source 'no-such-skills-dir'" in proc.stderr
 
 
 def test_info_events_reach_a_configured_logger(tmp_path: Path) -> None:

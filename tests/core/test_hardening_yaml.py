@@ -20,11 +20,11 @@ from skillcore import (
     ValidationMode,
     parse_skill_file,
 )
+from skillcore.parse.bounds import MAX_EXPANDED_CHARS
 from skillcore.parse.frontmatter import (
     _UNCONVERTIBLE,
     FRONTMATTER_HEAD_BYTES,
     MAX_DESCRIPTION,
-    MAX_EXPANDED_CHARS,
     MAX_FRONTMATTER_BYTES,
     MAX_LIST_ITEM,
     MAX_LIST_ITEMS,

@@ -110,7 +110,7 @@ def test_cli_lists_git_and_zip_sources(
     git_and_zip: tuple[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     git_url, bundle = git_and_zip
-    assert main(["list", git_url, bundle, "--json"]) == 0
+    assert main(["list", git_url, bundle, "--json"]) == 1  # listed; the zip-slip entry: 1
     listed = json.loads(capsys.readouterr().out)
     assert [(s["name"], s["source"]) for s in listed] == [
         ("zip-skill", bundle),

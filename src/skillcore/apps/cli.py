@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 import attrs
@@ -29,29 +29,26 @@ from skillcore.apps.evaluate import (
 )
 from skillcore.catalog.relevance import CatalogOrder
 from skillcore.catalog.render import CatalogFormat, entry_description
-from skillcore.diagnostics import Diagnostic, Severity
+from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError
+from skillcore.examples import examples_path
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
+from skillcore.model import SkillMetadata
 from skillcore.parse.frontmatter import ValidationMode, check_name
 from skillcore.policy.rules import PolicyMode, ToolPolicy
+from skillcore.runtime import settings
 from skillcore.sources.base import ReadError, SkillSource
 from skillcore.tools.toolkit import SkillToolkit
 
 #: The catalog budget of a session with default limits.
 _BUDGET = Limits().catalog_budget
+_BUDGET_HELP = f"catalog character budget (default: SKILLCORE_CATALOG_BUDGET, else {_BUDGET})"
 
 
 def default_examples() -> str:
-    """``./examples/skills`` when run from a checkout, else the copy shipped in the wheel."""
-    local = Path("examples/skills")
-    if local.is_dir():
-        return str(local)
-    package = Path(__file__).resolve().parents[1]  # skillcore/
-    for candidate in (package / "_examples" / "skills", package.parents[1] / "examples" / "skills"):
-        if candidate.is_dir():
-            return str(candidate)
-    return str(local)
+    """The bundled example skills (see :func:`skillcore.examples_path`), from any directory."""
+    return str(examples_path("skills"))
 
 
 class _Progress:
@@ -73,22 +70,53 @@ class _Progress:
             self.stream.write("\n")
 
 
+#: Exit codes, the same for every subcommand.
+EXIT_OK, EXIT_SKILL_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
 class UsageError(SkillcoreError):
-    """Bad command-line input: printed as one line, exit code 2."""
+    """Bad command-line input or a source that cannot be read: one line, exit code 2."""
 
 
-def _library(args: argparse.Namespace) -> SkillLibrary:
-    sources: list[SkillSource | str] = list(args.sources or [default_examples()])
+class SkillsProblem(SkillcoreError):
+    """The skills cannot serve the command (none found, none usable): one line, exit code 1."""
+
+
+def _library(args: argparse.Namespace, *, need_skills: bool = True) -> SkillLibrary:
+    """The discovered library of ``args.sources``; a source that cannot be read is a
+    :class:`UsageError` and, with ``need_skills``, finding no skill a :class:`SkillsProblem`."""
+    configured = args.settings.get("sources")
+    sources: list[SkillSource | str] = list(args.sources or configured or [default_examples()])
     if args.recursive:
         sources = [SkillSource(str(s), recursive=True, max_depth=args.max_depth) for s in sources]
     progress = _Progress(sys.stderr)
     try:
-        lib = SkillLibrary(sources, mode=args.mode, progress=progress)
+        cache = args.settings.get("cache", True)
+        lib = SkillLibrary(sources, mode=args.mode, progress=progress, cache=cache)
     except (SkillcoreError, ValueError) as exc:  # e.g. the same source given twice
         raise UsageError(str(exc)) from exc
     lib.discover()
     progress.close()
+    unreachable = [d for d in lib.catalog.diagnostics if d.code is Code.SOURCE_UNREACHABLE]
+    if unreachable:
+        raise UsageError(single_line("; ".join(d.message for d in unreachable)))
+    if need_skills and not lib.catalog.skills:
+        raise SkillsProblem(_no_skills(lib))
     return lib
+
+
+def _no_skills(lib: SkillLibrary) -> str:
+    where = ", ".join(s.url for s in lib.sources)
+    return single_line(f"no skills found in {where} (a skill is a folder with a SKILL.md)")
+
+
+def _status(lib: SkillLibrary, printed: bool = False) -> int:
+    """1 when discovery reported errors (printed to stderr unless ``printed``), else 0."""
+    errors = lib.catalog.errors
+    if not printed:
+        for diag in errors:
+            print(single_line(_where(diag).format()), file=sys.stderr)
+    return EXIT_SKILL_PROBLEMS if errors else EXIT_OK
 
 
 def _where(diag: Diagnostic) -> Diagnostic:
@@ -107,7 +135,7 @@ def _print_diagnostics(lib: SkillLibrary, out: TextIO, min_severity: Severity) -
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    lib = _library(args)
+    lib = _library(args, need_skills=False)
     cat = lib.catalog
     if args.json:
         data = [
@@ -123,9 +151,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         ]
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return 0
+        if not cat.skills:
+            print(_no_skills(lib), file=sys.stderr)
+            return EXIT_SKILL_PROBLEMS
+        return _status(lib)
     if not cat.skills:
-        print("no skills found")
+        print(_no_skills(lib))
+        _print_diagnostics(lib, sys.stderr, Severity.WARNING)
+        return EXIT_SKILL_PROBLEMS
     # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._text).
     rows = [(single_line(s.name), entry_description(s)) for s in cat]
     width = max((len(name) for name, _ in rows), default=4)
@@ -134,11 +167,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(f"{name:<{width}}  {desc}")
     print(f"\n{len(cat)} skills from {len(lib.sources)} source(s)", file=sys.stderr)
     _print_diagnostics(lib, sys.stderr, Severity.WARNING)
-    return 0
+    return _status(lib, printed=True)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    lib = _library(args)
+    lib = _library(args, need_skills=False)
     cat = lib.catalog
     if args.json:
         json.dump(
@@ -155,15 +188,28 @@ def cmd_validate(args: argparse.Namespace) -> int:
         errors = len(cat.errors)
         warnings = sum(1 for d in cat.diagnostics if d.severity is Severity.WARNING)
         print(f"{len(cat)} valid skills, {errors} errors, {warnings} warnings ({args.mode} mode)")
-    return 1 if cat.errors else 0
+        if not cat.skills:
+            print(_no_skills(lib), file=sys.stderr)
+    return EXIT_SKILL_PROBLEMS if cat.errors or not cat.skills else EXIT_OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    lib = _library(args)
+    lib = _library(args, need_skills=False)
     meta = lib.catalog.get(args.name)
     if meta is None:
-        print(f"no skill named {args.name!r}; see 'skillcore list'", file=sys.stderr)
-        return 2
+        # A folder of that name that discovery skipped: say why, not just "no skill".
+        why = [
+            d
+            for d in lib.catalog.diagnostics
+            if d.severity is Severity.ERROR and PurePosixPath(d.path).parent.name == args.name
+        ]
+        if why:
+            print(single_line(f"{args.name!r} was skipped:"), file=sys.stderr)
+            for diag in why:
+                print(single_line(_where(diag).format()), file=sys.stderr)
+            return EXIT_SKILL_PROBLEMS
+        raise UsageError(single_line(f"no skill named {args.name!r}; see 'skillcore list'"))
+    error: ReadError | None
     try:
         doc = lib.read_document(meta)
     except ReadError as exc:
@@ -181,7 +227,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         ("allowed-tools", None if meta.allowed_tools is None else " ".join(meta.allowed_tools)),
         ("triggers", ", ".join(meta.triggers) or None),
         ("file-patterns", ", ".join(meta.file_patterns) or None),
-        ("dependencies", ", ".join(meta.dependencies) or None),
+        ("dependencies", _dependencies(meta, lib)),
         ("metadata", dict(meta.metadata) or None),
     ]
     for key, value in fields:
@@ -201,6 +247,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dependencies(meta: SkillMetadata, lib: SkillLibrary) -> str | None:
+    """The declared dependencies, and which of them the catalog lacks."""
+    if not meta.dependencies:
+        return None
+    absent = [d for d in meta.dependencies if lib.catalog.get(d) is None]
+    missing = f" (not in the catalog: {', '.join(absent)})" if absent else ""
+    return ", ".join(meta.dependencies) + missing
+
+
 def cmd_render(args: argparse.Namespace) -> int:
     lib = _library(args)
     session = lib.session(Limits(catalog_budget=args.budget))
@@ -208,14 +263,18 @@ def cmd_render(args: argparse.Namespace) -> int:
     mode = "dynamic" if args.loaded else None
     toolkit = SkillToolkit(lib, catalog_format=args.format, prompt_mode=mode)
     for name in args.loaded or ():
+        if lib.catalog.get(name) is None:
+            raise UsageError(
+                single_line(f"--loaded {name}: no skill named {name!r}; see 'skillcore list'")
+            )
         result = toolkit.call(session, toolkit.names.load, {"skill_name": name})
-        if not result.ok:
-            print(prompt_text(result.text), file=sys.stderr)
-            return 2
+        if not result.ok:  # e.g. more --loaded skills than a session may hold
+            code = result.code.value if result.code else "refused"
+            raise UsageError(single_line(f"--loaded {name}: cannot be loaded ({code})"))
         session = result.session
     # Already safe (render sanitises skill text); prompt_text leaves safe text unchanged.
     sys.stdout.write(prompt_text(toolkit.instructions(session)))
-    return 0
+    return _status(lib)
 
 
 def _eval_cases(args: argparse.Namespace, lib: SkillLibrary) -> list[EvalCase]:
@@ -260,6 +319,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
             cat = load_skill_facts(args.skills_json)
         except EvalFileError as exc:
             raise UsageError(single_line(str(exc))) from exc
+    expected = {c.skill for c in cases if c.skill}
+    if expected and not expected & set(cat.names):
+        raise UsageError(
+            single_line(
+                "none of the skills the queries expect is in the library: "
+                + ", ".join(sorted(expected))
+            )
+        )
     sizes = [n for n in (args.sizes or [len(cat)]) if n <= len(cat)] or [len(cat)]
     keep = {c.skill for c in cases if c.skill}
     try:
@@ -294,7 +361,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.plot:
         plot_reports(reports, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
-    return 0
+    if reports[-1].unknown:
+        if args.json:
+            unknown = ", ".join(reports[-1].unknown)
+            print(single_line(f"not in the library (left out): {unknown}"), file=sys.stderr)
+        return max(_status(lib), EXIT_SKILL_PROBLEMS)
+    return _status(lib)
 
 
 eval_table = report_table
@@ -337,14 +409,12 @@ def cmd_lint_descriptions(args: argparse.Namespace) -> int:
     if args.json:
         json.dump([attrs.asdict(p) for p in pairs], sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return 0
-    if not pairs:
+    elif not pairs:
         print("no similar descriptions found")
-        return 0
-    for p in pairs:
+    for p in pairs if not args.json else ():
         shared = f"  (shared: {', '.join(p.shared)})" if p.shared else ""
         print(single_line(f"{p.score:.2f}  {p.first}  <->  {p.second}{shared}"))
-    return 0
+    return _status(lib)
 
 
 SKELETON = """---
@@ -412,7 +482,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     other = next((s for s in cat if s.allowed_tools is None), None)
     if restricted is None:
         say("(no skill declares allowed-tools; skipping the policy part)")
-        return 0
+        return _status(lib)
     say(f"== 3. the model calls load_skill({restricted.name!r})")
     result = toolkit.call(session, "load_skill", {"skill_name": restricted.name})
     session = result.session
@@ -448,7 +518,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     say(f"   state ({len(state)} bytes): {state[:160]}{'...' if len(state) > 160 else ''}")
     say("\n== 9. search finds skills the budget left out of the prompt")
     say("   " + toolkit.search_text(session, "csv data quality", None).replace("\n", "\n   "))
-    return 0
+    return _status(lib)
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
@@ -466,21 +536,37 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         anyio.run(server.run_stdio)
     else:
-        anyio.run(server.run_http, args.host, args.port)
+
+        def ready(url: str) -> None:
+            skills = len(lib.catalog.model_visible)
+            print(
+                f"skillcore mcp: serving {skills} skills over streamable HTTP at {url} "
+                "(Ctrl+C stops)",
+                file=sys.stderr,
+                flush=True,
+            )
+
+        anyio.run(server.run_http, args.host, args.port, ready)
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
+    from skillcore import __version__
+
     parser = argparse.ArgumentParser(
-        prog="skillcore", description="Discover, validate and render Agent Skills."
+        prog="skillcore",
+        description="Discover, validate and render Agent Skills. Exit codes: 0 success, "
+        "1 the skills have problems, 2 usage or I/O errors.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add(
         name: str, help: str, sources: bool = True, first: tuple[str, str] | None = None
     ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help)
+        p.set_defaults(subparser=p)  # usage errors name the subcommand and show its usage
         if first is not None:  # a positional that comes before the sources (``show NAME ...``)
             p.add_argument(first[0], help=first[1])
         if sources:
@@ -493,8 +579,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument(
                 "--mode",
                 choices=[m.value for m in ValidationMode],
-                default=ValidationMode.LENIENT.value,
-                help="validation mode (default: lenient)",
+                default=None,
+                help="validation mode (default: SKILLCORE_VALIDATION_MODE, else lenient)",
             )
             p.add_argument(
                 "--recursive",
@@ -522,7 +608,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_show_args)
 
     p = add("render", "print the catalog exactly as the model sees it")
-    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=None, help=_BUDGET_HELP)
     p.add_argument(
         "--format", choices=[f.value for f in CatalogFormat], default=CatalogFormat.MARKDOWN.value
     )
@@ -540,7 +626,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_new)
 
     p = add("demo", "a scripted walk through discover, load, tool policy and unload")
-    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=None, help=_BUDGET_HELP)
     p.set_defaults(func=cmd_demo)
 
     p = add("eval", "measure skill selection: recall@k, MRR and catalog reach for query files")
@@ -565,7 +651,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="measure on skill facts from a JSON list of {name, description} instead of "
         "the sources (e.g. examples/evals/selection/skills.json)",
     )
-    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=None, help=_BUDGET_HELP)
     p.add_argument(
         "--sizes", type=_sizes, help="also measure sub-libraries of these sizes, e.g. 10,100"
     )
@@ -593,12 +679,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP host (default: 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="HTTP port (default: 8000)")
-    p.add_argument("--budget", type=_budget, default=_BUDGET, help="catalog character budget")
+    p.add_argument("--budget", type=_budget, default=None, help=_BUDGET_HELP)
     p.add_argument(
         "--refresh",
         type=float,
         default=None,
-        help="re-scan the sources every this many seconds and tell clients when skills change",
+        help="re-scan the sources every this many seconds and tell clients when skills change "
+        "(default: SKILLCORE_REFRESH when it is a number of seconds)",
     )
     p.set_defaults(func=cmd_mcp)
     return parser
@@ -619,6 +706,23 @@ def _budget(text: str) -> int:
     return value
 
 
+def _apply_settings(args: argparse.Namespace) -> None:
+    """Options not given on the command line from the settings (``SKILLCORE_*``,
+    ``skills.yaml``; see :mod:`skillcore.runtime.settings`): the command line wins."""
+    try:
+        found = settings.current()
+    except settings.ConfigError as exc:
+        raise UsageError(single_line(str(exc))) from exc
+    args.settings = found
+    if getattr(args, "mode", "") is None:
+        args.mode = found.get("validation_mode", ValidationMode.LENIENT.value)
+    if getattr(args, "budget", 0) is None:
+        args.budget = found.get("catalog_budget", _BUDGET)
+    refresh = found.get("refresh")
+    if getattr(args, "refresh", 0) is None and not isinstance(refresh, bool) and refresh:
+        args.refresh = refresh
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point."""
     parser = build_parser()
@@ -627,13 +731,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:
         if any(e.startswith("-") for e in extra) or not hasattr(args, "sources"):
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            args.subparser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.sources = [*args.sources, *extra]
     try:
+        _apply_settings(args)
         return int(args.func(args))
     except UsageError as exc:
         print(f"skillcore {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    except SkillsProblem as exc:
+        print(f"skillcore {args.command}: {exc}", file=sys.stderr)
+        return EXIT_SKILL_PROBLEMS
     except BrokenPipeError:  # pragma: no cover - e.g. piping into head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -447,7 +447,10 @@ def confusable_pairs(
             na,
             nb,
             round(-s, 4),
-            tuple(sorted(vectors[a].keys() & vectors[b].keys(), key=lambda t: -vectors[a][t])[:6]),
+            # Heaviest first, ties by the word itself: the same list on every run.
+            tuple(
+                sorted(vectors[a].keys() & vectors[b].keys(), key=lambda t: (-vectors[a][t], t))[:6]
+            ),
         )
         for s, na, nb, a, b in best
     ]

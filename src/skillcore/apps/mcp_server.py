@@ -3,9 +3,11 @@ Skills extension (``io.modelcontextprotocol/skills``: ``skills/list`` and ``skil
 
 A thin adapter on the official ``mcp`` SDK's low-level ``Server``: every rule lives in
 :class:`~skillcore.SkillToolkit` and :class:`~skillcore.SkillSession`; this module only
-translates. Each client connection has its own session (never shared); on the stateless
-2026-07-28 HTTP exchange, where no connection outlives a request, every call is decided
-against a fresh session.
+translates. Each client connection has its own session (never shared). On the stateless
+2026-07-28 HTTP exchange, where no connection outlives a request, the conversation's state
+travels with the client: every tool result carries a signed state token in its ``_meta``
+(:data:`STATE_META_KEY`), and a call that sends it back in its own ``_meta`` is decided
+against that state (see :mod:`skillcore.state.token`); a call without one starts afresh.
 
 What the server can enforce is limited to its own tools: the host runs every other tool, so
 ``allowed-tools`` (RESTRICT) is advisory over MCP. See ``docs/mcp.md``.
@@ -19,7 +21,7 @@ import hashlib
 import logging
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import quote, unquote
@@ -27,14 +29,16 @@ from urllib.parse import quote, unquote
 import anyio
 
 from skillcore.codes import OutcomeCode
-from skillcore.errors import require
+from skillcore.errors import StateError, require
+from skillcore.events import library_logger
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.model import SkillMetadata
 from skillcore.parse.frontmatter import MAX_FRONTMATTER_BYTES, decode_text, split_frontmatter
 from skillcore.policy.rules import ToolPolicy
 from skillcore.sources.base import SKILL_FILE, ReadError
-from skillcore.state.session import SkillSession
+from skillcore.state.session import SkillSession, restore_session
+from skillcore.state.token import StateSigner
 from skillcore.tools.binary import BinaryPayload
 from skillcore.tools.reinjection import Reinjection
 from skillcore.tools.toolkit import SkillToolkit
@@ -47,9 +51,13 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from pydantic import Field  # noqa: E402
 
 logger = logging.getLogger(__name__)
+library_logger(logging)  # the library convention: a NullHandler, the application decides
 
 #: The Skills extension identifier (SEP-2640).
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+#: The ``_meta`` key of the signed conversation state: in every tool result, and sent back
+#: by the client in the ``_meta`` of its next tool call (stateless HTTP keeps no session).
+STATE_META_KEY = "io.skillcore/state"
 #: URI scheme of skill files: ``skill://<skill-name>/<path>``.
 SKILL_SCHEME = "skill"
 #: SEP-2640 per-skill limits: entries of ``resources`` (SKILL.md included) and total bytes.
@@ -158,7 +166,11 @@ class _Server(Server[Any]):
         options = notification_options or NotificationOptions(
             tools_changed=True, resources_changed=True
         )
-        return super().create_initialization_options(options, experimental_capabilities, extensions)
+        # Handshake-era protocol versions have no ``extensions`` capability (the SDK removes
+        # it from their replies): the Skills extension is declared under ``experimental``
+        # too, where those clients look for it.
+        experimental = {**dict(self.extensions), **(experimental_capabilities or {})}
+        return super().create_initialization_options(options, experimental, extensions)
 
 
 class _ClientState:
@@ -205,6 +217,7 @@ class SkillMCPServer:
         budget: int | None = None,
         refresh: float | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        state_secret: bytes | None = None,
     ) -> None:
         from skillcore import __version__
 
@@ -215,6 +228,9 @@ class SkillMCPServer:
         self.budget = budget
         self.refresh_interval = refresh
         self.max_sessions = max_sessions
+        #: Signs the state tokens of stateless clients (``state_secret``: shared by every
+        #: process of a deployment; None: a random per-process secret).
+        self.signer = StateSigner(state_secret)
         # Keyed by the connection's outbound channel (one per client connection); weak, so a
         # closed connection's state goes with it, and capped in number.
         self._states: weakref.WeakKeyDictionary[Any, _ClientState] = weakref.WeakKeyDictionary()
@@ -323,15 +339,35 @@ class SkillMCPServer:
         ]
         return types.ListToolsResult(tools=tools, ttl_ms=LIST_TTL_MS, cache_scope="private")
 
+    def state_from_token(self, token: Any) -> _ClientState:
+        """The conversation state a client sent back (see :mod:`skillcore.state.token`),
+        restored over the current catalog. A token this server did not sign is refused:
+        starting afresh instead would silently lift a RESTRICT policy."""
+        try:
+            saved = self.signer.open(token)
+        except StateError as exc:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"{exc}; send back the {STATE_META_KEY} value of the last tool result, or "
+                "none to start a new conversation",
+            ) from None
+        catalog = self.library.catalog
+        restored = restore_session(saved, catalog, self.limits, self.policy, self.toolkit.names)
+        state = _ClientState(self, None)
+        state.session = self.toolkit.ensure(restored.session)[0]
+        return state
+
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        state = self.state_for(ctx)
+        token = (ctx.meta or {}).get(STATE_META_KEY)
+        state = self.state_for(ctx) if token is None else self.state_from_token(token)
         result = await self.toolkit.acall(state, params.name, dict(params.arguments or {}))
         content: list[Any] = [types.TextContent(type="text", text=result.text)]
         if result.binary is not None:  # a binary resource (the toolkit's binary_resources)
             content.append(_binary_content(result.binary))
-        return types.CallToolResult(content=content, is_error=not result.ok)
+        meta = {STATE_META_KEY: self.signer.seal(state.read())}
+        return types.CallToolResult(content=content, is_error=not result.ok, _meta=meta)
 
     # -- resources -------------------------------------------------------------------------
 
@@ -490,13 +526,29 @@ class SkillMCPServer:
         """The Starlette app of the streamable HTTP transport (path ``/mcp``)."""
         return self.server.streamable_http_app(**kwargs)
 
-    async def run_http(self, host: str = "127.0.0.1", port: int = 8000) -> None:
-        """Serve streamable HTTP with uvicorn."""
+    async def run_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        on_ready: Callable[[str], None] | None = None,
+    ) -> None:
+        """Serve streamable HTTP with uvicorn; ``on_ready`` gets the URL once it listens
+        (with the real port when ``port`` is 0)."""
         import uvicorn
 
         app = self.streamable_http_app(host=host)
         config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-        await uvicorn.Server(config).serve()
+        server = uvicorn.Server(config)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(server.serve)
+            while not server.started:
+                if server.should_exit:  # failed to start (e.g. the port is taken)
+                    return
+                await anyio.sleep(0.02)
+            if on_ready is not None:
+                bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
+                shown = f"[{host}]" if ":" in host else host
+                on_ready(f"http://{shown}:{bound}/mcp")
 
 
 def _cursor(cursor: str | None, total: int) -> int:
@@ -512,6 +564,7 @@ __all__ = [
     "MAX_SKILL_FILES",
     "SKILLS_EXTENSION",
     "SKILL_SCHEME",
+    "STATE_META_KEY",
     "GetSkillParams",
     "ListSkillsParams",
     "SkillMCPServer",

@@ -296,7 +296,7 @@ class _Postings(Mapping[str, Posting]):
         self._freqs = freqs
         self._offsets = offsets
         self._np = np
-        self._norm_array = None if np is None else np.array(norm)
+        self._norm_array: Any = None if np is None else np.array(norm)  # numpy is untyped here
         self._done: dict[str, Posting] = {}
         self._lock = threading.Lock()
 

@@ -38,7 +38,8 @@ from skillcore.catalog.render import (
     unloaded_entry,
     wrap_catalog,
 )
-from skillcore.state.session import LoadedSkill, SkillSession, ToolNames
+from skillcore.names import ToolNames
+from skillcore.state.session import LoadedSkill, SkillSession
 
 #: How many search results may jump ahead of precedence order.
 RELEVANT_DEPTH = 50

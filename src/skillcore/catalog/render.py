@@ -327,6 +327,8 @@ def render_load_reply(
         "",
         f"Skill directory: {single_line(meta.location.url)}",
     ]
+    if meta.version:
+        parts.append(f"Version: {single_line(meta.version)}")
     if document.resources:
         how = (
             f" (read one with {resource_tool}, using the path relative to the skill directory)"

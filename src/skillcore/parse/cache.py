@@ -64,10 +64,10 @@ SAVE_INTERVAL = 60.0
 
 _new = object.__new__
 #: Runs an iterator to its end, keeping nothing (a C-level loop over ``map``).
-_drain = partial(deque, maxlen=0)
+_drain: partial[deque[Any]] = partial(deque, maxlen=0)
 #: The slots of a FrozenDict: the cache wraps the dicts it decoded instead of copying them.
-_FROZEN_DATA = FrozenDict._data.__set__  # type: ignore[attr-defined]
-_FROZEN_HASH = FrozenDict._hash.__set__  # type: ignore[attr-defined]
+_FROZEN_DATA = FrozenDict.__dict__["_data"].__set__
+_FROZEN_HASH = FrozenDict.__dict__["_hash"].__set__
 
 
 def _same(value: Any) -> Any:
@@ -93,6 +93,7 @@ def default_cache_dir() -> Path:
 #: The files whose rules decide a parse, relative to the ``skillcore`` package.
 _RULE_MODULES = (
     "parse/frontmatter",
+    "parse/bounds",
     "parse/fast",
     "parse/yamlload",
     "model",
@@ -371,7 +372,11 @@ def _decode(
     if not all(stamps) or (offsets and min(offsets) < 0) or type(m) is not int or not 0 <= m <= n:
         raise _Bad
     here = dirs if m == n else dirs[:m]
-    location = {"source": repeat(source), "directory": here, "url": list(map(url_for, here))}
+    location: dict[str, list[Any] | repeat[Any]] = {
+        "source": repeat(source),
+        "directory": here,
+        "url": list(map(url_for, here)),
+    }
     columns: dict[str, Any] = {
         "name": _column(doc["name"], str, m),
         "description": _column(doc["description"], str, m),
@@ -547,7 +552,7 @@ def _build(cls: type, n: int, columns: Mapping[str, list[Any] | repeat[Any]]) ->
     instance in one C-level pass, a third of the cost of a constructor call per instance.
     ``tests/core/test_cache_format.py`` holds the instances equal to ``__init__``'s.
     """
-    made = list(map(_new, repeat(cls, n)))
+    made: list[Any] = list(map(_new, repeat(cls, n)))
     for name, set_slot in _setters(cls):
         column = columns[name] if name else repeat(None)  # "" is the cached hash: not computed
         if type(column) is list:

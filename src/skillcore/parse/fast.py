@@ -253,7 +253,7 @@ def _key_norm(key: str) -> str:
     """The folded name of the plain scalar ``key``; declines a key that is not text."""
     if _resolve(key) is not key:
         raise _Decline  # a key such as 'yes', 'null' or '<<'
-    norm = key.lower().replace("_", "-")
+    norm: str = key.lower().replace("_", "-")  # (the identity test above made ``key`` Any)
     if len(_KEY_NORMS) < 4096 and len(key) <= 64:  # bounded memory, whatever the files say
         _KEY_NORMS[key] = norm
     return norm

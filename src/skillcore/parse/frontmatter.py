@@ -42,13 +42,21 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import attrs
 
 from skillcore._frozen import FrozenDict
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillLocation, SkillMetadata
+from skillcore.parse.bounds import (
+    KNOWN_FIELDS,
+    SPEC_FIELDS,
+    FrontmatterRefused,
+)
+
+if TYPE_CHECKING:
+    from datetime import date
 
 #: The spec's name limit (a warning in lenient mode) and the longest name usable at all.
 MAX_NAME = 64
@@ -78,10 +86,6 @@ MAX_FRONTMATTER_BYTES = 64 * 1024
 FRONTMATTER_HEAD_BYTES = MAX_FRONTMATTER_BYTES + 64
 #: Bracket / indentation nesting deeper than this is refused before parsing.
 MAX_NESTING = 32
-#: Characters (plus one per collection item) the frontmatter may expand to through aliases.
-MAX_EXPANDED_CHARS = 128 * 1024
-#: Characters of one integer literal (Python refuses to convert ~4,300 digits and more).
-MAX_INT_CHARS = 100
 
 _NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # Characters that would break a prompt entry, a path or a tool enum even in lenient mode.
@@ -317,10 +321,6 @@ def _quote_colon_values(yaml_text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-class _Refused(Exception):
-    """The frontmatter is too complex to build (alias bomb, recursive alias)."""
-
-
 _TOO_DEEP = (
     f"frontmatter nests more than {MAX_NESTING} levels deep; refused before parsing "
     "(flatten the YAML)"
@@ -336,8 +336,8 @@ def _load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
     """Load one frontmatter: ``(data, dropped duplicate keys)``.
 
     Flat frontmatter goes through the checked fast scanner; PyYAML is imported only when the
-    scanner declines (a cold start from the parse cache never needs it). Raises ``_Refused``
-    for alias bombs and whatever the loader raises for bad YAML.
+    scanner declines (a cold start from the parse cache never needs it). Raises
+    ``FrontmatterRefused`` for alias bombs and whatever the loader raises for bad YAML.
     """
     fast = scan_frontmatter(yaml_text)  # flat frontmatter: exact, or None when unsure
     if fast is not None:
@@ -423,7 +423,7 @@ def parse_skill_file(
     diags: list[Diagnostic] = []
     try:
         raw, dropped = (fast, []) if fast is not None else _load_full(yaml_text)
-    except _Refused as exc:
+    except FrontmatterRefused as exc:
         return _skip(ctx, Code.YAML_TOO_COMPLEX, str(exc))
     except Exception as exc:  # any failure is this file's problem, not discovery's
         first_error = _locate_error(yaml_text, exc)
@@ -436,7 +436,7 @@ def parse_skill_file(
             return _skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
         try:
             raw, dropped = _load_yaml(fixed)
-        except _Refused as exc2:
+        except FrontmatterRefused as exc2:
             return _skip(ctx, Code.YAML_TOO_COMPLEX, str(exc2))
         except Exception:  # report the error of the file as written
             return _skip(ctx, Code.YAML_ERROR, f"invalid YAML: {first_error}")
@@ -475,17 +475,6 @@ def _needs_cleaning(yaml_text: str, scanned: bool) -> bool:
 
 #: The message prefix of the safety net around conversion (tests assert it never fires).
 _UNCONVERTIBLE = "frontmatter could not be converted"
-
-
-def _yaml_message(exc: BaseException) -> str:
-    if isinstance(exc, RecursionError):
-        return "nesting too deep"
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    if mark is not None:
-        # +1: the frontmatter starts on the second line of the file.
-        return f"{problem} (line {mark.line + 2}, column {mark.column + 1})"
-    return str(problem)
 
 
 def _skip(ctx: _Ctx, code: Code, message: str, field: str | None = None) -> ParseResult:
@@ -583,25 +572,6 @@ def _str_list(value: Any) -> list[str]:
                 out.append(v)
         return out
     raise TypeError(_type_name(value))
-
-
-_KNOWN = {
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "metadata",
-    "allowed-tools",
-    "version",
-    "triggers",
-    "file-patterns",
-    "priority",
-    "dependencies",
-    "disable-model-invocation",
-    "user-invocable",
-    "argument-hint",
-}
-_SPEC_FIELDS = {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}
 
 
 def _char_name(char: str) -> str:
@@ -777,7 +747,7 @@ def _build(
     duplicated: set[str] = set()
     for key, line, top in dropped:
         norm = key.strip().lower().replace("_", "-")
-        if top and norm in _KNOWN:
+        if top and norm in KNOWN_FIELDS:
             duplicated.add(norm)
         # Keep the first: that is what a reader of the file sees, and a later repeat cannot
         # silently override a reviewed value (parsers disagree on which one wins).
@@ -790,14 +760,14 @@ def _build(
             ctx.problem(
                 Code.DUPLICATE_KEY,
                 f"key {key[:60]!r} appears more than once (again on line {line + 2}); {outcome}",
-                norm if top and norm in _KNOWN else key[:60],
+                norm if top and norm in KNOWN_FIELDS else key[:60],
             )
         )
     for key, value in raw.items():
         # Known fields under their usual spellings skip the normalisation (hot path).
-        norm = _KNOWN_SPELLINGS.get(key) if type(key) is str else None
-        if norm is not None:
-            fm[norm] = value
+        known = _KNOWN_SPELLINGS.get(key) if type(key) is str else None
+        if known is not None:
+            fm[known] = value
             continue
         if not isinstance(key, str):
             diags.append(
@@ -805,7 +775,7 @@ def _build(
             )
             continue
         norm = key.strip().lower().replace("_", "-")
-        if norm in _KNOWN:
+        if norm in KNOWN_FIELDS:
             if len(_KNOWN_SPELLINGS) < _MAX_SPELLINGS and len(key) <= 64:
                 _KNOWN_SPELLINGS[key] = norm
             fm[norm] = value
@@ -820,13 +790,13 @@ def _build(
                         Severity.ERROR,
                         Code.UNKNOWN_FIELD,
                         f"field {safe_key[:60]!r} is not part of the Agent Skills spec (allowed: "
-                        f"{', '.join(sorted(_SPEC_FIELDS))}, and the extensions "
-                        f"{', '.join(sorted(_KNOWN - _SPEC_FIELDS))})",
+                        f"{', '.join(sorted(SPEC_FIELDS))}, and the extensions "
+                        f"{', '.join(sorted(KNOWN_FIELDS - SPEC_FIELDS))})",
                         safe_key[:60],
                     )
                 )
     if strict:
-        for key in sorted(set(fm) - _SPEC_FIELDS):
+        for key in sorted(set(fm) - SPEC_FIELDS):
             diags.append(
                 ctx.diag(
                     Severity.INFO,
@@ -849,7 +819,7 @@ def _build(
         pass
     else:
         name = _check_name_field(name, fm, ctx, diags, directory_name, strict)
-        if type(name) is ParseResult:
+        if isinstance(name, ParseResult):
             return name
 
     # -- description
@@ -888,6 +858,16 @@ def _build(
             )
         else:
             description = _cap_text(description, "description", MAX_DESCRIPTION_STORED, ctx, diags)
+    if description[:5].upper() == "TODO:":
+        # A placeholder tells the model nothing about when to use the skill.
+        diags.append(
+            ctx.problem(
+                Code.PLACEHOLDER_DESCRIPTION,
+                "the description is a placeholder (starts with 'TODO:'); say what the skill "
+                "does and when to use it",
+                "description",
+            )
+        )
 
     kwargs: dict[str, Any] = {}
     for field in _TEXT_FIELDS:
@@ -1087,7 +1067,7 @@ _FLAG_FIELDS = (
 
 
 def _check_name_field(
-    name: Any,
+    name: object,
     fm: dict[str, Any],
     ctx: _Ctx,
     diags: list[Diagnostic],
@@ -1202,7 +1182,7 @@ def _fail(ctx: _Ctx, diags: list[Diagnostic], code: Code, message: str, field: s
     return ParseResult(None, tuple(diags))
 
 
-def _is_date(value: Any) -> bool:
+def _is_date(value: Any) -> TypeGuard[date]:
     # A date value exists only once ``datetime`` is loaded (YAML loads it for timestamps), so
     # a cold start from the parse cache need not import it.
     dt = sys.modules.get("datetime")

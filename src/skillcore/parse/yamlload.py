@@ -14,12 +14,12 @@ import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from skillcore.parse.frontmatter import (
-    _KNOWN,
+from skillcore.parse.bounds import (
+    KNOWN_FIELDS,
     MAX_EXPANDED_CHARS,
     MAX_INT_CHARS,
-    _Refused,
-    _yaml_message,
+    FrontmatterRefused,
+    yaml_message,
 )
 
 try:  # libyaml is ~10x faster; fall back to the pure-Python *safe* loader, never an unsafe one.
@@ -68,10 +68,10 @@ def _construct_int(loader: SafeConstructor, node: ScalarNode) -> int:
             f"integer literal of {len(node.value)} characters (at most {MAX_INT_CHARS})",
             node.start_mark,
         )
-    return SafeConstructor.construct_yaml_int(loader, node)  # type: ignore[no-any-return]
+    return SafeConstructor.construct_yaml_int(loader, node)
 
 
-class _SkillLoader(_Loader):  # type: ignore[misc,valid-type]
+class _SkillLoader(_Loader):  # type: ignore[misc]  # a base picked at import time is untyped
     """The safe loader (libyaml's when present) with bounded integers."""
 
 
@@ -100,7 +100,7 @@ def _key_id(key: ScalarNode, top: bool) -> tuple[str, str]:
     """What makes two keys the same: top-level known fields compare as ``_build`` reads them."""
     if top and key.tag == _STR_TAG:
         norm = key.value.strip().lower().replace("_", "-")
-        if norm in _KNOWN:
+        if norm in KNOWN_FIELDS:
             return key.tag, norm
     return key.tag, key.value
 
@@ -194,7 +194,7 @@ def _expanded_size(root: Node, cap: int) -> int | None:
 def load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
     """Load one frontmatter: ``(data, dropped duplicate keys)``.
 
-    Raises ``_Refused`` for alias bombs and whatever the loader raises for bad YAML.
+    Raises ``FrontmatterRefused`` for alias bombs and whatever the loader raises for bad YAML.
     """
     loader = _SkillLoader(yaml_text)
     try:
@@ -205,9 +205,9 @@ def load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
         if "&" in yaml_text:  # without an anchor there is no alias, so nothing to expand
             size = _expanded_size(node, MAX_EXPANDED_CHARS)
             if size is None:
-                raise _Refused("frontmatter contains a recursive alias (alias bomb?)")
+                raise FrontmatterRefused("frontmatter contains a recursive alias (alias bomb?)")
             if size > MAX_EXPANDED_CHARS:
-                raise _Refused(
+                raise FrontmatterRefused(
                     f"frontmatter expands to more than {MAX_EXPANDED_CHARS} characters through "
                     "aliases (alias bomb?)"
                 )
@@ -219,11 +219,11 @@ def load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
 def locate_error(yaml_text: str, exc: Exception) -> str:
     """A short message for a load failure, with the line when it can be found."""
     if isinstance(exc, (yaml.YAMLError, RecursionError)):
-        return _yaml_message(exc)
+        return yaml_message(exc)
     try:
         yaml.load(yaml_text, Loader=_LocatingLoader)
     except yaml.YAMLError as located:
-        return _yaml_message(located)
+        return yaml_message(located)
     except Exception:  # the first message is good enough
         pass
     return f"{type(exc).__name__}: {str(exc)[:200]}"

@@ -12,7 +12,7 @@ from typing import Any
 import attrs
 
 from skillcore._text import single_line
-from skillcore.codes import DecisionCode  # defined with OutcomeCode; re-exported here
+from skillcore.codes import DecisionCode as DecisionCode  # defined with OutcomeCode; re-exported
 
 #: Longest tool name that can match an ``allowed-tools`` entry; a longer name matches nothing
 #: (so RESTRICT blocks it). Real tool names are far shorter (OpenAI allows 64 characters).
@@ -444,8 +444,8 @@ def decide(
     for _skill, tools in pairs:
         for entry in tools or ():
             pattern = ToolPattern.parse(entry)
-            allowed, note = _entry_allows(pattern, name, policy.aliases, arguments)
-            if allowed:
+            matched, note = _entry_allows(pattern, name, policy.aliases, arguments)
+            if matched:
                 return ToolDecision(
                     True, DecisionCode.MATCHED, f"allowed by {pattern.entry!r}", name, pattern.entry
                 )

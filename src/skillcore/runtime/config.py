@@ -1,4 +1,9 @@
-"""The knobs every adapter takes, in one place, so they mean the same everywhere."""
+"""The knobs every adapter takes, in one place, so they mean the same everywhere.
+
+Options not given explicitly come from the environment or a settings file (see
+:mod:`skillcore.runtime.settings`): :meth:`SkillConfig.build` and :meth:`SkillConfig.library` apply
+that rule for every adapter.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from skillcore.policy.rules import (
     UnrestrictedSkills,
     to_aliases,
 )
+from skillcore.runtime import settings
 from skillcore.sources.base import SkillSource
 from skillcore.state.coordination import RefreshGate, Restorer, TurnStore
 from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
@@ -142,9 +148,10 @@ class SkillConfig:
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
         """``config`` as given, or one built from keyword options (not both): how every
-        adapter constructor takes its options."""
+        adapter constructor takes its options. Options not given come from the settings
+        (``SKILLCORE_*`` variables, ``skills.yaml``; see :mod:`skillcore.runtime.settings`)."""
         if config is None:
-            return cls(**options)
+            return cls(**settings.current().config_options(options))
         if options:
             raise TypeError(
                 f"pass either config= or options ({', '.join(sorted(options))}), not both"
@@ -153,26 +160,40 @@ class SkillConfig:
 
     def library(
         self,
-        sources: Sources,
+        sources: Sources | None,
         backend: Any = None,
         thread: Callable[[], str | None] | None = None,
     ) -> SkillLibrary:
         """The library for ``sources`` (used as is when it already is one).
 
-        With a deepagents ``backend``, ``sources`` are paths in it (or ``(path, label)``
-        tuples) and ``thread`` names the running conversation (see
+        ``sources`` None: the configured ones (``SKILLCORE_SOURCES``, or ``sources`` in the
+        settings file). With ``enabled`` off in the settings, a library without sources: no
+        catalog, no skill tools. With a deepagents ``backend``, ``sources`` are paths in it
+        (or ``(path, label)`` tuples) and ``thread`` names the running conversation (see
         :func:`skillcore.sources.deepagents.backend_library`)."""
+        found = settings.current()
+        if found.get("enabled") is False:
+            return SkillLibrary([], cache=False)
+        if sources is None:
+            sources = found.get("sources")
+            if sources is None:
+                raise ValueError(
+                    "no skill sources: pass sources, or set SKILLCORE_SOURCES (or 'sources' "
+                    f"in {settings.SETTINGS_FILE} or [tool.skillcore] of pyproject.toml)"
+                )
+        mode = self.validation_mode or ValidationMode(found.get("validation_mode", "lenient"))
         if backend is not None:
             from skillcore.sources.deepagents import backend_library
 
             if isinstance(sources, SkillLibrary):
                 raise ValueError("pass paths in the backend as sources, not a SkillLibrary")
-            mode = self.validation_mode or ValidationMode.LENIENT
             return backend_library(
                 backend,
-                sources,
+                # Only backend paths are valid here; backend_sources refuses anything else
+                # with a SourceError, entry by entry, so the wider type is passed on as is.
+                sources,  # type: ignore[arg-type]
                 thread=thread or (lambda: None),
-                mode=mode,  # type: ignore[arg-type]
+                mode=mode,
             )
         if isinstance(sources, SkillLibrary):
             if self.validation_mode is not None:
@@ -181,7 +202,7 @@ class SkillConfig:
                     "pass mode= to SkillLibrary instead"
                 )
             return sources
-        return SkillLibrary(sources, mode=self.validation_mode or ValidationMode.LENIENT)  # type: ignore[arg-type]
+        return SkillLibrary(sources, mode=mode, cache=found.get("cache", True))
 
     def session_limits(self) -> Limits:
         """``limits`` if given, else the two budgets as :class:`Limits`."""
@@ -260,10 +281,10 @@ class AdapterParts:
     @classmethod
     def build(
         cls,
-        sources: Sources,
+        sources: Sources | None,
         config: SkillConfig | None = None,
         *,
-        refresh: bool | float = True,
+        refresh: bool | float | None = None,
         also_allowed: Iterable[str] = (),
         gated: Iterable[str] = (),
         backend: Any = None,
@@ -273,8 +294,11 @@ class AdapterParts:
         """The parts for ``sources`` and ``config`` (or its fields as ``options``);
         ``also_allowed`` adds adapter-specific always-allowed tools; ``gated`` names the
         skill-gated tools (the adapter's ``tools=``); ``backend`` and ``thread``: see
-        :meth:`SkillConfig.library`."""
+        :meth:`SkillConfig.library`. ``refresh`` None: the configured interval
+        (``SKILLCORE_REFRESH``), else once per run."""
         cfg = SkillConfig.build(config, **options)
+        if refresh is None:
+            refresh = settings.current().get("refresh", True)
         gated = gated_registry(gated, cfg.names().all())
         library = cfg.library(sources, backend, thread)
         limits, policy, toolkit = (

@@ -51,6 +51,7 @@ import attrs
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Resource, ResourceKind
+from skillcore.paths import printable_name, undecodable
 from skillcore.sources.base import (
     ARCHIVE_SUFFIXES,
     SKILL_FILE,
@@ -60,9 +61,7 @@ from skillcore.sources.base import (
     SkillSource,
     SourceReader,
     SourceUnavailable,
-    printable_name,
     safe_relpath,
-    undecodable,
 )
 from skillcore.sources.common import (
     cap_skill_directories,
@@ -564,7 +563,8 @@ def zip_entry_count(data: bytes, stop: int) -> int | None:
         fields = _CD_ENTRY.unpack_from(data, off)
         off += _CD_ENTRY.size + fields[12] + fields[13] + fields[14]
         seen += 1
-    return max(total, seen)
+    count: int = max(total, seen)  # (struct fields are untyped)
+    return count
 
 
 def _identity(fs: Any, path: str, info: Mapping[str, Any]) -> str:

@@ -69,6 +69,11 @@ _O_FILE = (
 )
 
 
+def _as_text(url: str | os.PathLike[str]) -> str:
+    """A path object as the text it stands for; anything else unchanged (validated later)."""
+    return os.fspath(url) if isinstance(url, os.PathLike) else url
+
+
 @attrs.frozen
 class SkillSource:
     """A place skills live: a path or fsspec URL (or a ready filesystem), plus options.
@@ -76,7 +81,8 @@ class SkillSource:
     Sources listed later override earlier ones (the shadowing is recorded as a diagnostic).
     """
 
-    url: str
+    #: A path (``str`` or path object, kept as text) or an fsspec URL.
+    url: str = attrs.field(converter=_as_text)
     label: str = attrs.field()
     storage_options: FrozenDict[str, Any] = attrs.field(factory=FrozenDict, converter=to_frozen)
     #: An fsspec filesystem to use instead of resolving ``url`` (``url`` is then its root path).

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.sources.base import SKILL_FILE, SKIP_DIRS, SkillSource, undecodable
+from skillcore.paths import undecodable
+from skillcore.sources.base import SKILL_FILE, SKIP_DIRS, SkillSource
 
 
 def hidden_or_skipped(segments: Iterable[str]) -> bool:

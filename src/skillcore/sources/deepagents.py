@@ -41,11 +41,13 @@ import attrs
 from fsspec.spec import AbstractFileSystem
 
 from skillcore.errors import SourceError
+from skillcore.events import library_logger
 from skillcore.library import SkillLibrary, _SourceState
 from skillcore.model import Catalog
 from skillcore.sources.base import SkillSource
 
 logger = logging.getLogger(__name__)
+library_logger(logging)  # the library convention: a NullHandler, the application decides
 
 #: Paths sent to the backend in one ``download_files`` call at most (one round trip each
 #: for a remote sandbox; a bound on the bytes held at once).
@@ -77,7 +79,7 @@ def normalize_path(path: str) -> str:
     return "/" + "/".join(parts)
 
 
-class BackendFileSystem(AbstractFileSystem):
+class BackendFileSystem(AbstractFileSystem):  # type: ignore[misc]  # fsspec ships no types
     """A read-only fsspec filesystem over a deepagents backend.
 
     ``ls``/``info`` come from the backend's ``ls``; ``cat_file`` (ranged or whole) and
@@ -506,7 +508,7 @@ class ScopedLibrary(SkillLibrary):
             return slot
 
     # The three pieces of per-scan state of SkillLibrary, kept per scope.
-    @property  # type: ignore[override]
+    @property
     def _states(self) -> dict[str, _SourceState]:
         return self._slot().states
 
@@ -514,7 +516,7 @@ class ScopedLibrary(SkillLibrary):
     def _states(self, value: dict[str, _SourceState]) -> None:
         self._slot().states = value
 
-    @property  # type: ignore[override]
+    @property
     def _catalog(self) -> Catalog | None:
         return self._slot().catalog
 
@@ -522,7 +524,7 @@ class ScopedLibrary(SkillLibrary):
     def _catalog(self, value: Catalog | None) -> None:
         self._slot().catalog = value
 
-    @property  # type: ignore[override]
+    @property
     def _dirty(self) -> bool:
         return self._slot().dirty
 

@@ -34,6 +34,7 @@ from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import require
 from skillcore.model import Resource, ResourceKind
+from skillcore.paths import printable_name, undecodable
 from skillcore.sources.base import (
     MAX_LISTED_DIRS,
     SKILL_FILE,
@@ -43,9 +44,7 @@ from skillcore.sources.base import (
     SkillSource,
     SourceReader,
     SourceUnavailable,
-    printable_name,
     safe_relpath,
-    undecodable,
 )
 from skillcore.sources.common import describe_error, hidden_or_skipped
 
@@ -484,7 +483,7 @@ class GitReader(SourceReader):
             while stack:
                 rel, node = stack.pop()
                 dirs += 1
-                subdirs = []
+                subdirs: list[tuple[str, Any]] = []
                 for child in node:
                     name = child.name
                     # An undecodable name could be neither shown nor asked for: not listed.

@@ -292,7 +292,10 @@ class McpReader(SourceReader):
         """Every page of ``skills/list``, checked. Raises SourceUnavailable."""
         caps = self.connection.capabilities()
         extensions = getattr(caps, "extensions", None) or {}
-        if SKILLS_EXTENSION not in extensions:
+        # Handshake-era (legacy) protocol versions carry no ``extensions`` capability: there
+        # servers declare the extension under ``experimental``.
+        experimental = getattr(caps, "experimental", None) or {}
+        if SKILLS_EXTENSION not in extensions and SKILLS_EXTENSION not in experimental:
             raise SourceUnavailable(
                 f"the MCP server at {self.source.url} does not declare the Skills extension "
                 f"({SKILLS_EXTENSION})"

@@ -662,7 +662,7 @@ def _loaded_entries(state: Any) -> list[LoadedSkill] | None:
 
 def _fitting(entries: list[LoadedSkill], catalog: Catalog, max_loaded: int) -> list[LoadedSkill]:
     seen: set[str] = set()
-    kept = []
+    kept: list[LoadedSkill] = []
     for e in entries:
         if _loadable(catalog, e.name) and e.name not in seen and len(kept) < max_loaded:
             kept.append(e)

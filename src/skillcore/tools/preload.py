@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from typing import cast
 
 from skillcore import events
 from skillcore.codes import OutcomeCode
@@ -49,7 +50,8 @@ def requested_names(value: object) -> tuple[str, ...]:
     if problem is not None:
         events.emit("load_request.ignored", {"detail": problem})
         return ()
-    return tuple(dict.fromkeys(value))
+    # The checks above made ``value`` a list or tuple of names; mypy cannot follow all().
+    return tuple(dict.fromkeys(cast("list[str] | tuple[str, ...]", value)))
 
 
 class Preload:

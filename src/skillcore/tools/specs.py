@@ -58,7 +58,8 @@ class ToolSpec:
 
     def json_schema(self) -> dict[str, Any]:
         """A deep copy of ``parameters`` (safe to hand to a framework that mutates it)."""
-        return json.loads(json.dumps(self.parameters))
+        copy: dict[str, Any] = json.loads(json.dumps(self.parameters))
+        return copy
 
 
 def _nullable_string(description: str) -> dict[str, Any]:

@@ -469,11 +469,13 @@ class SkillToolkit:
         if not outcome.ok:
             return ToolResult(session, replies.refusal(outcome), outcome.code, tool)
         if outcome.code is OutcomeCode.REDELIVERED:  # nothing changed: nothing to write
+            assert isinstance(data, SkillDocument)  # only a load is redelivered
             return ToolResult(session, self.load_reply(session, data), outcome.code, tool, 0, data)
         store.write(new)
         seq = getattr(store, "seq", 0)
         if isinstance(effect, Unload):
             return ToolResult(new, outcome.message, outcome.code, tool, seq)
+        assert isinstance(data, SkillDocument)  # a load (asserted above, in its own branch)
         text = self.load_reply(new, data)
         available = effect.available
         missing = new.missing_tools(data.name, available) if available is not None else ()
