@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.config import get_config
 
 from skillcore import BinaryPayload, OutcomeCode
@@ -56,13 +62,13 @@ def _human_text(message: HumanMessage) -> str | None:
 
 
 def with_notes(
-    messages: Sequence[BaseMessage], note_for: Callable[[str | None], str]
-) -> list[BaseMessage] | None:
+    messages: Sequence[AnyMessage], note_for: Callable[[str | None], str]
+) -> list[AnyMessage] | None:
     """``messages`` with each HumanMessage followed by its note (``note_for`` its text),
     after a blank line or as one more text block; None when no message gets one. Every user
     message gets its own, so earlier requests' text is unchanged (the prompt cache keeps the
     history)."""
-    out: list[BaseMessage] = []
+    out: list[AnyMessage] = []
     changed = False
     for message in messages:
         if isinstance(message, HumanMessage):

@@ -260,11 +260,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             text += "\n" + repeated
         # Per-request suggestions go with the user messages, after the stable prefix.
         noted = with_notes(request.messages, partial(self.toolkit.suggestion_note, session))
-        return request.override(
-            system_message=append_block(request.system_message, text),
-            tools=tools,
-            **({"messages": noted} if noted is not None else {}),
-        )
+        system = append_block(request.system_message, text)
+        if noted is None:
+            return request.override(system_message=system, tools=tools)
+        return request.override(system_message=system, tools=tools, messages=noted)
 
     # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
 
