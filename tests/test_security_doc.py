@@ -8,6 +8,7 @@ import pytest
 
 from skillcore import Limits
 from skillcore.apps import evaluate, mcp_server
+from skillcore.catalog import ranking
 from skillcore.library import SKILL_GRACE_SECONDS
 from skillcore.parse import bounds, cache
 from skillcore.parse import frontmatter as parsing
@@ -19,7 +20,7 @@ from skillcore.sources import base as sources
 from skillcore.state import coordination
 from skillcore.state import token as state_token
 from skillcore.state.session import MAX_CALL_ID
-from skillcore.tools import binary, specs
+from skillcore.tools import binary, replies, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024
@@ -65,6 +66,9 @@ def _n(value: int) -> str:
         f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",
         f"a random {cache._KEY_BYTES}-byte key",
         f"at most {evaluate.MAX_EVAL_FILE_BYTES // MIB} MiB and {_n(evaluate.MAX_CASES)} queries",
+        f"cut at {replies.SUGGESTION_DESCRIPTION_CHARS} characters",
+        f"at most {_n(ranking.MAX_QUERY_CHARS)} characters of a query ({ranking.MAX_QUERY_TERMS}",
+        f"at most {ranking.MAX_EMBED_TOKENS} tokens of a text",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:

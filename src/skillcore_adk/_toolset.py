@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
@@ -344,6 +345,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         text = self.toolkit.instructions(session, query=_latest_user_text(llm_request))
         if not text:
             return
+        # Per-request suggestions go with the user messages, after the stable prefix.
+        _add_notes(llm_request, partial(self.toolkit.suggestion_note, session))
         note = self._collision_note(session, llm_request)
         # Loaded skills whose delivery is not in this request (configured skills, state
         # preloaded by hand, include_contents='none', compaction): their instructions go in
@@ -548,6 +551,22 @@ def _content_key(content: types.Content) -> object:
     if part.function_call is not None:
         return id(part.function_call.args)
     return None
+
+
+def _add_notes(llm_request: LlmRequest, note_for: Callable[[str | None], str]) -> None:
+    """Give each user-authored content with text its note (``note_for`` its text) as one
+    more part, in a copy (the contents may be the session's own event objects: nothing is
+    stored). Every user message gets its own note, so earlier requests' text is unchanged
+    (the prompt cache keeps the history)."""
+    contents = llm_request.contents or []
+    for i, content in enumerate(contents):
+        if content.role != "user" or not content.parts:
+            continue
+        texts = [p.text for p in content.parts if p.text and not p.thought]
+        note = note_for(query_text(texts)) if texts else ""
+        if note:
+            parts = [*content.parts, types.Part(text=note)]
+            contents[i] = content.model_copy(update={"parts": parts})
 
 
 def _latest_user_text(llm_request: LlmRequest) -> str | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from langchain.agents.middleware.types import (
@@ -42,6 +43,7 @@ from skillcore_langchain._messages import (
     required_call_id,
     thread_id,
     tool_message,
+    with_notes,
 )
 from skillcore_langchain._state import (
     LOAD_KEY,
@@ -279,9 +281,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         text = self.toolkit.instructions(session, query=latest_user_text(request.messages))
         if repeated:
             text += "\n" + repeated
-        return request.override(
-            system_message=append_block(request.system_message, text), tools=tools
-        )
+        # Per-request suggestions go with the user messages, after the stable prefix.
+        noted = with_notes(request.messages, partial(self.toolkit.suggestion_note, session))
+        system = append_block(request.system_message, text)
+        if noted is None:
+            return request.override(system_message=system, tools=tools)
+        return request.override(system_message=system, tools=tools, messages=noted)
 
     # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
 

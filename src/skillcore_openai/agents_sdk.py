@@ -19,6 +19,7 @@ import os
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
@@ -48,7 +49,7 @@ from skillcore.state.coordination import (
     StateStore,
 )
 from skillcore.tools.reinjection import Reinjection
-from skillcore_openai.functions import _replies_of, latest_user_text
+from skillcore_openai.functions import _replies_of, latest_user_text, with_notes
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 
@@ -68,6 +69,7 @@ from agents import (  # noqa: E402 - after the friendly dependency check
     function_tool,
 )
 from agents.mcp import MCPServer  # noqa: E402
+from agents.run import CallModelData, ModelInputData  # noqa: E402
 
 if TYPE_CHECKING:
     from agents import AgentBase
@@ -376,6 +378,16 @@ class AgentSkills:
             params_json_schema=spec.json_schema(),
             on_invoke_tool=invoke,
             strict_json_schema=True,
+        )
+
+    def input_filter(self, data: CallModelData[Any]) -> ModelInputData:
+        """A ``RunConfig(call_model_input_filter=...)``: the "skills that may fit this
+        request" note after each user message of the model input (never in the
+        instructions, so their prefix stays cacheable). Nothing is stored in the run."""
+        note_for = partial(self.toolkit.suggestion_note, self.toolkit.library.catalog)
+        given = data.model_data
+        return ModelInputData(
+            input=with_notes(given.input, note_for), instructions=given.instructions
         )
 
     def instructions(

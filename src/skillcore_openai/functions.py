@@ -14,6 +14,7 @@ import json
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal
 
 import anyio
@@ -74,6 +75,7 @@ __all__ = [
     "parse_call",
     "response_tool",
     "tool_output",
+    "with_notes",
 ]
 
 Api = Literal["chat", "responses", "anthropic"]
@@ -169,6 +171,41 @@ class FunctionCall:
     arguments: str | Mapping[str, Any] | None
     call_id: str
     custom: bool = False
+
+
+def with_notes(messages: Any, note_for: Callable[[str | None], str]) -> Any:
+    """A Chat Completions ``messages`` list or a Responses ``input`` (a string or a list of
+    items) with each user message followed by its note (``note_for`` its text): after a
+    blank line, or as one more text part. Returns new objects; the given ones are not
+    changed. Items that are not dicts (SDK objects) are kept as they are."""
+    if isinstance(messages, str):
+        note = note_for(query_text([messages]))
+        return f"{messages}\n\n{note}" if note else messages
+    out = []
+    for item in messages or ():
+        content = item.get("content") if isinstance(item, Mapping) else None
+        if isinstance(item, Mapping) and item.get("role") == "user" and content:
+            if isinstance(content, str):
+                note = note_for(query_text([content]))
+                if note:
+                    item = {**item, "content": f"{content}\n\n{note}"}
+            elif isinstance(content, list):
+                texts = [_get(p, "text") for p in content]
+                first = texts[0] if texts else None
+                attached = isinstance(first, str) and first.startswith(replies.ATTACHMENT_PREFIX)
+                note = (
+                    "" if attached else note_for(query_text(t for t in texts if isinstance(t, str)))
+                )
+                if note:
+                    kinds = {_get(p, "type") for p in content}
+                    kind = (
+                        "input_text"
+                        if kinds & {"input_text", "input_image", "input_file"}
+                        else "text"
+                    )
+                    item = {**item, "content": [*content, {"type": kind, "text": note}]}
+        out.append(item)
+    return out
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -674,6 +711,13 @@ class OpenAISkills:
         if history is None or not session.loaded:
             return frozenset()
         return frozenset(session.loaded_names) - self._seen(session, history)
+
+    def with_suggestions(self, session: SkillSession, messages: Any) -> Any:
+        """Your ``messages`` (Chat Completions) or ``input`` (Responses) with the "skills that
+        may fit this request" note after each user message, to send instead of them; yours
+        are not changed. The note depends only on the catalog and the message text, so every
+        request extends the one before and the prompt cache keeps the whole history."""
+        return with_notes(messages, partial(self.toolkit.suggestion_note, session))
 
     def is_skill_call(self, call: Any) -> bool:
         """True if ``call`` targets one of the skill tools."""

@@ -9,6 +9,7 @@ framework objects.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
@@ -17,9 +18,15 @@ import attrs
 from skillcore import events
 from skillcore._text import single_line
 from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
-from skillcore.catalog.relevance import CatalogOrder, relevant_catalog
-from skillcore.catalog.render import CatalogFormat, catalog_intro, catalog_view, render_load_reply
-from skillcore.catalog.search import search_skills
+from skillcore.catalog.ranking import RANKERS, Ranker, Selection, index_for
+from skillcore.catalog.relevance import CatalogOrder, query_text, relevant_catalog
+from skillcore.catalog.render import (
+    CatalogFormat,
+    CatalogKey,
+    catalog_intro,
+    catalog_view,
+    render_load_reply,
+)
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Severity
 from skillcore.library import SkillLibrary
@@ -48,6 +55,11 @@ from skillcore.tools.specs import (
     parse_arguments,
 )
 
+#: Results one call of the search tool returns.
+SEARCH_LIMIT = 10
+#: Skills named by the per-request suggestion note, by default.
+DEFAULT_SUGGESTIONS = 3
+
 
 class SkillToolkit:
     """The skill tools bound to a library. One toolkit serves many conversations: the
@@ -69,8 +81,19 @@ class SkillToolkit:
         prompt_mode: PromptMode | str | None = None,
         system_prompt: PromptTemplate | str | None = None,
         check_tools_available: bool = False,
+        ranker: Ranker = "auto",
+        suggestions: int = DEFAULT_SUGGESTIONS,
     ) -> None:
         self.library = library
+        #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
+        #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
+        if ranker not in RANKERS:
+            raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
+        self.ranker: Ranker = ranker
+        #: How many skills the per-request note names (:meth:`suggestion_note`); 0: no note.
+        if not isinstance(suggestions, int) or suggestions < 0:
+            raise ValueError(f"suggestions must be a count >= 0, got {suggestions!r}")
+        self.suggestions = suggestions
         #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
         self.preload = Preload(library, default_skills, pinned_skills)
         #: Whether a load checks the skill's allowed-tools against the agent's tools (the
@@ -506,10 +529,48 @@ class SkillToolkit:
         )
         return text + replies.tools_unlocked(session.gated_by(document.name))
 
+    def select(
+        self, session: SkillSession | Catalog, query: str | None, path: str | None = None
+    ) -> Selection:
+        """What the search tool finds for ``query``/``path``, with its "no close match"
+        verdict (:meth:`skillcore.ranking.SearchIndex.select`)."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        return index_for(catalog).select(query, path, SEARCH_LIMIT, self.ranker)
+
     def search_text(self, session: SkillSession, query: str | None, path: str | None) -> str:
-        """The reply of the search tool."""
-        hits = search_skills(session.catalog, query, path, limit=10)
-        return replies.search(session, hits, query, path)
+        """The reply of the search tool: when no skill is a close match, at most
+        :data:`~skillcore.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well."""
+        found = self.select(session, query, path)
+        return replies.search(session, found.hits, query, path, found.abstained)
+
+    def suggested(self, catalog: Catalog, message: str | None) -> tuple[str, ...]:
+        """Names of the skills the per-request note suggests for the user ``message``: the
+        best :attr:`suggestions` of the search, none when it abstains (no close match).
+
+        A pure function of the catalog and the message text (memoised): what is loaded does
+        not change it, so a note attached to an earlier message stays byte-identical and
+        the conversation's prompt prefix stays cacheable."""
+        text = query_text([message])
+        if not self.suggestions or text is None:
+            return ()
+        return _suggested(CatalogKey(catalog), text, self.ranker, self.suggestions)
+
+    def suggestion_note(self, session: SkillSession | Catalog, message: str | None) -> str:
+        """The "skills that may fit this request" note for one user message ("" for none).
+
+        Adapters place it *after* the stable prefix, with that user message, never in the
+        system prompt: the catalog text stays byte-identical for the whole conversation."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        names = self.suggested(catalog, message)
+        metas = [m for n in names if (m := catalog.get(n)) is not None]
+        return replies.suggestions(self.names, metas)
+
+
+# Keyed by user message: a conversation asks again on every model call of one message.
+@functools.lru_cache(maxsize=256)
+def _suggested(key: CatalogKey, text: str, ranker: Ranker, count: int) -> tuple[str, ...]:
+    found = index_for(key.catalog).select(text, None, count, ranker)
+    return tuple(h.skill.name for h in found.close)
 
 
 def _settled(store: SessionStore) -> ToolResult | None:
