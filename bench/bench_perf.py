@@ -46,7 +46,15 @@ if "skillcore" not in sys.modules:
 import synth  # noqa: E402
 import yaml  # noqa: E402
 
-from skillcore import Catalog, SkillLibrary, SkillLocation, SkillMetadata, SkillSession, SkillSource  # noqa: E402
+from skillcore import (  # noqa: E402
+    Catalog,
+    SkillLibrary,
+    SkillLocation,
+    SkillMetadata,
+    SkillSession,
+    SkillSource,
+    render_catalog,
+)
 from skillcore.parse.fast import scan_frontmatter  # noqa: E402
 from skillcore.parse.frontmatter import split_frontmatter  # noqa: E402
 
@@ -109,13 +117,13 @@ def best_reference(root: str) -> str:
             )
     metas.sort(key=lambda m: m.name)
     session = SkillSession(Catalog(tuple(metas)))
-    return session.render_catalog()
+    return render_catalog(session)
 
 
 def skillcore_warm(root: str) -> str:
     lib = SkillLibrary(root, cache=False)
     lib.discover()
-    return lib.session().render_catalog()
+    return render_catalog(lib.session())
 
 
 # -- timing helpers ------------------------------------------------------------------------
@@ -206,7 +214,7 @@ _COLD = textwrap.dedent(
     """
     from skillcore import SkillLibrary
     lib = SkillLibrary({root!r}, cache={cache!r})
-    print(len(lib.session().render_catalog()))
+    print(len(render_catalog(lib.session())))
     """
 )
 
@@ -215,7 +223,7 @@ _COLD_BIG = textwrap.dedent(
     """
     from skillcore import SkillLibrary, SkillSource
     lib = SkillLibrary(SkillSource({root!r}, max_entries=10**6), cache={cache!r})
-    print(len(lib.session().render_catalog()))
+    print(len(render_catalog(lib.session())))
     """
 )
 
@@ -256,7 +264,7 @@ _PER_CALL = textwrap.dedent(
     catalog = lib.catalog
     load_s, load_cpu = time.perf_counter() - t0, time.process_time() - c0
     session = lib.session()
-    session.render_catalog()
+    render_catalog(session)
     # A different skill each time: a repeated state would hit the render memo.
     docs = iter([lib.read_document(n) for n in catalog.names[1000:1100]])
 
@@ -268,16 +276,16 @@ _PER_CALL = textwrap.dedent(
 
     def render_after_load():
         s, _ = session.finish_load(next(docs))
-        s.render_catalog()
+        render_catalog(s)
 
     base, _ = session.finish_load(next(docs))
-    base.render_catalog()
+    render_catalog(base)
 
     def render_after_unload():
         doc = next(docs)
         s, _ = base.finish_load(doc)
         u, _ = s.unload(doc.name)
-        u.render_catalog()
+        render_catalog(u)
 
     def full_refresh():
         lib._unchanged = lambda: False

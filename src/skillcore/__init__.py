@@ -16,7 +16,12 @@ _moved.install()  # module paths from before the layer packages (one release)
 if TYPE_CHECKING:
     from skillcore.catalog.prompt import PromptMode, PromptTemplate
     from skillcore.catalog.relevance import CatalogOrder
-    from skillcore.catalog.render import CatalogFormat, CatalogView, catalog_view
+    from skillcore.catalog.render import (
+        CatalogFormat,
+        CatalogView,
+        catalog_view,
+        render_catalog,
+    )
     from skillcore.catalog.search import SearchHit, search_skills
     from skillcore.codes import OutcomeCode
     from skillcore.diagnostics import Code, Diagnostic, Severity
@@ -128,6 +133,7 @@ _LAZY: dict[str, str] = {
     "CatalogFormat": "skillcore.catalog.render",
     "CatalogView": "skillcore.catalog.render",
     "catalog_view": "skillcore.catalog.render",
+    "render_catalog": "skillcore.catalog.render",
     "SearchHit": "skillcore.catalog.search",
     "search_skills": "skillcore.catalog.search",
     "STATE_SCHEMA": "skillcore.state.session",
@@ -239,6 +245,7 @@ __all__ = [
     "parse_skill_file",
     "project_sources",
     "register_reader",
+    "render_catalog",
     "replies",
     "restore_session",
     "search_skills",

@@ -13,14 +13,9 @@ from langgraph.store.memory import InMemoryStore
 from skillcore import SkillLibrary, SkillSource, SkillToolkit
 from skillcore.diagnostics import Code
 from skillcore.errors import SourceError
+from skillcore.runtime.deepagents import ScopedLibrary, backend_library, run_scope
 from skillcore.sources.base import FsspecReader, open_reader
-from skillcore.sources.deepagents import (
-    BackendFileSystem,
-    ScopedLibrary,
-    backend_library,
-    backend_sources,
-    run_scope,
-)
+from skillcore.sources.deepagents import BackendFileSystem, backend_sources
 from skillcore.state.session import OutcomeCode
 
 

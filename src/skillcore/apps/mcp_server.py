@@ -16,12 +16,11 @@ What the server can enforce is limited to its own tools: the host runs every oth
 from __future__ import annotations
 
 import base64
-import datetime
 import hashlib
 import logging
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import quote, unquote
@@ -34,9 +33,15 @@ from skillcore.events import library_logger
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.model import SkillMetadata
-from skillcore.parse.frontmatter import MAX_FRONTMATTER_BYTES, decode_text, split_frontmatter
+from skillcore.parse.frontmatter import decode_text
 from skillcore.policy.rules import ToolPolicy
 from skillcore.sources.base import SKILL_FILE, ReadError
+from skillcore.sources.mcp_spec import (
+    MAX_SKILL_BYTES,
+    MAX_SKILL_FILES,
+    SKILLS_EXTENSION,
+    raw_frontmatter,
+)
 from skillcore.state.session import SkillSession, restore_session
 from skillcore.state.token import StateSigner
 from skillcore.tools.binary import BinaryPayload
@@ -54,15 +59,11 @@ logger = logging.getLogger(__name__)
 library_logger(logging)  # the library convention: a NullHandler, the application decides
 
 #: The Skills extension identifier (SEP-2640).
-SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 #: The ``_meta`` key of the signed conversation state: in every tool result, and sent back
 #: by the client in the ``_meta`` of its next tool call (stateless HTTP keeps no session).
 STATE_META_KEY = "io.skillcore/state"
 #: URI scheme of skill files: ``skill://<skill-name>/<path>``.
 SKILL_SCHEME = "skill"
-#: SEP-2640 per-skill limits: entries of ``resources`` (SKILL.md included) and total bytes.
-MAX_SKILL_FILES = 512
-MAX_SKILL_BYTES = 16 * 1024 * 1024
 #: Skills per ``skills/list`` page and resources per ``resources/list`` page.
 PAGE_SIZE = 100
 #: Longest cursor accepted (the server's cursors are offsets: plain ASCII digits).
@@ -117,42 +118,6 @@ def parse_skill_uri(uri: str) -> tuple[str, str] | None:
 def digest_of(data: bytes) -> str:
     """The SEP-2640 digest of raw bytes: ``sha256:<64 lowercase hex>``."""
     return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
-def json_native(value: Any, depth: int = 0) -> Any:
-    """A YAML value as JSON: dates become ISO strings, other scalars ``str``; bounded depth."""
-    if depth > 64:
-        raise ValueError("frontmatter is nested too deeply")
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    if isinstance(value, Mapping):
-        return {str(k): json_native(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_native(v, depth + 1) for v in value]
-    return str(value)
-
-
-def raw_frontmatter(data: bytes) -> dict[str, Any] | None:
-    """The frontmatter of a SKILL.md as written (every field, as JSON values), or None when
-    it has none or it cannot be read safely (size and nesting are capped before parsing)."""
-    from skillcore.parse import frontmatter as parsing
-
-    text, _code, _msg = decode_text(data[: MAX_FRONTMATTER_BYTES + 4096])
-    if text is None:
-        return None
-    yaml_text, _offset, terminated = split_frontmatter(text, complete=True)
-    if yaml_text is None or not terminated or len(yaml_text) > MAX_FRONTMATTER_BYTES:
-        return None
-    if parsing._too_deep(yaml_text):
-        return None
-    try:
-        loaded, _dropped = parsing._load_yaml(yaml_text)
-        value = json_native(loaded)
-    except Exception:  # YAMLError, RecursionError, refusals: not readable safely
-        return None
-    return value if isinstance(value, dict) else None
 
 
 class _Server(Server[Any]):

@@ -22,7 +22,6 @@ each scaled to 0..1 over its best results; see :func:`semantic_available`.
 from __future__ import annotations
 
 import bisect
-import difflib
 import fnmatch
 import functools
 import heapq
@@ -30,16 +29,16 @@ import math
 import posixpath
 import re
 import threading
-import weakref
 from array import array
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, groupby
 from typing import Any, Literal
 
 import attrs
 
+from skillcore.memo import per_catalog
 from skillcore.model import Catalog, SkillMetadata
+from skillcore.typos import NameIndex
 
 Ranker = Literal["auto", "bm25", "hybrid"]
 #: The rankers by name.
@@ -899,66 +898,6 @@ class SearchIndex:
         return self._names.close_names(name, n=n, cutoff=cutoff)
 
 
-#: Catalogs up to this size compare a mistyped name with every name.
-CLOSE_NAMES_SCAN_ALL = 2_000
-#: Larger ones compare it with this many names: those sharing the most character trigrams.
-CLOSE_NAMES_CANDIDATES = 64
-#: How many trigram postings one hint may count (rarest trigrams first).
-CLOSE_NAMES_POSTINGS = 10_000
-
-
-class NameIndex:
-    """Character trigrams of skill names, for the "did you mean" hint of a mistyped name.
-
-    Separate from the BM25 index: a typo must not pay for building the search index (about
-    1 s at 100,000 skills with numpy, 2 s without), only for this one (names only, about
-    0.3 s there).
-    """
-
-    def __init__(self, skills: Iterable[SkillMetadata]) -> None:
-        self.names: tuple[str, ...] = tuple(
-            s.name for s in skills if not s.disable_model_invocation
-        )
-        self._grams: dict[str, list[int]] | None = None
-        if len(self.names) > CLOSE_NAMES_SCAN_ALL:
-            grams: dict[str, list[int]] = {}
-            for doc, skill_name in enumerate(self.names):
-                for g in _grams(skill_name):
-                    grams.setdefault(g, []).append(doc)
-            self._grams = grams
-
-    def close_names(self, name: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
-        """Up to ``n`` skill names close to ``name`` (difflib ratio >= ``cutoff``), best first.
-
-        Small catalogs compare with every name; large ones only with the names that share
-        the most character trigrams with ``name``. The count stops before a trigram whose
-        postings would exceed :data:`CLOSE_NAMES_POSTINGS` (rarest first): a trigram that
-        most names share (``"ski"`` of ``skill-00001`` ... ``skill-99999``) says little and
-        would cost more than the rest, so the hint stays a few milliseconds at 100,000.
-        """
-        if self._grams is None:
-            return difflib.get_close_matches(name, self.names, n=n, cutoff=cutoff)
-        grams = self._grams
-        lists = sorted((grams.get(g, ()) for g in _grams(name[:200])), key=len)
-        taken: list[Sequence[int]] = []
-        budget = CLOSE_NAMES_POSTINGS
-        for docs in lists:
-            if len(docs) > budget:
-                break
-            budget -= len(docs)
-            taken.append(docs)
-        if not taken and lists:
-            taken.append(lists[0][:CLOSE_NAMES_POSTINGS])  # only common trigrams: some of one
-        counts = Counter(chain.from_iterable(taken))  # counted in C
-        best = heapq.nlargest(CLOSE_NAMES_CANDIDATES, counts.items(), key=_count_then_first)
-        candidates = [self.names[d] for d, _ in sorted(best)]
-        return difflib.get_close_matches(name, candidates, n=n, cutoff=cutoff)
-
-
-def _count_then_first(item: tuple[int, int]) -> tuple[int, int]:
-    return item[1], -item[0]
-
-
 def _first(item: tuple[float, int]) -> float:
     return item[0]
 
@@ -970,11 +909,6 @@ def _kth_largest(scores: Iterable[float], k: int) -> float:
         return 0.0
     values.sort()  # in C: cheaper than a Python-level heap at these sizes
     return values[-k]
-
-
-def _grams(text: str) -> set[str]:
-    padded = f"  {text.lower()} "
-    return {padded[i : i + 3] for i in range(len(padded) - 2)}
 
 
 # -- semantic ranker ------------------------------------------------------------------------
@@ -1235,47 +1169,10 @@ class SemanticIndex:
 
 # -- memoisation ----------------------------------------------------------------------------
 
-_MEMO: dict[tuple[str, int], tuple[weakref.ref[Catalog], Any]] = {}
-_INDEX_LOCK = threading.Lock()
-
-
-def _memoised(catalog: Catalog, kind: str, build: Callable[[], Any]) -> Any:
-    """One ``kind`` of index per catalog, built on first use and kept while it lives.
-
-    Keyed by identity (an equal catalog from another library compares field by field, which
-    costs milliseconds at 1,000 skills).
-    """
-    key = (kind, id(catalog))
-    with _INDEX_LOCK:
-        entry = _MEMO.get(key)
-        if entry is not None and entry[0]() is catalog:
-            return entry[1]
-    index = build()
-
-    def forget(_: object, key: tuple[str, int] = key) -> None:
-        with _INDEX_LOCK:
-            current = _MEMO.get(key)
-            if current is not None and current[0]() is None:
-                del _MEMO[key]
-
-    with _INDEX_LOCK:
-        entry = _MEMO.get(key)
-        if entry is not None and entry[0]() is catalog:
-            return entry[1]  # built by another thread meanwhile: keep one
-        _MEMO[key] = (weakref.ref(catalog, forget), index)
-    return index
-
-
 def index_for(catalog: Catalog | Iterable[SkillMetadata]) -> SearchIndex:
     """The search index of ``catalog``: built on first use, then reused while it lives (a
     plain iterable of skills gets a fresh index)."""
     if not isinstance(catalog, Catalog):
         return SearchIndex(catalog)
-    index: SearchIndex = _memoised(catalog, "bm25", lambda: SearchIndex(catalog.skills))
+    index: SearchIndex = per_catalog(catalog, "bm25", lambda: SearchIndex(catalog.skills))
     return index
-
-
-def close_names(catalog: Catalog, name: str, n: int = 3, cutoff: float = 0.6) -> list[str]:
-    """Names of model-visible skills close to a mistyped ``name`` (for "did you mean")."""
-    names: NameIndex = _memoised(catalog, "names", lambda: NameIndex(catalog.skills))
-    return names.close_names(name, n=n, cutoff=cutoff)

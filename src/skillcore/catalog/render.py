@@ -122,9 +122,16 @@ def wrap_catalog(body: str, omitted: int, names: ToolNames, fmt: CatalogFormat) 
     return (_md_wrap if fmt is CatalogFormat.MARKDOWN else _xml_wrap)(body, omitted, names)
 
 
-def render_catalog(session: SkillSession, fmt: CatalogFormat, budget: int) -> str:
-    """The catalog text for the prompt (see :func:`catalog_view`)."""
-    return catalog_view(session, fmt, budget).text
+def render_catalog(
+    session: SkillSession,
+    fmt: CatalogFormat | str = CatalogFormat.MARKDOWN,
+    budget: int | None = None,
+) -> str:
+    """The catalog text for the prompt (empty when there are no skills): ``fmt`` a
+    :class:`CatalogFormat` or its value, ``budget`` characters (default: the session's
+    ``Limits.catalog_budget``). See :func:`catalog_view`."""
+    budget = session.limits.catalog_budget if budget is None else budget
+    return catalog_view(session, CatalogFormat(fmt), budget).text
 
 
 def catalog_view(

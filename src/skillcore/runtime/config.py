@@ -170,7 +170,7 @@ class SkillConfig:
         settings file). With ``enabled`` off in the settings, a library without sources: no
         catalog, no skill tools. With a deepagents ``backend``, ``sources`` are paths in it
         (or ``(path, label)`` tuples) and ``thread`` names the running conversation (see
-        :func:`skillcore.sources.deepagents.backend_library`)."""
+        :func:`skillcore.runtime.deepagents.backend_library`)."""
         found = settings.current()
         if found.get("enabled") is False:
             return SkillLibrary([], cache=False)
@@ -183,7 +183,7 @@ class SkillConfig:
                 )
         mode = self.validation_mode or ValidationMode(found.get("validation_mode", "lenient"))
         if backend is not None:
-            from skillcore.sources.deepagents import backend_library
+            from skillcore.runtime.deepagents import backend_library
 
             if isinstance(sources, SkillLibrary):
                 raise ValueError("pass paths in the backend as sources, not a SkillLibrary")

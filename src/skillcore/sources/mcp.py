@@ -61,7 +61,7 @@ require("mcp", "mcp", "Skills served over MCP")
 import mcp_types as types  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
 
-from skillcore.apps.mcp_server import (  # noqa: E402
+from skillcore.sources.mcp_spec import (  # noqa: E402
     MAX_SKILL_BYTES,
     MAX_SKILL_FILES,
     SKILLS_EXTENSION,

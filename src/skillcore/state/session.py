@@ -33,6 +33,7 @@ from skillcore.policy.rules import (
     names_tool,
     normalize_tool_name,
 )
+from skillcore.texts import tool_locked_reason, tools_locked_again, tools_not_available_reason
 
 
 @attrs.frozen
@@ -328,8 +329,6 @@ class SkillSession:
         if have is not None and self.policy.mode is PolicyMode.RESTRICT:
             missing = self.missing_tools(name, have)
             if missing:
-                from skillcore.tools.replies import tools_not_available_reason  # replies imports us
-
                 return Outcome(
                     OutcomeCode.TOOL_NOT_AVAILABLE, tools_not_available_reason(name, missing), name
                 )
@@ -396,8 +395,6 @@ class SkillSession:
         new = attrs.evolve(self, loaded=tuple(s for s in self.loaded if s.name != name))
         still = new.unlocked_tools
         locked = tuple(t for t in self.gated_by(name) if t not in still)
-        from skillcore.tools.replies import tools_locked_again  # replies imports this module
-
         return new, Outcome(
             OutcomeCode.UNLOADED,
             f"Unloaded skill {name!r}; its instructions no longer apply. "
@@ -486,8 +483,6 @@ class SkillSession:
         """
         name = normalize_tool_name(tool_name)
         if name in self.policy.gated_tools and name not in self.unlocked_tools:
-            from skillcore.tools.replies import tool_locked_reason  # replies imports this module
-
             reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
             return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
         return decide(
@@ -660,8 +655,8 @@ class SkillSession:
         return f"Skill {name!r} can only be invoked by the user, not used by the model."
 
     def _not_found(self, name: str) -> str:
-        # Lazy: ranking (difflib, its index) is not needed to discover and render a catalog.
-        from skillcore.catalog.ranking import close_names
+        # Lazy: the hint (difflib, its index) is not needed to discover and render a catalog.
+        from skillcore.typos import close_names
 
         close = close_names(self.catalog, name)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
@@ -673,9 +668,22 @@ class SkillSession:
     # -- rendering -------------------------------------------------------------------------
 
     def render_catalog(self, format: str | None = None, budget: int | None = None) -> str:
-        """The catalog text for the system prompt (empty when there are no skills)."""
+        """The catalog text for the system prompt (empty when there are no skills).
+
+        Deprecated: use :func:`skillcore.render_catalog` (the catalog layer renders; the
+        session holds state). Kept for one release.
+        """
+        import warnings
+
+        # The one import from a layer above, for this deprecated convenience only
+        # (import-linter lists it as an exception).
         from skillcore.catalog.render import CatalogFormat, render_catalog
 
+        warnings.warn(
+            "SkillSession.render_catalog() is deprecated; use skillcore.render_catalog(session)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         fmt = CatalogFormat(format) if format else CatalogFormat.MARKDOWN
         return render_catalog(self, fmt, self.limits.catalog_budget if budget is None else budget)
 

@@ -25,6 +25,10 @@ from skillcore.names import ToolNames
 from skillcore.policy.rules import ToolDecision
 from skillcore.sources.base import ReadError
 from skillcore.state.session import Outcome, SkillSession
+from skillcore.texts import (
+    tool_locked_reason,
+    tools_not_available_reason,
+)
 from skillcore.tools.binary import BinaryPayload
 
 #: How every refusal and error reply starts (adapters also mark them as errors).
@@ -54,48 +58,12 @@ def blocked_code(decision: ToolDecision) -> OutcomeCode:
     return OutcomeCode(decision.code.value) if not decision.allowed else OutcomeCode.TOOL_BLOCKED
 
 
-def tool_locked_reason(tool: str, unlockers: tuple[str, ...], load_tool: str) -> str:
-    """Why a skill-gated tool was refused: no loaded skill unlocks it (``unlockers``: the
-    catalog's skills that would)."""
-    shown = quoted_excerpt(tool)
-    if not unlockers:
-        return (
-            f"Tool {shown} is not available: no skill in the catalog unlocks it. Do not call "
-            "it again; continue without it."
-        )
-    listed = ", ".join(single_line(s) for s in unlockers[:10])
-    more = f" (and {len(unlockers) - 10} more)" if len(unlockers) > 10 else ""
-    return (
-        f"Tool {shown} is available only while a skill that uses it is loaded: {listed}{more}. "
-        f"Call {load_tool} for one of them and follow its instructions, then call the tool "
-        "again."
-    )
-
-
 def tools_unlocked(tools: tuple[str, ...]) -> str:
     """The line a load reply ends with when the skill unlocks skill-gated tools (empty for
     none): they are allowed while it is loaded, whatever its allowed-tools list says."""
     if not tools:
         return ""
     return f"\nTools unlocked while this skill is loaded: {', '.join(tools)}"
-
-
-def tools_locked_again(tools: tuple[str, ...]) -> str:
-    """The sentence an unload reply ends with when skill-gated tools it unlocked are locked
-    again (no other loaded skill unlocks them); empty for none."""
-    if not tools:
-        return ""
-    return f" Tools it unlocked are locked again: {', '.join(tools)}."
-
-
-def tools_not_available_reason(skill: str, missing: tuple[str, ...]) -> str:
-    """Why a skill was not loaded under RESTRICT: its allowed-tools name tools this agent
-    does not have, so loading it would block the work it describes."""
-    return (
-        f"Cannot load {skill!r}: it needs tools this agent does not have "
-        f"({', '.join(single_line(m) for m in missing)}), and while it is loaded only its "
-        "allowed tools may run. Continue without it or choose another skill."
-    )
 
 
 def tools_missing_warning(missing: tuple[str, ...]) -> str:

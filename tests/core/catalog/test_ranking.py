@@ -11,19 +11,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skillcore import Catalog, SkillLocation, SkillMetadata, ranking, search_skills
+from skillcore import Catalog, SkillLocation, SkillMetadata, memo, search_skills, typos
 from skillcore.catalog.ranking import (
-    CLOSE_NAMES_POSTINGS,
-    CLOSE_NAMES_SCAN_ALL,
     MAX_QUERY_TERMS,
-    NameIndex,
     SearchIndex,
     _query_terms,
-    close_names,
     index_for,
     semantic_available,
     tokens,
 )
+from skillcore.typos import CLOSE_NAMES_POSTINGS, CLOSE_NAMES_SCAN_ALL, NameIndex, close_names
 
 
 def meta(name: str, desc: str = "d", **kw) -> SkillMetadata:
@@ -271,23 +268,23 @@ def test_a_hint_counts_a_bounded_number_of_postings_and_builds_no_search_index()
     # Every name shares the trigrams of "skill-": a typo there leaves only common ones.
     cat = Catalog(tuple(meta(f"skill-{i:05d}") for i in range(3 * CLOSE_NAMES_POSTINGS)))
     counted: list[int] = []
-    real_counter = ranking.Counter
+    real_counter = typos.Counter
 
     def counter(items: object) -> object:
         found = real_counter(items)  # type: ignore[call-overload]
         counted.append(sum(found.values()))
         return found
 
-    ranking.Counter = counter  # type: ignore[assignment,misc]
+    typos.Counter = counter  # type: ignore[assignment,misc]
     try:
         assert close_names(cat, "skil-00042")[0] == "skill-00042"
         close_names(cat, "skill-0")  # every trigram but one is in all 30,000 names
     finally:
-        ranking.Counter = real_counter  # type: ignore[misc]
+        typos.Counter = real_counter  # type: ignore[misc]
     assert counted and max(counted) <= CLOSE_NAMES_POSTINGS
     # The hint has its own small index: a typo does not build the BM25 one.
-    assert ("bm25", id(cat)) not in ranking._MEMO
-    assert ("names", id(cat)) in ranking._MEMO
+    assert ("bm25", id(cat)) not in memo._MEMO
+    assert ("names", id(cat)) in memo._MEMO
 
 
 def test_unknown_ranker_is_refused() -> None:

@@ -35,9 +35,9 @@ def test_a_cold_start_from_the_cache_skips_the_rare_path_modules(tmp_path: Path)
         )
     code = (
         "import sys\n"
-        "from skillcore import SkillLibrary\n"
+        "from skillcore import SkillLibrary, render_catalog\n"
         f"lib = SkillLibrary({str(root)!r}, cache={str(tmp_path / 'cache')!r})\n"
-        "lib.session().render_catalog()\n"
+        "render_catalog(lib.session())\n"
         # attrs reads each converter's signature: for a builtin (``converter=tuple``) that
         # parses its text signature with tokenize, whose first use compiles a large regex.
         "tok = sys.modules.get('tokenize')\n"

@@ -22,6 +22,7 @@ from skillcore import (
     ToolPattern,
     ToolPolicy,
     catalog_view,
+    render_catalog,
     search_skills,
 )
 from skillcore.parse.frontmatter import parse_allowed_tools
@@ -153,7 +154,7 @@ def test_no_skills_no_catalog_no_tools(tmp_path: Path) -> None:
 def test_disabled_skills_are_hidden_and_refused() -> None:
     cat = Catalog((meta("a"), meta("hidden", disable_model_invocation=True)))
     s = SkillSession(cat)
-    assert "hidden" not in s.render_catalog()
+    assert "hidden" not in render_catalog(s)
     assert s.begin_load("hidden").code.value == "DISABLED"
 
 
@@ -161,8 +162,8 @@ def test_prefixed_names_reach_the_prompt_and_messages() -> None:
     names = ToolNames.prefixed("sc_")
     cat = Catalog((meta("a"),))
     s = SkillSession(cat, Limits(max_loaded=0, catalog_budget=0), names=names)
-    assert "sc_load_skill" in s.render_catalog()
-    assert "sc_search_skills" in s.render_catalog()
+    assert "sc_load_skill" in render_catalog(s)
+    assert "sc_search_skills" in render_catalog(s)
     assert "sc_unload_skill" in s.begin_load("a").message
 
 

@@ -137,9 +137,9 @@ def test_a_cold_start_from_the_cache_imports_no_yaml(lib_root: Path, tmp_path: P
     cache_dir = tmp_path / "cache"
     code = (
         "import sys\n"
-        "from skillcore import SkillLibrary\n"
+        "from skillcore import SkillLibrary, render_catalog\n"
         f"lib = SkillLibrary({str(lib_root)!r}, cache={str(cache_dir)!r})\n"
-        "text = lib.session().render_catalog()\n"
+        "text = render_catalog(lib.session())\n"
         "print(len(lib.catalog), 'yaml' in sys.modules)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC), "SKILLCORE_NO_CACHE": ""}

@@ -35,6 +35,7 @@ from skillcore import (
     TurnStore,
     catalog_view,
     merge_states,
+    render_catalog,
 )
 
 settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -223,7 +224,7 @@ def test_inv6_no_mutation_and_round_trip(session: SkillSession, ops: list[Op]) -
     for op in ops:
         apply(session, op)
         session.check_tool("Write")
-        session.render_catalog()
+        render_catalog(session)
     assert session == snapshot
     assert json.dumps(session.to_state(), sort_keys=True) == frozen_state
     text = json.dumps(state)  # JSON-native
