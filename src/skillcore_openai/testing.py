@@ -18,17 +18,33 @@ Completions chunks whose tool-call arguments arrive in pieces, and the Responses
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
 import attrs
 
+from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy
+from skillcore.testing import (
+    ALL_CAPABILITIES,
+    SHELL_TOOL,
+    AdapterDriver,
+    Attachment,
+    Call,
+    Capability,
+    Reply,
+    shell_reply,
+)
+from skillcore.tools.replies import ERROR_PREFIX
+
 __all__ = [
+    "AgentsSdkDriver",
     "ModelTurn",
     "RecordedRequest",
     "ScriptedCall",
@@ -396,3 +412,153 @@ def _handler_for(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             """Silence the default stderr logging."""
 
     return Handler
+
+
+class AgentsSdkDriver(AdapterDriver):
+    """Runs :mod:`skillcore.testing` through :class:`~skillcore_openai.AgentSkills` on the
+    Agents SDK's real ``Runner`` with its ``ScriptedModel``.
+
+    Each turn is one ``Runner.run`` of the conversation's history plus a user message: the
+    model calls the turn's tools (in parallel), then answers. Conversations are
+    :meth:`AgentSkills.conversation` states passed as the run context. A reply is an error
+    when its text starts with the one error prefix (the SDK has no error flag).
+    """
+
+    #: The SDK fails a run whose model calls a tool it was not offered (ModelBehaviorError).
+    capabilities = ALL_CAPABILITIES - {Capability.UNOFFERED_CALLS}
+
+    def __init__(self) -> None:
+        self.names = ToolNames()
+
+    def _make_skills(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
+        """The adapter object under test (a profiled subclass driver overrides this)."""
+        from skillcore_openai.agents_sdk import AgentSkills
+
+        return AgentSkills(
+            library,
+            limits=limits,
+            policy=policy,
+            tools=[_agents_tool(n, lambda _: "ok") for n in self.gated],
+            prompt_mode=self.prompt_mode,
+            **self.options,
+        )
+
+    def _context(self, key: str) -> Any:
+        """The run context of conversation ``key``."""
+        return self.skills.conversation(key)
+
+    def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
+        from agents import Agent
+        from agents.testing import ScriptedModel
+
+        self.skills = self._make_skills(library, limits, policy)
+        self.model = ScriptedModel()
+        plain = [
+            _agents_tool("Read", lambda _: "ok"),
+            _agents_tool("Write", lambda _: "ok"),
+            _agents_tool(SHELL_TOOL, lambda args: shell_reply(args["command"]), command=True),
+        ]
+        self.agent = Agent(
+            name="conformance",
+            instructions=self.skills.instructions(),
+            tools=[*self.skills.tools(), *self.skills.guard(*plain)],
+            model=self.model,
+        )
+        self.loop = asyncio.new_event_loop()
+        self.histories: dict[str, list[Any]] = {}
+        self.use_conversation("main")
+
+    def use_conversation(self, key: str) -> None:
+        self.key = key
+        self.histories.setdefault(key, [])
+
+    def turn(self, calls: Sequence[Call]) -> list[Reply]:
+        from agents import RunConfig, Runner
+        from agents.testing import assistant_message, function_call
+
+        ids = [f"call_{next(_call_ids)}" for _ in calls]
+        self.model.extend(
+            [
+                [function_call(c.tool, c.args, call_id=i) for c, i in zip(calls, ids)],
+                [assistant_message("done")],
+            ]
+        )
+        history = [*self.histories[self.key], {"role": "user", "content": "continue"}]
+        result = self.loop.run_until_complete(
+            Runner.run(
+                self.agent,
+                history,
+                context=self._context(self.key),
+                run_config=RunConfig(tracing_disabled=True),
+            )
+        )
+        self.histories[self.key] = result.to_input_list()
+        outputs = {
+            item["call_id"]: item["output"]
+            for item in self.histories[self.key]
+            if isinstance(item, dict) and item.get("type") == "function_call_output"
+        }
+        return [_agents_reply(c.tool, outputs[i]) for c, i in zip(calls, ids)]
+
+    def _call(self, index: int = -1) -> Any:
+        return self.model.calls[index]
+
+    def instructions(self) -> str:
+        return self._call().system_instructions or ""
+
+    def offered(self) -> list[str]:
+        return [t.name for t in self._call().tools]
+
+    def drop_history(self) -> None:
+        """Later runs get only their own user message (a trimmed or compacted session)."""
+        self.histories[self.key] = []
+
+    def loaded(self) -> list[str]:
+        return list(self._context(self.key).loaded_names)
+
+    def close(self) -> None:
+        if hasattr(self, "loop"):
+            self.loop.close()
+
+
+_call_ids = itertools.count(1)
+
+
+def _agents_tool(name: str, run: Callable[[dict[str, Any]], str], command: bool = False) -> Any:
+    """A plain Agents SDK function tool ``name`` (argument ``command`` when asked)."""
+    from agents import FunctionTool
+
+    properties = {"command": {"type": "string"}} if command else {}
+
+    async def invoke(ctx: Any, arguments: str) -> str:
+        return run(json.loads(arguments or "{}"))
+
+    return FunctionTool(
+        name=name,
+        description=f"{name} something.",
+        params_json_schema={
+            "type": "object",
+            "properties": properties,
+            "required": list(properties),
+            "additionalProperties": False,
+        },
+        on_invoke_tool=invoke,
+        strict_json_schema=True,
+    )
+
+
+def _agents_reply(tool: str, output: Any) -> Reply:
+    """What the model got for one call: a text, or a list of parts (text, image, file)."""
+    if isinstance(output, str):
+        return Reply(tool, output, output.startswith(ERROR_PREFIX))
+    texts, parts = [], []
+    for part in output:
+        kind = part.get("type")
+        if kind == "input_text":
+            texts.append(part["text"])
+        elif kind == "input_image":
+            parts.append(Attachment.from_data_url(part["image_url"]))
+        elif kind == "input_file":
+            parts.append(Attachment.from_data_url(part["file_data"]))
+    text = "\n".join(texts)
+    return Reply(tool, text, text.startswith(ERROR_PREFIX), tuple(parts))

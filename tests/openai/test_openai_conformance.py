@@ -4,6 +4,7 @@ and the loop handles the plain tools ``Read`` and ``Write``."""
 
 from __future__ import annotations
 
+import abc
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +21,7 @@ from skillcore.testing import (
     Attachment,
     Call,
     Reply,
+    run_check,
     shell_reply,
 )
 from skillcore_openai import OpenAISkills, ToolCallResult
@@ -76,8 +78,9 @@ class _Driver(AdapterDriver):
         self.key, self.history = key, history
         self.session = self.skills.restore(state, self.limits, self.policy)
 
+    @abc.abstractmethod
     def _setup(self) -> None:
-        raise NotImplementedError
+        """Create the client."""
 
     def drop_history(self) -> None:
         # A loop that trims its history keeps only the task.
@@ -163,8 +166,4 @@ class ResponsesDriver(_Driver):
 @pytest.mark.parametrize("driver_cls", [ChatDriver, ResponsesDriver], ids=["chat", "responses"])
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
 def test_openai_conformance(check, driver_cls: type[_Driver], tmp_path: Path) -> None:
-    driver = driver_cls()
-    try:
-        check(driver, tmp_path)
-    finally:
-        driver.close()
+    run_check(check, driver_cls(), tmp_path)
