@@ -336,7 +336,7 @@ def requires(*needed: Capability) -> Callable[[_CheckT], _CheckT]:
 
 def required(check: Check) -> frozenset[Capability]:
     """The capabilities ``check`` needs (none when it declares none)."""
-    found = getattr(check, "requires", frozenset())
+    found: object = getattr(check, "requires", None)
     return found if isinstance(found, frozenset) else frozenset()
 
 
