@@ -194,7 +194,9 @@ class Catalog:
     diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=to_tuple)
     fingerprint: str = attrs.field()
     _index: Mapping[str, SkillMetadata] = attrs.field(init=False, eq=False, repr=False, hash=False)
-    _visible: tuple[SkillMetadata, ...] = attrs.field(init=False, eq=False, repr=False, hash=False)
+    _visible: tuple[SkillMetadata, ...] = attrs.field(
+        init=False, eq=False, repr=False, hash=False
+    )
     _visible_names: frozenset[str] = attrs.field(init=False, eq=False, repr=False, hash=False)
     _by_priority: tuple[SkillMetadata, ...] | None = attrs.field(
         init=False, default=None, eq=False, repr=False, hash=False
