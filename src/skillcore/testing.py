@@ -30,6 +30,7 @@ from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.names import ToolNames
 from skillcore.policy.rules import PolicyMode, ToolPolicy
+from skillcore.runtime.config import SkillConfig
 
 PLAIN_TOOLS = ("Read", "Write")
 #: The shell tool of the scenario: deepagents' name, so the ``"deepagents"`` alias preset
@@ -442,6 +443,29 @@ class EventRecorder(logging.Handler):
     ) -> None:
         self._logger.removeHandler(self)
         self._logger.setLevel(self._level)
+
+
+#: The profile a profiled adapter's driver selects on every run (see :func:`scenario_profiles`).
+SCENARIO_PROFILE = "scenario"
+
+
+def scenario_profiles(
+    driver: AdapterDriver, library: SkillLibrary, limits: Limits, policy: ToolPolicy
+) -> dict[str, tuple[SkillLibrary, SkillConfig]]:
+    """The profiles a driver of a profiled adapter serves for :meth:`AdapterDriver.start`:
+    the scenario (``library`` with ``limits``, ``policy`` and the driver's options) as
+    :data:`SCENARIO_PROFILE`, which every run selects, beside an ``"other"`` profile over no
+    skills, so every check goes through the selection."""
+    config = SkillConfig(
+        limits=limits,
+        allowed_tools_policy=policy.mode,
+        always_allowed_tools=policy.always_allowed,
+        tool_aliases=policy.aliases,
+        unrestricted_skills=policy.unrestricted_skills,
+        prompt_mode=driver.prompt_mode,
+        **driver.options,
+    )
+    return {SCENARIO_PROFILE: (library, config), "other": (SkillLibrary([]), config)}
 
 
 def _start(driver: AdapterDriver, root: Path, **options: Any) -> SkillLibrary:
