@@ -16,6 +16,7 @@ import asyncio
 import base64
 import itertools
 import threading
+from types import MappingProxyType
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -250,7 +251,7 @@ class ProfiledLangChainDriver(LangChainDriver):
     of two profiles (:func:`skillcore.testing.scenario_profiles`), selected by every run's
     context, so each check goes through the profile machinery."""
 
-    context = {DEFAULT_CONTEXT_KEY: SCENARIO_PROFILE}
+    context: Any = MappingProxyType({DEFAULT_CONTEXT_KEY: SCENARIO_PROFILE})
 
     def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         return ProfiledSkillsMiddleware(
