@@ -16,8 +16,8 @@ import asyncio
 import base64
 import itertools
 import threading
-from types import MappingProxyType
 from collections.abc import Callable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from langchain.agents import create_agent
