@@ -33,12 +33,14 @@ import attrs
 from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy
 from skillcore.testing import (
     ALL_CAPABILITIES,
+    SCENARIO_PROFILE,
     SHELL_TOOL,
     AdapterDriver,
     Attachment,
     Call,
     Capability,
     Reply,
+    scenario_profiles,
     shell_reply,
 )
 from skillcore.tools.replies import ERROR_PREFIX
@@ -46,6 +48,7 @@ from skillcore.tools.replies import ERROR_PREFIX
 __all__ = [
     "AgentsSdkDriver",
     "ModelTurn",
+    "ProfiledAgentsSdkDriver",
     "RecordedRequest",
     "ScriptedCall",
     "ScriptedServer",
@@ -514,11 +517,32 @@ class AgentsSdkDriver(AdapterDriver):
         self.histories[self.key] = []
 
     def loaded(self) -> list[str]:
-        return list(self._context(self.key).loaded_names)
+        return list(self.skills.conversation(self.key).loaded_names)
 
     def close(self) -> None:
         if hasattr(self, "loop"):
             self.loop.close()
+
+
+class ProfiledAgentsSdkDriver(AgentsSdkDriver):
+    """:class:`AgentsSdkDriver` through :class:`~skillcore_openai.ProfiledAgentSkills`: the
+    scenario is one of two profiles (:func:`skillcore.testing.scenario_profiles`), selected
+    by each run's context, so every check goes through the profile machinery."""
+
+    def _make_skills(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
+        from skillcore_openai.agents_profiles import ProfiledAgentSkills
+
+        return ProfiledAgentSkills(
+            scenario_profiles(self, library, limits, policy),
+            tools=[_agents_tool(n, lambda _: "ok") for n in self.gated],
+        )
+
+    def _context(self, key: str) -> Any:
+        return {"skill_profile": SCENARIO_PROFILE, "conversation": key}
+
+    def loaded(self) -> list[str]:
+        scenario = self.skills.profiles[SCENARIO_PROFILE]
+        return list(scenario.conversation(self.key).loaded_names)
 
 
 _call_ids = itertools.count(1)

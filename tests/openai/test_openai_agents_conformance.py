@@ -1,5 +1,6 @@
-"""The shared conformance scenario through the Agents SDK adapter, on the SDK's real
-``Runner`` with its ``ScriptedModel``."""
+"""The shared conformance scenario through the Agents SDK adapter (plain, and profiled with
+the scenario as one of two profiles), on the SDK's real ``Runner`` with its
+``ScriptedModel``."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from skillcore.testing import (
     check_redelivery_after_history_loss,
     run_check,
 )
-from skillcore_openai.testing import AgentsSdkDriver
+from skillcore_openai.testing import AgentsSdkDriver, ProfiledAgentsSdkDriver
 
 #: Checks the Agents SDK adapter fails today (known defects, kept visible until fixed).
 KNOWN = {
@@ -36,6 +37,9 @@ def _param(check):
     return check
 
 
+@pytest.mark.parametrize(
+    "driver_cls", [AgentsSdkDriver, ProfiledAgentsSdkDriver], ids=["plain", "profiled"]
+)
 @pytest.mark.parametrize("check", [_param(c) for c in CHECKS], ids=lambda c: c.__name__)
-def test_agents_sdk_conformance(check, tmp_path: Path) -> None:
-    run_check(check, AgentsSdkDriver(), tmp_path)
+def test_agents_sdk_conformance(check, driver_cls: type[AgentsSdkDriver], tmp_path: Path) -> None:
+    run_check(check, driver_cls(), tmp_path)
