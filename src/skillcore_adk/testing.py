@@ -305,4 +305,4 @@ class ProfiledAdkDriver(AdkDriver):
         return {DEFAULT_PROFILE_KEY: SCENARIO_PROFILE}
 
     def _state_key(self) -> str:
-        return self.toolset.profiles[SCENARIO_PROFILE].state_key(self.agent_name)
+        return str(self.toolset.profiles[SCENARIO_PROFILE].state_key(self.agent_name))

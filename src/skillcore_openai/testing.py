@@ -586,3 +586,201 @@ def _agents_reply(tool: str, output: Any) -> Reply:
             parts.append(Attachment.from_data_url(part["file_data"]))
     text = "\n".join(texts)
     return Reply(tool, text, text.startswith(ERROR_PREFIX), tuple(parts))
+
+
+# -- the function-calling dispatcher: the real ``openai`` client against ScriptedServer --------
+
+_PLAIN: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "Read": lambda args: "ok",
+    "Write": lambda args: "ok",
+    SHELL_TOOL: lambda args: shell_reply(args["command"]),
+}
+_NO_ARGS = {"type": "object", "properties": {}, "required": [], "additionalProperties": False}
+_TASK = {"role": "user", "content": "Work on the task."}
+
+
+def _dispatch_parts(r: Any) -> tuple[Attachment, ...]:
+    """Binary parts the model gets for a call: in a Responses output, or (Chat Completions)
+    in the attachment message that follows the tool messages."""
+    items: list[Any] = list(r.followup["content"]) if r.followup else []
+    output = (r.message or {}).get("output")
+    items += output if isinstance(output, list) else []
+    urls: dict[str, Callable[[Any], str]] = {
+        "image_url": lambda p: p["image_url"]["url"],
+        "file": lambda p: p["file"]["file_data"],
+        "input_image": lambda p: p["image_url"],
+        "input_file": lambda p: p["file_data"],
+    }
+    return tuple(
+        Attachment.from_data_url(urls[p["type"]](p)) for p in items if p.get("type") in urls
+    )
+
+
+class DispatcherDriver(AdapterDriver):
+    """Runs :mod:`skillcore.testing` through :class:`~skillcore_openai.OpenAISkills` in an
+    agent loop of the real ``openai`` client against a :class:`ScriptedServer`: each model
+    turn is a scripted response with the given tool calls, the loop handles ``Read``,
+    ``Write`` and the shell tool, and conversations are saved with ``save``/``load``."""
+
+    def _make_skills(
+        self,
+        library: SkillLibrary,
+        limits: Limits,
+        policy: ToolPolicy,
+        handlers: Mapping[str, Any],
+    ) -> Any:
+        """The adapter under test: an ``OpenAISkills`` (the profiled driver selects one)."""
+        from skillcore_openai.functions import OpenAISkills
+
+        gated = [
+            {"type": "function", "name": n, "description": n, "parameters": _NO_ARGS}
+            for n in self.gated
+        ]
+        return OpenAISkills(
+            library, handlers=handlers, tools=gated, prompt_mode=self.prompt_mode, **self.options
+        )
+
+    def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
+        self.server = ScriptedServer().start()
+        handlers = {**_PLAIN, **dict.fromkeys(self.gated, _PLAIN["Read"])}
+        self.skills = self._make_skills(library, limits, policy, handlers)
+        self.limits, self.policy = limits, policy
+        self.histories: dict[str, list[Any]] = {}
+        self.key = ""
+        self.session: Any = None
+        self.use_conversation("main")
+        self._setup()
+
+    def use_conversation(self, key: str) -> None:
+        # Each conversation keeps its own saved state and history, as a loop would.
+        if self.key:
+            self.skills.save(self.key, self.session)
+        self.key = key
+        self.history = self.histories.setdefault(key, [_TASK])
+        self.session = self.skills.load(key, self.limits, self.policy)
+
+    def _setup(self) -> None:
+        """Create the client."""
+        raise TypeError(f"{type(self).__name__} must create its client")
+
+    def drop_history(self) -> None:
+        # A loop that trims its history keeps only the task.
+        self.history = self.histories[self.key] = [_TASK]
+
+    def _script(self, calls: Sequence[Call]) -> None:
+        self.server.add(tool_calls(*(ScriptedCall(c.tool, c.args) for c in calls)))
+
+    @staticmethod
+    def _replies(calls: Sequence[Call], results: Sequence[Any]) -> list[Reply]:
+        assert [r.call.name for r in results] == [c.tool for c in calls]
+        return [Reply(r.call.name, r.output or "", r.is_error, _dispatch_parts(r)) for r in results]
+
+    def loaded(self) -> list[str]:
+        return list(self.session.loaded_names)
+
+    def offered(self) -> list[str]:
+        tools = self.server.requests[-1].body.get("tools", [])
+        return [t["function"]["name"] if "function" in t else t["name"] for t in tools]
+
+
+class ChatDriver(DispatcherDriver):
+    """Sync client, Chat Completions, ``dispatch_all``."""
+
+    def _setup(self) -> None:
+        import openai
+
+        self.client = openai.OpenAI(base_url=self.server.base_url, api_key="k", max_retries=0)
+
+    def turn(self, calls: Sequence[Call]) -> list[Reply]:
+        self._script(calls)
+        system: Any = {"role": "system", "content": self.skills.instructions(self.session)}
+        response = self.client.chat.completions.create(
+            model="m", messages=[system, *self.history], tools=self.skills.chat_tools(self.session)
+        )
+        message = response.choices[0].message
+        self.history.append(message)
+        turn = self.skills.dispatch_all(self.session, message.tool_calls, history=self.history)
+        self.session = turn.session
+        self.history.extend(turn.messages)
+        return self._replies(calls, turn.results)
+
+    def instructions(self) -> str:
+        return str(self.server.requests[-1].body["messages"][0]["content"])
+
+    def close(self) -> None:
+        if hasattr(self, "client"):
+            self.client.close()
+            self.server.close()
+
+
+class ResponsesDriver(DispatcherDriver):
+    """Async client, Responses API, concurrent ``adispatch_all``."""
+
+    def _setup(self) -> None:
+        import openai
+
+        self.loop = asyncio.new_event_loop()
+        self.client = openai.AsyncOpenAI(base_url=self.server.base_url, api_key="k", max_retries=0)
+
+    async def _turn(self) -> list[Any]:
+        response = await self.client.responses.create(
+            model="m",
+            instructions=self.skills.instructions(self.session),
+            input=self.history,
+            tools=self.skills.response_tools(self.session),
+        )
+        self.history += response.output
+        calls = [item for item in response.output if item.type == "function_call"]
+        turn = await self.skills.adispatch_all(self.session, calls, history=self.history)
+        self.session = turn.session
+        self.history += turn.messages
+        return list(turn.results)
+
+    def turn(self, calls: Sequence[Call]) -> list[Reply]:
+        self._script(calls)
+        return self._replies(calls, self.loop.run_until_complete(self._turn()))
+
+    def instructions(self) -> str:
+        return str(self.server.requests[-1].body["instructions"])
+
+    def close(self) -> None:
+        if hasattr(self, "client"):
+            self.loop.run_until_complete(self.client.close())
+            self.loop.close()
+            self.server.close()
+
+
+class _Profiled:
+    """Selects the scenario's profile of a :class:`~skillcore_openai.ProfiledOpenAISkills`
+    (:func:`skillcore.testing.scenario_profiles`) for the whole run, as a loop serving a
+    tenant does with ``for_run``; conversations are saved under that profile's keys."""
+
+    gated: tuple[str, ...]
+
+    def _make_skills(
+        self: Any,
+        library: SkillLibrary,
+        limits: Limits,
+        policy: ToolPolicy,
+        handlers: Mapping[str, Any],
+    ) -> Any:
+        from skillcore_openai.profiles import ProfiledOpenAISkills
+
+        gated = [
+            {"type": "function", "name": n, "description": n, "parameters": _NO_ARGS}
+            for n in self.gated
+        ]
+        profiled = ProfiledOpenAISkills(
+            scenario_profiles(self, library, limits, policy),
+            handlers=handlers,
+            tools=gated,
+        )
+        return profiled.for_run(SCENARIO_PROFILE)
+
+
+class ProfiledChatDriver(_Profiled, ChatDriver):
+    """:class:`ChatDriver` through ``ProfiledOpenAISkills``."""
+
+
+class ProfiledResponsesDriver(_Profiled, ResponsesDriver):
+    """:class:`ResponsesDriver` through ``ProfiledOpenAISkills``."""
