@@ -668,24 +668,40 @@ def check_call_order_in_one_turn(driver: AdapterDriver, root: Path) -> None:
     assert driver.loaded() == []
 
 
-@requires(Capability.HOST_TOOLS, Capability.CONVERSATIONS)
+@requires(Capability.CONVERSATIONS)
 def check_conversations_are_separate(driver: AdapterDriver, root: Path) -> None:
-    """Two conversations of one agent never see each other's state (DESIGN §3.9)."""
+    """Two conversations of one agent never see each other's loaded skills."""
+    _start(driver, root)
+    load, unload = driver.names.load, driver.names.unload
+    assert not _one(driver, Call(load, {"skill_name": "alpha-tools"})).is_error
+    driver.use_conversation("other")
+    assert driver.loaded() == [], driver.loaded()
+    r = _one(driver, Call(load, {"skill_name": "alpha-tools"}))
+    assert not r.is_error and "only read" in r.text, r
+    assert driver.loaded() == ["alpha-tools"]
+    driver.use_conversation("main")
+    assert not _one(driver, Call(unload, {"skill_name": "alpha-tools"})).is_error
+    assert driver.loaded() == []
+    driver.use_conversation("other")
+    assert driver.loaded() == ["alpha-tools"]
+    r = _one(driver, Call(unload, {"skill_name": "beta-open"}))
+    assert r.is_error and "not loaded" in r.text, r
+
+
+@requires(Capability.HOST_TOOLS, Capability.CONVERSATIONS)
+def check_policy_per_conversation(driver: AdapterDriver, root: Path) -> None:
+    """A skill loaded in one conversation restricts that conversation's tools only."""
     _start(driver, root)
     load = driver.names.load
     assert not _one(driver, Call(load, {"skill_name": "alpha-tools"})).is_error
     driver.use_conversation("other")
     r = _one(driver, Call("Write", {}))
     assert not r.is_error, f"nothing is loaded in this conversation: {r}"
-    r = _one(driver, Call(load, {"skill_name": "alpha-tools"}))
-    assert not r.is_error and "only read" in r.text, r
-    assert driver.loaded() == ["alpha-tools"]
+    assert not _one(driver, Call(load, {"skill_name": "beta-open"})).is_error
     driver.use_conversation("main")
-    assert not _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"})).is_error
-    assert driver.loaded() == []
+    assert _one(driver, Call("Write", {})).is_error, "alpha-tools still restricts main"
     driver.use_conversation("other")
-    assert driver.loaded() == ["alpha-tools"]
-    assert _one(driver, Call("Write", {})).is_error
+    assert not _one(driver, Call("Write", {})).is_error
 
 
 @requires(Capability.HOST_TOOLS)
@@ -709,7 +725,7 @@ def check_events_once(driver: AdapterDriver, root: Path) -> None:
     assert calls[2].fields["code"] == "ALREADY_LOADED", calls[2]
 
 
-@requires(Capability.HOST_TOOLS, Capability.CONVERSATIONS, Capability.CONVERSATION_PROMPT)
+@requires(Capability.CONVERSATIONS)
 def check_default_skills(driver: AdapterDriver, root: Path) -> None:
     """``default_skills`` are loaded when a conversation starts, their instructions are in
     the first prompt, the model may unload them, and they do not come back in that
@@ -721,21 +737,29 @@ def check_default_skills(driver: AdapterDriver, root: Path) -> None:
     r = _one(driver, Call(driver.names.unload, {"skill_name": "beta-open"}))
     assert not r.is_error, r
     assert driver.loaded() == []
-    _one(driver, Call("Write", {}))
-    assert "Beta instructions." not in driver.instructions()
+    _one(driver, Call(driver.names.search, {"query": "gamma", "path": None}))
+    assert driver.loaded() == []
     driver.use_conversation("other")
     assert not _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"})).is_error
     assert driver.loaded() == ["beta-open", "gamma-files"]
 
 
-@requires(Capability.HOST_TOOLS)
+@requires(Capability.CONVERSATION_PROMPT)
+def check_unloaded_default_leaves_prompt(driver: AdapterDriver, root: Path) -> None:
+    """Once the model unloads a ``default_skills`` skill, its instructions leave the
+    prompt of that conversation's next model call."""
+    _start(driver, root, default_skills=("beta-open",))
+    r = _one(driver, Call(driver.names.unload, {"skill_name": "beta-open"}))
+    assert not r.is_error, r
+    _one(driver, Call(driver.names.search, {"query": "gamma", "path": None}))
+    assert "Beta instructions." not in driver.instructions(), driver.instructions()
+
+
 def check_pinned_skills(driver: AdapterDriver, root: Path) -> None:
-    """``pinned_skills`` are loaded from the first turn (their instructions in the prompt,
-    their ``allowed-tools`` applied), an unload is refused (``PINNED``), and they hold a
-    slot of ``max_loaded``."""
+    """``pinned_skills`` are loaded from the first turn (their instructions in the prompt),
+    an unload is refused (``PINNED``), and they hold a slot of ``max_loaded``."""
     _start(driver, root, pinned_skills=("alpha-tools",))
-    r = _one(driver, Call("Write", {}))
-    assert r.is_error and "not allowed" in r.text, f"the pinned skill restricts tools: {r}"
+    _one(driver, Call(driver.names.search, {"query": "beta", "path": None}))
     text = driver.instructions()
     assert "Alpha instructions: only read." in text, text
     r = _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"}))
@@ -744,6 +768,15 @@ def check_pinned_skills(driver: AdapterDriver, root: Path) -> None:
     assert driver.loaded() == ["alpha-tools", "beta-open"]
     r = _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"}))
     assert r.is_error and driver.names.unload in r.text, r
+
+
+@requires(Capability.HOST_TOOLS)
+def check_pinned_skills_restrict(driver: AdapterDriver, root: Path) -> None:
+    """A pinned skill's ``allowed-tools`` apply from the first call of a conversation."""
+    _start(driver, root, pinned_skills=("alpha-tools",))
+    r = _one(driver, Call("Write", {}))
+    assert r.is_error and "not allowed" in r.text, f"the pinned skill restricts tools: {r}"
+    assert not _one(driver, Call("Read", {})).is_error
 
 
 @requires(Capability.HOST_TOOLS, Capability.DROP_HISTORY)
@@ -885,9 +918,12 @@ CHECKS: tuple[Check, ...] = (
     check_search,
     check_call_order_in_one_turn,
     check_conversations_are_separate,
+    check_policy_per_conversation,
     check_events_once,
     check_default_skills,
+    check_unloaded_default_leaves_prompt,
     check_pinned_skills,
+    check_pinned_skills_restrict,
     check_redelivery_after_history_loss,
     check_tool_aliases,
     check_stable_prefix,
