@@ -5,6 +5,7 @@ NotImplementedError that would pass for a success."""
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import textwrap
 from pathlib import Path
@@ -120,3 +121,23 @@ def test_testing_module_does_not_import_pytest() -> None:
     names = {a.name for n in top if isinstance(n, ast.Import) for a in n.names}
     names |= {n.module for n in top if isinstance(n, ast.ImportFrom) and n.module}
     assert "pytest" not in names
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "skillcore_langchain.testing",
+        "skillcore_adk.testing",
+        "skillcore_openai.testing",
+        "skillcore.apps.mcp_testing",
+    ],
+)
+def test_every_driver_closes_unstarted(module: str) -> None:
+    """run_check closes a driver it skipped before starting it."""
+    mod = importlib.import_module(module)
+    drivers = [getattr(mod, name) for name in mod.__all__]
+    drivers = [d for d in drivers if isinstance(d, type) and issubclass(d, testing.AdapterDriver)]
+    assert drivers
+    for cls in drivers:
+        if not inspect.isabstract(cls):
+            cls().close()

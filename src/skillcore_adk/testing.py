@@ -285,8 +285,9 @@ class AdkDriver(AdapterDriver):
         return loaded_names_of(session.state.get(self._state_key()))
 
     def close(self) -> None:
-        """Close the runner and the event loop."""
-        self.loop.run_until_complete(self.runner.close())
+        """Close the runner (if started) and the event loop."""
+        if hasattr(self, "runner"):
+            self.loop.run_until_complete(self.runner.close())
         self.loop.close()
 
 
