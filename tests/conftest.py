@@ -34,3 +34,16 @@ def _isolated_parse_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = old
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """A throwaway PostgreSQL server for this test session (its URL); skipped when the
+    PostgreSQL binaries or psycopg are not installed."""
+    pytest.importorskip("psycopg")
+    from pgserver import PgServer, binaries
+
+    if binaries() is None:
+        pytest.skip("PostgreSQL binaries (initdb, pg_ctl, postgres) are not installed")
+    with PgServer() as pg:
+        yield pg.url

@@ -16,6 +16,7 @@ from skillcore.policy import rules as policy
 from skillcore.runtime import profiles
 from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
+from skillcore.state import coordination
 from skillcore.state import token as state_token
 from skillcore.tools import binary, specs
 
@@ -45,6 +46,7 @@ def _n(value: int) -> str:
         f"capped at {Limits().max_binary_bytes // MIB} MiB each",
         f"reads {binary.SNIFF_BYTES} bytes at most",
         f"for {SKILL_GRACE_SECONDS:g} seconds",
+        f"At most {_n(coordination.MAX_TURN_CALLS)} calls of a turn are tracked",
         f"{_n(archive.ArchiveLimits().max_members)} members",
         f"longer than {_n(state_token.MAX_STATE_TOKEN_BYTES)} bytes",
         f"{state_token.SECRET_BYTES} random bytes",

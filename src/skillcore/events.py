@@ -36,8 +36,8 @@ class EventSpec:
 
 _D, _S, _P, _C = (
     "skillcore.discovery",
-    "skillcore.state.session",
-    "skillcore.policy.rules",
+    "skillcore.session",
+    "skillcore.policy",
     "skillcore.catalog",
 )
 # The standard levels (logging.INFO and so on): ``logging`` itself is imported only when an
@@ -185,6 +185,15 @@ EVENTS: Mapping[str, EventSpec] = {
             ("tool", "loaded", "timed_out"),
             "tool %(tool)r blocked by the allowed-tools of the loaded skills (%(loaded)s)"
             "; earlier skill calls of its turn timed out: %(timed_out)s",
+        ),
+        EventSpec(
+            "state.forked",
+            _S,
+            _W,
+            ("conversation", "expected", "found", "at"),
+            "conversation %(conversation)r forked: a run started from skill state "
+            "%(expected)r while %(found)r was the latest (%(at)s); two workers ran it at "
+            "once, calls are checked against both until it converges",
         ),
         EventSpec(
             "state.reset",

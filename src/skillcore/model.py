@@ -108,8 +108,8 @@ def _trusted_constructor(cls: type) -> Callable[..., Any]:
 
     Only for values that already have the exact types the converters produce and were
     checked as ``__init__`` would (:func:`indexed_catalog`). Generated from ``attrs.fields``
-    so it follows the class; ``tests/core/library/test_cold_load_paths.py`` holds the result equal to
-    ``__init__``'s.
+    so it follows the class; ``tests/core/library/test_cold_load_paths.py`` holds the result
+    equal to ``__init__``'s.
     """
     names = [a.name for a in attrs.fields(cls)]
     env: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
@@ -194,9 +194,7 @@ class Catalog:
     diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=to_tuple)
     fingerprint: str = attrs.field()
     _index: Mapping[str, SkillMetadata] = attrs.field(init=False, eq=False, repr=False, hash=False)
-    _visible: tuple[SkillMetadata, ...] = attrs.field(
-        init=False, eq=False, repr=False, hash=False
-    )
+    _visible: tuple[SkillMetadata, ...] = attrs.field(init=False, eq=False, repr=False, hash=False)
     _visible_names: frozenset[str] = attrs.field(init=False, eq=False, repr=False, hash=False)
     _by_priority: tuple[SkillMetadata, ...] | None = attrs.field(
         init=False, default=None, eq=False, repr=False, hash=False

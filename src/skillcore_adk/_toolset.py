@@ -29,7 +29,7 @@ from skillcore import (
 from skillcore.catalog.relevance import query_text
 from skillcore.catalog.render import undelivered
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.state.coordination import CatalogMemo, TurnCall
+from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
 from skillcore.tools.reinjection import Reinjection
 
 if TYPE_CHECKING:
@@ -74,10 +74,19 @@ class _StateBinding:
             self._raw, self._session = raw, self.toolset.session_from_state(raw, load=request)
         return self._session
 
+    def rev(self) -> str:
+        """The revision of the saved state ("" when it has none)."""
+        raw = self.state.get(self.key)
+        rev = raw.get("rev") if isinstance(raw, Mapping) else None
+        return rev if isinstance(rev, str) else ""
+
     def write(self, session: SkillSession) -> None:
+        self.write_marked(session, {})
+
+    def write_marked(self, session: SkillSession, marks: Mapping[str, Any]) -> None:
         # A fresh dict assigned (never mutated in place) so ADK records the delta, and so its
         # merge of parallel calls can tell which write is the latest.
-        self.state[self.key] = session.to_state()
+        self.state[self.key] = {**session.to_state(), **marks}
         self._raw, self._session = self.state.get(self.key), session
         # The saved session now holds the run's load request: consumed, so it is cleared.
         if self.state.get(f"{self.key}:load") is not None:
@@ -188,6 +197,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         state_key_prefix: str = DEFAULT_STATE_KEY_PREFIX,
         tool_filter: ToolPredicate | list[str] | None = None,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
+        ledger: Ledger | None = None,
         **options: Any,
     ) -> None:
         """Build the toolset.
@@ -205,6 +215,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         ``tools``: skill-gated tools (``BaseTool`` objects or functions): part of this
         toolset, but declared to the model, and run, only while a loaded skill names them in
         ``metadata.adk_additional_tools`` (or ``metadata.include_tools``).
+        ``ledger``: where workers sharing the session service record each session's latest
+        skill state (e.g. ``SQLLedger.postgres(url)``), so two runs on one session at once are
+        noticed (``state.forked``) and never lift a restriction.
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
@@ -218,6 +231,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             gated=[t.name for t in inner],
             **options,
         ).attach(self)
+        if ledger is not None:
+            self.turns.ledger = ledger
         self.gated = [GatedTool(self, t) for t in inner]
         # Function call ids the policy callback cleared (a gated tool then skips its own check,
         # which could not see earlier calls of the same model response).
@@ -351,11 +366,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
-        check = tool == self.names.load and self.toolkit.check_tools_available
-        have = await self._agent_tools(tool_context) if check else None
-        async with self._turn(tool_context) as view:
-            gone = self._hidden.get(_request_key(tool_context), ())
-            result = await self.toolkit.acall(view, tool, dict(args), hidden=gone, available=have)
+        async with await self._aturn(tool_context) as view:
+            result = await self.toolkit.acall(view, tool, dict(args), **view.context)
         return self._reply(result, tool_context)
 
     async def _agent_tools(self, tool_context: ToolContext) -> frozenset[str] | None:
@@ -371,19 +383,26 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             return None
         return frozenset(t.name for t in tools)
 
-    def _turn(self, tool_context: ToolContext) -> TurnCall:
-        """The call's place in its model turn (the event listing the function calls), keyed by
-        the ADK session and agent; the session itself is the live session state."""
+    async def _aturn(self, tool_context: ToolContext) -> TurnCall:
+        """The call's place in its model turn (the event listing the function calls, with
+        their arguments, so earlier calls can be worked out again), keyed by the ADK session
+        and agent; the session itself is the live session state."""
         call_id = tool_context.function_call_id or ""
         s = tool_context.session
         turns = (
-            (e.id, ((c.id or "", c.name or "") for c in e.get_function_calls()))
+            (e.id, ((c.id or "", c.name or "", c.args) for c in e.get_function_calls()))
             for e in reversed(s.events)
         )
         conversation = f"{s.app_name}|{s.user_id}|{s.id}|{tool_context.agent_name}"
         calls = TurnCalls.locate(conversation, call_id, turns, self.toolkit.is_skill_tool)
         binding = _StateBinding(self, tool_context.state, self.state_key(tool_context.agent_name))
-        return self.turns.enter(calls, call_id, binding)
+        loads = self.names.load in calls.args_tools()
+        check = loads and self.toolkit.check_tools_available
+        have = await self._agent_tools(tool_context) if check else None
+        gone = self._hidden.get(_request_key(tool_context), frozenset())
+        return self.turns.enter(
+            calls, call_id, binding, hidden=gone, available=have, rev=binding.rev()
+        )
 
     def _reply(self, result: ToolResult, tool_context: ToolContext) -> dict[str, Any]:
         if result.ok:
@@ -436,7 +455,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         """
         if not self.toolkit.guards(self.policy, tool.name):
             return None
-        async with self._turn(tool_context) as view:
+        async with await self._aturn(tool_context) as view:
             decision = self.toolkit.check_call(view, tool.name, arguments=args)
         if decision.allowed:
             self._clear(tool_context)

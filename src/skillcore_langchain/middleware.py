@@ -32,7 +32,7 @@ from langgraph.types import Command
 from skillcore import RawInput, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
 from skillcore.catalog.render import undelivered
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.state.coordination import CatalogMemo, TurnCall
+from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
 from skillcore.tools.reinjection import Reinjection
 from skillcore_langchain._approval import gate
 from skillcore_langchain._messages import (
@@ -85,6 +85,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         refresh: bool | float | None = None,
         share_with_subagents: bool = False,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
+        ledger: Ledger | None = None,
         **options: Any,
     ) -> None:
         """Build the middleware.
@@ -107,6 +108,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 agent, but offered to the model, and allowed to run, only while a loaded
                 skill names them in ``metadata.include_tools`` (or
                 ``metadata.adk_additional_tools``).
+            ledger: where workers sharing the checkpointer record each thread's latest skill
+                state (e.g. ``SQLLedger.postgres(url)``), so two runs on one thread at once
+                are noticed (``state.forked``) and can never lift a restriction; by default
+                only runs within this process are compared.
         """
         gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
         AdapterParts.build(
@@ -118,6 +123,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             gated=[t.name for t in gated],
             **options,
         ).attach(self)
+        if ledger is not None:
+            self.turns.ledger = ledger
         self.share_with_subagents = share_with_subagents
         self.reinjection = Reinjection(self.toolkit)
         # The tools shown to the model: per-catalog copies with the skill names as an enum.
@@ -139,8 +146,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         unreadable; see :func:`skillcore.restore_session`)."""
         return self.restore((state or {}).get(STATE_KEY)).session
 
-    def _state_update(self, session: SkillSession, turn: str | None, seq: int) -> dict[str, Any]:
-        value = session.to_state(turn=turn, seq=seq)
+    def _state_update(self, session: SkillSession, view: TurnCall | None = None) -> dict[str, Any]:
+        # A tool call writes its own effect with the turn's base and order (merged by
+        # merge_states); a run-start write is the session itself.
+        value = session.to_state() if view is None else view.saved_state(session)
         update: dict[str, Any] = {STATE_KEY: value}
         if self.share_with_subagents:
             update[SEED_KEY] = value
@@ -164,7 +173,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             session = self.toolkit.load_all(session, seed)[0]
         request = state.get(LOAD_KEY)
         ensured = self.toolkit.ensure(session, fresh=fresh, load=request)[0]
-        return self._started(ensured, changed or ensured is not session, request is not None)
+        started = self._started(ensured, changed or ensured is not session, request is not None)
+        return _keep_rev(started, state)
 
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
@@ -177,14 +187,15 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             session = (await self.toolkit.aload_all(session, seed))[0]
         request = state.get(LOAD_KEY)
         ensured = (await self.toolkit.aensure(session, fresh=fresh, load=request))[0]
-        return self._started(ensured, changed or ensured is not session, request is not None)
+        started = self._started(ensured, changed or ensured is not session, request is not None)
+        return _keep_rev(started, state)
 
     def _started(
         self, session: SkillSession, changed: bool, requested: bool
     ) -> dict[str, Any] | None:
         """The run-start state update: the session if it changed; a run's load request
         (``skillcore_load``) cleared once applied, so it does not repeat on later runs."""
-        update = self._state_update(session, None, 0) if changed else {}
+        update = self._state_update(session) if changed else {}
         if requested:
             update[LOAD_KEY] = None
         return update or None
@@ -264,17 +275,31 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     def _turn(self, state: Any, config: Any, call_id: str | None) -> TurnCall:
         """The call's place in its turn: calls of one AIMessage share a turn, keyed by the
-        thread id (never by session value) and the message."""
+        thread id (never by session value) and the message, whose tool calls (names and
+        arguments) let any process work out the earlier calls' effects."""
         call_id = required_call_id(call_id)
         thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
         messages = (state or {}).get("messages", ()) if isinstance(state, Mapping) else ()
         turns = (
-            (m.id, ((str(c.get("id")), c.get("name", "")) for c in m.tool_calls))
+            (
+                m.id,
+                ((str(c.get("id")), c.get("name", ""), c.get("args")) for c in m.tool_calls),
+            )
             for m in reversed(messages)
             if isinstance(m, AIMessage)
         )
         calls = TurnCalls.locate(thread, call_id, turns, self.toolkit.is_skill_tool)
-        return self.turns.enter(calls, call_id, self.session(state))
+        hidden = self._hidden(state) if self.names.load in calls.args_tools() else frozenset()
+        raw = state.get(STATE_KEY) if isinstance(state, Mapping) else None
+        rev = raw.get("rev") if isinstance(raw, Mapping) else None
+        return self.turns.enter(
+            calls,
+            call_id,
+            self.session(state),
+            hidden=hidden,
+            available=self._available(config),
+            rev=rev if isinstance(rev, str) else "",
+        )
 
     def _remember_tools(self, names: list[str | None]) -> None:
         thread = thread_id() or ""
@@ -342,18 +367,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
         def run(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                gone = self._hidden(runtime.state) if name == self.names.load else frozenset()
-                have = self._available(runtime.config)
-                result = self.toolkit.call(view, name, arguments, hidden=gone, available=have)
+                result = self.toolkit.call(view, name, arguments, **view.context)
                 return self._reply(result, runtime, view)
 
         async def arun(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                gone = self._hidden(runtime.state) if name == self.names.load else frozenset()
-                have = self._available(runtime.config)
-                result = await self.toolkit.acall(
-                    view, name, arguments, hidden=gone, available=have
-                )
+                result = await self.toolkit.acall(view, name, arguments, **view.context)
                 return self._reply(result, runtime, view)
 
         return StructuredTool.from_function(
@@ -372,8 +391,18 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         )
         if not result.changed:
             return message
-        update = self._state_update(result.session, view.calls.turn, view.seq)
+        update = self._state_update(result.session, view)
         return Command(update={**update, "messages": [message]})
+
+
+def _keep_rev(update: dict[str, Any] | None, state: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A run-start write (a repair, configured skills) keeps the revision of the state it
+    rewrites: it is the same point of the conversation, not a new turn."""
+    raw = state.get(STATE_KEY)
+    value = update.get(STATE_KEY) if update else None
+    if isinstance(value, dict) and isinstance(raw, Mapping) and isinstance(raw.get("rev"), str):
+        value["rev"] = raw["rev"]
+    return update
 
 
 #: Threads whose tool lists are remembered (least recently used are dropped first).

@@ -29,6 +29,7 @@ from skillcore.runtime.profiles import (
     read_selector,
     tag_state,
 )
+from skillcore.state.coordination import TurnCall
 from skillcore_langchain._messages import tool_message
 from skillcore_langchain._state import STATE_KEY, SkillsState
 from skillcore_langchain.middleware import SkillsMiddleware
@@ -50,8 +51,8 @@ class _ProfileMiddleware(SkillsMiddleware):
         self.profile = profile
         self.restore = ProfileRestorer(self.restore, profile)  # type: ignore[assignment]
 
-    def _state_update(self, session: SkillSession, turn: str | None, seq: int) -> dict[str, Any]:
-        update = super()._state_update(session, turn, seq)
+    def _state_update(self, session: SkillSession, view: TurnCall | None = None) -> dict[str, Any]:
+        update = super()._state_update(session, view)
         tag_state(update[STATE_KEY], self.profile)  # the seed key shares the same dict
         return update
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
+import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
@@ -37,6 +39,7 @@ from skillcore import (
     TurnCalls,
     TurnStore,
     catalog_view,
+    events,
     replies,
     restore_session,
 )
@@ -45,7 +48,14 @@ from skillcore.catalog.relevance import query_text
 from skillcore.catalog.render import undelivered
 from skillcore.policy.gating import gated_registry
 from skillcore.runtime.config import Sources
-from skillcore.state.coordination import MemoryStateStore, StateStore, TurnCall, as_store
+from skillcore.state.coordination import (
+    MemoryStateStore,
+    StateStore,
+    TurnCall,
+    as_store,
+    update_state,
+)
+from skillcore.state.session import apply_effect, effect_between
 from skillcore.tools.reinjection import Reinjection
 from skillcore.tools.specs import parse_json_object
 
@@ -466,9 +476,11 @@ class OpenAISkills:
         self.policy = attrs.evolve(base, gated_tools=base.gated_tools | registry)
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
-        self.turns = TurnStore()
+        self.turns = TurnStore(replay=self.toolkit)
         self.reinjection = Reinjection(self.toolkit)
         self.states: StateStore = states if states is not None else MemoryStateStore()
+        # Per conversation: the revision and session load() gave (for fork detection).
+        self._started: OrderedDict[str, tuple[str, SkillSession]] = OrderedDict()
         if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
             raise ValueError(
                 f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"
@@ -532,11 +544,49 @@ class OpenAISkills:
         default skills, the first time), over the current catalog, with this adapter's limits
         and policy unless given (they are configuration, never read from saved state); the
         pinned skills are always loaded, then ``load`` (as for :meth:`ensure`)."""
-        return self.restore(self.states.load(conversation_id), limits, policy, load=load)
+        state = self.states.load(conversation_id)
+        session = self.restore(state, limits, policy, load=load)
+        rev = state.get("rev") if isinstance(state, Mapping) else None
+        self._started[conversation_id] = (rev if isinstance(rev, str) else "", session)
+        self._started.move_to_end(conversation_id)
+        while len(self._started) > _STARTS_KEPT:
+            self._started.popitem(last=False)
+        return session
 
     def save(self, conversation_id: str, session: SkillSession) -> None:
-        """Save a conversation's session (e.g. after each :meth:`dispatch_all`)."""
-        self.states.save(conversation_id, session.to_state())
+        """Save a conversation's session (e.g. after each :meth:`dispatch_all`).
+
+        When this process :meth:`load`-ed the conversation and another worker saved it
+        since (two workers on one conversation at once: a fork), the fork is reported
+        (``state.forked``) and the saved state is the other worker's with this run's own
+        effect applied (what it loaded and unloaded), as if the runs had followed each
+        other: neither run's effect is lost, and a store with ``update`` (the SQL stores)
+        does it in one transaction."""
+        started = self._started.pop(conversation_id, None)
+        rev = uuid.uuid4().hex
+
+        def change(current: dict[str, Any] | None) -> dict[str, Any]:
+            state = session.to_state()
+            if started is None:
+                return {**state, "rev": rev, "parent": ""}
+            parent, base = started
+            found = current.get("rev", "") if isinstance(current, Mapping) else ""
+            if current is not None and found != parent:
+                events.emit(
+                    "state.forked",
+                    {
+                        "conversation": conversation_id,
+                        "expected": parent,
+                        "found": found if isinstance(found, str) else "",
+                        "at": "save",
+                    },
+                )
+                head = self.restore(current, session.limits, session.policy)
+                state = apply_effect(head, effect_between(base, session)).to_state()
+                parent = found if isinstance(found, str) else ""
+            return {**state, "rev": rev, "parent": parent}
+
+        update_state(self.states, conversation_id, change)
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -706,10 +756,14 @@ class OpenAISkills:
         turn = TurnCalls.of(
             f"adispatch-{next(_turn_ids)}",
             "turn",
-            [(str(i), _name_of(c)) for i, c in enumerate(items)],
+            [(str(i), _name_of(c), _arguments_of(c)) for i, c in enumerate(items)],
             self.toolkit.is_skill_tool,
         )
-        views = [self.turns.enter(turn, str(i), session) for i in range(len(items))]
+        have = self.agent_tools()
+        views = [
+            self.turns.enter(turn, str(i), session, hidden=gone, available=have)
+            for i in range(len(items))
+        ]
         results: list[ToolCallResult | None] = [None] * len(items)
         errors: list[BaseException | None] = [None] * len(items)
 
@@ -855,6 +909,8 @@ def _wants(handler: Handler) -> tuple[str, ...]:
 
 
 _turn_ids = itertools.count(1)
+#: Conversations whose starting state is remembered between load() and save().
+_STARTS_KEPT = 10_000
 
 
 def _reply_texts(history: Iterable[Any]) -> Iterator[str]:
@@ -892,3 +948,11 @@ def _name_of(call: Any) -> str:
         return parse_call(call).name
     except ValueError:
         return ""
+
+
+def _arguments_of(call: Any) -> Any:
+    """A call's arguments as the model sent them (None when the call cannot be parsed)."""
+    try:
+        return parse_call(call).arguments
+    except ValueError:
+        return None

@@ -18,9 +18,7 @@ def test_unload_then_gated_in_one_turn_without_callback(gated_skills: Path) -> N
         assert "error" not in r, r
         [r] = agent.turn(("deploy", {}))
         assert r.get("result") == "deployed", r
-        r_unload, r_deploy = agent.turn(
-            ("unload_skill", {"skill_name": "release"}), ("deploy", {})
-        )
+        r_unload, r_deploy = agent.turn(("unload_skill", {"skill_name": "release"}), ("deploy", {}))
         assert "error" not in r_unload, r_unload
         assert r_deploy.get("error_code") == "TOOL_LOCKED", r_deploy
     finally:

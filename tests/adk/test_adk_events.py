@@ -45,9 +45,7 @@ async def test_skill_loaded_event_is_on_adks_tool_span(tmp_path: Path) -> None:
     await run_turn(runner, session.id)
     await runner.close()
     spans = exporter.get_finished_spans()
-    with_event = [
-        s for s in spans for e in s.events if e.name == "skillcore.skill.loaded"
-    ]
+    with_event = [s for s in spans for e in s.events if e.name == "skillcore.skill.loaded"]
     assert len(with_event) == 1, [(s.name, [e.name for e in s.events]) for s in spans]
     span = with_event[0]
     assert span.name == "execute_tool load_skill", span.name

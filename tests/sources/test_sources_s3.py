@@ -400,3 +400,29 @@ def test_import_skillcore_loads_no_backend() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("chain", [False, True], ids=["s3", "simplecache-chain"])
+def test_nested_storage_options_reach_s3fs_as_plain_values(
+    library_bucket: str, moto_s3: MotoS3, chain: bool
+) -> None:
+    """``client_kwargs`` / ``config_kwargs`` are dicts: s3fs copies and updates them, so they
+    must arrive as plain dicts, not the frozen mappings a SkillSource keeps."""
+    nested = {
+        "client_kwargs": {"region_name": "us-east-1"},
+        "config_kwargs": {"s3": {"addressing_style": "path"}},
+    }
+    if chain:
+        opts = {"s3": s3_options(moto_s3.endpoint, skip_instance_cache=True, **nested)}
+        source = SkillSource(f"simplecache::s3://{library_bucket}/skills", storage_options=opts)
+    else:
+        source = _s3_source(library_bucket, moto_s3.endpoint, **nested)
+    lib = SkillLibrary([source])
+    catalog = lib.discover()
+    assert len(catalog) == 12, catalog.diagnostics
+    assert lib.read_resource("skill-001", "references/guide.md").text == "guide 1\n"
+    plain = source.fsspec_options()
+    inner = plain["s3"] if chain else plain
+    assert type(inner["client_kwargs"]) is dict and inner["client_kwargs"]["region_name"]
+    inner["client_kwargs"]["region_name"] = "changed"  # a copy: the source is unchanged
+    assert "changed" not in str(source.storage_options)

@@ -31,7 +31,7 @@ from skillcore.policy.rules import (
 )
 from skillcore.runtime import settings
 from skillcore.sources.base import SkillSource
-from skillcore.state.coordination import RefreshGate, Restorer, TurnStore
+from skillcore.state.coordination import MemoryLedger, RefreshGate, Restorer, TurnStore
 from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, SkillToolkit
 
 #: What adapters accept as ``sources``: a ready library, one source, or several.
@@ -301,7 +301,10 @@ class AdapterParts:
             toolkit.check_preset(library.catalog)
         restore = Restorer(lambda: library.catalog, limits, policy, names)
         gate = RefreshGate(refresh, library)  # paced by the library's scan cost
-        return cls(cfg, library, limits, policy, toolkit, names, gate, TurnStore(), restore)
+        # Earlier calls of a turn are worked out again; overlapping runs in this process are
+        # noticed (pass a shared ledger to notice them across workers).
+        turns = TurnStore(replay=toolkit, ledger=MemoryLedger())
+        return cls(cfg, library, limits, policy, toolkit, names, gate, turns, restore)
 
     def attach(self, adapter: AdapterAttributes) -> None:
         """Set every part as an attribute of ``adapter`` (``adapter.library``, ``.toolkit``,

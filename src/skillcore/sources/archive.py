@@ -89,7 +89,7 @@ def open_archive_reader(source: SkillSource) -> SourceReader:
         from skillcore.sources.base import FsspecReader
 
         return FsspecReader(source, source.fs, source.url)
-    opts = dict(source.storage_options)
+    opts = source.fsspec_options()
     limits = ArchiveLimits(
         **{k: int(opts.pop(k)) for k in _LIMIT_KEYS if k in opts},
     )

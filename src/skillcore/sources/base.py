@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from skillcore._frozen import FrozenDict, to_frozen
+from skillcore._frozen import FrozenDict, thaw, to_frozen
 from skillcore._text import describe
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
@@ -55,7 +55,6 @@ MAX_SYMLINK_HOPS = 40
 MAX_LISTED_DIRS = 1_000
 #: Directory entries one resource listing examines at most.
 MAX_LISTED_ENTRIES = 20_000
-#: Default cap on the bytes of one file read whole (``SkillLibrary(max_file_bytes=...)``).
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 # O_NONBLOCK everywhere: opening a FIFO planted in a skill must never block.
@@ -98,6 +97,12 @@ class SkillSource:
     #: skill), so confinement cannot be checked. Turn on for trees built with hard links
     #: (e.g. package managers that link files from a cache).
     allow_hardlinks: bool = False
+
+    def fsspec_options(self) -> dict[str, Any]:
+        """``storage_options`` as plain, mutable values (nested mappings as dicts, sequences
+        as lists): what fsspec and its filesystems expect, since some copy or update them
+        (s3fs copies ``client_kwargs``). A fresh copy on every call."""
+        return thaw(self.storage_options)  # type: ignore[no-any-return]
 
     @label.default
     def _label(self) -> str:
@@ -1434,7 +1439,7 @@ def open_reader(source: SkillSource) -> SourceReader:
     import fsspec
 
     try:
-        fs, root = fsspec.url_to_fs(source.url, **dict(source.storage_options))
+        fs, root = fsspec.url_to_fs(source.url, **source.fsspec_options())
     except ImportError as exc:
         raise SourceError(
             f"cannot open {source.url!r}: {exc}. Install the matching extra, e.g. "

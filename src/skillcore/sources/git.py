@@ -112,7 +112,7 @@ def open_git_reader(source: SkillSource) -> SourceReader:
 
         return FsspecReader(source, source.fs, source.url)
     require("pygit2", "git", "Reading skills from git:// sources")
-    opts = dict(source.storage_options)
+    opts = source.fsspec_options()
     location = parse_git_url(source.url, opts)
     cache_dir = opts.get("cache_dir") or os.path.join(
         os.path.expanduser("~"), ".cache", "skillcore", "git"

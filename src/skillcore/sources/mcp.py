@@ -303,7 +303,7 @@ class McpReader(SourceReader):
 
     def __init__(self, source: SkillSource, target: Any) -> None:
         super().__init__(source)
-        opts = dict(source.storage_options)
+        opts = source.fsspec_options()
         self.namespace: str | None = opts.get("namespace")
         self.allow_dynamic = bool(opts.get("allow_dynamic", False))
         self.connection = _Connection(
@@ -582,7 +582,7 @@ def target_from_url(source: SkillSource) -> Any:
         from mcp.client.stdio import StdioServerParameters
 
         argv = shlex.split(rest)
-        opts = dict(source.storage_options)
+        opts = source.fsspec_options()
         env = opts.get("env")
         return StdioServerParameters(
             command=argv[0],

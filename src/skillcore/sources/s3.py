@@ -45,7 +45,7 @@ _READER_OPTIONS = ("max_concurrency", "connect_timeout", "read_timeout", "max_at
 
 def open_s3_reader(source: SkillSource) -> S3Reader:
     """Reader factory for ``s3://`` sources (registered lazily by ``open_reader``)."""
-    opts = dict(source.storage_options)
+    opts = source.fsspec_options()
     max_concurrency = int(opts.pop("max_concurrency", DEFAULT_MAX_CONCURRENCY))
     if max_concurrency < 1:
         raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")

@@ -248,6 +248,18 @@ class SkillToolkit:
             decision = session.check_tool(
                 tool_name, can_unload=can_unload, arguments=arguments, pinned=self.pinned_skills
             )
+            # Earlier calls of the turn worked out here, not seen to run (a resume after a
+            # crash): the call must also pass without them, so an inference never lifts
+            # a restriction.
+            # So must it when its turn runs beside another on the same conversation (a
+            # fork): on the latest state too.
+            also = getattr(store, "also_check", None)
+            for other in also() if decision.allowed and callable(also) else ():
+                decision = other.check_tool(
+                    tool_name, can_unload=can_unload, arguments=arguments, pinned=self.pinned_skills
+                )
+                if not decision.allowed:
+                    break
         if not decision.allowed:
             events.tool_blocked(tool_name, session.loaded_names, getattr(store, "timed_out", False))
         return decision
@@ -276,6 +288,9 @@ class SkillToolkit:
         skill whose allowed-tools name others warns (RECOMMEND) or is refused with
         ``TOOL_NOT_AVAILABLE`` (RESTRICT)."""
         store = as_store(target)
+        settled = _settled(store)
+        if settled is not None:
+            return settled
         step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
         if isinstance(step, ToolResult):
             return step
@@ -294,6 +309,9 @@ class SkillToolkit:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
         store = as_store(target)
+        settled = _settled(store)
+        if settled is not None:
+            return settled
         step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
         if isinstance(step, ToolResult):
             return step
@@ -477,6 +495,14 @@ class SkillToolkit:
         """The reply of the search tool."""
         hits = search_skills(session.catalog, query, path, limit=10)
         return replies.search(session, hits, query, path)
+
+
+def _settled(store: SessionStore) -> ToolResult | None:
+    """The result a later call of the turn already worked out for this one (a
+    :class:`~skillcore.TurnCall`), which this call returns so both agree."""
+    settled = getattr(store, "settled", None)
+    result = settled() if callable(settled) else None
+    return result if isinstance(result, ToolResult) else None
 
 
 __all__ = [

@@ -1,0 +1,142 @@
+"""Invariant 11: a turn's outcome does not depend on which process ran which call. Calls of
+one turn are split at random between "processes" (separate TurnStores, as after a crash and
+resume), some run twice (a tool re-executed on resume), the writes reach the reducer in any
+order: the folded state, every reply and every plain-call decision equal one process's."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skillcore import (
+    Limits,
+    PolicyMode,
+    SkillLibrary,
+    SkillToolkit,
+    ToolPolicy,
+    TurnCalls,
+    TurnStore,
+    loaded_names_of,
+    merge_states,
+)
+from skillcore.state.coordination import MemoryLedger
+from skillcore.testing import write_skill
+
+SKILLS = ("r0", "r1", "o2", "o3")
+
+
+@pytest.fixture(scope="module")
+def toolkit(tmp_path_factory: pytest.TempPathFactory) -> SkillToolkit:
+    root = tmp_path_factory.mktemp("skills")
+    for name in SKILLS:
+        extra = "allowed-tools: Read\n" if name.startswith("r") else ""
+        write_skill(root, name, f"{name} tasks.", f"{name} body.", extra)
+    return SkillToolkit(SkillLibrary([root]))
+
+
+call = st.one_of(
+    st.tuples(st.sampled_from(["load_skill", "unload_skill"]), st.sampled_from(SKILLS)),
+    st.tuples(st.sampled_from(["Read", "Write"]), st.none()),
+)
+
+
+def run(toolkit, base, calls, turn, worker_of, twice, seed):
+    """Run the turn's calls, each in the store of its worker (in a shuffled order), some
+    twice; returns replies, plain decisions and the state folded from all writes."""
+    turn_calls = TurnCalls.of(
+        "conv",
+        turn,
+        [(str(i), n, {"skill_name": a} if a else {}) for i, (n, a) in enumerate(calls)],
+        toolkit.is_skill_tool,
+    )
+    stores = {w: TurnStore(replay=toolkit, arrival_seconds=0.0) for w in set(worker_of)}
+    ledger = MemoryLedger()
+    for store in stores.values():
+        store.ledger = ledger  # the workers share one ledger, as they would a database
+    order = list(range(len(calls))) + [i for i in range(len(calls)) if twice[i]]
+    random.Random(seed).shuffle(order)
+    order = _protocol(order, turn_calls)
+    replies: dict[int, tuple[str, bool]] = {}
+    writes = []
+    for i in order:
+        name, arg = calls[i]
+        with stores[worker_of[i]].enter(turn_calls, str(i), base, rev="") as view:
+            if toolkit.is_skill_tool(name):
+                res = toolkit.call(view, name, {"skill_name": arg}, **view.context)
+                got = (res.code.value, res.ok)
+                if res.changed:
+                    writes.append(view.saved_state(res.session))
+            else:
+                d = toolkit.check_call(view, name)
+                got = ("allowed" if d.allowed else "blocked", d.allowed)
+        assert replies.setdefault(i, got) == got, "a re-run call answered differently"
+    random.Random(seed + 1).shuffle(writes)
+    state = base.to_state()
+    for w in writes:
+        state = merge_states(state, w)
+    return replies, loaded_names_of(state)
+
+
+def _protocol(order: list[int], turn: TurnCalls) -> list[int]:
+    """``order`` with each plain call's first run moved after the first run of every skill
+    call listed before it: what frameworks guarantee (an earlier call either ran, in a worker
+    that may have died since, or is about to run in this one, which waits for it). A plain
+    call decided before an earlier call ran anywhere is refused when that call could lift a
+    restriction: fail closed, by design."""
+    ran: set[int] = set()
+    out: list[int] = []
+    deferred: list[int] = []
+
+    def ready(i: int) -> bool:
+        earlier = turn.earlier_skill_calls(str(i))
+        return str(i) in turn.skill or i in ran or all(int(k) in ran for k in earlier)
+
+    for i in order:
+        deferred.append(i)
+        progress = True
+        while progress:
+            progress = False
+            for j in list(deferred):
+                if ready(j):
+                    deferred.remove(j)
+                    out.append(j)
+                    ran.add(j)
+                    progress = True
+    return out + deferred
+
+
+@settings(max_examples=60)
+@given(
+    calls=st.lists(call, min_size=1, max_size=6),
+    preloaded=st.lists(st.sampled_from(SKILLS), unique=True, max_size=3),
+    workers=st.lists(st.integers(0, 2), min_size=6, max_size=6),
+    twice=st.lists(st.booleans(), min_size=6, max_size=6),
+    seed=st.integers(0, 1000),
+)
+def test_any_split_of_a_turn_between_workers_gives_one_process_result(
+    toolkit: SkillToolkit, calls, preloaded, workers, twice, seed
+) -> None:
+    base = toolkit.library.session(Limits(max_loaded=3), ToolPolicy(PolicyMode.RESTRICT))
+    base = toolkit.load_all(base, preloaded)[0]
+    one = run(toolkit, base, calls, "t", [0] * len(calls), [False] * len(calls), seed)
+    many = run(toolkit, base, calls, "t", workers[: len(calls)], twice[: len(calls)], seed)
+    assert many == one
+
+
+def test_a_skill_tool_run_twice_writes_the_same_effect(toolkit: SkillToolkit) -> None:
+    """A tool re-executed on resume (its first write was lost or not): the second run gives
+    the same reply, and folding both writes equals one."""
+    base = toolkit.library.session()
+    calls = TurnCalls.of(
+        "c", "t", [("a", "load_skill", {"skill_name": "o2"})], toolkit.is_skill_tool
+    )
+    states = []
+    for _ in range(2):
+        with TurnStore(replay=toolkit).enter(calls, "a", base) as view:
+            res = toolkit.call(view, "load_skill", {"skill_name": "o2"})
+            states.append(view.saved_state(res.session))
+    assert states[0] == states[1]
+    assert loaded_names_of(merge_states(merge_states(None, states[0]), states[1])) == ["o2"]

@@ -1,0 +1,377 @@
+"""Many workers on one database (DESIGN §3.11): 4 worker processes run 20 threads on one
+PostgreSQL -- 16 LangChain threads (``PostgresSaver`` checkpoints, ``SQLLedger`` ledger) and 4
+OpenAI-dispatcher threads (state in ``PostgresStateStore`` or a shared SQLite file) -- are
+SIGKILLed at random and between two skill calls of a turn, resume each other's unfinished
+runs, while a skill is edited and another removed; two workers are also forced onto one thread
+at once. Every turn is then replayed in one process and compared:
+loaded skills, replies, blocked calls. Seeds are fixed; only the timing of the random kills
+varies between runs, and the outcome must not."""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import random
+import shutil
+import signal
+import time
+from multiprocessing.connection import wait
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langgraph.checkpoint.postgres")
+
+import many_workers  # the worker side, importable by the worker processes
+from langchain.agents import create_agent
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from skillcore import loaded_names_of
+from skillcore.state.coordination import DEFAULT_WAIT_SECONDS
+from skillcore.testing import write_skill
+from skillcore_langchain import SkillsMiddleware
+
+WORKERS, THREADS, TURNS = 4, 20, 15
+#: Of the threads, these many run the OpenAI dispatcher on a shared PostgreSQL state store.
+OPENAI_THREADS = 4
+#: The turns of each phase; the library changes between phases.
+PHASES = ((0, 5), (5, 10), (10, 15))
+SEED = 22
+#: A phase (or a forced overlap) that takes longer than this fails the test.
+PHASE_SECONDS = 240
+#: Forced overlaps: two workers run one thread at once (one loads a restricting skill, the
+#: other calls Write after it), with no lock.
+OVERLAPS = 4
+
+
+def make_library(root: Path) -> None:
+    write_skill(root, "skill-00", "Read only.", "Zero.", "allowed-tools: Read\n")
+    write_skill(root, "skill-01", "Read only too.", "One.", "allowed-tools: Read\n")
+    write_skill(root, "skill-02", "Open.", "Two.")
+    write_skill(root, "skill-03", "Open, then Read only.", "Three.")
+    write_skill(root, "skill-04", "Read only, then removed.", "Four.", "allowed-tools: Read\n")
+
+
+def change_library(root: Path, phase: int) -> None:
+    """Between phases: skill-03 starts restricting; then skill-04 is removed."""
+    if phase == 1:
+        write_skill(root, "skill-03", "Now Read only.", "Three, edited.", "allowed-tools: Read\n")
+    elif phase == 2:
+        shutil.rmtree(root / "skill-04")
+
+
+def make_script(rng: random.Random) -> tuple[dict[str, list[list[Any]]], set[tuple[str, int]]]:
+    """Per thread, the tool calls of each turn; and the turns planned to die between their
+    first two calls (turns with at least two calls, the second a skill call or not)."""
+    skills = [f"skill-0{i}" for i in range(5)]
+    script: dict[str, list[list[Any]]] = {}
+    kills: set[tuple[str, int]] = set()
+    for t in range(THREADS):
+        thread = f"oa-{t:02d}" if t >= THREADS - OPENAI_THREADS else f"w-{t:02d}"
+        turns = []
+        for turn in range(TURNS):
+            calls: list[Any] = []
+            for _ in range(rng.choice((1, 2, 2, 3))):
+                kind = rng.random()
+                if kind < 0.4:
+                    calls.append(("load_skill", {"skill_name": rng.choice(skills)}))
+                elif kind < 0.6:
+                    calls.append(("unload_skill", {"skill_name": rng.choice(skills)}))
+                else:
+                    calls.append((rng.choice(("Read", "Write")), {}))
+            turns.append(calls)
+            if len(calls) >= 2 and rng.random() < 0.2:
+                kills.add((thread, turn))
+        script[thread] = turns
+    return script, kills
+
+
+def replay(lib: Path, script: dict[str, list[list[Any]]]) -> tuple[dict, dict]:
+    """Every thread's turns in one process, the library changed at the same points."""
+    mw = SkillsMiddleware(lib, allowed_tools_policy="restrict", refresh=True)
+    agent = create_agent(
+        many_workers.TurnModel(script=script),
+        many_workers.plain_tools(),
+        middleware=[mw],
+        checkpointer=InMemorySaver(),
+    )
+    from skillcore_openai import OpenAISkills
+
+    oa = OpenAISkills(
+        lib,
+        allowed_tools_policy="restrict",
+        handlers={"Read": lambda args: "read", "Write": lambda args: "wrote"},
+    )
+    loaded: dict[tuple[str, int], str] = {}
+    oa_replies: dict[str, list[list[tuple[str, str, str]]]] = {}
+    for phase, (start, end) in enumerate(PHASES):
+        if phase:
+            change_library(lib, phase)
+        for thread in script:
+            if thread.startswith("oa-"):
+                for turn in range(start, end):
+                    calls = script[thread][turn]
+                    oa.library.refresh()
+                    res = oa.dispatch_all(
+                        oa.load(thread), many_workers.chat_calls(thread, turn, calls)
+                    )
+                    oa.save(thread, res.session)
+                    loaded[(thread, turn)] = ",".join(res.session.loaded_names)
+                    oa_replies.setdefault(thread, []).append(
+                        [
+                            (n, *many_workers.openai_outcome(r))
+                            for (n, _), r in zip(calls, res.results, strict=True)
+                        ]
+                    )
+                continue
+            config: Any = {"configurable": {"thread_id": thread}}
+            for turn in range(start, end):
+                agent.invoke({"messages": [HumanMessage(f"{thread}|{turn}")]}, config)
+                state = agent.get_state(config).values
+                loaded[(thread, turn)] = ",".join(loaded_names_of(state.get("skillcore")))
+    replies = {
+        thread: many_workers.tool_outcomes(
+            agent.get_state({"configurable": {"thread_id": thread}}).values["messages"]
+        )
+        for thread in script
+        if not thread.startswith("oa-")
+    }
+    return loaded, {**replies, **oa_replies}
+
+
+class Pool:
+    """The worker processes, each fed jobs over its own pipe (a killed worker can corrupt
+    nothing the others share)."""
+
+    def __init__(self, url: str, lib: Path, script: Any, kills: Any) -> None:
+        # Workers are forked from a fresh single-threaded server, never from this test
+        # process: under pytest-xdist it runs other tests' threads (an S3 server, event
+        # loops), and a fork taken while one of them holds a lock can leave the child stuck.
+        self.ctx = multiprocessing.get_context("forkserver")
+        self.ctx.set_forkserver_preload(["many_workers"])
+        self.args = (url, str(lib), script, kills)
+        self.procs: dict[int, Any] = {}
+        self.pipes: dict[int, Any] = {}
+        self.jobs: dict[int, tuple[str, int] | None] = {}
+        self.started = 0
+
+    def spawn(self, index: int) -> None:
+        parent, child = self.ctx.Pipe()
+        proc = self.ctx.Process(
+            target=many_workers.worker_main, args=(index, *self.args, child), daemon=True
+        )
+        proc.start()
+        child.close()
+        self.procs[index], self.pipes[index], self.jobs[index] = proc, parent, None
+        self.started += 1
+
+    def idle(self) -> list[int]:
+        return [i for i, job in self.jobs.items() if job is None]
+
+    def send(self, index: int, job: tuple[str, int]) -> None:
+        self.jobs[index] = job
+        self.pipes[index].send(job)
+
+    def stop(self) -> None:
+        for i, proc in self.procs.items():
+            if proc.is_alive():
+                with contextlib.suppress(OSError):
+                    self.pipes[i].send(None)
+        for proc in self.procs.values():
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+
+
+def force_overlaps(pool: Pool, n: int) -> dict[str, dict[str, str]]:
+    """``n`` times, two idle workers run one fresh thread at once; per thread, each role's
+    tool reply statuses."""
+    out: dict[str, dict[str, str]] = {}
+    for k in range(n):
+        thread = f"ov-{k}"
+        a, b = pool.idle()[:2]
+        pool.send(a, ("overlap", thread, "0"))  # type: ignore[arg-type]
+        pool.send(b, ("overlap", thread, "1"))  # type: ignore[arg-type]
+        out[thread] = {}
+        give_up = time.monotonic() + PHASE_SECONDS
+        while len(out[thread]) < 2:
+            assert time.monotonic() < give_up, f"overlap {thread} did not finish: {out[thread]}"
+            for i in (a, b):
+                if pool.pipes[i].poll(0.05):
+                    _, _, role, how, _, _ = pool.pipes[i].recv()
+                    out[thread][role] = how.removeprefix("overlap:")
+                    pool.jobs[i] = None
+    return out
+
+
+def run_phase(
+    pool: Pool, jobs: list[tuple[str, int]], rng: random.Random, stats: dict[str, Any]
+) -> None:
+    """Hand out ``jobs`` (a thread's turns in order, one turn of a thread at a time), kill
+    busy workers at random, restart the dead and hand their job out again."""
+    pending = list(jobs)
+    busy_threads: set[str] = set()
+    next_kill = time.monotonic() + rng.uniform(0.8, 1.6)
+    give_up = time.monotonic() + PHASE_SECONDS
+    while pending or any(job is not None for job in pool.jobs.values()):
+        # A phase takes seconds; one that does not end is a failure, never a hung suite.
+        assert time.monotonic() < give_up, (f"phase did not finish in {PHASE_SECONDS} s", stats)
+        for index in pool.idle():
+            job = next((j for j in pending if j[0] not in busy_threads), None)
+            if job is None:
+                break
+            # A thread's turns go out in order: the earliest pending turn of each thread.
+            first = min(j for j in pending if j[0] == job[0])
+            pending.remove(first)
+            busy_threads.add(first[0])
+            pool.send(index, first)
+        if time.monotonic() >= next_kill:
+            busy = [i for i, job in pool.jobs.items() if job is not None]
+            if busy:
+                victim = rng.choice(busy)
+                os.kill(pool.procs[victim].pid, signal.SIGKILL)
+                stats["random_kills"] += 1
+            next_kill = time.monotonic() + rng.uniform(0.8, 1.6)
+        ready = wait(
+            [*pool.pipes.values(), *(p.sentinel for p in pool.procs.values())], timeout=0.1
+        )
+        for index in list(pool.procs):
+            pipe, proc = pool.pipes[index], pool.procs[index]
+            if pipe in ready:
+                try:
+                    _, thread, _, how, took, waited = pipe.recv()
+                except (EOFError, OSError):
+                    pass
+                else:
+                    busy_threads.discard(thread)
+                    pool.jobs[index] = None
+                    stats[how] += 1
+                    stats["longest turn s"] = max(stats["longest turn s"], took)
+                    stats["longest call wait s"] = max(stats["longest call wait s"], waited)
+                    continue
+            if not proc.is_alive():
+                job = pool.jobs[index]
+                stats["deaths"] += 1
+                if job is not None:
+                    pending.insert(0, job)  # the same turn again: start, resume or skip
+                    busy_threads.discard(job[0])
+                pool.spawn(index)
+
+
+def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None:
+    import psycopg
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    rng = random.Random(SEED)
+    script, kills = make_script(rng)
+    lib = tmp_path / "skills"
+    make_library(lib)
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        db.execute("CREATE TABLE kills (thread TEXT, turn INT, PRIMARY KEY (thread, turn))")
+        db.execute("CREATE TABLE arrivals (thread TEXT, role TEXT, PRIMARY KEY (thread, role))")
+        db.execute("CREATE TABLE ov_done (thread TEXT)")
+        db.execute(
+            "CREATE TABLE oa_turns (thread TEXT, turn INT, parent TEXT, outcomes TEXT, "
+            "loaded TEXT, done BOOL, PRIMARY KEY (thread, turn))"
+        )
+        db.execute("CREATE TABLE forks (thread TEXT, worker INT)")
+        db.execute(
+            "CREATE TABLE outcomes (thread TEXT, turn INT, loaded TEXT, how TEXT, "
+            "seconds FLOAT, PRIMARY KEY (thread, turn))"
+        )
+    with PostgresSaver.from_conn_string(postgres_url) as saver:
+        saver.setup()
+    began = time.monotonic()
+    pool = Pool(postgres_url, lib, script, kills)
+    for i in range(WORKERS):
+        pool.spawn(i)
+    stats: dict[str, Any] = dict.fromkeys(("ran", "resumed", "done", "deaths", "random_kills"), 0)
+    stats["longest turn s"] = stats["longest call wait s"] = 0.0
+    try:
+        for phase, (start, end) in enumerate(PHASES):
+            if phase:
+                change_library(lib, phase)
+            jobs = [(t, turn) for turn in range(start, end) for t in script]
+            run_phase(pool, jobs, rng, stats)
+        overlaps = force_overlaps(pool, OVERLAPS)
+    finally:
+        pool.stop()
+
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        planned = db.execute("SELECT count(*) FROM kills").fetchone()[0]
+        forked = {t for (t,) in db.execute("SELECT DISTINCT thread FROM forks").fetchall()}
+        rows = db.execute("SELECT thread, turn, loaded FROM outcomes").fetchall()
+        rows += db.execute("SELECT thread, turn, loaded FROM oa_turns").fetchall()
+        oa_rows = db.execute("SELECT thread, turn, outcomes FROM oa_turns").fetchall()
+    multi_loaded = {(t, n): loaded for t, n, loaded in rows}
+    with PostgresSaver.from_conn_string(postgres_url) as saver:
+        multi_replies = {
+            thread: many_workers.tool_outcomes(
+                saver.get_tuple({"configurable": {"thread_id": thread}}).checkpoint[
+                    "channel_values"
+                ]["messages"]
+            )
+            for thread in script
+            if not thread.startswith("oa-")
+        }
+    import json
+
+    for thread, turn, outcomes in sorted(oa_rows):
+        calls = script[thread][turn]
+        multi_replies.setdefault(thread, []).append(
+            [(n, *o) for (n, _), o in zip(calls, json.loads(outcomes), strict=True)]
+        )
+
+    stats["workers s"] = round(time.monotonic() - began, 1)
+    fresh = tmp_path / "replay"
+    make_library(fresh)
+    began = time.monotonic()
+    single_loaded, single_replies = replay(fresh, script)
+    stats["replay s"] = round(time.monotonic() - began, 1)
+
+    lost = bypass = wrong_refusal = reply_mismatch = loaded_mismatch = 0
+    mismatches: list[Any] = []
+    for thread in script:
+        for turn in range(TURNS):
+            want, got = single_loaded[(thread, turn)], multi_loaded.get((thread, turn))
+            if got != want:
+                loaded_mismatch += 1
+                mismatches.append((thread, turn, want, got))
+                lost += len(set(want.split(",")) - set((got or "").split(",")) - {""})
+            for (tool, s_status, s_code), (_, m_status, m_code) in zip(
+                single_replies[thread][turn], multi_replies[thread][turn], strict=True
+            ):
+                if tool in ("Read", "Write"):
+                    bypass += s_status == "error" and m_status == "success"
+                    wrong_refusal += s_status == "success" and m_status == "error"
+                elif (s_status, s_code) != (m_status, m_code):
+                    reply_mismatch += 1
+    report = {
+        "turns": THREADS * TURNS,
+        "planned kills between calls": planned,
+        **stats,
+        "lost loads": lost,
+        "loaded-set mismatches": loaded_mismatch,
+        "RESTRICT bypasses": bypass,
+        "wrong refusals": wrong_refusal,
+        "skill reply mismatches": reply_mismatch,
+        "overlaps forced": len(overlaps),
+        "overlaps detected": len(forked & set(overlaps)),
+        "writes beside a restricting load that ran": sum(
+            r["1"] != "error" for r in overlaps.values()
+        ),
+        "false fork reports": len(forked - set(overlaps)),
+        "first mismatches": mismatches[:3],
+    }
+    print("\nmany workers:", report)
+    assert planned > 0 and stats["resumed"] > 0, report
+    # No call waited for a dead worker (a hang guard, not a speed limit: entering a turn is
+    # bounded by arrival_seconds plus the replay's own reads; the report shows the figure).
+    assert stats["longest call wait s"] < DEFAULT_WAIT_SECONDS, report
+    assert (lost, loaded_mismatch, bypass, wrong_refusal, reply_mismatch) == (0, 0, 0, 0, 0), report
+    assert report["overlaps detected"] == report["overlaps forced"] == OVERLAPS, report
+    assert report["writes beside a restricting load that ran"] == 0, report
+    assert report["false fork reports"] == 0, report
