@@ -202,6 +202,11 @@ def main(argv: list[str] | None = None) -> None:
             "adk",
             ["bench_adk.py", "--n", "1000", *cache],
         ),
+        (
+            "Per model call against conversation length and library size",
+            "model_call",
+            ["bench_model_call.py", "--sizes", *sizes, "--json", str(out / "model_call.json")],
+        ),
     ]
     sections.append(
         (

@@ -20,7 +20,6 @@ from skillcore import (
     merge_states,
     replies,
 )
-from skillcore.catalog.render import undelivered
 from skillcore.testing import (
     CHECKS,
     PLAIN_TOOLS,
@@ -44,8 +43,9 @@ class CoreDriver(AdapterDriver):
         self.turns_store = TurnStore()
         self.states: dict[str, dict | None] = {}
         self.counts: dict[str, int] = {}
-        #: Per conversation, the tool replies the model has received (its history).
-        self.histories: dict[str, list[str]] = {}
+        #: Per conversation, the tool replies the model has received (its history), as
+        #: ``(call id, text)``.
+        self.histories: dict[str, list[tuple[str, str]]] = {}
         self._instructions = ""
         self.use_conversation("main")
 
@@ -67,12 +67,12 @@ class CoreDriver(AdapterDriver):
         session = self._session()
         self._instructions = self.toolkit.instructions(session)
         # Configured skills' instructions: no tool reply delivered them.
-        missing = self.reinjection.missing(session, (), only=self.toolkit.preset)
+        missing = self.reinjection.missing(session, frozenset(), only=self.toolkit.preset)
         if missing:
             self._instructions += "\n\n" + self.reinjection.text(session, missing)
         self._offered = session.offered_tools([*PLAIN_TOOLS, *self.gated])
         self.counts[self.key] += 1  # every conversation numbers its turns the same way
-        ids = [str(i) for i in range(len(calls))]
+        ids = [f"{self.key}-{self.counts[self.key]}-{i}" for i in range(len(calls))]
         turn = TurnCalls.of(
             self.key,
             str(self.counts[self.key]),
@@ -80,7 +80,7 @@ class CoreDriver(AdapterDriver):
             self.toolkit.is_skill_tool,
         )
         history = self.histories[self.key]
-        hidden = undelivered(session.loaded_names, reversed(history))
+        hidden = session.undelivered(reversed(history))
 
         def run(i: int) -> tuple[Reply, dict | None]:
             call = calls[i]
@@ -90,7 +90,7 @@ class CoreDriver(AdapterDriver):
                     ran = shell_reply(call.args["command"]) if call.tool == SHELL_TOOL else "ok"
                     text = ran if decision.allowed else replies.blocked(decision)
                     return Reply(call.tool, text, not decision.allowed), None
-                res = self.toolkit.call(view, call.tool, call.args, hidden=hidden)
+                res = self.toolkit.call(view, call.tool, call.args, hidden=hidden, call_id=ids[i])
                 update = res.session.to_state(turn=turn.turn, seq=view.seq) if res.changed else None
                 b = res.binary
                 parts = (Attachment(b.mime_type, b.data),) if b is not None else ()
@@ -103,7 +103,7 @@ class CoreDriver(AdapterDriver):
         for _, update in reversed(results):  # the reducer sees writes in any order
             if update is not None:
                 self.states[self.key] = merge_states(self.states[self.key], update)
-        history.extend(reply.text for reply, _ in results)
+        history.extend((ids[i], reply.text) for i, (reply, _) in enumerate(results))
         return [reply for reply, _ in results]
 
     def instructions(self) -> str:

@@ -8,6 +8,7 @@ import pytest
 
 from skillcore import Limits
 from skillcore.apps import evaluate, mcp_server
+from skillcore.catalog import ranking
 from skillcore.library import SKILL_GRACE_SECONDS
 from skillcore.parse import bounds, cache
 from skillcore.parse import frontmatter as parsing
@@ -18,7 +19,8 @@ from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
 from skillcore.state import coordination
 from skillcore.state import token as state_token
-from skillcore.tools import binary, specs
+from skillcore.state.session import MAX_CALL_ID
+from skillcore.tools import binary, replies, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024
@@ -58,11 +60,15 @@ def _n(value: int) -> str:
         f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
         f"at most {_n(profiles.MAX_PROFILES)} profiles",
+        f"ids longer than {MAX_CALL_ID} characters are not kept",
         f"at most {mcp_server.MAX_CURSOR_DIGITS} of them",
         f"at most {_n(mcp.MAX_PAGES)} pages and {_n(mcp.MAX_LISTED_ITEMS)} listed items",
         f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",
         f"a random {cache._KEY_BYTES}-byte key",
         f"at most {evaluate.MAX_EVAL_FILE_BYTES // MIB} MiB and {_n(evaluate.MAX_CASES)} queries",
+        f"cut at {replies.SUGGESTION_DESCRIPTION_CHARS} characters",
+        f"at most {_n(ranking.MAX_QUERY_CHARS)} characters of a query ({ranking.MAX_QUERY_TERMS}",
+        f"at most {ranking.MAX_EMBED_TOKENS} tokens of a text",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:

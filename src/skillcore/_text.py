@@ -28,6 +28,7 @@ nothing.
 
 from __future__ import annotations
 
+import functools
 import re
 
 #: Bidirectional formatting characters: embeddings/overrides (U+202A-U+202E), isolates
@@ -96,6 +97,27 @@ def quoted_excerpt(text: str, limit: int = 80) -> str:
     """A bounded, printable repr of model-provided text for messages (its first ``limit``
     characters; escapes and unencodable characters spelled out)."""
     return repr(text[:limit].encode("utf-8", "backslashreplace").decode("utf-8"))
+
+
+def escape(text: str) -> str:
+    """Escape ``&``, ``<`` and ``>`` (xml.sax.saxutils costs ~50 ms of import time)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def quoteattr(text: str) -> str:
+    """A double-quoted XML attribute value: one line, controls and bidi characters escaped."""
+    return '"' + escape(single_line(text)).replace('"', "&quot;") + '"'
+
+
+#: How every load reply starts (what a context editor that clears it takes away; delivery
+#: itself is proven by call ids, see :meth:`SkillSession.delivered`).
+SKILL_CONTENT_PREFIX = "<skill_content"
+
+
+@functools.lru_cache(maxsize=1024)
+def skill_content_marker(name: str) -> str:
+    """The opening tag of a load reply for the skill ``name``."""
+    return f"{SKILL_CONTENT_PREFIX} name={quoteattr(name)}>"
 
 
 def root_cause(exc: BaseException) -> BaseException:

@@ -16,7 +16,8 @@ class OutcomeCode(str, enum.Enum):
     SKILL_NOT_FOUND = "SKILL_NOT_FOUND"
     ALREADY_LOADED = "ALREADY_LOADED"
     #: A loaded skill's instructions sent again: the model can no longer see its load reply
-    #: (history compacted, not sent, or restored). The session is unchanged.
+    #: (history compacted, not sent, or restored). Only the skill's recorded delivery (the
+    #: id of the call answered) changes.
     REDELIVERED = "REDELIVERED"
     LOAD_LIMIT_REACHED = "LOAD_LIMIT_REACHED"
     DISABLED = "DISABLED"
@@ -68,7 +69,7 @@ OK_CODES = frozenset(
 )
 
 #: Codes of calls that changed the session (adapters persist state only then).
-CHANGED_CODES = frozenset({OutcomeCode.LOADED, OutcomeCode.UNLOADED})
+CHANGED_CODES = frozenset({OutcomeCode.LOADED, OutcomeCode.REDELIVERED, OutcomeCode.UNLOADED})
 
 #: Codes after which retrying the same call cannot succeed.
 TERMINAL_CODES = frozenset(

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
@@ -27,10 +28,9 @@ from skillcore import (
     replies,
 )
 from skillcore.catalog.relevance import query_text
-from skillcore.catalog.render import undelivered
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
-from skillcore.tools.reinjection import Reinjection
+from skillcore.tools.reinjection import DeliveryIndex, Reinjection
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext
@@ -239,6 +239,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         self._cleared_calls: OrderedDict[str, None] = OrderedDict()
         self.state_key_prefix = state_key_prefix
         self.reinjection = Reinjection(self.toolkit)
+        #: Where each agent's load replies sit in its requests (delivery by call id).
+        self.deliveries = DeliveryIndex()
         self._pending: asyncio.Future[Any] | None = None
         # Per invocation and agent: the loaded skills whose load reply the last model request
         # lacked (what the model saw, after include_contents and any compaction). Skills
@@ -326,18 +328,30 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         await self._ensure_catalog(tool_context.invocation_id)
         session = await self._asession_for(tool_context)
         key = _request_key(tool_context)
-        self._hidden[key] = undelivered(session.loaded_names, _reply_texts(llm_request))
+        # The request's contents are read once per conversation, then only what was added.
+        s = tool_context.session
+        load = self.names.load
+        seen = self.deliveries.visible(
+            session,
+            llm_request.contents or [],
+            lambda content: _load_replies(content, load),
+            conversation=(s.app_name, s.user_id, s.id, tool_context.agent_name),
+            key=_content_key,
+        )
+        self._hidden[key] = frozenset(session.loaded_names) - seen
         self._hidden.move_to_end(key)
         while len(self._hidden) > _HIDDEN_KEPT:
             self._hidden.popitem(last=False)
         text = self.toolkit.instructions(session, query=_latest_user_text(llm_request))
         if not text:
             return
+        # Per-request suggestions go with the user messages, after the stable prefix.
+        _add_notes(llm_request, partial(self.toolkit.suggestion_note, session))
         note = self._collision_note(session, llm_request)
-        # Loaded skills whose load reply is not in this request (configured skills, state
+        # Loaded skills whose delivery is not in this request (configured skills, state
         # preloaded by hand, include_contents='none', compaction): their instructions go in
         # the system instruction, as in every adapter.
-        missing = self.reinjection.missing(session, _reply_texts(llm_request))
+        missing = self.reinjection.missing(session, seen)
         if missing:
             note = f"{note}\n{await self.reinjection.atext(session, missing)}"
         llm_request.append_instructions([text + note] if note else [text])
@@ -367,7 +381,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
         async with await self._aturn(tool_context) as view:
-            result = await self.toolkit.acall(view, tool, dict(args), **view.context)
+            result = await self.toolkit.acall(
+                view, tool, dict(args), **view.context, call_id=tool_context.function_call_id
+            )
         return self._reply(result, tool_context)
 
     async def _agent_tools(self, tool_context: ToolContext) -> frozenset[str] | None:
@@ -503,13 +519,54 @@ def _request_key(context: ReadonlyContext) -> str:
     return f"{context.invocation_id}|{context.agent_name}"
 
 
-def _reply_texts(llm_request: LlmRequest) -> Iterator[str]:
-    """Texts of the successful tool replies in the request's contents, newest first."""
-    for content in reversed(llm_request.contents or ()):
-        for part in reversed(content.parts or ()):
-            response = part.function_response.response if part.function_response else None
-            if isinstance(response, Mapping) and isinstance(response.get("result"), str):
-                yield response["result"]
+def _load_replies(content: types.Content, load: str) -> list[tuple[str | None, object]]:
+    """The load tool's replies in one request content, as ``(function response id,
+    result)`` for :meth:`SkillSession.delivered`. Only responses named ``load`` are read: ADK
+    sets a response's name from its call, never from what a tool returned. ADK removes its
+    own ``adk-`` ids from requests to models that pair calls by position; such a reply
+    comes with the id None."""
+    out: list[tuple[str | None, object]] = []
+    for part in content.parts or ():
+        response = part.function_response
+        if response is not None and response.name == load:
+            body = response.response
+            # A plain dict check: an ABC isinstance would cost more than the whole read.
+            if type(body) is dict:
+                out.append((response.id, body.get("result")))
+    return out
+
+
+def _content_key(content: types.Content) -> object:
+    """What identifies a request content across the copies ADK makes for every request:
+    its first part's payload (text, call arguments or response), shared with the session
+    event it was copied from."""
+    parts = content.parts
+    if not parts:
+        return None
+    part = parts[0]
+    if part.text is not None:
+        return id(part.text)
+    if part.function_response is not None:
+        return id(part.function_response.response)
+    if part.function_call is not None:
+        return id(part.function_call.args)
+    return None
+
+
+def _add_notes(llm_request: LlmRequest, note_for: Callable[[str | None], str]) -> None:
+    """Give each user-authored content with text its note (``note_for`` its text) as one
+    more part, in a copy (the contents may be the session's own event objects: nothing is
+    stored). Every user message gets its own note, so earlier requests' text is unchanged
+    (the prompt cache keeps the history)."""
+    contents = llm_request.contents or []
+    for i, content in enumerate(contents):
+        if content.role != "user" or not content.parts:
+            continue
+        texts = [p.text for p in content.parts if p.text and not p.thought]
+        note = note_for(query_text(texts)) if texts else ""
+        if note:
+            parts = [*content.parts, types.Part(text=note)]
+            contents[i] = content.model_copy(update={"parts": parts})
 
 
 def _latest_user_text(llm_request: LlmRequest) -> str | None:

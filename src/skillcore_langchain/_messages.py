@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.config import get_config
 
 from skillcore import BinaryPayload, OutcomeCode
@@ -22,6 +28,20 @@ def thread_id() -> str | None:
     return None if thread is None else str(thread)
 
 
+def reply_of(message: BaseMessage) -> tuple[tuple[str, object], ...]:
+    """A message's tool reply as ``(tool_call_id, content)`` (none for other messages): what
+    :meth:`skillcore.SkillSession.delivered` checks."""
+    if isinstance(message, ToolMessage):
+        return ((message.tool_call_id, message.content),)
+    return ()
+
+
+def message_key(message: BaseMessage) -> object:
+    """A message's id (LangGraph gives every message in the state one): the same message
+    after a checkpoint round trip has the same key."""
+    return message.id
+
+
 def required_call_id(value: str | None) -> str:
     """A tool call's id. LangChain types it Optional (a streamed chunk may lack one), but the
     ToolMessage answering a call needs it: a call without one is refused here, by name."""
@@ -30,25 +50,47 @@ def required_call_id(value: str | None) -> str:
     return value
 
 
-def tool_replies(messages: Sequence[BaseMessage]) -> Iterator[str]:
-    """Texts of tool replies, newest first."""
-    for message in reversed(messages):
-        if isinstance(message, ToolMessage) and isinstance(message.content, str):
-            yield message.content
-
-
 def latest_user_text(messages: Sequence[BaseMessage]) -> str | None:
     """Text of the last HumanMessage (its text blocks, one per line), or None."""
     for message in reversed(messages):
         if isinstance(message, HumanMessage):
-            content = message.content
-            if isinstance(content, str):
-                return query_text([content])
-            return query_text(
-                b if isinstance(b, str) else b.get("text") if b.get("type") == "text" else None
-                for b in content
-            )
+            return _human_text(message)
     return None
+
+
+def _human_text(message: HumanMessage) -> str | None:
+    content = message.content
+    if isinstance(content, str):
+        return query_text([content])
+    return query_text(
+        b if isinstance(b, str) else b.get("text") if b.get("type") == "text" else None
+        for b in content
+    )
+
+
+def with_notes(
+    messages: Sequence[AnyMessage], note_for: Callable[[str | None], str]
+) -> list[AnyMessage] | None:
+    """``messages`` with each HumanMessage followed by its note (``note_for`` its text),
+    after a blank line or as one more text block; None when no message gets one. Every user
+    message gets its own, so earlier requests' text is unchanged (the prompt cache keeps the
+    history)."""
+    out: list[AnyMessage] = []
+    changed = False
+    for message in messages:
+        if isinstance(message, HumanMessage):
+            note = note_for(_human_text(message))
+            if note:
+                content = message.content
+                update = (
+                    f"{content}\n\n{note}"
+                    if isinstance(content, str)
+                    else [*content, {"type": "text", "text": note}]
+                )
+                message = message.model_copy(update={"content": update})
+                changed = True
+        out.append(message)
+    return out if changed else None
 
 
 def binary_block(payload: BinaryPayload) -> dict[str, Any]:

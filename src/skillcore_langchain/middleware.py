@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from langchain.agents.middleware.types import (
@@ -30,18 +31,19 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import RawInput, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
-from skillcore.catalog.render import undelivered
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
-from skillcore.tools.reinjection import Reinjection
+from skillcore.tools.reinjection import DeliveryIndex, Reinjection
 from skillcore_langchain._approval import gate
 from skillcore_langchain._messages import (
     append_block,
     latest_user_text,
+    message_key,
+    reply_of,
     required_call_id,
     thread_id,
     tool_message,
-    tool_replies,
+    with_notes,
 )
 from skillcore_langchain._state import (
     LOAD_KEY,
@@ -127,6 +129,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             self.turns.ledger = ledger
         self.share_with_subagents = share_with_subagents
         self.reinjection = Reinjection(self.toolkit)
+        #: Where each thread's load replies sit in its messages (delivery by call id).
+        self.deliveries = DeliveryIndex()
         # The tools shown to the model: per-catalog copies with the skill names as an enum.
         self._tools_for: CatalogMemo[dict[str, BaseTool]] = CatalogMemo(
             lambda catalog: {s.name: self._make_tool(s) for s in self.toolkit.specs(catalog)}
@@ -224,7 +228,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ModelResponse[Any] | AIMessage:
         """Show the budgeted catalog and the skill tools; restore compacted instructions."""
         session = self.session(request.state)
-        missing = self.reinjection.missing(session, tool_replies(request.messages))
+        missing = self.reinjection.missing(session, self._seen(session, request.messages))
         return handler(self._prepare(request, session, self.reinjection.text(session, missing)))
 
     async def awrap_model_call(
@@ -234,9 +238,19 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         session = self.session(request.state)
-        missing = self.reinjection.missing(session, tool_replies(request.messages))
+        missing = self.reinjection.missing(session, self._seen(session, request.messages))
         repeated = await self.reinjection.atext(session, missing)
         return await handler(self._prepare(request, session, repeated))
+
+    def _seen(
+        self, session: SkillSession, messages: Sequence[Any], thread: str | None = None
+    ) -> frozenset[str]:
+        """Loaded skills whose delivery (the reply to the recorded ``load_skill`` call id) is
+        among ``messages``: read once per thread, then only what was added."""
+        key = thread_id() if thread is None else thread
+        return self.deliveries.visible(
+            session, messages, reply_of, conversation=key or "", key=message_key
+        )
 
     def _prepare(
         self, request: ModelRequest[Any], session: SkillSession, repeated: str
@@ -267,9 +281,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         text = self.toolkit.instructions(session, query=latest_user_text(request.messages))
         if repeated:
             text += "\n" + repeated
-        return request.override(
-            system_message=append_block(request.system_message, text), tools=tools
-        )
+        # Per-request suggestions go with the user messages, after the stable prefix.
+        noted = with_notes(request.messages, partial(self.toolkit.suggestion_note, session))
+        system = append_block(request.system_message, text)
+        if noted is None:
+            return request.override(system_message=system, tools=tools)
+        return request.override(system_message=system, tools=tools, messages=noted)
 
     # -- tool calls: call order, RESTRICT, the skill tools ---------------------------------
 
@@ -289,7 +306,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             if isinstance(m, AIMessage)
         )
         calls = TurnCalls.locate(thread, call_id, turns, self.toolkit.is_skill_tool)
-        hidden = self._hidden(state) if self.names.load in calls.args_tools() else frozenset()
+        loads = self.names.load in calls.args_tools()
+        hidden = self._hidden(state, config) if loads else frozenset()
         raw = state.get(STATE_KEY) if isinstance(state, Mapping) else None
         rev = raw.get("rev") if isinstance(raw, Mapping) else None
         return self.turns.enter(
@@ -352,27 +370,33 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             blocked = self._blocked(view, call, request.tool)
         return blocked if blocked is not None else await handler(request)
 
-    def _hidden(self, state: Any) -> frozenset[str]:
-        """Skills loaded before this turn whose load reply is not in the state's messages
+    def _hidden(self, state: Any, config: Any) -> frozenset[str]:
+        """Skills loaded before this turn whose delivery is not in the state's messages
         (what the model receives, after any summarization); the state is the one the tool
         calls of a model response share, so skills they load are never among them. Only a
-        load consults it, so the other skill tools skip the scan."""
+        load consults it."""
         messages = state.get("messages") if isinstance(state, Mapping) else None
         if not isinstance(messages, Sequence):
             return frozenset()
-        return undelivered(self.session(state).loaded_names, tool_replies(messages))
+        session = self.session(state)
+        thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
+        return frozenset(session.loaded_names) - self._seen(session, messages, thread)
 
     def _make_tool(self, spec: ToolSpec) -> StructuredTool:
         name = spec.name
 
         def run(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                result = self.toolkit.call(view, name, arguments, **view.context)
+                result = self.toolkit.call(
+                    view, name, arguments, **view.context, call_id=runtime.tool_call_id
+                )
                 return self._reply(result, runtime, view)
 
         async def arun(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
             async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                result = await self.toolkit.acall(view, name, arguments, **view.context)
+                result = await self.toolkit.acall(
+                    view, name, arguments, **view.context, call_id=runtime.tool_call_id
+                )
                 return self._reply(result, runtime, view)
 
         return StructuredTool.from_function(

@@ -24,6 +24,7 @@ from skillcore_openai.functions import (
     parse_call,
     response_tool,
     tool_output,
+    with_notes,
 )
 from skillcore_openai.profiles import ProfiledOpenAISkills
 
@@ -50,6 +51,7 @@ __all__ = [
     "parse_call",
     "response_tool",
     "tool_output",
+    "with_notes",
 ]
 
 _LAZY = {"AgentSkills", "SkillState"}

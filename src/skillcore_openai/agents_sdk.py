@@ -19,6 +19,7 @@ import os
 import threading
 import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
@@ -48,7 +49,7 @@ from skillcore.state.coordination import (
     StateStore,
 )
 from skillcore.tools.reinjection import Reinjection
-from skillcore_openai.functions import _reply_texts, latest_user_text
+from skillcore_openai.functions import _replies_of, latest_user_text, with_notes
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 
@@ -68,6 +69,7 @@ from agents import (  # noqa: E402 - after the friendly dependency check
     function_tool,
 )
 from agents.mcp import MCPServer  # noqa: E402
+from agents.run import CallModelData, ModelInputData  # noqa: E402
 
 if TYPE_CHECKING:
     from agents import AgentBase
@@ -362,7 +364,10 @@ class AgentSkills:
         async def invoke(ctx: Any, arguments: str) -> Any:
             state = self.state_for(ctx)
             have = _agent_tools(ctx) if spec.name == self.toolkit.names.load else None
-            result = await self.toolkit.acall(state, spec.name, arguments, available=have)
+            call_id = getattr(ctx, "tool_call_id", None)
+            result = await self.toolkit.acall(
+                state, spec.name, arguments, available=have, call_id=call_id
+            )
             if result.binary is not None:
                 return [ToolOutputText(text=result.text), _binary_output(result.binary)]
             return result.text
@@ -373,6 +378,16 @@ class AgentSkills:
             params_json_schema=spec.json_schema(),
             on_invoke_tool=invoke,
             strict_json_schema=True,
+        )
+
+    def input_filter(self, data: CallModelData[Any]) -> ModelInputData:
+        """A ``RunConfig(call_model_input_filter=...)``: the "skills that may fit this
+        request" note after each user message of the model input (never in the
+        instructions, so their prefix stays cacheable). Nothing is stored in the run."""
+        note_for = partial(self.toolkit.suggestion_note, self.toolkit.library.catalog)
+        given = data.model_data
+        return ModelInputData(
+            input=with_notes(given.input, note_for), instructions=given.instructions
         )
 
     def instructions(
@@ -396,8 +411,11 @@ class AgentSkills:
             if catalog and preset:
                 # The configured skills' instructions (no tool reply delivered them). Only
                 # those: turn_input lacks the replies of this run's own tool calls.
-                replies_ = _reply_texts(turn_input or ())
-                missing = self.reinjection.missing(session, replies_, only=preset)
+                items = list(turn_input or ())
+                seen = session.delivered(
+                    r for item in reversed(items) for r in reversed(_replies_of(item))
+                )
+                missing = self.reinjection.missing(session, seen, only=preset)
                 if missing:
                     catalog += "\n\n" + await self.reinjection.atext(session, missing)
             return "\n\n".join(part for part in (str(text or "").rstrip(), catalog) if part)

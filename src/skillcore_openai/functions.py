@@ -14,6 +14,7 @@ import json
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal
 
 import anyio
@@ -45,7 +46,6 @@ from skillcore import (
 )
 from skillcore.catalog.prompt import PromptMode, resolve_prompt_mode
 from skillcore.catalog.relevance import query_text
-from skillcore.catalog.render import undelivered
 from skillcore.policy.gating import gated_registry
 from skillcore.runtime.config import Sources
 from skillcore.state.coordination import (
@@ -56,7 +56,7 @@ from skillcore.state.coordination import (
     update_state,
 )
 from skillcore.state.session import apply_effect, effect_between
-from skillcore.tools.reinjection import Reinjection
+from skillcore.tools.reinjection import DeliveryIndex, Reinjection
 from skillcore.tools.specs import parse_json_object
 
 __all__ = [
@@ -75,6 +75,7 @@ __all__ = [
     "parse_call",
     "response_tool",
     "tool_output",
+    "with_notes",
 ]
 
 Api = Literal["chat", "responses", "anthropic"]
@@ -170,6 +171,41 @@ class FunctionCall:
     arguments: str | Mapping[str, Any] | None
     call_id: str
     custom: bool = False
+
+
+def with_notes(messages: Any, note_for: Callable[[str | None], str]) -> Any:
+    """A Chat Completions ``messages`` list or a Responses ``input`` (a string or a list of
+    items) with each user message followed by its note (``note_for`` its text): after a
+    blank line, or as one more text part. Returns new objects; the given ones are not
+    changed. Items that are not dicts (SDK objects) are kept as they are."""
+    if isinstance(messages, str):
+        note = note_for(query_text([messages]))
+        return f"{messages}\n\n{note}" if note else messages
+    out = []
+    for item in messages or ():
+        content = item.get("content") if isinstance(item, Mapping) else None
+        if isinstance(item, Mapping) and item.get("role") == "user" and content:
+            if isinstance(content, str):
+                note = note_for(query_text([content]))
+                if note:
+                    item = {**item, "content": f"{content}\n\n{note}"}
+            elif isinstance(content, list):
+                texts = [_get(p, "text") for p in content]
+                first = texts[0] if texts else None
+                attached = isinstance(first, str) and first.startswith(replies.ATTACHMENT_PREFIX)
+                note = (
+                    "" if attached else note_for(query_text(t for t in texts if isinstance(t, str)))
+                )
+                if note:
+                    kinds = {_get(p, "type") for p in content}
+                    kind = (
+                        "input_text"
+                        if kinds & {"input_text", "input_image", "input_file"}
+                        else "text"
+                    )
+                    item = {**item, "content": [*content, {"type": kind, "text": note}]}
+        out.append(item)
+    return out
 
 
 def _get(obj: Any, key: str) -> Any:
@@ -478,6 +514,8 @@ class OpenAISkills:
         self.strict = strict
         self.turns = TurnStore(replay=self.toolkit)
         self.reinjection = Reinjection(self.toolkit)
+        #: Where each history's load replies sit (delivery by call id).
+        self.deliveries = DeliveryIndex()
         self.states: StateStore = states if states is not None else MemoryStateStore()
         # Per conversation: the revision and session load() gave (for fork detection).
         self._started: OrderedDict[str, tuple[str, SkillSession]] = OrderedDict()
@@ -654,11 +692,32 @@ class OpenAISkills:
         catalog = self.toolkit.instructions(session, budget, query)
         if catalog:
             only = self.toolkit.preset if history is None else None
-            texts = _reply_texts(history) if history is not None else iter(())
-            missing = self.reinjection.missing(session, texts, only=only)
+            seen = self._seen(session, history) if history is not None else frozenset()
+            missing = self.reinjection.missing(session, seen, only=only)
             if missing:
                 catalog += "\n\n" + self.reinjection.text(session, missing)
         return "\n\n".join(part for part in (base.rstrip(), catalog) if part)
+
+    def _seen(self, session: SkillSession, history: Any) -> frozenset[str]:
+        """Loaded skills whose delivery (the reply to the recorded load call id) is in
+        ``history``. A history is known by its first item: appending to the same list costs
+        only the new items; any other list is read once."""
+        items = history if isinstance(history, Sequence) else list(history)
+        key = ("history", id(items[0])) if items else ("history", None)
+        return self.deliveries.visible(session, items, _replies_of, conversation=key)
+
+    def _hidden(self, session: SkillSession, history: Any) -> frozenset[str]:
+        """Loaded skills whose delivery is not in ``history`` (none when it is not given)."""
+        if history is None or not session.loaded:
+            return frozenset()
+        return frozenset(session.loaded_names) - self._seen(session, history)
+
+    def with_suggestions(self, session: SkillSession, messages: Any) -> Any:
+        """Your ``messages`` (Chat Completions) or ``input`` (Responses) with the "skills that
+        may fit this request" note after each user message, to send instead of them; yours
+        are not changed. The note depends only on the catalog and the message text, so every
+        request extends the one before and the prompt cache keeps the whole history."""
+        return with_notes(messages, partial(self.toolkit.suggestion_note, session))
 
     def is_skill_call(self, call: Any) -> bool:
         """True if ``call`` targets one of the skill tools."""
@@ -677,13 +736,18 @@ class OpenAISkills:
         whose load reply is not among them sends its instructions again (``REDELIVERED``)
         rather than ``ALREADY_LOADED``; pass it when you trim or compact history."""
         store = as_store(target)
-        return self._dispatch(store, call, _hidden(store.read(), history))
+        return self._dispatch(store, call, self._hidden(store.read(), history))
 
     def _dispatch(self, store: SessionStore, call: Any, gone: frozenset[str]) -> ToolCallResult:
         c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
             result = self.toolkit.call(
-                store, c.name, c.arguments, hidden=gone, available=self.agent_tools()
+                store,
+                c.name,
+                c.arguments,
+                hidden=gone,
+                available=self.agent_tools(),
+                call_id=c.call_id,
             )
             return self._skill(store, c, result)
         plan = self._plan(store, c)
@@ -704,7 +768,7 @@ class OpenAISkills:
     ) -> ToolCallResult:
         """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
         store = as_store(target)
-        return await self._adispatch(store, call, _hidden(store.read(), history))
+        return await self._adispatch(store, call, self._hidden(store.read(), history))
 
     async def _adispatch(
         self, store: SessionStore, call: Any, gone: frozenset[str]
@@ -712,7 +776,12 @@ class OpenAISkills:
         c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
             result = await self.toolkit.acall(
-                store, c.name, c.arguments, hidden=gone, available=self.agent_tools()
+                store,
+                c.name,
+                c.arguments,
+                hidden=gone,
+                available=self.agent_tools(),
+                call_id=c.call_id,
             )
             return self._skill(store, c, result)
         return await self._arun(store, c, self._plan(store, c))
@@ -740,7 +809,7 @@ class OpenAISkills:
         store = SessionRef(session)
         # Computed once, on the session the history belongs to: skills loaded by earlier
         # calls of this message are not missing from it.
-        gone = _hidden(session, history)
+        gone = self._hidden(session, history)
         results = tuple(self._dispatch(store, c, gone) for c in calls or ())
         return TurnResult(store.session, results)
 
@@ -751,17 +820,22 @@ class OpenAISkills:
         order (a call waits for the earlier skill calls, never for handlers), so the result
         equals :meth:`dispatch_all`'s while file reads and handlers overlap."""
         items = list(calls or ())
-        gone = _hidden(session, history)
+        gone = self._hidden(session, history)
         # A fresh key per turn: the session is passed in, so no other call can share it.
+        # The model's call ids key the turn (a call worked out again records the id its
+        # reply carries); positions stand in when ids are missing or repeated.
+        ids = [_id_of(c) for c in items]
+        if len(set(ids)) != len(ids) or "" in ids:
+            ids = [str(i) for i in range(len(items))]
         turn = TurnCalls.of(
             f"adispatch-{next(_turn_ids)}",
             "turn",
-            [(str(i), _name_of(c), _arguments_of(c)) for i, c in enumerate(items)],
+            [(ids[i], _name_of(c), _arguments_of(c)) for i, c in enumerate(items)],
             self.toolkit.is_skill_tool,
         )
         have = self.agent_tools()
         views = [
-            self.turns.enter(turn, str(i), session, hidden=gone, available=have)
+            self.turns.enter(turn, ids[i], session, hidden=gone, available=have)
             for i in range(len(items))
         ]
         results: list[ToolCallResult | None] = [None] * len(items)
@@ -913,39 +987,35 @@ _turn_ids = itertools.count(1)
 _STARTS_KEPT = 10_000
 
 
-def _reply_texts(history: Iterable[Any]) -> Iterator[str]:
-    """Texts of tool replies in ``history`` (Chat Completions, Responses or Anthropic
-    shapes, dicts or SDK objects), newest first."""
-    for item in reversed(list(history)):
-        if _get(item, "role") == "tool":
-            yield from _texts(_get(item, "content"))
-        elif _get(item, "type") in ("function_call_output", "custom_tool_call_output"):
-            yield from _texts(_get(item, "output"))
-        elif isinstance(content := _get(item, "content"), list):  # Anthropic tool_result
-            for block in reversed(content):
-                if _get(block, "type") == "tool_result":
-                    yield from _texts(_get(block, "content"))
-
-
-def _texts(content: Any) -> Iterator[str]:
-    if isinstance(content, str):
-        yield content
-    elif isinstance(content, list):
-        for part in content:
-            if isinstance(text := _get(part, "text"), str):
-                yield text
-
-
-def _hidden(session: SkillSession, history: Any) -> frozenset[str]:
-    """Loaded skills whose load reply is not in ``history`` (none when it is not given)."""
-    if history is None:
-        return frozenset()
-    return undelivered(session.loaded_names, _reply_texts(history))
+def _replies_of(item: Any) -> tuple[tuple[str | None, object], ...]:
+    """An item's tool replies as ``(call id, content)``: a Chat Completions ``tool``
+    message, a Responses ``function_call_output`` / ``custom_tool_call_output`` item, or the
+    ``tool_result`` blocks of an Anthropic message (dicts or SDK objects)."""
+    if _get(item, "role") == "tool":
+        return ((_get(item, "tool_call_id"), _get(item, "content")),)
+    kind = _get(item, "type")
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        return ((_get(item, "call_id"), _get(item, "output")),)
+    content = _get(item, "content")
+    if isinstance(content, list):
+        return tuple(
+            (_get(b, "tool_use_id"), _get(b, "content"))
+            for b in content
+            if _get(b, "type") == "tool_result"
+        )
+    return ()
 
 
 def _name_of(call: Any) -> str:
     try:
         return parse_call(call).name
+    except ValueError:
+        return ""
+
+
+def _id_of(call: Any) -> str:
+    try:
+        return parse_call(call).call_id or ""
     except ValueError:
         return ""
 

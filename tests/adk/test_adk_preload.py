@@ -76,7 +76,7 @@ async def test_pinned_skill_every_turn_and_unload_refused(skills_dir: Path, incl
     # State lost (reset to an empty session): the next turn loads the pinned skill again.
     session = await runner.session_service.get_session(app_name="app", user_id="u", session_id=sid)
     assert session is not None
-    empty = {"schema": "skillcore.state.session/1", "loaded": []}
+    empty = {"schema": "skillcore.session/1", "loaded": []}
     reset = EventActions(state_delta={toolset.state_key("assistant"): empty})
     await runner.session_service.append_event(session, Event(author="user", actions=reset))
     assert await _loaded(runner, sid, toolset) == []
@@ -93,7 +93,7 @@ async def test_state_preloaded_by_hand_reaches_the_model(skills_dir: Path) -> No
     model = scripted("hello")
     runner = InMemoryRunner(agent=agent_with(model, toolset), app_name="app")
     key = toolset.state_key("assistant")
-    state = {key: {"schema": "skillcore.state.session/1", "loaded": [{"name": "beta-open"}]}}
+    state = {key: {"schema": "skillcore.session/1", "loaded": [{"name": "beta-open"}]}}
     session = await runner.session_service.create_session(app_name="app", user_id="u", state=state)
     await run_turn(runner, session.id)
     assert BETA in model.instructions(0), model.instructions(0)

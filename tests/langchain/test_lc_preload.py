@@ -73,7 +73,7 @@ def test_pinned_skill_refuses_unload_and_returns_after_state_loss(
     assert run.loaded() == ["alpha"]
     # State lost (reset by hand): the next run loads the pinned skill again.
     cfg: Any = {"configurable": {"thread_id": "t1"}}
-    agent.update_state(cfg, {STATE_KEY: {"schema": "skillcore.state.session/1", "loaded": []}})
+    agent.update_state(cfg, {STATE_KEY: {"schema": "skillcore.session/1", "loaded": []}})
     run("again")
     assert run.loaded() == ["alpha"] and "Alpha says: only read." in model.system()
 

@@ -18,7 +18,7 @@ from skillcore_openai import AgentSkills, OpenAISkills
 from skillcore_openai.testing import ScriptedCall, ScriptedServer, text, tool_calls
 
 ALPHA, BETA = "Alpha says: only read.", "Beta says: anything goes."
-EMPTY = {"schema": "skillcore.state.session/1", "loaded": []}
+EMPTY = {"schema": "skillcore.session/1", "loaded": []}
 
 
 def _library(tmp_path: Path) -> SkillLibrary:

@@ -26,11 +26,13 @@ def test_history_without_the_load_reply_redelivers(make_skills, api: str) -> Non
     gone = skills.dispatch(loaded, again, history=trimmed)
     assert gone.code is OutcomeCode.REDELIVERED and not gone.is_error
     assert output_of(api, gone.message).startswith(MARK)
-    assert gone.session == loaded  # nothing changed
+    # Only the delivery record changed: the reply to c2 now proves it.
+    assert gone.session.loaded_names == loaded.loaded_names
+    assert gone.session.loaded_skill("csv-data-audit").delivery == "c2"
 
     turn = anyio.run(lambda: skills.adispatch_all(loaded, [again], history=trimmed))
     assert turn.results[0].code is OutcomeCode.REDELIVERED
-    assert turn.session == loaded
+    assert turn.session == gone.session
     assert skills.dispatch_all(loaded, [again], history=kept).results[0].code is (
         OutcomeCode.ALREADY_LOADED
     )

@@ -21,7 +21,9 @@ from skillcore.apps.evaluate import (
     confusable_pairs,
     evaluate,
     load_routing,
+    load_skill_facts,
     load_trigger_evals,
+    report_table,
     skill_for_file,
     sub_catalog,
 )
@@ -316,6 +318,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     lib = _library(args)
     cases = _eval_cases(args, lib)
     cat = lib.catalog
+    if args.skills_json:
+        try:
+            cat = load_skill_facts(args.skills_json)
+        except EvalFileError as exc:
+            raise UsageError(single_line(str(exc))) from exc
     expected = {c.skill for c in cases if c.skill}
     if expected and not expected & set(cat.names):
         raise UsageError(
@@ -325,7 +332,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             )
         )
     sizes = [n for n in (args.sizes or [len(cat)]) if n <= len(cat)] or [len(cat)]
-    keep = {c.skill for c in cases}
+    keep = {c.skill for c in cases if c.skill}
     try:
         reports = [
             evaluate(
@@ -366,27 +373,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return _status(lib)
 
 
-def eval_table(reports: Sequence[EvalReport]) -> str:
-    """A Markdown table of eval reports, one row per library size."""
-    head = (
-        "| skills | queries | recall@1 | recall@5 | recall@10 | MRR | visible | "
-        "found by search | visible or found | false triggers |"
-    )
-    rows = [head, "|" + " --- |" * 10]
-    for r in reports:
-        rows.append(
-            f"| {r.skills} | {r.positives} | {r.recall.get(1, 0):.2f} | {r.recall.get(5, 0):.2f} "
-            f"| {r.recall.get(10, 0):.2f} | {r.mrr:.2f} | {r.visible:.2f} | "
-            f"{r.found_by_search:.2f} | {r.visible_or_found:.2f} | "
-            + (f"{r.false_triggers:.2f} |" if r.negatives else "- |")
-        )
-    if reports:
-        r = reports[-1]
-        rows.append(
-            f"\nranker: {r.ranker}; catalog budget: {r.budget} characters; "
-            f"{r.negatives} should-not-trigger queries"
-        )
-    return "\n".join(rows)
+eval_table = report_table
 
 
 def plot_reports(reports: Sequence[EvalReport], path: str) -> None:
@@ -663,7 +650,15 @@ def build_parser() -> argparse.ArgumentParser:
         "is the nearest folder or the file named like one, or SKILL= (repeatable)",
     )
     p.add_argument(
-        "--ranker", choices=["auto", "bm25", "hybrid"], default="bm25", help="default: bm25"
+        "--ranker",
+        choices=["auto", "bm25", "hybrid"],
+        default="auto",
+        help="default: auto (hybrid with the semantic extra, else bm25)",
+    )
+    p.add_argument(
+        "--skills-json",
+        help="measure on skill facts from a JSON list of {name, description} instead of "
+        "the sources (e.g. examples/evals/selection/skills.json)",
     )
     p.add_argument("--budget", type=_budget, default=None, help=_BUDGET_HELP)
     p.add_argument(

@@ -5,12 +5,16 @@ Two kinds of query file:
 - **trigger evals**, the agentskills format for one skill:
   ``[{"query": "...", "should_trigger": true}, ...]``. Positive queries must find the skill;
   negative ones must not put it first.
-- **routing files** for a whole library: ``[{"query": "...", "skill": "name"}, ...]``.
+- **routing files** for a whole library: ``[{"query": "...", "skill": "name"}, ...]``; an
+  entry with ``"skill": null`` is a request no skill serves (the search should abstain).
 
 :func:`evaluate` reports recall@k and MRR of the ranked search, and for the catalog in the
 prompt whether the expected skill is *visible* within the budget, *found by one search*
-(top 10, what the search tool returns), or either. :func:`confusable_pairs` lists skills
-whose descriptions are so alike that a model is likely to pick the wrong one.
+(top 10, what the search tool returns), or either; how often the search abstains ("no close
+match") on requests no skill serves and on routed ones; and *reachable*: the skill is in
+the catalog, in the per-request suggestion note, or in the search tool's top 5.
+:func:`confusable_pairs` lists skills whose descriptions are so alike that a model is likely
+to pick the wrong one.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 import attrs
 
 from skillcore.catalog.ranking import (
+    ABSTAIN_KEEP,
     STOPWORDS,
     Ranker,
     index_for,
@@ -38,6 +43,7 @@ from skillcore.errors import SkillcoreError
 from skillcore.limits import Limits
 from skillcore.model import Catalog, SkillMetadata
 from skillcore.state.session import SkillSession
+from skillcore.tools.toolkit import DEFAULT_SUGGESTIONS
 
 #: Bounds on what an eval file may hold.
 MAX_EVAL_FILE_BYTES = 10 * 1024 * 1024
@@ -46,6 +52,8 @@ MAX_QUERY_CHARS = 4_000
 #: How many results one call of the search tool returns.
 SEARCH_DEPTH = 10
 KS = (1, 5, 10)
+#: "Reachable": the skill is in the catalog, suggested, or within this many search results.
+REACH_DEPTH = 5
 #: Up to this many skills, the semantic linter compares every pair.
 SEMANTIC_ALL_PAIRS = 1_500
 
@@ -56,10 +64,11 @@ class EvalFileError(SkillcoreError, ValueError):
 
 @attrs.frozen
 class EvalCase:
-    """One query and the skill it is about (``should_trigger`` False: must not win)."""
+    """One query and the skill it is about (``should_trigger`` False: must not win; ``skill``
+    None: no skill serves the request)."""
 
     query: str
-    skill: str
+    skill: str | None
     should_trigger: bool = True
 
 
@@ -135,8 +144,11 @@ def load_routing(path: str | Path) -> list[EvalCase]:
     for i, entry in enumerate(_read_entries(path)):
         item = _query(path, i, entry)
         skill = item.get("skill")
-        if not isinstance(skill, str) or not skill:
-            raise EvalFileError(f"{path}: entry {i}: 'skill' must be a skill name")
+        if "skill" not in item or (skill is not None and (not isinstance(skill, str) or not skill)):
+            raise EvalFileError(
+                f"{path}: entry {i}: 'skill' must be a skill name, or null for a request "
+                "no skill serves"
+            )
         cases.append(EvalCase(str(item["query"]), skill, bool(item.get("should_trigger", True))))
     return cases
 
@@ -180,11 +192,28 @@ class EvalReport:
     misses: tuple[Miss, ...]
     ranker: str
     budget: int
+    #: Requests no skill serves (``"skill": null``).
+    unserved: int = 0
+    #: Share of them for which the search abstained ("no close match").
+    abstain_recall: float = 0.0
+    #: Share of abstentions (over all requests) that were for requests no skill serves.
+    abstain_precision: float = 0.0
+    #: Share of requests no skill serves that got at most ``ABSTAIN_KEEP`` results.
+    few_results: float = 0.0
+    #: Share of routed requests for which the search abstained.
+    routed_abstained: float = 0.0
+    #: recall@k of what the search tool returns (after abstention cut the list).
+    tool_recall: dict[int, float] = attrs.field(factory=dict)
+    #: Routed requests whose skill the per-request suggestion note names.
+    suggested: float = 0.0
+    #: Routed requests whose skill is in the catalog, suggested, or in the tool's top 5.
+    reachable: float = 0.0
 
     def to_dict(self) -> dict[str, object]:
         """JSON-native form."""
         data = attrs.asdict(self)
         data["recall"] = {str(k): v for k, v in self.recall.items()}
+        data["tool_recall"] = {str(k): v for k, v in self.tool_recall.items()}
         return data
 
 
@@ -216,35 +245,43 @@ def evaluate(
     catalog: Catalog,
     cases: Sequence[EvalCase],
     *,
-    ranker: Ranker = "bm25",
+    ranker: Ranker = "auto",
     budget: int = DEFAULT_BUDGET,
     ks: Sequence[int] = KS,
     catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
+    suggestions: int = DEFAULT_SUGGESTIONS,
 ) -> EvalReport:
     """Run ``cases`` against ``catalog`` and measure selection (see the module docstring).
 
     Cases naming a skill that is not in the catalog (or hidden from the model) are left out
     of the scores and listed in ``unknown``. ``catalog_order="relevance"`` measures
-    visibility in the relevance-aware catalog (:mod:`skillcore.catalog.relevance`) for each query
-    instead of the precedence-ordered one.
+    visibility in the relevance-aware catalog (:mod:`skillcore.catalog.relevance`) for each
+    query instead of the precedence-ordered one. ``suggestions``: how many skills the
+    per-request note names (as ``SkillToolkit(suggestions=...)``).
     """
     order = CatalogOrder(catalog_order)  # ValueError names an unknown order
     index = index_for(catalog)
     present = {s.name for s in index.skills}
-    unknown = tuple(sorted({c.skill for c in cases if c.skill not in present}))
-    pos = [c for c in cases if c.should_trigger and c.skill in present]
-    neg = [c for c in cases if not c.should_trigger and c.skill in present]
+    unknown = tuple(sorted({c.skill for c in cases if c.skill and c.skill not in present}))
+    pos = [c for c in cases if c.skill and c.should_trigger and c.skill in present]
+    neg = [c for c in cases if c.skill and not c.should_trigger and c.skill in present]
+    unserved = [c for c in cases if c.skill is None]
     depth = max([*ks, SEARCH_DEPTH])
     shown = visible_names(catalog, budget)
     hits = dict.fromkeys(ks, 0)
+    tool_hits = dict.fromkeys(ks, 0)
     rr = 0.0
-    visible = found = either = 0
+    visible = found = either = suggested = reachable = routed_abstained = 0
     misses: list[Miss] = []
     for case in pos:
+        assert case.skill is not None
+        picked = index.select(case.query, None, depth, ranker)
         ranked = [h.skill.name for h in index.search(case.query, None, depth, ranker)]
+        tool = [h.skill.name for h in picked.hits]
         rank = ranked.index(case.skill) + 1 if case.skill in ranked else None
         for k in ks:
             hits[k] += rank is not None and rank <= k
+            tool_hits[k] += case.skill in tool[:k]
         rr += 1.0 / rank if rank else 0.0
         seen = (
             case.skill in shown
@@ -252,9 +289,14 @@ def evaluate(
             else case.skill in relevant_shown(catalog, case.query, budget, ranker)
         )
         got = rank is not None and rank <= SEARCH_DEPTH
+        first = picked.hits[:suggestions]
+        note = case.skill in [h.skill.name for h in picked.close if h in first]
         visible += seen
         found += got
         either += seen or got
+        suggested += note
+        reachable += seen or note or case.skill in tool[:REACH_DEPTH]
+        routed_abstained += picked.abstained
         if rank != 1:
             misses.append(Miss(case.query, case.skill, ranked[0] if ranked else None, rank))
     false = sum(
@@ -262,7 +304,13 @@ def evaluate(
         for case in neg
         if [h.skill.name for h in index.search(case.query, None, 1, ranker)] == [case.skill]
     )
+    none_abstained = few = 0
+    for case in unserved:
+        picked = index.select(case.query, None, SEARCH_DEPTH, ranker)
+        none_abstained += picked.abstained
+        few += len(picked.hits) <= ABSTAIN_KEEP
     n = len(pos) or 1
+    abstentions = none_abstained + routed_abstained
     used = "hybrid" if ranker == "hybrid" or (ranker == "auto" and semantic_available()) else "bm25"
     return EvalReport(
         skills=len(index),
@@ -278,7 +326,79 @@ def evaluate(
         misses=tuple(misses),
         ranker=used,
         budget=budget,
+        unserved=len(unserved),
+        abstain_recall=none_abstained / (len(unserved) or 1),
+        abstain_precision=none_abstained / (abstentions or 1),
+        few_results=few / (len(unserved) or 1),
+        routed_abstained=routed_abstained / n,
+        tool_recall={k: tool_hits[k] / n for k in ks},
+        suggested=suggested / n,
+        reachable=reachable / n,
     )
+
+
+def report_table(reports: Sequence[EvalReport]) -> str:
+    """A Markdown table of eval reports, one row per library size."""
+    head = (
+        "| skills | queries | recall@1 | recall@5 | recall@10 | MRR | visible | "
+        "found by search | visible or found | suggested | reachable | false triggers |"
+    )
+    rows = [head, "|" + " --- |" * 12]
+    for r in reports:
+        rows.append(
+            f"| {r.skills} | {r.positives} | {r.recall.get(1, 0):.2f} | {r.recall.get(5, 0):.2f} "
+            f"| {r.recall.get(10, 0):.2f} | {r.mrr:.2f} | {r.visible:.2f} | "
+            f"{r.found_by_search:.2f} | {r.visible_or_found:.2f} | {r.suggested:.2f} | "
+            f"{r.reachable:.2f} | " + (f"{r.false_triggers:.2f} |" if r.negatives else "- |")
+        )
+    if reports and any(r.unserved for r in reports):
+        rows += [
+            "",
+            "| skills | requests no skill serves | abstained | 3 or fewer results | "
+            "abstention precision | routed abstained | recall@5 after abstention |",
+            "|" + " --- |" * 7,
+        ]
+        for r in reports:
+            rows.append(
+                f"| {r.skills} | {r.unserved} | {r.abstain_recall:.2f} | {r.few_results:.2f} | "
+                f"{r.abstain_precision:.2f} | {r.routed_abstained:.2f} | "
+                f"{r.tool_recall.get(5, 0):.2f} |"
+            )
+    if reports:
+        r = reports[-1]
+        rows.append(
+            f"\nranker: {r.ranker}; catalog budget: {r.budget} characters; "
+            f"{r.negatives} should-not-trigger queries"
+        )
+    return "\n".join(rows)
+
+
+def load_skill_facts(path: str | Path) -> Catalog:
+    """A catalog of skill facts from a JSON file: a list of ``{"name", "description"}``
+    objects (or ``{"skills": [...]}``), e.g. ``examples/evals/selection/skills.json``."""
+    from skillcore.model import SkillLocation
+
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_EVAL_FILE_BYTES:
+            raise EvalFileError(f"{path}: more than {MAX_EVAL_FILE_BYTES} bytes")
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise EvalFileError(f"{path}: cannot read skill facts: {exc}") from exc
+    data = raw.get("skills") if isinstance(raw, dict) else raw
+    if not isinstance(data, list) or len(data) > MAX_CASES:
+        raise EvalFileError(f"{path}: expected a list of at most {MAX_CASES} skills")
+    skills = []
+    for i, entry in enumerate(data):
+        if not isinstance(entry, dict):
+            raise EvalFileError(f"{path}: entry {i}: expected an object")
+        name, desc = entry.get("name"), entry.get("description")
+        if not isinstance(name, str) or not name or not isinstance(desc, str):
+            raise EvalFileError(f"{path}: entry {i}: needs a 'name' and a 'description'")
+        skills.append(SkillMetadata(name, desc, SkillLocation(path.name, name, f"{path}#{name}")))
+    if not skills:
+        raise EvalFileError(f"{path}: no skills")
+    return Catalog(tuple(skills))
 
 
 def sub_catalog(catalog: Catalog, size: int, keep: Iterable[str] = ()) -> Catalog:

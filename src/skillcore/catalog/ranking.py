@@ -15,12 +15,13 @@ it, then (as general skills that apply to any path) the skills without file patt
 priority order; a skill whose patterns all miss the path is not listed.
 
 An optional semantic ranker (static word embeddings from the ``wordllama`` package, whose
-weights ship inside the wheel) is fused with BM25 by reciprocal rank fusion; see
-:func:`semantic_available`.
+weights ship inside the wheel, pooled with the catalog's IDF weights) is blended with BM25,
+each scaled to 0..1 over its best results; see :func:`semantic_available`.
 """
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import fnmatch
 import functools
@@ -41,6 +42,8 @@ import attrs
 from skillcore.model import Catalog, SkillMetadata
 
 Ranker = Literal["auto", "bm25", "hybrid"]
+#: The rankers by name.
+RANKERS: tuple[Ranker, ...] = ("auto", "bm25", "hybrid")
 
 #: BM25 parameters (the usual defaults) and field weights (BM25F: a word in the name or a
 #: trigger says more about a skill than the same word in its description).
@@ -56,9 +59,28 @@ MAX_PATH_CHARS = 1_024
 #: From this many skills on, queries are scored with numpy when it is installed.
 VECTOR_MIN_SKILLS = 20_000
 _UNSET = object()
-#: Reciprocal rank fusion constant and how deep each ranker's list goes into the fusion.
-RRF_K = 60
+#: How deep each ranker's list goes into the hybrid fusion, and the lexical share of the
+#: blended score (each ranker's scores scaled to 0..1 over its own list; 0.6 measured best of
+#: 0.4/0.5/0.6 on the development routing set at 1,000 and 10,000 skills).
 FUSION_DEPTH = 100
+BLEND_LEXICAL = 0.6
+#: Give the lexical side at least the share of the query's word weight its best match holds.
+ADAPTIVE_BLEND = True
+#: "No close match": a query whose best skill is less similar than this (cosine of the
+#: embeddings, semantic ranker) is answered with at most :data:`ABSTAIN_KEEP` weak results and
+#: a reply that says nothing fits well. Calibrated on the development routing set: 0.32 makes
+#: 95-100% of requests no skill serves abstain, and 7-8% of routed ones (whose right skill is
+#: then almost always among the 3 kept).
+ABSTAIN_SIMILARITY = 0.32
+#: The same for BM25 alone: the share of the query's weight (IDF of its words) that the best
+#: skill contains. 0.3: 85-90% of unserved requests abstain on the development set, but so do
+#: about 30% of routed ones (words alone cannot tell a paraphrase from an unrelated request);
+#: their skill is then still among the 3 kept but for under 1%.
+ABSTAIN_COVERAGE = 0.3
+#: How many results an abstaining search still shows (the closest, marked as weak).
+ABSTAIN_KEEP = 3
+#: A skill that shares no word with the query is listed only from this similarity on.
+SEMANTIC_ONLY_MIN = ABSTAIN_SIMILARITY
 
 _WORD = re.compile(r"\w+")
 # Scripts written without spaces between words: such runs are indexed as character bigrams.
@@ -473,6 +495,31 @@ class SearchHit:
     reasons: tuple[str, ...]
 
 
+@attrs.frozen
+class Selection:
+    """A ranked search with its verdict: ``abstained`` when no skill is a close match (then
+    ``hits`` holds at most :data:`ABSTAIN_KEEP` weak ones). ``confidence`` is what was
+    compared with the threshold: the best skill's embedding similarity (semantic ranker) or
+    the share of the query's word weight it contains (BM25); 1.0 for an exact name, and for
+    a path-only or empty query, which never abstain."""
+
+    hits: tuple[SearchHit, ...]
+    abstained: bool
+    confidence: float
+    ranker: Literal["bm25", "hybrid"]
+    #: Each hit's own confidence, measured like ``confidence`` (a hit at or above the
+    #: threshold is a close match).
+    confidences: tuple[float, ...] = ()
+
+    @property
+    def close(self) -> tuple[SearchHit, ...]:
+        """The hits that are close matches themselves (none when abstained)."""
+        if self.abstained:
+            return ()
+        threshold = ABSTAIN_SIMILARITY if self.ranker == "hybrid" else ABSTAIN_COVERAGE
+        return tuple(h for h, c in zip(self.hits, self.confidences) if c >= threshold)
+
+
 # -- the index ------------------------------------------------------------------------------
 
 
@@ -736,20 +783,104 @@ class SearchIndex:
             ranked = self.bm25(query, path, limit)
         return [SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked]
 
+    def select(
+        self,
+        query: str | None = None,
+        path: str | None = None,
+        limit: int = 10,
+        ranker: Ranker = "bm25",
+    ) -> Selection:
+        """:meth:`search` with abstention: when the best skill is not a close match (see
+        :data:`ABSTAIN_SIMILARITY` and :data:`ABSTAIN_COVERAGE`), at most
+        :data:`ABSTAIN_KEEP` results and ``abstained=True``."""
+        if ranker not in ("auto", "bm25", "hybrid"):
+            raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
+        use_semantic = ranker == "hybrid" or (ranker == "auto" and semantic_available())
+        q = (query or "").strip()
+        used: Literal["bm25", "hybrid"] = "hybrid" if use_semantic else "bm25"
+        if not q or limit <= 0:
+            return Selection(tuple(self.search(query, path, limit, ranker)), False, 1.0, used)
+        exact = self._exact(q)
+        if use_semantic:
+            ranked, sims, confidence = self._hybrid_scored(q, path, limit)
+            each = [1.0 if d == exact else sims.get(d, 0.0) for d, _ in ranked]
+            threshold = ABSTAIN_SIMILARITY
+        else:
+            ranked = self.bm25(query, path, limit)
+            each = [1.0 if d == exact else self.coverage(q, d) for d, _ in ranked]
+            confidence = each[0] if each else 0.0
+            threshold = ABSTAIN_COVERAGE
+        if ranked and ranked[0][0] == exact:
+            confidence = 1.0
+        abstained = confidence < threshold
+        if abstained:
+            ranked, each = ranked[:ABSTAIN_KEEP], each[:ABSTAIN_KEEP]
+        hits = tuple(SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked)
+        return Selection(hits, abstained, confidence, used, tuple(each))
+
+    def coverage(self, query: str, doc: int) -> float:
+        """The share of ``query``'s word weight (BM25 IDF; a word no skill has weighs the
+        most) that skill ``doc`` contains, in 0..1."""
+        n = len(self.skills)
+        total = found = 0.0
+        for term in _query_terms(query):
+            posting = self._postings.get(term)
+            weight = _idf(n, len(posting[0]) if posting else 0)
+            total += weight
+            if posting is not None:
+                docs = posting[0]
+                at = bisect.bisect_left(docs, doc)
+                found += weight if at < len(docs) and docs[at] == doc else 0.0
+        return found / total if total else 0.0
+
     def _hybrid(self, query: str, path: str | None, limit: int) -> list[tuple[int, float]]:
-        lexical = self.bm25(query, path, max(limit, FUSION_DEPTH))
-        semantic = self.semantic().nearest(query, max(limit, FUSION_DEPTH))
+        """BM25 and embedding similarity, each scaled to 0..1 over its own best
+        :data:`FUSION_DEPTH` skills, blended :data:`BLEND_LEXICAL` : the rest."""
+        return self._hybrid_scored(query, path, limit)[0]
+
+    def _hybrid_scored(
+        self, query: str, path: str | None, limit: int
+    ) -> tuple[list[tuple[int, float]], dict[int, float], float]:
+        """:meth:`_hybrid`, the similarity of each skill it scored, and the best one."""
+        lexical = self.bm25(query, path, FUSION_DEPTH)
+        dense, sims = self.semantic().scored(query, FUSION_DEPTH, (d for d, _ in lexical))
+        best = dense[0][1] if dense else 0.0
+        return self._blend(lexical, dense, sims, query)[:limit], sims, best
+
+    def _blend(
+        self,
+        lexical: list[tuple[int, float]],
+        dense: list[tuple[int, float]],
+        sims: dict[int, float],
+        query: str,
+    ) -> list[tuple[int, float]]:
         fused: dict[int, float] = {}
-        for ranking in (lexical, semantic):
-            for rank, (doc, _) in enumerate(ranking):
-                fused[doc] = fused.get(doc, 0.0) + 1.0 / (RRF_K + rank + 1)
+        top_lexical = lexical[0][1] if lexical else 0.0
+        share = BLEND_LEXICAL
+        if ADAPTIVE_BLEND and lexical:
+            # Words that all match say more than any embedding: the more of the query's
+            # weight the best lexical match holds, the more the lexical side counts.
+            share = max(share, self.coverage(query, lexical[0][0]))
+        if top_lexical > 0:
+            for doc, score in lexical:
+                fused[doc] = share * score / top_lexical
+        if dense:
+            high, low = dense[0][1], dense[-1][1]
+            spread = high - low
+            # A skill only the embeddings found joins when it is a close match itself: a
+            # list padded with distant skills would look like ten good answers.
+            near = {d for d, sim in dense if sim >= SEMANTIC_ONLY_MIN}
+            for doc in near | fused.keys():
+                scaled = (sims.get(doc, low) - low) / spread if spread > 0 else 1.0
+                fused[doc] = fused.get(doc, 0.0) + (1 - share) * scaled
         exact = self._exact(query)
+        if exact is not None:
+            fused.setdefault(exact, 0.0)
         skills = self.skills
-        order = sorted(
+        return sorted(
             fused.items(),
             key=lambda item: (item[0] != exact, -item[1], skills[item[0]].priority, item[0]),
         )
-        return order[:limit]
 
     def semantic(self) -> SemanticIndex:
         """The embedding index of these skills, built on first use (needs the extra)."""
@@ -849,6 +980,24 @@ def _grams(text: str) -> set[str]:
 # -- semantic ranker ------------------------------------------------------------------------
 
 _SEMANTIC_HINT = 'the semantic ranker needs wordllama: pip install "skillcore-agents[semantic]"'
+#: Each token's weight in a pooled embedding is its inverse document frequency in the catalog
+#: plus this (so a token every skill has still counts a little; measured best of 0.5/1/2).
+IDF_OFFSET = 0.5
+#: Tokens of a text that are embedded (a static model: more adds cost, not meaning).
+MAX_EMBED_TOKENS = 256
+#: Dimensions kept of the model's 256 (it is trained so that a prefix of them still works):
+#: fewer make the scan of every skill per query cheaper (see docs/selection.md).
+SEMANTIC_DIMS = 256
+#: Rows per matrix-vector product: small enough that BLAS stays on one thread (its threads
+#: cost far more than they save on a busy machine for a product this small).
+_SCAN_ROWS = 1_024
+_ENCODE_CHUNK = 256
+#: Up to this many skills every similarity is computed exactly; above it, the first
+#: COARSE_DIMS dimensions pick COARSE_DEPTH candidates for the exact one (the query time at
+#: 100,000 skills: one pass over 32 floats a skill instead of 256).
+EXACT_SCAN_MAX = 2_000
+COARSE_DIMS = 32
+COARSE_DEPTH = 300
 
 
 @functools.lru_cache(maxsize=1)
@@ -859,30 +1008,123 @@ def semantic_available() -> bool:
     return importlib.util.find_spec("wordllama") is not None
 
 
+class StaticEmbedder:
+    """Static token embeddings (WordLlama's bundled 256-dimension model) and its tokenizer.
+
+    A text's vector is the weighted mean of its tokens' vectors: with inverse-document-frequency
+    weights from the catalog, words that tell skills apart count more than words every skill
+    has, which measured far better than WordLlama's plain mean on the routing evals.
+    """
+
+    def __init__(self, matrix: Any, tokenizer: Any) -> None:
+        import numpy as np
+
+        self._np = np
+        # token id -> vector, int8 with a scale per row: a quarter of float32's memory; the
+        # rounding (under 0.4% of a row's largest value) does not change rankings.
+        rows = len(matrix)
+        self.matrix = np.zeros(matrix.shape, dtype=np.int8)
+        self.scale = np.ones(rows, dtype=np.float32)
+        for start in range(0, rows, 4_096):  # in chunks: no float32 copy of the whole matrix
+            values = np.asarray(matrix[start : start + 4_096], dtype=np.float32)
+            scale = np.abs(values).max(axis=1) / 127.0
+            scale[scale == 0] = 1.0
+            self.matrix[start : start + 4_096] = np.rint(values / scale[:, None])
+            self.scale[start : start + 4_096] = scale
+        self.dims = int(self.matrix.shape[1])
+        self.tokenizer = tokenizer
+
+    @property
+    def vocabulary(self) -> int:
+        """Number of token ids."""
+        return int(self.matrix.shape[0])
+
+    def token_ids(self, texts: Sequence[str]) -> list[Any]:
+        """Token ids of each text (at most :data:`MAX_EMBED_TOKENS`), as int arrays."""
+        np = self._np
+        top = self.vocabulary - 1
+        encode = self.tokenizer.encode
+        # One text at a time: the batch call runs a thread pool whose per-thread memory
+        # (about 8 MB here) outlives it, and an encoding holds far more than its ids.
+        return [
+            np.clip(
+                np.asarray(
+                    encode(t[: MAX_EMBED_TOKENS * 8], add_special_tokens=False).ids[
+                        :MAX_EMBED_TOKENS
+                    ],
+                    dtype=np.int32,
+                ),
+                0,
+                top,
+            )
+            for t in texts
+        ]
+
+    def pool(self, ids: Sequence[Any], weights: Any) -> Any:
+        """Unit-length weighted means of the token vectors of each id array (float32 rows)."""
+        np = self._np
+        out = np.zeros((len(ids), self.dims), dtype=np.float32)
+        matrix, scale = self.matrix, self.scale
+        for row, tokens_ in enumerate(ids):
+            if len(tokens_):
+                w = weights[tokens_] * scale[tokens_]
+                out[row] = w @ matrix[tokens_].astype(np.float32)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+
+def _read_safetensors(path: Any, name: str) -> Any:
+    """One tensor of a safetensors file as a float16 numpy array, read directly (the format
+    is an 8-byte header length, a JSON header, then raw little-endian data)."""
+    import json
+
+    import numpy as np
+
+    with open(path, "rb") as f:
+        size = int.from_bytes(f.read(8), "little")
+        if not 0 < size <= 1 << 20:
+            raise ImportError(f"{_SEMANTIC_HINT} (its bundled model file is damaged)")
+        header = json.loads(f.read(size))
+        info = header.get(name) if isinstance(header, dict) else None
+        dtypes = {"F16": np.float16, "F32": np.float32}
+        if not isinstance(info, dict) or info.get("dtype") not in dtypes:
+            raise ImportError(f"{_SEMANTIC_HINT} (its bundled model file has no {name})")
+        begin, end = info["data_offsets"]
+        f.seek(8 + size + begin)
+        dtype = np.dtype(dtypes[info["dtype"]])
+        data = np.fromfile(f, dtype=dtype, count=(end - begin) // dtype.itemsize)
+    return data.reshape(info["shape"]).astype(np.float16, copy=False)
+
+
 @functools.lru_cache(maxsize=1)
-def _embedder() -> Any:
+def _embedder() -> StaticEmbedder:
     """WordLlama's default model, loaded from the files inside the installed package.
 
     ``WordLlama.load()`` looks for the shipped tokenizer in the wrong folder and then tries
     to download it; reading both files directly never touches the network.
     """
-    try:
-        from pathlib import Path
+    import importlib.util
+    from pathlib import Path
 
-        import wordllama
-        from safetensors import safe_open
+    # Only the package's files are needed: importing wordllama itself costs memory for
+    # nothing skillcore uses.
+    spec = importlib.util.find_spec("wordllama")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(_SEMANTIC_HINT)
+    try:
         from tokenizers import Tokenizer
-        from wordllama.inference import WordLlamaInference
     except ImportError as exc:
         raise ImportError(_SEMANTIC_HINT) from exc
-    root = Path(wordllama.__file__).parent
+    root = Path(next(iter(spec.submodule_search_locations)))
     weights = root / "weights" / "l2_supercat_256.safetensors"
     tokenizer = root / "tokenizers" / "l2_supercat_tokenizer_config.json"
     if not weights.is_file() or not tokenizer.is_file():
         raise ImportError(f"{_SEMANTIC_HINT} (its bundled model files are missing)")
-    with safe_open(str(weights), framework="np", device="cpu") as f:
-        embedding = f.get_tensor("embedding.weight")
-    return WordLlamaInference(embedding, Tokenizer.from_file(str(tokenizer)), binary=False)
+    tok = Tokenizer.from_file(str(tokenizer))
+    tok.no_padding()
+    tok.no_truncation()
+    return StaticEmbedder(_read_safetensors(weights, "embedding.weight")[:, :SEMANTIC_DIMS], tok)
 
 
 def skill_text(skill: SkillMetadata) -> str:
@@ -892,7 +1134,15 @@ def skill_text(skill: SkillMetadata) -> str:
 
 
 class SemanticIndex:
-    """Unit-length embeddings of skills, for cosine nearest neighbours."""
+    """Unit-length embeddings of skills (IDF-weighted static token vectors), for cosine
+    similarity. The catalog's token frequencies weight queries the same way.
+
+    Vectors are kept as float16 (half of float32's memory). Catalogs above
+    :data:`EXACT_SCAN_MAX` skills are searched in two steps: the first
+    :data:`COARSE_DIMS` dimensions of every skill (float32, a small contiguous array) pick
+    :data:`COARSE_DEPTH` candidates, whose exact similarity is then computed; below it,
+    every similarity is exact.
+    """
 
     def __init__(self, skills: Sequence[SkillMetadata]) -> None:
         model = _embedder()
@@ -900,30 +1150,87 @@ class SemanticIndex:
 
         self._np = np
         self._model = model
-        vectors = (
-            model.embed([skill_text(s) for s in skills], norm=True)
-            if skills
-            else np.zeros((0, 256), dtype=np.float32)
+        ids = model.token_ids([skill_text(s) for s in skills]) if skills else []
+        df = np.zeros(model.vocabulary, dtype=np.float32)
+        for tokens_ in ids:
+            df[np.unique(tokens_)] += 1
+        n = len(ids)
+        self._weights = (np.log((n + 1) / (df + 1)) + IDF_OFFSET).astype(np.float32)
+        full = np.zeros((n, model.dims), dtype=np.float16)
+        for start in range(0, n, _ENCODE_CHUNK):  # pooled in chunks: bounded transient memory
+            full[start : start + _ENCODE_CHUNK] = model.pool(
+                ids[start : start + _ENCODE_CHUNK], self._weights
+            )
+        del ids
+        self._full = full
+        self._coarse = (
+            np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32)
+            if n > EXACT_SCAN_MAX
+            else None
         )
-        self.vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self._full)
+
+    @property
+    def vectors(self) -> Any:
+        """Every skill's unit-length embedding (float32 rows)."""
+        return self._full.astype(self._np.float32)
 
     def embed(self, texts: Sequence[str]) -> Any:
-        """Unit-length embeddings of ``texts`` (a numpy array)."""
+        """Unit-length embeddings of ``texts`` (a numpy array), weighted as the skills are."""
+        return self._model.pool(
+            self._model.token_ids([t[:MAX_QUERY_CHARS] for t in texts]), self._weights
+        )
+
+    def _exact(self, q: Any, docs: Any) -> Any:
         np = self._np
-        return np.asarray(self._model.embed(list(texts), norm=True), dtype=np.float32)
+        out = np.zeros(len(docs), dtype=np.float32)
+        for start in range(0, len(docs), _SCAN_ROWS):
+            rows = self._full[docs[start : start + _SCAN_ROWS]].astype(np.float32)
+            np.dot(rows, q, out=out[start : start + _SCAN_ROWS])
+        return out
+
+    def scored(
+        self, query: str, depth: int, also: Iterable[int] = ()
+    ) -> tuple[list[tuple[int, float]], dict[int, float]]:
+        """The ``depth`` skills most similar to ``query`` as ``(doc, cosine)``, best first,
+        and the cosine of those and of the skills ``also`` names."""
+        np = self._np
+        n = len(self._full)
+        if not n or depth <= 0:
+            return [], {}
+        q = self.embed([query])[0]
+        if self._coarse is None:
+            pool = np.arange(n)
+        else:
+            coarse = np.zeros(n, dtype=np.float32)
+            head = q[:COARSE_DIMS]
+            step = _SCAN_ROWS * self._model.dims // COARSE_DIMS  # the same floats per product
+            for start in range(0, n, step):
+                end = start + step
+                np.dot(self._coarse[start:end], head, out=coarse[start:end])
+            k = min(max(depth, COARSE_DEPTH), n)
+            pool = np.argpartition(-coarse, k - 1)[:k]
+        extra = np.fromiter((d for d in also if 0 <= d < n), dtype=np.int64)
+        docs = np.union1d(pool, extra) if len(extra) else np.sort(pool)
+        sims = self._exact(q, docs)
+        values = dict(zip(docs.tolist(), sims.tolist()))
+        k = min(depth, len(docs))
+        top = np.argpartition(-sims, k - 1)[:k]
+        best = sorted(((int(docs[i]), float(sims[i])) for i in top), key=lambda p: (-p[1], p[0]))
+        return best, values
+
+    def similarities(self, query: str) -> Any:
+        """The cosine similarity of ``query`` with every skill (a numpy array; exact)."""
+        np = self._np
+        if not len(self._full):
+            return np.zeros(0, dtype=np.float32)
+        return self._exact(self.embed([query])[0], np.arange(len(self._full)))
 
     def nearest(self, query: str, limit: int) -> list[tuple[int, float]]:
         """The ``limit`` skills most similar to ``query`` (cosine), best first."""
-        np = self._np
-        if not len(self.vectors) or limit <= 0:
-            return []
-        q = self.embed([query[:MAX_QUERY_CHARS]])[0]
-        sims = self.vectors @ q
-        k = min(limit, len(sims))
-        top = np.argpartition(-sims, k - 1)[:k]
-        # Stable order: similarity, then catalog order.
-        order = sorted(top.tolist(), key=lambda d: (-float(sims[d]), d))
-        return [(d, float(sims[d])) for d in order]
+        return self.scored(query, limit)[0]
 
 
 # -- memoisation ----------------------------------------------------------------------------

@@ -28,13 +28,12 @@ from collections.abc import Callable, Iterable
 
 import attrs
 
-from skillcore._text import single_line
+from skillcore._text import escape, single_line
 from skillcore.catalog.ranking import MAX_QUERY_CHARS, Ranker, index_for
 from skillcore.catalog.render import (
     CatalogFormat,
     CatalogKey,
     catalog_entry,
-    escape,
     unloaded_entry,
     wrap_catalog,
 )

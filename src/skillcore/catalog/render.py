@@ -11,12 +11,12 @@ from __future__ import annotations
 import enum
 import functools
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
 
-from skillcore._text import folded, prompt_text, single_line
+from skillcore._text import escape, folded, prompt_text, single_line, skill_content_marker
 from skillcore.model import Catalog, Resource, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.parse.frontmatter import MAX_DESCRIPTION
@@ -24,16 +24,6 @@ from skillcore.sources.base import SKILL_FILE
 
 if TYPE_CHECKING:
     from skillcore.state.session import LoadedSkill, SkillSession
-
-
-def escape(text: str) -> str:
-    """Escape ``&``, ``<`` and ``>`` (xml.sax.saxutils costs ~50 ms of import time)."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def quoteattr(text: str) -> str:
-    """A double-quoted XML attribute value: one line, controls and bidi characters escaped."""
-    return '"' + escape(single_line(text)).replace('"', "&quot;") + '"'
 
 
 def _x(text: str) -> str:
@@ -280,38 +270,6 @@ def _xml_wrap(body: str, omitted: int, names: ToolNames) -> str:
     head = catalog_intro(names, CatalogFormat.XML)
     tail = _omitted_line(omitted, names)
     return head + "<available_skills>\n" + body + "</available_skills>\n" + tail
-
-
-#: How every load reply starts: recognises delivered instructions in a conversation's history.
-SKILL_CONTENT_PREFIX = "<skill_content"
-
-
-def skill_content_marker(name: str) -> str:
-    """The opening tag of a load reply for the skill ``name``."""
-    return f"{SKILL_CONTENT_PREFIX} name={quoteattr(name)}>"
-
-
-def delivered(names: Iterable[str], texts: Iterable[str]) -> frozenset[str]:
-    """Those of ``names`` whose load reply heads one of ``texts`` (the tool replies a model
-    receives, newest first: the scan stops once all are found). Only a reply's head is
-    inspected: scanning whole texts would cost more than the rest of a call's skill work."""
-    wanted = {skill_content_marker(n): n for n in names}
-    found: set[str] = set()
-    for text in texts if wanted else ():
-        if isinstance(text, str) and text.startswith(SKILL_CONTENT_PREFIX):
-            name = wanted.pop(text[: text.find(">") + 1], None)
-            if name is not None:
-                found.add(name)
-                if not wanted:
-                    break
-    return frozenset(found)
-
-
-def undelivered(names: Iterable[str], texts: Iterable[str]) -> frozenset[str]:
-    """Those of ``names`` (the loaded skills of the session ``texts`` belong to) whose load
-    reply heads none of ``texts``: instructions the model can no longer see."""
-    names = tuple(names)
-    return frozenset(names) - delivered(names, texts)
 
 
 def render_load_reply(

@@ -28,8 +28,9 @@ def search_skills(
     ``priority`` (lower first), then catalog order. With neither argument, returns the first
     ``limit`` skills by priority. With a ``path`` alone, the skills whose patterns match it
     come first, then the skills without file patterns (they apply to any path).
-    ``ranker``: ``"bm25"`` (default; it measured best in ``bench/bench_selection.py``),
-    ``"hybrid"`` (BM25 fused with the semantic ranker of ``skillcore-agents[semantic]``), or
+    ``ranker``: ``"bm25"`` (default here, for a result that never depends on what is
+    installed), ``"hybrid"`` (BM25 blended with the semantic ranker of
+    ``skillcore-agents[semantic]``; the search tool's default through ``"auto"``), or
     ``"auto"`` (hybrid when that extra is installed, else BM25).
     """
     return index_for(catalog).search(query, path, limit, ranker)

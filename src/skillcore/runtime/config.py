@@ -15,6 +15,7 @@ import attrs
 
 from skillcore._frozen import to_frozenset
 from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
+from skillcore.catalog.ranking import RANKERS, Ranker
 from skillcore.catalog.relevance import CatalogOrder
 from skillcore.catalog.render import CatalogFormat
 from skillcore.library import SkillLibrary
@@ -32,7 +33,7 @@ from skillcore.policy.rules import (
 from skillcore.runtime import settings
 from skillcore.sources.base import SkillSource
 from skillcore.state.coordination import MemoryLedger, RefreshGate, Restorer, TurnStore
-from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, SkillToolkit
+from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
 
 #: What adapters accept as ``sources``: a ready library, one source, or several.
 Sources = Union[
@@ -134,6 +135,15 @@ class SkillConfig:
     #: the reply lists missing ones (RECOMMEND), or the load is refused with
     #: ``TOOL_NOT_AVAILABLE`` (RESTRICT). Adapters that cannot know the agent's tools skip it.
     check_tools_available: bool = False
+    #: How search ranks: ``"auto"`` (BM25 blended with the semantic ranker when
+    #: ``skillcore-agents[semantic]`` is installed, else BM25), ``"bm25"`` or ``"hybrid"``.
+    ranker: Ranker = attrs.field(default="auto", validator=attrs.validators.in_(RANKERS))
+    #: How many skills the "skills that may fit this request" note after each user message
+    #: names (none when no skill is a close match); 0 turns the note off.
+    suggestions: int = attrs.field(
+        default=DEFAULT_SUGGESTIONS,
+        validator=attrs.validators.and_(attrs.validators.instance_of(int), attrs.validators.ge(0)),
+    )
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -231,6 +241,8 @@ class SkillConfig:
             prompt_mode=self.prompt_mode,
             system_prompt=self.system_prompt,
             check_tools_available=self.check_tools_available,
+            ranker=self.ranker,
+            suggestions=self.suggestions,
         )
 
 

@@ -23,7 +23,7 @@ import posixpath
 import re
 import stat as stat_mod
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import compress, islice
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -519,6 +519,9 @@ class LocalReader(SourceReader):
         self._prefix = self.root if self.root.endswith("/") else self.root + "/"
         #: What the last clean scan saw, for :meth:`unchanged` (None: a full scan is needed).
         self._seen: _Seen | None = None
+        # The rolling check of unchanged(): the stamps in a fixed order and where to go on.
+        self._items: tuple[Mapping[str, str], tuple[tuple[str, str], ...]] | None = None
+        self._cursor = 0
 
     def url_for(self, directory: str) -> str:
         """The absolute path of the skill directory."""
@@ -594,11 +597,15 @@ class LocalReader(SourceReader):
         scan = Scan(tuple(entries), tuple(diags), unchanged)
         return scan if unchanged_apart else Scan(scan.all_entries(), scan.diagnostics)
 
-    def unchanged(self, known: Mapping[str, str]) -> bool:
+    def unchanged(self, known: Mapping[str, str], files: int | None = None) -> bool:
         """True when a scan now would find exactly ``known`` again, checked without listing:
         the root directory is the same (same inode, ``mtime_ns`` and ``ctime_ns``: no entry
         was added, removed or renamed), every directory without a ``SKILL.md`` is unchanged
         (none gained one), and every ``SKILL.md`` has its known stamp and is a regular file.
+
+        ``files``: check only that many ``SKILL.md`` stamps, the next ones in turn after
+        those the previous call checked (a rolling check: every file is checked once every
+        ``len(known) / files`` calls); None checks them all.
 
         Only after a clean, non-recursive scan without symlinked entries; timestamps newer
         than a second before that scan are not trusted (file times are coarse: a change in
@@ -623,7 +630,7 @@ class LocalReader(SourceReader):
                 if st.st_mtime_ns != mtime or mtime >= fresh * 1e9:
                     return False
             hardlinks = self.source.allow_hardlinks
-            for rel, stamp in known.items():
+            for rel, stamp in self._rolling(known, files):
                 st = lstat(f"{rel}/{SKILL_FILE}", dir_fd=root_fd, follow_symlinks=False)
                 if not _same_file(st, stamp, hardlinks):
                     return False
@@ -632,6 +639,18 @@ class LocalReader(SourceReader):
         finally:
             os.close(root_fd)
         return True
+
+    def _rolling(self, known: Mapping[str, str], files: int | None) -> Iterable[tuple[str, str]]:
+        """The stamps :meth:`unchanged` checks this time (all, or the next ``files``)."""
+        if files is None or files >= len(known):
+            return known.items()
+        items = self._items
+        if items is None or items[0] is not known:
+            items = self._items = (known, tuple(known.items()))
+        entries, start = items[1], self._cursor % len(items[1])
+        self._cursor = start + files
+        window = entries[start : start + files]
+        return window + entries[: files - len(window)] if len(window) < files else window
 
     def _walk(
         self,

@@ -196,6 +196,7 @@ class Replayer(Protocol):
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> Any:
         """Run one skill call on ``target`` (a session or store)."""
         ...
@@ -208,6 +209,7 @@ class Replayer(Protocol):
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> Any:
         """Async :meth:`call`."""
         ...
@@ -589,7 +591,12 @@ class TurnCall:
             result = None
             try:
                 result = store.replay.call(  # type: ignore[union-attr]
-                    session, name, args, hidden=self._turn.hidden, available=self._turn.available
+                    session,
+                    name,
+                    args,
+                    hidden=self._turn.hidden,
+                    available=self._turn.available,
+                    call_id=k,
                 )
             finally:
                 store._settle(self._turn, k, result)
@@ -618,7 +625,12 @@ class TurnCall:
             result = None
             try:
                 result = await store.replay.acall(  # type: ignore[union-attr]
-                    session, name, args, hidden=self._turn.hidden, available=self._turn.available
+                    session,
+                    name,
+                    args,
+                    hidden=self._turn.hidden,
+                    available=self._turn.available,
+                    call_id=k,
                 )
             finally:
                 store._settle(self._turn, k, result)
@@ -981,8 +993,9 @@ def file_marker(path: str | os.PathLike[str]) -> Marker:
     return read
 
 
-#: A scan that took at least this long (seconds) spaces out the next one (see RefreshGate).
-REFRESH_COST_FLOOR = 0.05
+#: A scan that took at least this long (seconds) spaces out the next one (see RefreshGate):
+#: an unchanged check of some 500 local skills; smaller libraries are checked every run.
+REFRESH_COST_FLOOR = 0.002
 #: ... to at least this many times its own duration after it started.
 REFRESH_COST_FACTOR = 20.0
 
@@ -993,11 +1006,12 @@ class RefreshGate:
 
     With ``library`` (anything with a ``refresh_seconds`` attribute, like
     :class:`~skillcore.SkillLibrary`), a scan that took ``REFRESH_COST_FLOOR`` seconds or more
-    (an unchanged check of some 15,000 local skills and up) makes the next one wait at least
+    (an unchanged check of some 500 local skills and up) makes the next one wait at least
     ``REFRESH_COST_FACTOR`` times as long from its start: refreshing never takes more than about
-    a twentieth of the time, and the runs in between cost nothing. The trade is staleness: at
-    100,000 skills (a 0.4 s check) an edit can take up to ~8 s more to show. Smaller libraries
-    keep the exact behaviour above.
+    a twentieth of the time, and the runs in between cost nothing. The trade is staleness, at
+    most twenty times the check's cost: about 0.1 s at 1,000 local skills, 0.4 s at 10,000,
+    8 s at 100,000 (a remote source: twenty times its listing). Smaller libraries keep the
+    exact behaviour above.
 
     With a ``marker`` (a :data:`Marker`, e.g. :func:`file_marker`), a change of its value
     makes the next check due at once, even with ``refresh=False``: a deploy that bumps it

@@ -14,7 +14,7 @@ import attrs
 
 from skillcore import events
 from skillcore._frozen import to_tuple
-from skillcore._text import quoted_excerpt, single_line
+from skillcore._text import quoted_excerpt, single_line, skill_content_marker
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.limits import Limits
@@ -77,14 +77,22 @@ class LoadedSkill:
     name: str
     resources: tuple[Resource, ...] = attrs.field(default=(), converter=to_tuple)
     resources_truncated: bool = False
+    #: The id of the tool call whose reply last delivered the instructions (``LOADED`` or
+    #: ``REDELIVERED``), recorded when skillcore answered it; None when no reply of skillcore
+    #: did (configured or requested skills, older states). Delivery is proven by this id
+    #: alone, never by reply text (see :meth:`SkillSession.delivered`).
+    delivery: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """JSON-native form used in session state."""
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "resources": [[r.path, r.kind.value, r.size] for r in self.resources],
             "truncated": self.resources_truncated,
         }
+        if self.delivery is not None:
+            data["call"] = self.delivery
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> LoadedSkill:
@@ -105,13 +113,41 @@ class LoadedSkill:
         truncated = data.get("truncated", False)
         if not isinstance(truncated, bool):
             raise StateError(f"'truncated' of {name[:80]!r} must be a boolean")
-        return cls(name, resources, truncated)
+        return cls(name, resources, truncated, _call_id(data.get("call")))
+
+
+def _call_id(value: Any) -> str | None:
+    """A recorded delivery id as saved; anything else (absent in older states, malformed or
+    over :data:`MAX_CALL_ID` characters) reads as "not delivered", which only ever makes the
+    instructions reach the model once more."""
+    if isinstance(value, str) and 0 < len(value) <= MAX_CALL_ID:
+        return value
+    return None
 
 
 #: Bounds on serialized state, so hostile state costs little to reject.
 MAX_STATE_ENTRIES = 1_000
 MAX_STATE_RESOURCES = 10_000
 MAX_STATE_STRING = 4_096
+#: Longest tool-call id recorded as a skill's delivery (provider ids are a few dozen).
+MAX_CALL_ID = 256
+
+
+def _head(content: object) -> str:
+    """The text a tool reply opens with: a string, or the first text block of a content
+    list (LangChain, OpenAI and Anthropic shapes); "" for anything else."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content:
+        block = content[0]
+        if isinstance(block, str):
+            return block
+        if isinstance(block, dict):
+            text = block.get("text")
+            return text if isinstance(text, str) else ""
+        text = getattr(block, "text", None)
+        return text if isinstance(text, str) else ""
+    return ""
 
 
 def _kind(value: Any) -> str:
@@ -193,6 +229,54 @@ class SkillSession:
         return None
 
     @property
+    def deliveries(self) -> dict[str, str]:
+        """``{call id: skill name}``: the recorded delivery of each loaded skill that has one
+        (:attr:`LoadedSkill.delivery`), what :meth:`delivered` looks for."""
+        return {s.delivery: s.name for s in self.loaded if s.delivery is not None}
+
+    def delivered(self, replies: Iterable[tuple[str | None, object]]) -> frozenset[str]:
+        """The loaded skills whose instructions the model still sees, from the tool replies
+        it receives (newest first: the scan stops once all are found), each ``(call id,
+        content)`` as the adapter read them from its framework's messages.
+
+        A skill counts only through the reply to the very call recorded as its delivery,
+        and only while that reply still opens with its ``<skill_content>`` (a context editor
+        may have cleared it): a tool output carrying the same text under any other call id
+        proves nothing, since it is not skillcore's answer. ``None`` as the id stands for a
+        reply of the load tool itself whose id the framework removed from the request (ADK
+        does for its own ids with models that pair calls by position): it counts for a
+        skill with a recorded delivery. Adapters pass ``None`` only for replies whose tool
+        name, which the framework sets from the call, is the load tool's.
+        """
+        wanted = self.deliveries
+        if not wanted:
+            return frozenset()
+        by_name = {n: skill_content_marker(n) for n in wanted.values()}
+        found: set[str] = set()
+        for call_id, content in replies:
+            if call_id is None:
+                text = _head(content)
+                for name, marker in by_name.items():
+                    if name not in found and text.startswith(marker):
+                        found.add(name)
+                        break
+            else:
+                owner = wanted.get(call_id)
+                if owner is None or owner in found:
+                    continue
+                if _head(content).startswith(by_name[owner]):
+                    found.add(owner)
+            if len(found) == len(by_name):
+                break
+        return frozenset(found)
+
+    def undelivered(self, replies: Iterable[tuple[str | None, object]]) -> frozenset[str]:
+        """Loaded skills whose instructions the model does not see (see :meth:`delivered`):
+        loading one sends them again (``REDELIVERED``) and adapters repeat them in the
+        system prompt."""
+        return frozenset(self.loaded_names) - self.delivered(replies)
+
+    @property
     def slots_left(self) -> int:
         """How many more skills can be loaded."""
         return self.limits.max_loaded - len(self.loaded)
@@ -257,26 +341,36 @@ class SkillSession:
         *,
         redeliver: bool = False,
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> tuple[SkillSession, Outcome]:
         """Phase two: add the loaded document. Re-checks phase one, so it is safe to call on
         a session that changed while the document was being read. ``redeliver``: phase one
         found the skill loaded but out of the model's sight; if it still is loaded, the
-        session is unchanged and the outcome is ``REDELIVERED``. ``available``: as for
-        :meth:`begin_load`."""
+        outcome is ``REDELIVERED`` and only the delivery record changes. ``available``: as
+        for :meth:`begin_load`. ``call_id``: the id of the tool call being answered, recorded
+        as the skill's delivery (:attr:`LoadedSkill.delivery`)."""
         first = self.begin_load(
             document.name, hidden=(document.name,) if redeliver else (), available=available
         )
         if isinstance(first, Outcome):
             return self, first
+        call_id = _call_id(call_id)
         if first.redeliver:
-            return self, Outcome(
+            outcome = Outcome(
                 OutcomeCode.REDELIVERED,
                 f"Skill {document.name!r} was loaded earlier; its instructions are sent again.",
                 document.name,
             )
+            if call_id is None:
+                return self, outcome
+            loaded = tuple(
+                attrs.evolve(s, delivery=call_id) if s.name == document.name else s
+                for s in self.loaded
+            )
+            return attrs.evolve(self, loaded=loaded), outcome
         resources = document.resources[: self.limits.max_resources]
         truncated = document.resources_truncated or len(document.resources) > len(resources)
-        entry = LoadedSkill(document.name, resources, truncated)
+        entry = LoadedSkill(document.name, resources, truncated, call_id)
         new = attrs.evolve(self, loaded=(*self.loaded, entry))
         return new, Outcome(OutcomeCode.LOADED, f"Loaded skill {document.name!r}.", document.name)
 
@@ -636,16 +730,21 @@ class SkillSession:
 
 #: The saved state format, owned here. A JSON object::
 #:
-#:     {"schema": "skillcore.state.session/1",
+#:     {"schema": "skillcore.session/1",
 #:      "loaded": [{"name": str, "resources": [[path, kind, size|null], ...],
-#:                  "truncated": bool}, ...],
+#:                  "truncated": bool, "call": str}, ...],   # "call": optional
 #:      "turn": str, "seq": int,     # only on writes made by a call of a model turn:
 #:      "base": [entries], "order": [call ids],        # the turn's base and skill calls
 #:      "effects": {call id: {"add": [entries], "drop": [names]}}}   # (merge_states folds)
 #:
 #: The catalog and each skill's ``allowed-tools`` are never stored: they come from the
-#: current catalog on every restore.
-STATE_SCHEMA = "skillcore.state.session/1"
+#: current catalog on every restore. ``call`` (added later, optional: older states lack it and
+#: read as "not delivered") is the id of the tool call whose reply last delivered the skill's
+#: instructions (:attr:`LoadedSkill.delivery`), at most one per loaded skill.
+STATE_SCHEMA = "skillcore.session/1"
+#: Also read: the same format under the name a development build wrote for a while (the
+#: format id must not follow where the module lives).
+_SCHEMA_ALIASES = frozenset({STATE_SCHEMA, "skillcore.state.session/1"})
 
 
 def _loaded_entries(state: Any) -> list[LoadedSkill] | None:
@@ -655,7 +754,7 @@ def _loaded_entries(state: Any) -> list[LoadedSkill] | None:
     if not isinstance(state, Mapping):
         raise StateError(f"session state must be an object, got {_kind(state)}")
     schema = state.get("schema")
-    if schema != STATE_SCHEMA:
+    if not isinstance(schema, str) or schema not in _SCHEMA_ALIASES:
         shown = repr(schema[:40]) if isinstance(schema, str) else _kind(schema)
         raise StateError(f"unsupported session state schema {shown} (expected {STATE_SCHEMA!r})")
     raw = state.get("loaded", ())
@@ -760,18 +859,20 @@ def _seq(state: Mapping[str, Any]) -> int:
 
 def effect_between(before: SkillSession, after: SkillSession) -> dict[str, Any]:
     """The effect of one call as JSON: ``{"add": [loaded-skill entries], "drop": [names]}``
-    (skills ``after`` has that ``before`` lacks, and the other way round)."""
-    had = {s.name for s in before.loaded}
+    (entries ``after`` has that ``before`` lacks or holds otherwise, e.g. a redelivery's new
+    call id, and the names ``before`` has that ``after`` lacks)."""
+    had = {s.name: s for s in before.loaded}
     has = {s.name for s in after.loaded}
     return {
-        "add": [s.to_json() for s in after.loaded if s.name not in had],
+        "add": [s.to_json() for s in after.loaded if had.get(s.name) != s],
         "drop": [s.name for s in before.loaded if s.name not in has],
     }
 
 
 def apply_effect(session: SkillSession, effect: Mapping[str, Any]) -> SkillSession:
-    """``session`` with an :func:`effect_between` effect applied; entries that do not fit
-    (unknown skill, over the limit, malformed) are left out. Never raises."""
+    """``session`` with an :func:`effect_between` effect applied (an added entry for a loaded
+    name replaces it in place); entries that do not fit (unknown skill, over the limit,
+    malformed) are left out. Never raises."""
     drop = {n for n in _effect_list(effect, "drop") if isinstance(n, str)}
     loaded = [s for s in session.loaded if s.name not in drop]
     for raw in _effect_list(effect, "add"):
@@ -779,10 +880,13 @@ def apply_effect(session: SkillSession, effect: Mapping[str, Any]) -> SkillSessi
             entry = LoadedSkill.from_json(raw)
         except StateError:
             continue
-        if not any(s.name == entry.name for s in loaded):
+        at = next((i for i, s in enumerate(loaded) if s.name == entry.name), None)
+        if at is None:
             loaded.append(entry)
+        else:
+            loaded[at] = entry
     kept = _fitting(loaded, session.catalog, session.limits.max_loaded)
-    if [s.name for s in kept] == list(session.loaded_names):
+    if tuple(kept) == session.loaded:
         return session
     return attrs.evolve(session, loaded=tuple(kept))
 
@@ -874,6 +978,7 @@ def merge_states(left: Any, right: Any) -> Any:
 
 
 __all__ = [
+    "MAX_CALL_ID",
     "MAX_STATE_ENTRIES",
     "STATE_SCHEMA",
     "Limits",

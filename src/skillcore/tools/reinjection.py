@@ -1,13 +1,15 @@
-"""Instructions a conversation lost: loaded skills whose load reply was compacted away are
-repeated in the system prompt (the re-read documents are cached, failures are not)."""
+"""Instructions a conversation lost: loaded skills whose load reply the model no longer
+receives are repeated in the system prompt (the re-read documents are cached, failures are
+not). Whether it receives one is decided by skillcore's own call ids
+(:meth:`SkillSession.delivered`), found cheaply by :class:`DeliveryIndex`."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from typing import Any
 
-from skillcore.catalog.render import delivered
 from skillcore.model import SkillDocument, SkillMetadata
 from skillcore.sources.base import ReadError
 from skillcore.state.session import SkillSession
@@ -27,20 +29,20 @@ class Reinjection:
         self.cache_size = cache_size
         self._lock = threading.Lock()
         self._docs: OrderedDict[SkillMetadata, SkillDocument] = OrderedDict()
+        self._replies: OrderedDict[tuple[object, ...], str] = OrderedDict()
 
     def missing(
         self,
         session: SkillSession,
-        tool_replies: Iterable[str],
+        seen: Collection[str],
         only: Collection[str] | None = None,
     ) -> list[SkillMetadata]:
-        """Loaded skills none of whose load replies (``<skill_content name=...>`` at the start
-        of a tool reply) is among ``tool_replies`` (newest first: the scan stops early);
-        ``only``: just those of these names (e.g. the toolkit's :attr:`preset` skills)."""
+        """Loaded skills not among ``seen`` (those whose delivery the model still receives:
+        :meth:`SkillSession.delivered` or :meth:`DeliveryIndex.visible`); ``only``: just
+        those of these names (e.g. the toolkit's :attr:`preset` skills)."""
         names = session.loaded_names
         if only is not None:
             names = tuple(n for n in names if n in only)
-        seen = delivered(names, tool_replies)
         metas = (session.catalog.get(n) for n in names if n not in seen)
         return [m for m in metas if m is not None]
 
@@ -56,10 +58,23 @@ class Reinjection:
         if not docs:
             return ""
         bodies = {
-            n: d if isinstance(d, ReadError) else self.toolkit.load_reply(session, d)
-            for n, d in docs.items()
+            n: d if isinstance(d, ReadError) else self._reply(session, d) for n, d in docs.items()
         }
         return replies.reinjection(self.toolkit.names, bodies)
+
+    def _reply(self, session: SkillSession, doc: SkillDocument) -> str:
+        """The load reply repeated for ``doc`` (memoised: the same every model call until the
+        document, the skill's loaded entry or what it unlocks changes)."""
+        key = (doc, session.loaded_skill(doc.name), session.gated_by(doc.name))
+        with self._lock:
+            text = self._replies.get(key)
+        if text is None:
+            text = self.toolkit.load_reply(session, doc)
+            with self._lock:
+                self._replies[key] = text
+                while len(self._replies) > self.cache_size:
+                    self._replies.popitem(last=False)
+        return text
 
     def _cached(self, meta: SkillMetadata) -> SkillDocument | None:
         with self._lock:
@@ -91,4 +106,128 @@ class Reinjection:
         return doc
 
 
-__all__ = ["DEFAULT_CACHE_SIZE", "Reinjection"]
+#: A tool reply as an adapter reads it from one of its framework's history items:
+#: ``(call id, content)`` pairs (see :meth:`SkillSession.delivered`).
+Replies = Callable[[Any], Iterable[tuple[str | None, object]]]
+
+#: Conversations whose history positions are remembered (least recently used dropped first).
+DEFAULT_CONVERSATIONS = 1024
+
+
+class _Seen:
+    """What one conversation's history looked like at its last check: its length, its last
+    item (and that item's stable key), and where each delivery found so far sits."""
+
+    __slots__ = ("anchor", "anchor_key", "found", "length")
+
+    def __init__(
+        self, length: int, anchor: object, anchor_key: object, found: dict[str, int]
+    ) -> None:
+        self.length, self.anchor, self.anchor_key, self.found = length, anchor, anchor_key, found
+
+
+class DeliveryIndex:
+    """Which loaded skills' instructions the model still sees, per model call, at a cost that
+    does not grow with the conversation (:meth:`SkillSession.delivered` decides; this only
+    remembers where it found things).
+
+    Per conversation it keeps the history's length at the last check, its last item and the
+    position of each recorded delivery it found. The next check verifies those positions
+    (the same call id, the reply still opening with the skill's instructions) and reads
+    only the items added since. A history that no longer extends the remembered one (after
+    compaction, trimming or a restore; or another process) is read in full once, newest
+    first, stopping when every delivery is found. A wrong guess can only make the answer
+    "not seen" (instructions sent once more), never "seen" for a reply that is not there:
+    every reply counted is checked at its position on every call. Thread-safe.
+    """
+
+    def __init__(self, max_conversations: int = DEFAULT_CONVERSATIONS) -> None:
+        self.max_conversations = max_conversations
+        self._lock = threading.Lock()
+        self._seen: OrderedDict[Hashable, _Seen] = OrderedDict()
+        #: Full reads of a history (for tests and benchmarks: one per compaction).
+        self.full_reads = 0
+
+    def hidden(
+        self,
+        session: SkillSession,
+        history: Sequence[Any],
+        replies: Replies,
+        *,
+        conversation: Hashable,
+        key: Callable[[Any], object] | None = None,
+    ) -> frozenset[str]:
+        """Loaded skills whose instructions the model does not see in ``history``."""
+        names = session.loaded_names
+        if not names:
+            return frozenset()
+        return frozenset(names) - self.visible(
+            session, history, replies, conversation=conversation, key=key
+        )
+
+    def visible(
+        self,
+        session: SkillSession,
+        history: Sequence[Any],
+        replies: Replies,
+        *,
+        conversation: Hashable,
+        key: Callable[[Any], object] | None = None,
+    ) -> frozenset[str]:
+        """Loaded skills whose recorded delivery is in ``history`` (the items the model
+        receives, oldest first). ``replies(item)``: the item's tool replies as ``(call id,
+        content)``; ``key(item)``: a value that identifies an item across copies (a message
+        id), so a history rebuilt from a checkpoint still extends the remembered one."""
+        wanted = session.deliveries
+        if not wanted:
+            return frozenset()
+        ids = {name: call_id for call_id, name in wanted.items()}
+        n = len(history)
+        with self._lock:
+            seen = self._seen.get(conversation)
+        found: dict[str, int] = {}
+        start = 0
+        if seen is not None and seen.length <= n and _extends(history, seen, key):
+            start = seen.length
+            for call_id, at in seen.found.items():
+                name = wanted.get(call_id)
+                if name is None:
+                    continue
+                if at < n and name in session.delivered(replies(history[at])):
+                    found[call_id] = at
+                else:  # moved or edited: read everything again
+                    found, start = {}, 0
+                    break
+        if start == 0 and n:
+            self.full_reads += 1
+        for i in range(n - 1, start - 1, -1):
+            if len(found) == len(wanted):
+                break
+            pairs = replies(history[i])
+            if not pairs:
+                continue
+            for name in session.delivered(pairs):
+                call_id = ids[name]
+                if call_id not in found:
+                    found[call_id] = i
+        last = history[-1] if n else None
+        record = _Seen(n, last, key(last) if key is not None and n else None, found)
+        with self._lock:
+            self._seen[conversation] = record
+            self._seen.move_to_end(conversation)
+            while len(self._seen) > self.max_conversations:
+                self._seen.popitem(last=False)
+        return frozenset(wanted[c] for c in found)
+
+
+def _extends(history: Sequence[Any], seen: _Seen, key: Callable[[Any], object] | None) -> bool:
+    """True when ``history`` looks like the remembered one plus items added after it."""
+    if seen.length == 0:
+        return True
+    item = history[seen.length - 1]
+    if item is seen.anchor:
+        return True
+    return key is not None and seen.anchor_key is not None and key(item) == seen.anchor_key
+
+
+__all__ = ["DEFAULT_CACHE_SIZE", "DEFAULT_CONVERSATIONS", "DeliveryIndex", "Reinjection", "Replies"]

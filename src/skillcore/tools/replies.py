@@ -6,13 +6,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
-from skillcore._text import prompt_text, quoted_excerpt, single_line
-from skillcore.catalog.render import entry_description, quoteattr, skill_content_marker
+from skillcore._text import (
+    folded,
+    prompt_text,
+    quoteattr,
+    quoted_excerpt,
+    single_line,
+    skill_content_marker,
+)
+from skillcore.catalog.render import entry_description
 from skillcore.catalog.search import SearchHit
 from skillcore.codes import OutcomeCode
 from skillcore.library import ResourceContent
+from skillcore.model import SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.policy.rules import ToolDecision
 from skillcore.sources.base import ReadError
@@ -203,9 +211,14 @@ def resource(path: str, skill: str, content: ResourceContent) -> str:
 
 
 def search(
-    session: SkillSession, hits: list[SearchHit], query: str | None, path: str | None
+    session: SkillSession,
+    hits: Sequence[SearchHit],
+    query: str | None,
+    path: str | None,
+    abstained: bool = False,
 ) -> str:
-    """The reply of the search tool."""
+    """The reply of the search tool (``abstained``: no skill is a close match; the few
+    ``hits`` are only the closest)."""
     what = (
         " and ".join(f"{k} {quoted_excerpt(v)}" for k, v in (("query", query), ("path", path)) if v)
         or "no filter"
@@ -215,11 +228,40 @@ def search(
             f"No skills match {what}. Try other keywords; "
             f"{len(session.catalog.model_visible)} skills are available."
         )
-    lines = [f"Skills matching {what} (best first):"]
+    if abstained:
+        lines = [f"No skill fits {what} well. The closest, in case one does apply:"]
+    else:
+        lines = [f"Skills matching {what} (best first):"]
     for hit in hits:
         mark = " [Loaded]" if session.is_loaded(hit.skill.name) else ""
         lines.append(f"- {hit.skill.name}{mark}: {entry_description(hit.skill)}")
-    lines.append(f"Call {session.names.load} with a name to use one.")
+    if abstained:
+        lines.append(
+            f"If none of them applies, go on without a skill (or call {session.names.search} "
+            "with other words)."
+        )
+    else:
+        lines.append(f"Call {session.names.load} with a name to use one.")
+    return "\n".join(lines)
+
+
+#: How much of each description the per-request suggestion note shows.
+SUGGESTION_DESCRIPTION_CHARS = 160
+
+
+def suggestions(names: ToolNames, skills: Sequence[SkillMetadata]) -> str:
+    """The note placed after a user message: skills that may fit it (empty for none)."""
+    if not skills:
+        return ""
+    lines = [
+        "<skill_suggestions>",
+        "Skills from the catalog that may fit this request (call "
+        f"{names.load} with a name if one applies; ignore them otherwise):",
+    ]
+    for meta in skills:
+        desc = folded(meta.description, SUGGESTION_DESCRIPTION_CHARS)
+        lines.append(f"- {single_line(meta.name)}: {desc}")
+    lines.append("</skill_suggestions>")
     return "\n".join(lines)
 
 
@@ -262,6 +304,7 @@ __all__ = [
     "resource",
     "search",
     "skill_content_marker",
+    "suggestions",
     "tool_locked_reason",
     "tools_missing_warning",
     "tools_not_available_reason",

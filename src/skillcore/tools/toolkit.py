@@ -9,6 +9,7 @@ framework objects.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
@@ -17,9 +18,15 @@ import attrs
 from skillcore import events
 from skillcore._text import single_line
 from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
-from skillcore.catalog.relevance import CatalogOrder, relevant_catalog
-from skillcore.catalog.render import CatalogFormat, catalog_intro, catalog_view, render_load_reply
-from skillcore.catalog.search import search_skills
+from skillcore.catalog.ranking import RANKERS, Ranker, Selection, index_for
+from skillcore.catalog.relevance import CatalogOrder, query_text, relevant_catalog
+from skillcore.catalog.render import (
+    CatalogFormat,
+    CatalogKey,
+    catalog_intro,
+    catalog_view,
+    render_load_reply,
+)
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Severity
 from skillcore.library import SkillLibrary
@@ -48,6 +55,11 @@ from skillcore.tools.specs import (
     parse_arguments,
 )
 
+#: Results one call of the search tool returns.
+SEARCH_LIMIT = 10
+#: Skills named by the per-request suggestion note, by default.
+DEFAULT_SUGGESTIONS = 3
+
 
 class SkillToolkit:
     """The skill tools bound to a library. One toolkit serves many conversations: the
@@ -69,8 +81,19 @@ class SkillToolkit:
         prompt_mode: PromptMode | str | None = None,
         system_prompt: PromptTemplate | str | None = None,
         check_tools_available: bool = False,
+        ranker: Ranker = "auto",
+        suggestions: int = DEFAULT_SUGGESTIONS,
     ) -> None:
         self.library = library
+        #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
+        #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
+        if ranker not in RANKERS:
+            raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
+        self.ranker: Ranker = ranker
+        #: How many skills the per-request note names (:meth:`suggestion_note`); 0: no note.
+        if not isinstance(suggestions, int) or suggestions < 0:
+            raise ValueError(f"suggestions must be a count >= 0, got {suggestions!r}")
+        self.suggestions = suggestions
         #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
         self.preload = Preload(library, default_skills, pinned_skills)
         #: Whether a load checks the skill's allowed-tools against the agent's tools (the
@@ -105,6 +128,7 @@ class SkillToolkit:
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
+        self._generic: tuple[tuple[ToolNames, bool, int], tuple[ToolSpec, ...]] | None = None
         self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
         self._budget_report = events.BudgetReport()
 
@@ -192,8 +216,13 @@ class SkillToolkit:
 
     def generic_specs(self) -> tuple[ToolSpec, ...]:
         """Specs that do not depend on a catalog (``skill_name`` is a plain string), for
-        frameworks that must register their tools before any discovery."""
-        return self._specs(None)
+        frameworks that must register their tools before any discovery. Memoised: adapters
+        ask for their names on every model call."""
+        key = (self.names, self.include_resource_tool, self.enum_limit)
+        cached = self._generic
+        if cached is None or cached[0] != key:
+            cached = self._generic = (key, self._specs(None))
+        return cached[1]
 
     def _specs(self, loadable: list[str] | None) -> tuple[ToolSpec, ...]:
         return build_specs(
@@ -278,15 +307,18 @@ class SkillToolkit:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
-        for bad model input. ``hidden``: loaded skills whose load reply is no longer in what the
-        model receives (:func:`~skillcore.catalog.render.undelivered`, computed on the session the
-        history belongs to); loading one sends its instructions again (``REDELIVERED``) instead
+        for bad model input. ``hidden``: loaded skills whose load reply the model no longer
+        receives (:meth:`SkillSession.undelivered`, computed on the session the history
+        belongs to); loading one sends its instructions again (``REDELIVERED``) instead
         of ``ALREADY_LOADED``. ``available``: the agent's tool names when the adapter knows
         them (None skips the check; so does ``check_tools_available=False``): a load of a
         skill whose allowed-tools name others warns (RECOMMEND) or is refused with
-        ``TOOL_NOT_AVAILABLE`` (RESTRICT)."""
+        ``TOOL_NOT_AVAILABLE`` (RESTRICT). ``call_id``: the framework's id of this tool call;
+        a load that delivers instructions records it, the only proof of delivery later
+        (:attr:`~skillcore.LoadedSkill.delivery`)."""
         store = as_store(target)
         settled = _settled(store)
         if settled is not None:
@@ -295,7 +327,7 @@ class SkillToolkit:
         if isinstance(step, ToolResult):
             return step
         data = calls.read(self.library, step, store.read(), self.binary_resources)
-        return self.finish(store, step, data)
+        return self.finish(store, step, data, call_id=call_id)
 
     async def acall(
         self,
@@ -305,6 +337,7 @@ class SkillToolkit:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        call_id: str | None = None,
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
@@ -316,7 +349,7 @@ class SkillToolkit:
         if isinstance(step, ToolResult):
             return step
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
-        return self.finish(store, step, data)
+        return self.finish(store, step, data, call_id=call_id)
 
     def load_all(
         self, session: SkillSession, names: Iterable[str]
@@ -439,15 +472,20 @@ class SkillToolkit:
             return result
         return step
 
-    def finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
+    def finish(
+        self, store: SessionStore, effect: Effect, data: Data, *, call_id: str | None = None
+    ) -> ToolResult:
         """Apply ``effect`` with the ``data`` read for it to the store's *current* session
         (re-checked, since it may have changed while reading) and write the result. Every
-        finished call is reported once as a structured event (:mod:`skillcore.events`)."""
-        result = self._finish(store, effect, data)
+        finished call is reported once as a structured event (:mod:`skillcore.events`).
+        ``call_id``: as for :meth:`call`."""
+        result = self._finish(store, effect, data, call_id)
         calls.report(effect, result, data)
         return result
 
-    def _finish(self, store: SessionStore, effect: Effect, data: Data) -> ToolResult:
+    def _finish(
+        self, store: SessionStore, effect: Effect, data: Data, call_id: str | None = None
+    ) -> ToolResult:
         session = store.read()
         if isinstance(effect, ResourceRequest):
             return calls.resource_result(session, effect, data, self.names, self.binary_resources)
@@ -460,11 +498,11 @@ class SkillToolkit:
         else:
             assert isinstance(data, SkillDocument)
             new, outcome = session.finish_load(
-                data, redeliver=effect.redeliver, available=effect.available
+                data, redeliver=effect.redeliver, available=effect.available, call_id=call_id
             )
         if not outcome.ok:
             return ToolResult(session, replies.refusal(outcome), outcome.code, tool)
-        if outcome.code is OutcomeCode.REDELIVERED:  # nothing changed: nothing to write
+        if outcome.code is OutcomeCode.REDELIVERED and new is session:  # no id to record
             assert isinstance(data, SkillDocument)  # only a load is redelivered
             return ToolResult(session, self.load_reply(session, data), outcome.code, tool, 0, data)
         store.write(new)
@@ -491,10 +529,48 @@ class SkillToolkit:
         )
         return text + replies.tools_unlocked(session.gated_by(document.name))
 
+    def select(
+        self, session: SkillSession | Catalog, query: str | None, path: str | None = None
+    ) -> Selection:
+        """What the search tool finds for ``query``/``path``, with its "no close match"
+        verdict (:meth:`skillcore.ranking.SearchIndex.select`)."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        return index_for(catalog).select(query, path, SEARCH_LIMIT, self.ranker)
+
     def search_text(self, session: SkillSession, query: str | None, path: str | None) -> str:
-        """The reply of the search tool."""
-        hits = search_skills(session.catalog, query, path, limit=10)
-        return replies.search(session, hits, query, path)
+        """The reply of the search tool: when no skill is a close match, at most
+        :data:`~skillcore.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well."""
+        found = self.select(session, query, path)
+        return replies.search(session, found.hits, query, path, found.abstained)
+
+    def suggested(self, catalog: Catalog, message: str | None) -> tuple[str, ...]:
+        """Names of the skills the per-request note suggests for the user ``message``: the
+        best :attr:`suggestions` of the search, none when it abstains (no close match).
+
+        A pure function of the catalog and the message text (memoised): what is loaded does
+        not change it, so a note attached to an earlier message stays byte-identical and
+        the conversation's prompt prefix stays cacheable."""
+        text = query_text([message])
+        if not self.suggestions or text is None:
+            return ()
+        return _suggested(CatalogKey(catalog), text, self.ranker, self.suggestions)
+
+    def suggestion_note(self, session: SkillSession | Catalog, message: str | None) -> str:
+        """The "skills that may fit this request" note for one user message ("" for none).
+
+        Adapters place it *after* the stable prefix, with that user message, never in the
+        system prompt: the catalog text stays byte-identical for the whole conversation."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        names = self.suggested(catalog, message)
+        metas = [m for n in names if (m := catalog.get(n)) is not None]
+        return replies.suggestions(self.names, metas)
+
+
+# Keyed by user message: a conversation asks again on every model call of one message.
+@functools.lru_cache(maxsize=256)
+def _suggested(key: CatalogKey, text: str, ranker: Ranker, count: int) -> tuple[str, ...]:
+    found = index_for(key.catalog).select(text, None, count, ranker)
+    return tuple(h.skill.name for h in found.close)
 
 
 def _settled(store: SessionStore) -> ToolResult | None:

@@ -106,7 +106,7 @@ def test_state_reset_and_repair_are_events(root: Path) -> None:
     with EventRecorder() as rec:
         restore_session({"schema": "other"}, lib.catalog)
         one(rec, "state.reset")
-        state = {"schema": "skillcore.state.session/1", "loaded": [{"name": "gone"}]}
+        state = {"schema": "skillcore.session/1", "loaded": [{"name": "gone"}]}
         restore_session(state, lib.catalog)
         one(rec, "state.repaired", dropped="gone")
 

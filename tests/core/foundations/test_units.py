@@ -253,10 +253,10 @@ def test_state_is_small_and_rejects_garbage(library) -> None:
         SkillSession.from_state({"schema": "other/9"}, library.catalog)
     with pytest.raises(StateError):
         SkillSession.from_state(
-            {"schema": "skillcore.state.session/1", "loaded": [{"name": "nope"}]}, library.catalog
+            {"schema": "skillcore.session/1", "loaded": [{"name": "nope"}]}, library.catalog
         )
     lenient = SkillSession.from_state(
-        {"schema": "skillcore.state.session/1", "loaded": [{"name": "nope"}]},
+        {"schema": "skillcore.session/1", "loaded": [{"name": "nope"}]},
         library.catalog,
         strict=False,
     )

@@ -99,7 +99,7 @@ def test_saved_state_cannot_hold_a_skill_the_model_cannot_load(tmp_path: Path) -
     write_skill(tmp_path, "ro", extra="allowed-tools: Read\n")
     library = SkillLibrary([tmp_path])
     policy = ToolPolicy(PolicyMode.RESTRICT)
-    state = {"schema": "skillcore.state.session/1", "loaded": [{"name": "ro"}, {"name": "dis"}]}
+    state = {"schema": "skillcore.session/1", "loaded": [{"name": "ro"}, {"name": "dis"}]}
     with pytest.raises(StateError, match="dis"):
         SkillSession.from_state(state, library.catalog, policy=policy)
     restored = restore_session(state, library.catalog, policy=policy)

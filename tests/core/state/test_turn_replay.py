@@ -140,3 +140,23 @@ def test_a_skill_tool_run_twice_writes_the_same_effect(toolkit: SkillToolkit) ->
             states.append(view.saved_state(res.session))
     assert states[0] == states[1]
     assert loaded_names_of(merge_states(merge_states(None, states[0]), states[1])) == ["o2"]
+
+
+def test_a_redelivery_survives_the_merge_of_per_call_effects(tmp_path) -> None:
+    """A ``REDELIVERED`` load changes only the recorded call id of a loaded skill; the
+    per-call effect must carry it, or the merged state forgets the new delivery."""
+    import attrs
+
+    from skillcore import SkillLibrary
+    from skillcore.state.session import apply_effect, effect_between
+    from skillcore.testing import write_skill
+
+    write_skill(tmp_path, "alpha", "Alpha.")
+    session = SkillLibrary(str(tmp_path)).session()
+    doc = SkillLibrary(str(tmp_path)).read_document("alpha")
+    loaded, _ = session.finish_load(doc, call_id="call-1")
+    again = attrs.evolve(loaded, loaded=(attrs.evolve(loaded.loaded[0], delivery="call-2"),))
+    effect = effect_between(loaded, again)
+    assert [e["call"] for e in effect["add"]] == ["call-2"]
+    assert apply_effect(loaded, effect) == again
+    assert apply_effect(again, effect_between(again, again)) is again
