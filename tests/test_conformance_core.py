@@ -28,6 +28,7 @@ from skillcore.testing import (
     Attachment,
     Call,
     Reply,
+    run_check,
     shell_reply,
 )
 from skillcore.tools.reinjection import Reinjection
@@ -117,4 +118,4 @@ class CoreDriver(AdapterDriver):
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
 def test_core_conformance(check, tmp_path: Path) -> None:
-    check(CoreDriver(), tmp_path)
+    run_check(check, CoreDriver(), tmp_path)

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import abc
 import base64
+import enum
 import itertools
 import logging
 import shutil
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -29,6 +30,7 @@ from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.names import ToolNames
 from skillcore.policy.rules import PolicyMode, ToolPolicy
+from skillcore.runtime.config import SkillConfig
 
 PLAIN_TOOLS = ("Read", "Write")
 #: The shell tool of the scenario: deepagents' name, so the ``"deepagents"`` alias preset
@@ -80,9 +82,40 @@ class Reply:
     parts: tuple[Attachment, ...] = ()
 
 
+class Capability(enum.Enum):
+    """What a driver (its adapter) can do. A check runs only with a driver that has every
+    capability it :func:`requires`; the others skip it, naming what is missing."""
+
+    #: The agent's own tools (``Read``, ``Write``, :data:`SHELL_TOOL`) run beside the skill
+    #: tools, and the adapter applies the tool policy to them.
+    HOST_TOOLS = "host tools"
+    #: The system instructions are rendered for each conversation and model call, so they
+    #: can follow its state (``prompt_mode="dynamic"``, unloaded configured skills).
+    CONVERSATION_PROMPT = "conversation prompt"
+    #: :meth:`AdapterDriver.use_conversation` switches between conversations of one agent.
+    CONVERSATIONS = "conversations"
+    #: :meth:`AdapterDriver.offered` reports the tools offered on the latest model call.
+    OFFERED_TOOLS = "offered tools"
+    #: Skill-gated tools (:attr:`AdapterDriver.gated`) can be registered with the adapter.
+    GATED_TOOLS = "gated tools"
+    #: Binary resources reach the model as the framework's native parts.
+    BINARY_PARTS = "binary parts"
+    #: :meth:`AdapterDriver.drop_history` hides earlier messages from the model.
+    DROP_HISTORY = "drop history"
+    #: A call to a tool the model was not offered reaches the adapter, which refuses it (a
+    #: framework may instead fail the run, as the Agents SDK does).
+    UNOFFERED_CALLS = "unoffered calls"
+
+
+#: Every capability: what a driver of a full agent framework adapter declares.
+ALL_CAPABILITIES: frozenset[Capability] = frozenset(Capability)
+
+
 class AdapterDriver(abc.ABC):
     """Runs model turns through one adapter and reports what the model would observe."""
 
+    #: What this driver supports; checks needing anything else are skipped, not run.
+    capabilities: frozenset[Capability] = ALL_CAPABILITIES
     names: ToolNames = ToolNames()
     #: Extra :class:`~skillcore.SkillConfig` options a check asks for (e.g.
     #: ``binary_resources=True``), set before :meth:`start`; pass them to the adapter.
@@ -95,8 +128,9 @@ class AdapterDriver(abc.ABC):
     gated: tuple[str, ...] = ()
 
     def offered(self) -> list[str]:
-        """Names of the tools offered to the model on its most recent call."""
-        raise NotImplementedError(f"{type(self).__name__} does not report offered tools")
+        """Names of the tools offered to the model on its most recent call (needed with
+        :attr:`Capability.OFFERED_TOOLS`)."""
+        raise TypeError(f"{type(self).__name__} declares OFFERED_TOOLS but lacks offered()")
 
     @abc.abstractmethod
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
@@ -128,8 +162,9 @@ class AdapterDriver(abc.ABC):
         """From the next turn on, the model no longer receives this conversation's earlier
         messages (as after compaction, a trimmed history or ADK's ``include_contents=
         'none'``); the skill state is kept. Used by
-        :func:`check_redelivery_after_history_loss`."""
-        raise NotImplementedError(f"{type(self).__name__} cannot drop the history")
+        :func:`check_redelivery_after_history_loss` (needed with
+        :attr:`Capability.DROP_HISTORY`)."""
+        raise TypeError(f"{type(self).__name__} declares DROP_HISTORY but lacks drop_history()")
 
 
 SCENARIO_SKILLS = {
@@ -287,6 +322,57 @@ def make_scenario_library(root: Path) -> Path:
 
 
 Check = Callable[[AdapterDriver, Path], None]
+_CheckT = TypeVar("_CheckT", bound=Check)
+
+
+def requires(*needed: Capability) -> Callable[[_CheckT], _CheckT]:
+    """Declare the capabilities a check needs (read back by :func:`missing`)."""
+
+    def mark(check: _CheckT) -> _CheckT:
+        check.requires = frozenset(needed)  # type: ignore[attr-defined]
+        return check
+
+    return mark
+
+
+def required(check: Check) -> frozenset[Capability]:
+    """The capabilities ``check`` needs (none when it declares none)."""
+    found: object = getattr(check, "requires", None)
+    return found if isinstance(found, frozenset) else frozenset()
+
+
+def missing(check: Check, driver: AdapterDriver) -> frozenset[Capability]:
+    """The capabilities ``check`` needs that ``driver`` lacks (empty: it applies)."""
+    return required(check) - driver.capabilities
+
+
+def applicable(check: Check, driver: AdapterDriver) -> bool:
+    """Whether ``driver`` has every capability ``check`` needs."""
+    return not missing(check, driver)
+
+
+def skip_reason(check: Check, driver: AdapterDriver) -> str | None:
+    """Why ``check`` does not apply to ``driver`` (None when it does)."""
+    gone = missing(check, driver)
+    if not gone:
+        return None
+    names = ", ".join(sorted(c.name for c in gone))
+    return f"{type(driver).__name__} lacks capability {names} needed by {check.__name__}"
+
+
+def run_check(check: Check, driver: AdapterDriver, root: Path) -> None:
+    """Run one check with ``driver`` (then close it), for a test parametrized over
+    :data:`CHECKS`; a check the driver lacks a capability for is skipped through
+    ``pytest.skip``, naming what is missing."""
+    try:
+        reason = skip_reason(check, driver)
+        if reason is not None:
+            import pytest  # only here: this module is used without pytest too
+
+            pytest.skip(reason)
+        check(driver, root)
+    finally:
+        driver.close()
 
 
 def make_tenant_libraries(root: Path) -> dict[str, Path]:
@@ -359,6 +445,29 @@ class EventRecorder(logging.Handler):
         self._logger.setLevel(self._level)
 
 
+#: The profile a profiled adapter's driver selects on every run (see :func:`scenario_profiles`).
+SCENARIO_PROFILE = "scenario"
+
+
+def scenario_profiles(
+    driver: AdapterDriver, library: SkillLibrary, limits: Limits, policy: ToolPolicy
+) -> dict[str, tuple[SkillLibrary, SkillConfig]]:
+    """The profiles a driver of a profiled adapter serves for :meth:`AdapterDriver.start`:
+    the scenario (``library`` with ``limits``, ``policy`` and the driver's options) as
+    :data:`SCENARIO_PROFILE`, which every run selects, beside an ``"other"`` profile over no
+    skills, so every check goes through the selection."""
+    config = SkillConfig(
+        limits=limits,
+        allowed_tools_policy=policy.mode,
+        always_allowed_tools=policy.always_allowed,
+        tool_aliases=policy.aliases,
+        unrestricted_skills=policy.unrestricted_skills,
+        prompt_mode=driver.prompt_mode,
+        **driver.options,
+    )
+    return {SCENARIO_PROFILE: (library, config), "other": (SkillLibrary([]), config)}
+
+
 def _start(driver: AdapterDriver, root: Path, **options: Any) -> SkillLibrary:
     driver.options = options
     lib = SkillLibrary([make_scenario_library(root)])
@@ -382,6 +491,7 @@ def check_catalog_in_instructions(driver: AdapterDriver, root: Path) -> None:
     assert "[Loaded]" not in text
 
 
+@requires(Capability.HOST_TOOLS, Capability.CONVERSATION_PROMPT)
 def check_load_and_marks(driver: AdapterDriver, root: Path) -> None:
     """A load returns the wrapped body; with ``prompt_mode="dynamic"`` the next prompt marks
     the skill [Loaded]."""
@@ -455,6 +565,7 @@ def check_parallel_load_and_unload(driver: AdapterDriver, root: Path) -> None:
     assert driver.loaded() == ["alpha-tools"]
 
 
+@requires(Capability.HOST_TOOLS)
 def check_restrict_policy(driver: AdapterDriver, root: Path) -> None:
     """RESTRICT blocks unlisted tools (exact names), allows listed ones and skill tools."""
     _start(driver, root)
@@ -506,6 +617,7 @@ def check_resources(driver: AdapterDriver, root: Path) -> None:
     assert r.is_error and "binary" in r.text and not r.parts, r
 
 
+@requires(Capability.BINARY_PARTS)
 def check_binary_resources(driver: AdapterDriver, root: Path) -> None:
     """With ``binary_resources=True`` an image reaches the model as the framework's native
     part, with a text saying what it is; an unknown binary file stays refused."""
@@ -536,6 +648,7 @@ def check_search(driver: AdapterDriver, root: Path) -> None:
     assert "beta-open" not in r.text, r
 
 
+@requires(Capability.HOST_TOOLS)
 def check_call_order_in_one_turn(driver: AdapterDriver, root: Path) -> None:
     """Calls of one turn are decided in the model's call order (DESIGN §3.8), even when the
     framework runs them concurrently."""
@@ -555,25 +668,43 @@ def check_call_order_in_one_turn(driver: AdapterDriver, root: Path) -> None:
     assert driver.loaded() == []
 
 
+@requires(Capability.CONVERSATIONS)
 def check_conversations_are_separate(driver: AdapterDriver, root: Path) -> None:
-    """Two conversations of one agent never see each other's state (DESIGN §3.9)."""
+    """Two conversations of one agent never see each other's loaded skills."""
+    _start(driver, root)
+    load, unload = driver.names.load, driver.names.unload
+    assert not _one(driver, Call(load, {"skill_name": "alpha-tools"})).is_error
+    driver.use_conversation("other")
+    assert driver.loaded() == [], driver.loaded()
+    r = _one(driver, Call(load, {"skill_name": "alpha-tools"}))
+    assert not r.is_error and "only read" in r.text, r
+    assert driver.loaded() == ["alpha-tools"]
+    driver.use_conversation("main")
+    assert not _one(driver, Call(unload, {"skill_name": "alpha-tools"})).is_error
+    assert driver.loaded() == []
+    driver.use_conversation("other")
+    assert driver.loaded() == ["alpha-tools"]
+    r = _one(driver, Call(unload, {"skill_name": "beta-open"}))
+    assert r.is_error and "not loaded" in r.text, r
+
+
+@requires(Capability.HOST_TOOLS, Capability.CONVERSATIONS)
+def check_policy_per_conversation(driver: AdapterDriver, root: Path) -> None:
+    """A skill loaded in one conversation restricts that conversation's tools only."""
     _start(driver, root)
     load = driver.names.load
     assert not _one(driver, Call(load, {"skill_name": "alpha-tools"})).is_error
     driver.use_conversation("other")
     r = _one(driver, Call("Write", {}))
     assert not r.is_error, f"nothing is loaded in this conversation: {r}"
-    r = _one(driver, Call(load, {"skill_name": "alpha-tools"}))
-    assert not r.is_error and "only read" in r.text, r
-    assert driver.loaded() == ["alpha-tools"]
+    assert not _one(driver, Call(load, {"skill_name": "beta-open"})).is_error
     driver.use_conversation("main")
-    assert not _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"})).is_error
-    assert driver.loaded() == []
+    assert _one(driver, Call("Write", {})).is_error, "alpha-tools still restricts main"
     driver.use_conversation("other")
-    assert driver.loaded() == ["alpha-tools"]
-    assert _one(driver, Call("Write", {})).is_error
+    assert not _one(driver, Call("Write", {})).is_error
 
 
+@requires(Capability.HOST_TOOLS)
 def check_events_once(driver: AdapterDriver, root: Path) -> None:
     """Every outcome is one structured event, emitted by the core (adapters never re-emit):
     a turn ``[load a restricting skill, Write]`` logs one ``skill.loaded`` and one
@@ -594,6 +725,7 @@ def check_events_once(driver: AdapterDriver, root: Path) -> None:
     assert calls[2].fields["code"] == "ALREADY_LOADED", calls[2]
 
 
+@requires(Capability.CONVERSATIONS)
 def check_default_skills(driver: AdapterDriver, root: Path) -> None:
     """``default_skills`` are loaded when a conversation starts, their instructions are in
     the first prompt, the model may unload them, and they do not come back in that
@@ -605,20 +737,29 @@ def check_default_skills(driver: AdapterDriver, root: Path) -> None:
     r = _one(driver, Call(driver.names.unload, {"skill_name": "beta-open"}))
     assert not r.is_error, r
     assert driver.loaded() == []
-    _one(driver, Call("Write", {}))
-    assert "Beta instructions." not in driver.instructions()
+    _one(driver, Call(driver.names.search, {"query": "gamma", "path": None}))
+    assert driver.loaded() == []
     driver.use_conversation("other")
     assert not _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"})).is_error
     assert driver.loaded() == ["beta-open", "gamma-files"]
 
 
+@requires(Capability.CONVERSATION_PROMPT)
+def check_unloaded_default_leaves_prompt(driver: AdapterDriver, root: Path) -> None:
+    """Once the model unloads a ``default_skills`` skill, its instructions leave the
+    prompt of that conversation's next model call."""
+    _start(driver, root, default_skills=("beta-open",))
+    r = _one(driver, Call(driver.names.unload, {"skill_name": "beta-open"}))
+    assert not r.is_error, r
+    _one(driver, Call(driver.names.search, {"query": "gamma", "path": None}))
+    assert "Beta instructions." not in driver.instructions(), driver.instructions()
+
+
 def check_pinned_skills(driver: AdapterDriver, root: Path) -> None:
-    """``pinned_skills`` are loaded from the first turn (their instructions in the prompt,
-    their ``allowed-tools`` applied), an unload is refused (``PINNED``), and they hold a
-    slot of ``max_loaded``."""
+    """``pinned_skills`` are loaded from the first turn (their instructions in the prompt),
+    an unload is refused (``PINNED``), and they hold a slot of ``max_loaded``."""
     _start(driver, root, pinned_skills=("alpha-tools",))
-    r = _one(driver, Call("Write", {}))
-    assert r.is_error and "not allowed" in r.text, f"the pinned skill restricts tools: {r}"
+    _one(driver, Call(driver.names.search, {"query": "beta", "path": None}))
     text = driver.instructions()
     assert "Alpha instructions: only read." in text, text
     r = _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"}))
@@ -629,6 +770,16 @@ def check_pinned_skills(driver: AdapterDriver, root: Path) -> None:
     assert r.is_error and driver.names.unload in r.text, r
 
 
+@requires(Capability.HOST_TOOLS)
+def check_pinned_skills_restrict(driver: AdapterDriver, root: Path) -> None:
+    """A pinned skill's ``allowed-tools`` apply from the first call of a conversation."""
+    _start(driver, root, pinned_skills=("alpha-tools",))
+    r = _one(driver, Call("Write", {}))
+    assert r.is_error and "not allowed" in r.text, f"the pinned skill restricts tools: {r}"
+    assert not _one(driver, Call("Read", {})).is_error
+
+
+@requires(Capability.HOST_TOOLS, Capability.DROP_HISTORY)
 def check_redelivery_after_history_loss(driver: AdapterDriver, root: Path) -> None:
     """A load of a loaded skill whose load reply the model still receives is refused as
     already loaded; once the history is gone, the same load sends the instructions again as
@@ -648,6 +799,7 @@ def check_redelivery_after_history_loss(driver: AdapterDriver, root: Path) -> No
     assert r.is_error and "not allowed" in r.text, f"alpha-tools still restricts: {r}"
 
 
+@requires(Capability.HOST_TOOLS)
 def check_tool_aliases(driver: AdapterDriver, root: Path) -> None:
     """With the ``"deepagents"`` alias preset, ``Bash(ls:*)`` allows the shell tool
     :data:`SHELL_TOOL` for ``ls`` commands only (its ``command`` argument is checked, chained
@@ -673,6 +825,7 @@ def check_tool_aliases(driver: AdapterDriver, root: Path) -> None:
     assert r.is_error and "not allowed" in r.text, r
 
 
+@requires(Capability.HOST_TOOLS)
 def check_stable_prefix(driver: AdapterDriver, root: Path) -> None:
     """With the default prompt mode the system instructions are byte-identical on every model
     call of a conversation, through loads, unloads, refusals and blocked calls (so provider
@@ -706,10 +859,8 @@ def check_stable_prefix(driver: AdapterDriver, root: Path) -> None:
     assert driver.loaded() == [], driver.loaded()
 
 
-def check_gated_tools(driver: AdapterDriver, root: Path) -> None:
-    """A skill-gated tool is offered, and runs, only while a loaded skill names it in
-    ``metadata.include_tools``; a call while it is locked is refused naming that skill, in
-    call order (an unload earlier in the same turn locks it)."""
+def _start_gated(driver: AdapterDriver, root: Path) -> None:
+    """The scenario plus ``delta-deploy``, which unlocks :data:`GATED_TOOL`."""
     driver.gated = (GATED_TOOL,)
     skills = make_scenario_library(root)
     write_skill(
@@ -721,9 +872,16 @@ def check_gated_tools(driver: AdapterDriver, root: Path) -> None:
     )
     policy = ToolPolicy(PolicyMode.RESTRICT, gated_tools=frozenset(driver.gated))
     driver.start(SkillLibrary([skills]), Limits(max_loaded=2), policy)
+
+
+@requires(Capability.HOST_TOOLS, Capability.GATED_TOOLS, Capability.OFFERED_TOOLS)
+def check_gated_tools(driver: AdapterDriver, root: Path) -> None:
+    """A skill-gated tool is offered, and runs, only while a loaded skill names it in
+    ``metadata.include_tools``; a call offered before an unload earlier in the same turn is
+    refused naming that skill (call order)."""
+    _start_gated(driver, root)
     load, unload = driver.names.load, driver.names.unload
-    r = _one(driver, Call(GATED_TOOL, {}))
-    assert r.is_error and "delta-deploy" in r.text and load in r.text, r
+    _one(driver, Call(driver.names.search, {"query": "delta", "path": None}))
     assert GATED_TOOL not in driver.offered(), driver.offered()
     assert not _one(driver, Call(load, {"skill_name": "delta-deploy"})).is_error
     r = _one(driver, Call(GATED_TOOL, {}))
@@ -736,6 +894,15 @@ def check_gated_tools(driver: AdapterDriver, root: Path) -> None:
     assert "delta-deploy" in r_deploy.text, r_deploy
     _one(driver, Call(driver.names.search, {"query": "delta", "path": None}))
     assert GATED_TOOL not in driver.offered(), driver.offered()
+
+
+@requires(Capability.HOST_TOOLS, Capability.GATED_TOOLS, Capability.UNOFFERED_CALLS)
+def check_locked_tool_call(driver: AdapterDriver, root: Path) -> None:
+    """A call to a locked skill-gated tool (not offered) is refused naming the skill that
+    unlocks it and the load tool, and does not run."""
+    _start_gated(driver, root)
+    r = _one(driver, Call(GATED_TOOL, {}))
+    assert r.is_error and "delta-deploy" in r.text and driver.names.load in r.text, r
 
 
 CHECKS: tuple[Check, ...] = (
@@ -751,21 +918,31 @@ CHECKS: tuple[Check, ...] = (
     check_search,
     check_call_order_in_one_turn,
     check_conversations_are_separate,
+    check_policy_per_conversation,
     check_events_once,
     check_default_skills,
+    check_unloaded_default_leaves_prompt,
     check_pinned_skills,
+    check_pinned_skills_restrict,
     check_redelivery_after_history_loss,
     check_tool_aliases,
     check_stable_prefix,
     check_gated_tools,
+    check_locked_tool_call,
 )
 
 
-def run_conformance(make_driver: Callable[[], AdapterDriver], root: Path) -> None:
-    """Run every check with a fresh driver each (raises AssertionError on the first failure)."""
+def run_conformance(make_driver: Callable[[], AdapterDriver], root: Path) -> list[Check]:
+    """Run every check the driver has the capabilities for, with a fresh driver each (raises
+    AssertionError on the first failure); returns the checks it skipped."""
+    skipped: list[Check] = []
     for i, check in enumerate(CHECKS):
         driver = make_driver()
         try:
-            check(driver, root / f"c{i}")
+            if applicable(check, driver):
+                check(driver, root / f"c{i}")
+            else:
+                skipped.append(check)
         finally:
             driver.close()
+    return skipped

@@ -29,11 +29,29 @@ from google.genai import types
 from pydantic import Field
 
 from skillcore import Limits, SkillLibrary, ToolPolicy, loaded_names_of
-from skillcore.testing import SHELL_TOOL, AdapterDriver, Attachment, Call, Reply, shell_reply
+from skillcore.testing import (
+    SCENARIO_PROFILE,
+    SHELL_TOOL,
+    AdapterDriver,
+    Attachment,
+    Call,
+    Reply,
+    scenario_profiles,
+    shell_reply,
+)
 from skillcore_adk._plugin import SkillPolicyPlugin
+from skillcore_adk._profiles import DEFAULT_PROFILE_KEY, ProfiledSkillToolset
 from skillcore_adk._toolset import SkillToolset
 
-__all__ = ["AdkDriver", "ScriptedLlm", "plain_tools", "run_turn", "shell_tool", "user_message"]
+__all__ = [
+    "AdkDriver",
+    "ProfiledAdkDriver",
+    "ScriptedLlm",
+    "plain_tools",
+    "run_turn",
+    "shell_tool",
+    "user_message",
+]
 
 #: One scripted model turn: tool calls ``[(name, args), ...]`` (parallel) or a text answer.
 Step = str | Sequence[tuple[str, dict[str, Any]]]
@@ -168,9 +186,9 @@ class AdkDriver(AdapterDriver):
         self.enforcement = enforcement
         self.loop = asyncio.new_event_loop()
 
-    def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
-        """Build the agent, runner and a fresh session."""
-        self.toolset = SkillToolset(
+    def _toolset(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
+        """The adapter under test (the profiled driver builds another)."""
+        return SkillToolset(
             library,
             limits=limits,
             allowed_tools_policy=policy.mode,
@@ -181,6 +199,18 @@ class AdkDriver(AdapterDriver):
             prompt_mode=self.prompt_mode,
             tools=[_gated_tool(n) for n in self.gated],
         )
+
+    def _session_state(self) -> dict[str, Any]:
+        """The state a new ADK session starts with."""
+        return {}
+
+    def _state_key(self) -> str:
+        """The session-state key of the agent's skill state."""
+        return str(self.toolset.state_key(self.agent_name))
+
+    def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
+        """Build the agent, runner and a fresh session."""
+        self.toolset = self._toolset(library, limits, policy)
         self.model = ScriptedLlm()
         callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
         agent = LlmAgent(
@@ -203,7 +233,9 @@ class AdkDriver(AdapterDriver):
         """Continue conversation ``key`` (a new ADK session the first time)."""
         if key not in self.sessions:
             session = self.loop.run_until_complete(
-                self.runner.session_service.create_session(app_name=self.app_name, user_id="u")
+                self.runner.session_service.create_session(
+                    app_name=self.app_name, user_id="u", state=self._session_state()
+                )
             )
             self.sessions[key] = session.id
         self.session_id = self.sessions[key]
@@ -250,9 +282,28 @@ class AdkDriver(AdapterDriver):
         )
         if session is None:
             raise AssertionError("the session is gone")
-        return loaded_names_of(session.state.get(self.toolset.state_key(self.agent_name)))
+        return loaded_names_of(session.state.get(self._state_key()))
 
     def close(self) -> None:
-        """Close the runner and the event loop."""
-        self.loop.run_until_complete(self.runner.close())
+        """Close the runner (if started) and the event loop."""
+        if hasattr(self, "runner"):
+            self.loop.run_until_complete(self.runner.close())
         self.loop.close()
+
+
+class ProfiledAdkDriver(AdkDriver):
+    """:class:`AdkDriver` through :class:`ProfiledSkillToolset`: the scenario is one of two
+    profiles (:func:`skillcore.testing.scenario_profiles`), selected by each session's state,
+    so every check goes through the profile machinery."""
+
+    def _toolset(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
+        return ProfiledSkillToolset(
+            scenario_profiles(self, library, limits, policy),
+            tools=[_gated_tool(n) for n in self.gated],
+        )
+
+    def _session_state(self) -> dict[str, Any]:
+        return {DEFAULT_PROFILE_KEY: SCENARIO_PROFILE}
+
+    def _state_key(self) -> str:
+        return str(self.toolset.profiles[SCENARIO_PROFILE].state_key(self.agent_name))

@@ -17,6 +17,7 @@ import base64
 import itertools
 import threading
 from collections.abc import Callable, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from langchain.agents import create_agent
@@ -37,10 +38,27 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from pydantic import ConfigDict, Field
 
 from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy, loaded_names_of
-from skillcore.testing import SHELL_TOOL, AdapterDriver, Attachment, Call, Reply, shell_reply
+from skillcore.testing import (
+    SCENARIO_PROFILE,
+    SHELL_TOOL,
+    AdapterDriver,
+    Attachment,
+    Call,
+    Reply,
+    scenario_profiles,
+    shell_reply,
+)
 from skillcore_langchain.middleware import STATE_KEY, SkillsMiddleware
+from skillcore_langchain.profiles import DEFAULT_CONTEXT_KEY, ProfiledSkillsMiddleware
 
-__all__ = ["LangChainDriver", "ScriptedChatModel", "plain_tools", "shell_tool", "tool_calls"]
+__all__ = [
+    "LangChainDriver",
+    "ProfiledLangChainDriver",
+    "ScriptedChatModel",
+    "plain_tools",
+    "shell_tool",
+    "tool_calls",
+]
 
 #: A scripted step: a message, or a function of the prompt messages returning one.
 Step = AIMessage | Callable[[list[BaseMessage]], AIMessage]
@@ -160,9 +178,12 @@ class LangChainDriver(AdapterDriver):
         self.tool_name_prefix = tool_name_prefix
         self.names = ToolNames.prefixed(tool_name_prefix)
 
-    def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
-        self.model = ScriptedChatModel()
-        self.middleware = SkillsMiddleware(
+    #: The run context every invoke passes (``agent.invoke(..., context=...)``).
+    context: Any = None
+
+    def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
+        """The adapter under test (the profiled driver builds another)."""
+        return SkillsMiddleware(
             library,
             limits=limits,
             allowed_tools_policy=policy.mode,
@@ -174,6 +195,10 @@ class LangChainDriver(AdapterDriver):
             prompt_mode=self.prompt_mode,
             tools=[_gated_tool(n) for n in self.gated],
         )
+
+    def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
+        self.model = ScriptedChatModel()
+        self.middleware = self._middleware(library, limits, policy)
         self.agent = create_agent(
             self.model,
             [*plain_tools(), shell_tool()],
@@ -190,9 +215,9 @@ class LangChainDriver(AdapterDriver):
         self.model.push(message)
         payload: Any = {"messages": [HumanMessage("continue")]}
         if self.use_async:
-            out = asyncio.run(self.agent.ainvoke(payload, self.config))
+            out = asyncio.run(self.agent.ainvoke(payload, self.config, context=self.context))
         else:
-            out = self.agent.invoke(payload, self.config)
+            out = self.agent.invoke(payload, self.config, context=self.context)
         by_id: dict[str | None, ToolMessage] = {
             m.tool_call_id: m for m in out["messages"] if isinstance(m, ToolMessage)
         }
@@ -219,3 +244,18 @@ class LangChainDriver(AdapterDriver):
 
     def loaded(self) -> list[str]:
         return loaded_names_of(self.agent.get_state(self.config).values.get(STATE_KEY))
+
+
+class ProfiledLangChainDriver(LangChainDriver):
+    """:class:`LangChainDriver` through :class:`ProfiledSkillsMiddleware`: the scenario is one
+    of two profiles (:func:`skillcore.testing.scenario_profiles`), selected by every run's
+    context, so each check goes through the profile machinery."""
+
+    context: Any = MappingProxyType({DEFAULT_CONTEXT_KEY: SCENARIO_PROFILE})
+
+    def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
+        return ProfiledSkillsMiddleware(
+            scenario_profiles(self, library, limits, policy),
+            tool_name_prefix=self.tool_name_prefix,
+            tools=[_gated_tool(n) for n in self.gated],
+        )

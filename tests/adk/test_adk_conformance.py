@@ -9,18 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from skillcore.testing import CHECKS
+from skillcore.testing import CHECKS, run_check
 from skillcore_adk.testing import AdkDriver
 
 
 @pytest.mark.parametrize("enforcement", ["callback", "plugin"])
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
 def test_adk_conformance(check, enforcement: str, tmp_path: Path) -> None:
-    driver = AdkDriver(enforcement)
-    try:
-        check(driver, tmp_path)
-    finally:
-        driver.close()
+    run_check(check, AdkDriver(enforcement), tmp_path)
 
 
 def test_driver_rejects_unknown_enforcement() -> None:
