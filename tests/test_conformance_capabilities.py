@@ -129,7 +129,7 @@ def test_testing_module_does_not_import_pytest() -> None:
         "skillcore_langchain.testing",
         "skillcore_adk.testing",
         "skillcore_openai.testing",
-        "skillcore.apps.mcp_testing",
+        "skillcore.mcp_testing",
     ],
 )
 def test_every_driver_closes_unstarted(module: str) -> None:

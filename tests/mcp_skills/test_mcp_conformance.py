@@ -12,7 +12,7 @@ from skillcore.testing import CHECKS, run_check
 
 pytest.importorskip("mcp")
 
-from skillcore.apps.mcp_testing import McpServerDriver
+from skillcore.mcp_testing import McpServerDriver
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
