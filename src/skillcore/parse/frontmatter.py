@@ -221,8 +221,14 @@ def _nesting_depth(yaml_text: str) -> int:
             max_flow = max(max_flow, flow)
         elif ch in "]}" and flow:
             flow -= 1
+    return max(max_flow, _block_depth(yaml_text, ("-",)))
+
+
+def _block_depth(yaml_text: str, openers: tuple[str, ...]) -> int:
+    """The deepest line's block level: its indentation levels plus the ``openers`` (``-``,
+    ``?``) that start it, each opening one more level."""
     stack: list[int] = []
-    max_block = 0
+    deepest = 0
     for raw in yaml_text.splitlines():
         stripped = raw.lstrip(" ")
         if not stripped or stripped.startswith("#"):
@@ -231,12 +237,12 @@ def _nesting_depth(yaml_text: str) -> int:
         while stack and stack[-1] >= indent:
             stack.pop()
         stack.append(indent)
-        dashes = 0
-        while stripped.startswith("- ") or stripped == "-":
-            dashes += 1
+        opened = 0
+        while stripped in openers or (stripped[1:2] == " " and stripped[:1] in openers):
+            opened += 1
             stripped = stripped[2:].lstrip(" ")
-        max_block = max(max_block, len(stack) + dashes)
-    return max(max_flow, max_block)
+        deepest = max(deepest, len(stack) + opened)
+    return deepest
 
 
 def _indicator_count(yaml_text: str) -> int:
@@ -286,22 +292,7 @@ def _depth_upper_bound(yaml_text: str) -> int:
     """A bound no YAML reading of the text can nest past, with no parser involved: every flow
     bracket (quotes can hide closers, so none is subtracted) plus the deepest line's block
     levels and the ``- `` / ``? `` indicators that open it."""
-    deepest = 0
-    stack: list[int] = []
-    for raw in yaml_text.splitlines():
-        stripped = raw.lstrip(" ")
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(raw) - len(stripped)
-        while stack and stack[-1] >= indent:
-            stack.pop()
-        stack.append(indent)
-        opened = 0
-        while stripped[:2] in ("- ", "? ") or stripped in ("-", "?"):
-            opened += 1
-            stripped = stripped[2:].lstrip(" ")
-        deepest = max(deepest, len(stack) + opened)
-    return yaml_text.count("[") + yaml_text.count("{") + deepest
+    return yaml_text.count("[") + yaml_text.count("{") + _block_depth(yaml_text, ("-", "?"))
 
 
 def _too_deep(yaml_text: str) -> bool:
