@@ -345,8 +345,10 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         text = self.toolkit.instructions(session, query=_latest_user_text(llm_request))
         if not text:
             return
-        # Per-request suggestions go with the user messages, after the stable prefix.
-        _add_notes(llm_request, partial(self.toolkit.suggestion_note, session))
+        # Per-request suggestions go with the user messages, after the stable prefix (a walk
+        # over the request, so only when the note is on).
+        if self.toolkit.suggestions:
+            _add_notes(llm_request, partial(self.toolkit.suggestion_note, session))
         note = self._collision_note(session, llm_request)
         # Loaded skills whose delivery is not in this request (configured skills, state
         # preloaded by hand, include_contents='none', compaction): their instructions go in

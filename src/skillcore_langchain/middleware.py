@@ -281,8 +281,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         text = self.toolkit.instructions(session, query=latest_user_text(request.messages))
         if repeated:
             text += "\n" + repeated
-        # Per-request suggestions go with the user messages, after the stable prefix.
-        noted = with_notes(request.messages, partial(self.toolkit.suggestion_note, session))
+        # Per-request suggestions go with the user messages, after the stable prefix (a walk
+        # over the history, so only when the note is on).
+        noted = (
+            with_notes(request.messages, partial(self.toolkit.suggestion_note, session))
+            if self.toolkit.suggestions
+            else None
+        )
         system = append_block(request.system_message, text)
         if noted is None:
             return request.override(system_message=system, tools=tools)

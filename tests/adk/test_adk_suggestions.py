@@ -39,7 +39,8 @@ async def _run(**options: object) -> tuple[ScriptedLlm, list[str]]:
     model = ScriptedLlm()
     model.add([("load_skill", {"skill_name": "csv-data-audit"})], "ok", "no idea")
     runner = InMemoryRunner(
-        agent=agent_with(model, SkillToolset(EXAMPLES, **options)), app_name="a"
+        agent=agent_with(model, SkillToolset(EXAMPLES, **{"suggestions": 3, **options})),
+        app_name="a",
     )
     session = await runner.session_service.create_session(app_name="a", user_id="u")
     await run_turn(runner, session.id, ASK)

@@ -35,7 +35,7 @@ def _run(**options: Any) -> tuple[ScriptedChatModel, Any]:
         model,
         plain_tools(),
         system_prompt="Base.",
-        middleware=[SkillsMiddleware(EXAMPLES, **options)],
+        middleware=[SkillsMiddleware(EXAMPLES, **{"suggestions": 3, **options})],
         checkpointer=InMemorySaver(),
     )
     config = {"configurable": {"thread_id": "t"}}

@@ -28,7 +28,7 @@ def _lines(items: Any) -> str:
 
 
 def test_chat_loop_sends_the_note_and_keeps_the_prefix() -> None:
-    skills = OpenAISkills(EXAMPLES)
+    skills = OpenAISkills(EXAMPLES, suggestions=3)
     session = skills.session()
     history: list[Any] = [{"role": "user", "content": ASK}]
     given = json.dumps(history)
@@ -71,7 +71,7 @@ def test_chat_loop_sends_the_note_and_keeps_the_prefix() -> None:
 
 
 def test_responses_input_shapes() -> None:
-    skills = OpenAISkills(EXAMPLES)
+    skills = OpenAISkills(EXAMPLES, suggestions=3)
     session = skills.session()
     # A plain string input, a list with input_text parts, and an SDK-object item kept.
     assert skills.with_suggestions(session, ASK).startswith(ASK + "\n\n<skill_suggestions>")
@@ -87,7 +87,7 @@ def test_responses_input_shapes() -> None:
 
 
 def test_agents_sdk_input_filter_sends_the_note_and_keeps_the_prefix() -> None:
-    skills = AgentSkills(EXAMPLES)
+    skills = AgentSkills(EXAMPLES, suggestions=3)
     model = ScriptedModel(
         [
             [function_call("load_skill", {"skill_name": "csv-data-audit"}, call_id="c1")],

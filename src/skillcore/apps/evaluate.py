@@ -43,7 +43,7 @@ from skillcore.errors import SkillcoreError
 from skillcore.limits import Limits
 from skillcore.model import Catalog, SkillMetadata
 from skillcore.state.session import SkillSession
-from skillcore.tools.toolkit import DEFAULT_SUGGESTIONS
+from skillcore.tools.toolkit import NOTE_SUGGESTIONS
 
 #: Bounds on what an eval file may hold.
 MAX_EVAL_FILE_BYTES = 10 * 1024 * 1024
@@ -249,7 +249,7 @@ def evaluate(
     budget: int = DEFAULT_BUDGET,
     ks: Sequence[int] = KS,
     catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
-    suggestions: int = DEFAULT_SUGGESTIONS,
+    suggestions: int = NOTE_SUGGESTIONS,
 ) -> EvalReport:
     """Run ``cases`` against ``catalog`` and measure selection (see the module docstring).
 

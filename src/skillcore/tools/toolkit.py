@@ -57,8 +57,13 @@ from skillcore.tools.specs import (
 
 #: Results one call of the search tool returns.
 SEARCH_LIMIT = 10
-#: Skills named by the per-request suggestion note, by default.
-DEFAULT_SUGGESTIONS = 3
+#: Skills named by the per-request suggestion note, by default: none (the note is opt-in). It
+#: is worked out for every user message on every model call, so its cost grows with the
+#: conversation (see docs/selection.md); the per-call cost stays flat without it.
+DEFAULT_SUGGESTIONS = 0
+#: How many skills the note names when it is turned on as documented (and as the selection
+#: evaluation measures it).
+NOTE_SUGGESTIONS = 3
 
 
 class SkillToolkit:

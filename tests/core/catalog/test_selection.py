@@ -122,7 +122,7 @@ def test_auto_is_bm25_without_the_semantic_extra(monkeypatch, library) -> None:
 
 @pytest.mark.parametrize("ranker", RANKERS)
 def test_the_note_names_close_skills_and_nothing_when_none_fits(library, ranker) -> None:
-    toolkit = SkillToolkit(library, ranker=ranker)
+    toolkit = SkillToolkit(library, ranker=ranker, suggestions=3)
     session = library.session()
     note = toolkit.suggestion_note(session, "check this csv for duplicate rows")
     assert note.startswith("<skill_suggestions>") and note.endswith("</skill_suggestions>")
@@ -136,7 +136,7 @@ def test_the_note_names_close_skills_and_nothing_when_none_fits(library, ranker)
 def test_the_note_does_not_depend_on_what_is_loaded(library) -> None:
     # It is attached to user messages after the stable prefix: the note of an earlier
     # message must stay byte-identical for the prompt cache to keep the history.
-    toolkit = SkillToolkit(library)
+    toolkit = SkillToolkit(library, suggestions=3)
     session = library.session()
     ask = "check this csv for duplicate rows"
     before = toolkit.suggestion_note(session, ask)
