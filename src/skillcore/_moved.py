@@ -12,7 +12,9 @@ import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 #: old dotted path -> new dotted path
 MOVED: dict[str, str] = {
@@ -71,3 +73,16 @@ def install() -> None:
     """Make the old paths importable (idempotent)."""
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
         sys.meta_path.insert(0, _Finder())
+
+
+def forwarding(package: str, module: str) -> Callable[[str], Any]:
+    """A package ``__getattr__`` for a package that was one module: names not found in the
+    package come from ``module``, where that module's contents now live (one release)."""
+
+    def __getattr__(name: str) -> Any:
+        try:
+            return getattr(importlib.import_module(module), name)
+        except AttributeError:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
+
+    return __getattr__
