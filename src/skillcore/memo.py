@@ -13,7 +13,9 @@ from typing import Any
 from skillcore.model import Catalog
 
 _MEMO: dict[tuple[str, int], tuple[weakref.ref[Catalog], Any]] = {}
-_INDEX_LOCK = threading.Lock()
+# Reentrant: a catalog collected while the lock is held runs its ``forget`` callback in the
+# same thread, which takes the lock again (a plain Lock deadlocks there).
+_INDEX_LOCK = threading.RLock()
 
 
 def per_catalog(catalog: Catalog, kind: str, build: Callable[[], Any]) -> Any:

@@ -361,3 +361,25 @@ def test_numpy_path_on_a_dense_catalog_and_exact_names() -> None:
     for query in ("alpha beta", "gamma delta omega", "k0042", "beta k0007"):
         for limit in (1, 10, 50):
             assert vector.bm25(query, None, limit) == pure.bm25(query, None, limit)
+
+
+def test_a_catalog_collected_while_the_memo_is_locked_does_not_deadlock() -> None:
+    """The memo's weakref callback runs wherever a catalog's last reference goes, including
+    inside the memo's own locked section in the same thread (a garbage collection there)."""
+    import threading
+
+    from skillcore.memo import _INDEX_LOCK, per_catalog
+
+    done = threading.Event()
+
+    def run() -> None:
+        dying = Catalog((meta("a"),))
+        per_catalog(dying, "probe", lambda: 1)
+        with _INDEX_LOCK:
+            del dying  # its forget() callback runs now, in this thread, under the lock
+        done.set()
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert done.is_set(), "the memo deadlocked on its own weakref callback"
