@@ -20,7 +20,8 @@ from skillcore import SkillConfig, SkillLibrary, SkillProfiles
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
 from skillcore.state.coordination import MemoryStateStore, StateStore
-from skillcore_openai.agents_sdk import AgentSkills, Instructions, SkillState, _SkillsGuardrail
+from skillcore_openai._agents_guard import _SkillsGuardrail
+from skillcore_openai.agents_sdk import AgentSkills, Instructions, SkillState
 
 from agents import (  # isort: skip - after skillcore_openai.agents_sdk's dependency check
     Agent,
@@ -111,6 +112,8 @@ class ProfiledAgentSkills:
         # tool names are shared; the fail-closed parts do it with the dispatching guardrail.
         self._guarding = self.profiles.closed
         self._guarding.guardrail = self.guardrail
+        # The hooks guard_agent installs report each run's turns to the run's profile.
+        self._guarding._route = self.agent_skills
 
     # -- selection -------------------------------------------------------------------------
 
@@ -180,5 +183,5 @@ class ProfiledAgentSkills:
         (see :meth:`AgentSkills.guard_agent`)."""
         return self._guarding.guard_agent(agent)
 
-    def _check(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
-        return self.agent_skills(data.context)._check(data)
+    async def _check(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        return await self.agent_skills(data.context)._check(data)
