@@ -17,6 +17,7 @@ import inspect
 import itertools
 import os
 import threading
+import warnings
 import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from functools import partial
@@ -91,6 +92,24 @@ _AnyTool = TypeVar("_AnyTool", bound=Tool)
 
 
 _turn_ids = itertools.count(1)
+
+#: Said once per :class:`AgentSkills` when a guarded call's turn cannot be ordered.
+UNORDERED_WARNING = (
+    "this agent was not built with AgentSkills.guard_agent, so the tool calls of one model "
+    "turn, which the Agents SDK runs at once, are checked on the session as each finds it, "
+    "not in the model's call order: a call after a restricting load_skill in the same turn "
+    "can pass. Build the agent with skills.guard_agent(agent), or run one tool call at a "
+    "time (RunConfig(tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1)))"
+)
+
+
+def _unordered(agent: Any, ctx: Any) -> bool:
+    """True when ``agent`` has no hooks of :meth:`AgentSkills.guard_agent` and the run may
+    run several tool calls at once."""
+    if isinstance(getattr(agent, "hooks", None), _TurnHooks):
+        return False
+    execution = getattr(getattr(ctx, "run_config", None), "tool_execution", None)
+    return getattr(execution, "max_function_tool_concurrency", None) != 1
 
 
 class AgentSkills:
@@ -169,6 +188,7 @@ class AgentSkills:
         self._runs: weakref.WeakKeyDictionary[Any, _Run] = weakref.WeakKeyDictionary()
         #: The AgentSkills a run's hooks report to (a profiled adapter picks the run's).
         self._route: Callable[[Any], AgentSkills] = lambda _ctx: self
+        self._warned = False
         self.guardrail: ToolInputGuardrail[Any] = _SkillsGuardrail(
             self._check, name="skillcore_allowed_tools"
         )
@@ -507,6 +527,9 @@ class AgentSkills:
         guarded = self.toolkit.guards(self.policy, ctx.tool_name)
         view = self._enter(state, getattr(ctx, "tool_call_id", None)) if guarded else None
         if view is None:  # not announced, or never blocked (RECOMMEND): no need to wait
+            if guarded and not self._warned and _unordered(data.agent, ctx):
+                self._warned = True
+                warnings.warn(UNORDERED_WARNING, UserWarning, stacklevel=2)
             decision = check(state.session)
         else:
             async with view:  # after the earlier skill calls of its turn

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ pytest.importorskip("agents", exc_type=ImportError)
 
 from agents import Agent, AgentHooks, RunConfig, Runner, SQLiteSession, function_tool
 from agents.memory import SessionSettings
+from agents.run_config import ToolExecutionConfig
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from skillcore import Limits, PolicyMode, SessionRef, SkillLibrary, ToolPolicy
@@ -276,3 +278,63 @@ def test_trimmed_session_history_gets_the_instructions_again(
     # Redelivered by d3, whose reply the next model call receives: not repeated there.
     assert marker not in lost["prompts"][1], lost["prompts"][1]
     assert state.loaded_names == ("csv-data-audit",)
+
+
+# -- agents built without guard_agent -------------------------------------------------------
+
+
+def plain_agent(skills: AgentSkills, model: ScriptedModel, log: list[str]) -> Agent[Any]:
+    """The agent of ``make_agent`` with its tools guarded one by one (``guard``)."""
+    built = make_agent(skills, model, log)
+    mine = [t for t in built.tools if not skills.toolkit.is_skill_tool(t.name)]
+    return Agent(
+        name="auditor",
+        instructions=built.instructions,
+        tools=[*skills.tools(), *skills.guard(*mine)],
+        model=model,
+    )
+
+
+def test_guarded_tools_of_an_agent_without_its_hooks_warn(examples_library: SkillLibrary) -> None:
+    """Without the hooks of guard_agent a turn's calls cannot be ordered: the first guarded
+    call that may run beside others says so (once)."""
+    skills = AgentSkills(examples_library, policy=ToolPolicy(PolicyMode.RESTRICT))
+    model = ScriptedModel()
+    agent = plain_agent(skills, model, [])
+    state = skills.conversation("w")
+    model.extend([[function_call("Read", {"path": "a"}, call_id="u1")], [assistant_message("ok")]])
+    with pytest.warns(UserWarning, match="guard_agent"):
+        asyncio.run(run_turn(agent, state, False))
+    model.extend([[function_call("Read", {"path": "a"}, call_id="u2")], [assistant_message("ok")]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        asyncio.run(run_turn(agent, state, False))
+
+
+def test_one_call_at_a_time_orders_an_agent_without_its_hooks(
+    examples_library: SkillLibrary,
+) -> None:
+    """With one tool call at a time the SDK runs a turn's calls in the model's order, so the
+    guardrail of an agent built without guard_agent decides in call order too (no warning)."""
+    skills = AgentSkills(examples_library, policy=ToolPolicy(PolicyMode.RESTRICT))
+    log: list[str] = []
+    model = ScriptedModel(
+        [
+            [
+                function_call("load_skill", CSV, call_id="o1"),
+                function_call("Write", {"path": "r.md", "text": "x"}, call_id="o2"),
+            ],
+            [assistant_message("done")],
+        ]
+    )
+    agent = plain_agent(skills, model, log)
+    one = RunConfig(
+        tracing_disabled=True,
+        tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = asyncio.run(
+            Runner.run(agent, "go", context=skills.conversation("o"), run_config=one)
+        )
+    assert "not allowed" in outputs(result)["o2"] and log == []
