@@ -448,7 +448,8 @@ class AgentSkills:
 
         Only ``FunctionTool`` supports tool input guardrails; other tool types raise
         TypeError because RESTRICT could not block them, unless their name is always allowed.
-        Skill tools are returned as they are (they are never blocked).
+        Skill tools are returned as they are (they are never blocked). The calls of one model
+        turn are decided in call order only in an agent built with :meth:`guard_agent`.
         """
         return [self._guard_tool(tool) for tool in tools]
 
