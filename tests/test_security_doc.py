@@ -49,6 +49,7 @@ def _n(value: int) -> str:
         f"reads {binary.SNIFF_BYTES} bytes at most",
         f"for {SKILL_GRACE_SECONDS:g} seconds",
         f"At most {_n(coordination.MAX_TURN_CALLS)} calls of a turn are tracked",
+        f"at most {_n(coordination.DEFAULT_MAX_ANNOUNCED)} call ids of announced turns",
         f"{_n(archive.ArchiveLimits().max_members)} members",
         f"longer than {_n(state_token.MAX_STATE_TOKEN_BYTES)} bytes",
         f"{state_token.SECRET_BYTES} random bytes",
