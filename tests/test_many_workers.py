@@ -42,6 +42,8 @@ PHASES = ((0, 5), (5, 10), (10, 15))
 SEED = 22
 #: A phase (or a forced overlap) that takes longer than this fails the test.
 PHASE_SECONDS = 240
+#: A worker is killed at random only once it has been up this long.
+SETTLE_SECONDS = 1.0
 #: Forced overlaps: two workers run one thread at once (one loads a restricting skill, the
 #: other calls Write after it), with no lock.
 OVERLAPS = 4
@@ -151,11 +153,24 @@ class Pool:
         # process: under pytest-xdist it runs other tests' threads (an S3 server, event
         # loops), and a fork taken while one of them holds a lock can leave the child stuck.
         self.ctx = multiprocessing.get_context("forkserver")
-        self.ctx.set_forkserver_preload(["many_workers"])
+        # The heavy imports happen once, in the server: a worker forked from it starts in
+        # milliseconds, so random kills on a loaded machine hit workers that are running
+        # turns, not ones still importing (which had stalled a phase once).
+        self.ctx.set_forkserver_preload(
+            [
+                "many_workers",
+                "psycopg",
+                "langchain.agents",
+                "langgraph.checkpoint.postgres",
+                "skillcore_langchain",
+                "skillcore_openai",
+            ]
+        )
         self.args = (url, str(lib), script, kills)
         self.procs: dict[int, Any] = {}
         self.pipes: dict[int, Any] = {}
         self.jobs: dict[int, tuple[str, int] | None] = {}
+        self.born: dict[int, float] = {}
         self.started = 0
 
     def spawn(self, index: int) -> None:
@@ -166,6 +181,7 @@ class Pool:
         proc.start()
         child.close()
         self.procs[index], self.pipes[index], self.jobs[index] = proc, parent, None
+        self.born[index] = time.monotonic()
         self.started += 1
 
     def idle(self) -> list[int]:
@@ -229,7 +245,14 @@ def run_phase(
             busy_threads.add(first[0])
             pool.send(index, first)
         if time.monotonic() >= next_kill:
-            busy = [i for i, job in pool.jobs.items() if job is not None]
+            # Only workers up for a while: a kill loop on workers still starting up would
+            # make no progress on a loaded machine, and tests nothing new.
+            now = time.monotonic()
+            busy = [
+                i
+                for i, job in pool.jobs.items()
+                if job is not None and now - pool.born[i] >= SETTLE_SECONDS
+            ]
             if busy:
                 victim = rng.choice(busy)
                 os.kill(pool.procs[victim].pid, signal.SIGKILL)
