@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from skillcore import BinaryPayload
 from skillcore.errors import require
-from skillcore.state.coordination import MAX_TURN_CALLS
+from skillcore.state.turn_calls import MAX_TURN_CALLS
 from skillcore_openai.functions import parse_call
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
