@@ -17,8 +17,8 @@ from skillcore.policy import rules as policy
 from skillcore.runtime import profiles
 from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
-from skillcore.state import turn_calls, turn_index
 from skillcore.state import token as state_token
+from skillcore.state import turn_calls, turn_index
 from skillcore.state.session import MAX_CALL_ID
 from skillcore.tools import binary, replies, specs
 

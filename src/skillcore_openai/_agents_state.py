@@ -18,8 +18,11 @@ __all__ = ["SkillState"]
 class SkillState:
     """The skill session of one conversation, shared by the tools of a run (thread-safe).
 
-    Tool calls of one model turn run concurrently as tasks; :meth:`apply` commits each call's
-    transition on the session as it is when the call's file I/O is done.
+    Tool calls of one model turn run concurrently as tasks. In an agent from
+    :meth:`AgentSkills.guard_agent` each is decided in the model's call order (on the turn's
+    session after its earlier skill calls) and writes the result here; otherwise
+    :meth:`apply` commits each call's transition on the session as it is when the call's
+    file I/O is done.
     """
 
     def __init__(self, session: SkillSession | SessionStore, key: str | None = None) -> None:

@@ -417,17 +417,19 @@ class AgentSkills:
     def _announce(self, ctx: Any, agent: Any, response: ModelResponse) -> None:
         """When a model response arrives, before its tool calls run: its calls in the
         model's order, so each is decided after the earlier skill calls of its turn."""
+        # The skill calls and the plain calls the guardrail decides (those it lets through
+        # unchecked, under RECOMMEND, never wait); a turn without skill calls needs no order.
+        is_skill, guards = self.toolkit.is_skill_tool, self.toolkit.guards
         calls = [
             (c.call_id, c.name, c.arguments)
             for c in _calls_of(getattr(response, "output", None) or ())
+            if is_skill(c.name) or guards(self.policy, c.name)
         ]
-        if not calls:
+        if not any(is_skill(name) for _, name, _ in calls):
             return
         state = self.state_for(ctx)
         rid = getattr(response, "response_id", None)
-        turn = TurnCalls.of(
-            state._turn_key, f"{rid or 'turn'}#{next(_turn_ids)}", calls, self.toolkit.is_skill_tool
-        )
+        turn = TurnCalls.of(state._turn_key, f"{rid or 'turn'}#{next(_turn_ids)}", calls, is_skill)
         load = self.toolkit.names.load
         run = self._run(ctx)
         loads = [i for i, name, _ in calls if name == load]
