@@ -31,6 +31,11 @@ CSV = {"skill_name": "csv-data-audit"}
 
 
 def make_agent(skills: AgentSkills, model: ScriptedModel, log: list[str]) -> Agent[Any]:
+    """An agent with the skill tools, ``Read`` and ``Write`` (logging what runs), guarded."""
+    return skills.guard_agent(raw_agent(skills, model, log))
+
+
+def raw_agent(skills: AgentSkills, model: ScriptedModel, log: list[str]) -> Agent[Any]:
     @function_tool(name_override="Read")
     def read(path: str) -> str:
         """Read a file."""
@@ -43,13 +48,12 @@ def make_agent(skills: AgentSkills, model: ScriptedModel, log: list[str]) -> Age
         log.append(f"Write {path}")
         return "written"
 
-    agent = Agent(
+    return Agent(
         name="auditor",
         instructions=skills.instructions("You audit data."),
         tools=[*skills.tools(), read, write],
         model=model,
     )
-    return skills.guard_agent(agent)
 
 
 async def run_turn(agent: Agent[Any], context: Any, streamed: bool, given: Any = "go") -> Any:
@@ -285,14 +289,9 @@ def test_trimmed_session_history_gets_the_instructions_again(
 
 def plain_agent(skills: AgentSkills, model: ScriptedModel, log: list[str]) -> Agent[Any]:
     """The agent of ``make_agent`` with its tools guarded one by one (``guard``)."""
-    built = make_agent(skills, model, log)
+    built = raw_agent(skills, model, log)
     mine = [t for t in built.tools if not skills.toolkit.is_skill_tool(t.name)]
-    return Agent(
-        name="auditor",
-        instructions=built.instructions,
-        tools=[*skills.tools(), *skills.guard(*mine)],
-        model=model,
-    )
+    return built.clone(tools=[*skills.tools(), *skills.guard(*mine)])
 
 
 def test_guarded_tools_of_an_agent_without_its_hooks_warn(examples_library: SkillLibrary) -> None:
@@ -338,3 +337,28 @@ def test_one_call_at_a_time_orders_an_agent_without_its_hooks(
             Runner.run(agent, "go", context=skills.conversation("o"), run_config=one)
         )
     assert "not allowed" in outputs(result)["o2"] and log == []
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "run_streamed"])
+def test_the_agent_handed_off_to_orders_its_turns_too(
+    examples_library: SkillLibrary, streamed: bool
+) -> None:
+    """guard_agent gives every agent it guards (handoff targets included) the hooks."""
+    skills = AgentSkills(examples_library, policy=ToolPolicy(PolicyMode.RESTRICT))
+    log: list[str] = []
+    model = ScriptedModel(
+        [
+            [function_call("transfer_to_worker", {}, call_id="f1")],
+            [
+                function_call("load_skill", CSV, call_id="f2"),
+                function_call("Write", {"path": "r.md", "text": "x"}, call_id="f3"),
+            ],
+            [assistant_message("done")],
+        ]
+    )
+    worker = raw_agent(skills, model, log)  # guarded only through main
+    worker.name = "worker"
+    main = skills.guard_agent(Agent(name="main", handoffs=[worker], model=model))
+    got = outputs(asyncio.run(run_turn(main, skills.conversation("f"), streamed)))
+    assert got["f2"].startswith('<skill_content name="csv-data-audit">')
+    assert "not allowed" in got["f3"] and log == [], got["f3"]
