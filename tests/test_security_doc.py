@@ -17,8 +17,8 @@ from skillcore.policy import rules as policy
 from skillcore.runtime import profiles
 from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
+from skillcore.state import coordination
 from skillcore.state import token as state_token
-from skillcore.state import turn_calls, turn_index
 from skillcore.state.session import MAX_CALL_ID
 from skillcore.tools import binary, replies, specs
 
@@ -48,8 +48,8 @@ def _n(value: int) -> str:
         f"capped at {Limits().max_binary_bytes // MIB} MiB each",
         f"reads {binary.SNIFF_BYTES} bytes at most",
         f"for {SKILL_GRACE_SECONDS:g} seconds",
-        f"At most {_n(turn_calls.MAX_TURN_CALLS)} calls of a turn are tracked",
-        f"at most {_n(turn_index.DEFAULT_MAX_ANNOUNCED)} call ids of announced turns",
+        f"At most {_n(coordination.MAX_TURN_CALLS)} calls of a turn are tracked",
+        f"at most {_n(coordination.DEFAULT_MAX_ANNOUNCED)} call ids of announced turns",
         f"{_n(archive.ArchiveLimits().max_members)} members",
         f"longer than {_n(state_token.MAX_STATE_TOKEN_BYTES)} bytes",
         f"{state_token.SECRET_BYTES} random bytes",
