@@ -16,10 +16,12 @@ from hypothesis import strategies as st
 
 pytest.importorskip("agents", exc_type=ImportError)
 
-from agents import Agent, AgentHooks, RunConfig, Runner, SQLiteSession, function_tool
+from agents import Agent, AgentHooks, RunConfig, Runner, SQLiteSession
 from agents.memory import SessionSettings
 from agents.run_config import ToolExecutionConfig
 from agents.testing import ScriptedModel, assistant_message, function_call
+from tests.core.state.test_turn_replay import SKILLS, call
+from tests.openai.test_openai_agents import make_tools
 
 from skillcore import Limits, PolicyMode, SessionRef, SkillLibrary, ToolPolicy
 from skillcore.testing import write_skill
@@ -36,18 +38,7 @@ def make_agent(skills: AgentSkills, model: ScriptedModel, log: list[str]) -> Age
 
 
 def raw_agent(skills: AgentSkills, model: ScriptedModel, log: list[str]) -> Agent[Any]:
-    @function_tool(name_override="Read")
-    def read(path: str) -> str:
-        """Read a file."""
-        log.append(f"Read {path}")
-        return f"contents of {path}"
-
-    @function_tool(name_override="Write")
-    def write(path: str, text: str) -> str:
-        """Write a file."""
-        log.append(f"Write {path}")
-        return "written"
-
+    read, write = make_tools(log)
     return Agent(
         name="auditor",
         instructions=skills.instructions("You audit data."),
@@ -137,7 +128,8 @@ def test_write_before_a_restricting_load_in_one_turn_runs(
 
 # -- invariant 8 as a property: the SDK's concurrent turn equals the calls run one by one ----
 
-SKILLS = ("r0", "r1", "o2", "o3")  # r*: allowed-tools Read (restricting); o*: no list
+
+# SKILLS: r* allow only Read (restricting), o* name no tools; ``call``: one call of a turn.
 
 
 @pytest.fixture(scope="module")
@@ -149,10 +141,6 @@ def small_library(tmp_path_factory: pytest.TempPathFactory) -> SkillLibrary:
     return SkillLibrary([root])
 
 
-call = st.one_of(
-    st.tuples(st.sampled_from(["load_skill", "unload_skill"]), st.sampled_from(SKILLS)),
-    st.tuples(st.sampled_from(["Read", "Write"]), st.none()),
-)
 _ids = itertools.count(1)
 
 
