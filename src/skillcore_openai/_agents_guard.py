@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from skillcore import BinaryPayload
 from skillcore.errors import require
 from skillcore.state.turn_calls import MAX_TURN_CALLS
-from skillcore_openai.functions import parse_call
+from skillcore_openai.functions import _get, parse_call
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 
@@ -57,12 +57,16 @@ def _agent_tools(agent: Any) -> frozenset[str] | None:
     return frozenset(n for t in tools if isinstance(n := getattr(t, "name", None), str))
 
 
+#: Output item types of the tool calls a response makes that the adapter orders.
+_CALL_TYPES = ("function_call", "custom_tool_call")
+
+
 def _calls_of(output: Iterable[Any]) -> list[Any]:
     """The tool calls of a model response's output items, in the model's order (function
     and custom tool calls; hosted tools' items are not ours to order)."""
     calls = []
     for item in output:
-        if getattr(item, "type", None) in ("function_call", "custom_tool_call"):
+        if getattr(item, "type", None) in _CALL_TYPES:
             with contextlib.suppress(ValueError):
                 calls.append(parse_call(item))
     return calls
@@ -70,14 +74,24 @@ def _calls_of(output: Iterable[Any]) -> list[Any]:
 
 class _Run:
     """What the hooks learned about one run: the loaded skills whose load reply the latest
-    model input lacked, and this run's load calls (their replies are in the model input
-    after the run's input; the latest kept)."""
+    model input lacked, this run's load calls (their replies are in the model input after
+    the run's input; the latest kept) and the call ids of its latest model response."""
 
-    __slots__ = ("hidden", "loads")
+    __slots__ = ("hidden", "last", "loads")
 
     def __init__(self) -> None:
         self.hidden: frozenset[str] = frozenset()
         self.loads: deque[str] = deque(maxlen=MAX_TURN_CALLS)
+        self.last: frozenset[str] = frozenset()
+
+
+def _server_kept(items: Sequence[Any], last: frozenset[str]) -> bool:
+    """True when a model input lacks every call of the run's latest response (it has only
+    their replies): the SDK sends only new items because the server keeps the conversation
+    (``conversation_id``, ``previous_response_id``)."""
+    return bool(last) and not any(
+        _get(item, "type") in _CALL_TYPES and _get(item, "call_id") in last for item in items
+    )
 
 
 class _Turns(Protocol):

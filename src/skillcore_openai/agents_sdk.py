@@ -76,6 +76,7 @@ from skillcore_openai._agents_guard import (  # noqa: E402 - needs the SDK
     _calls_of,
     _GuardedServer,
     _Run,
+    _server_kept,
     _SkillsGuardrail,
     _TurnHooks,
     _without_ours,
@@ -382,12 +383,13 @@ class AgentSkills:
     ) -> str:
         """The instructions of loaded skills whose load reply the model input lacks ("" when
         none): the run's input holds the earlier replies, the hooks of :meth:`guard_agent`
-        know this run's own load calls. Without those hooks only the configured and
-        requested skills' (no tool reply delivered them) are repeated."""
+        know this run's own load calls. Without those hooks, or when the server keeps the
+        conversation (its input holds only new items), only the configured and requested
+        skills' (no tool reply delivered them) are repeated."""
         items = list(turn_input or ())
         seen = session.delivered(r for item in reversed(items) for r in reversed(_replies_of(item)))
         only: frozenset[str] | None = None
-        if isinstance(getattr(agent, "hooks", None), _TurnHooks):
+        if isinstance(getattr(agent, "hooks", None), _TurnHooks) and not state._server_kept:
             with self._lock:
                 run = self._runs.get(ctx)
                 ours = tuple(run.loads) if run is not None else ()
@@ -409,20 +411,30 @@ class AgentSkills:
 
     def _observe(self, ctx: Any, items: Sequence[Any]) -> None:
         """Before a model call: which loaded skills' load replies its input lacks (a load
-        of one of those sends the instructions again)."""
-        session = self.state_for(ctx).session
+        of one of those sends the instructions again). None when the server keeps the
+        conversation: its input is only what is new, the rest cannot be seen."""
+        state, run = self.state_for(ctx), self._run(ctx)
+        if run.last:  # the second model call of a run, or later: the input tells
+            state._server_kept = _server_kept(items, run.last)
+        session = state.session
+        if state._server_kept or not session.loaded:
+            run.hidden = frozenset()
+            return
         replies = (r for item in reversed(items) for r in reversed(_replies_of(item)))
-        self._run(ctx).hidden = session.undelivered(replies) if session.loaded else frozenset()
+        run.hidden = session.undelivered(replies)
 
     def _announce(self, ctx: Any, agent: Any, response: ModelResponse) -> None:
         """When a model response arrives, before its tool calls run: its calls in the
         model's order, so each is decided after the earlier skill calls of its turn."""
+        made = _calls_of(getattr(response, "output", None) or ())
+        run = self._run(ctx)
+        run.last = frozenset(c.call_id for c in made)
         # The skill calls and the plain calls the guardrail decides (those it lets through
         # unchecked, under RECOMMEND, never wait); a turn without skill calls needs no order.
         is_skill, guards = self.toolkit.is_skill_tool, self.toolkit.guards
         calls = [
             (c.call_id, c.name, c.arguments)
-            for c in _calls_of(getattr(response, "output", None) or ())
+            for c in made
             if is_skill(c.name) or guards(self.policy, c.name)
         ]
         if not any(is_skill(name) for _, name, _ in calls):
@@ -431,7 +443,6 @@ class AgentSkills:
         rid = getattr(response, "response_id", None)
         turn = TurnCalls.of(state._turn_key, f"{rid or 'turn'}#{next(_turn_ids)}", calls, is_skill)
         load = self.toolkit.names.load
-        run = self._run(ctx)
         loads = [i for i, name, _ in calls if name == load]
         have = _agent_tools(agent) if loads else None
         self.announced.announce(turn, hidden=run.hidden, available=have)

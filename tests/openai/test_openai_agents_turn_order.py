@@ -350,3 +350,37 @@ def test_the_agent_handed_off_to_orders_its_turns_too(
     got = outputs(asyncio.run(run_turn(main, skills.conversation("f"), streamed)))
     assert got["f2"].startswith('<skill_content name="csv-data-audit">')
     assert "not allowed" in got["f3"] and log == [], got["f3"]
+
+
+def test_a_conversation_the_server_keeps_is_not_taken_for_lost_history(
+    examples_library: SkillLibrary,
+) -> None:
+    """When the server keeps the conversation (here ``auto_previous_response_id``, then
+    ``previous_response_id``) the SDK sends the model only what is new; the load replies it
+    lacks are on the server, not lost: the instructions are not repeated and a second load
+    is "already loaded" (the hooks see it from a run's second model call on)."""
+    skills = AgentSkills(examples_library, policy=ToolPolicy(PolicyMode.RESTRICT))
+    model = ScriptedModel()
+    agent = make_agent(skills, model, [])
+    state = skills.conversation("kept")
+    marker = '<skill_content name="csv-data-audit">'
+    previous = None
+    for call_id in ("s1", "s2"):
+        model.extend(
+            [[function_call("load_skill", CSV, call_id=call_id)], [assistant_message("ok")]]
+        )
+        before = len(model.calls)
+        result = asyncio.run(
+            Runner.run(
+                agent,
+                "go",
+                context=state,
+                run_config=NO_TRACE,
+                previous_response_id=previous,
+                auto_previous_response_id=True,
+            )
+        )
+        previous = result.last_response_id
+        assert previous is not None
+        assert all(marker not in (c.system_instructions or "") for c in model.calls[before:])
+    assert "already loaded" in outputs(result)["s2"], outputs(result)["s2"]
