@@ -41,9 +41,6 @@ class SkillState:
         # Skills loaded by such a request: no tool reply delivered their instructions, so
         # they are repeated in the instructions while loaded (like the configured skills).
         self.requested: frozenset[str] = frozenset()
-        # The server keeps this conversation (the model input holds only new items), so
-        # which load replies the model still receives cannot be told (learned by the hooks).
-        self._server_kept = False
 
     @property
     def session(self) -> SkillSession:

@@ -19,6 +19,7 @@ import os
 import threading
 import warnings
 import weakref
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -93,6 +94,8 @@ _AnyTool = TypeVar("_AnyTool", bound=Tool)
 
 
 _turn_ids = itertools.count(1)
+#: Conversations known to be kept by the server, per AgentSkills (least recent dropped).
+_KEPT_CONVERSATIONS = 10_000
 
 #: Said once per :class:`AgentSkills` when a guarded call's turn cannot be ordered.
 UNORDERED_WARNING = (
@@ -190,6 +193,9 @@ class AgentSkills:
         #: The AgentSkills a run's hooks report to (a profiled adapter picks the run's).
         self._route: Callable[[Any], AgentSkills] = lambda _ctx: self
         self._warned = False
+        # Conversations the server keeps (the model input holds only new items, so which load
+        # replies the model still receives cannot be told), learned by the hooks.
+        self._server_kept: OrderedDict[str, None] = OrderedDict()
         self.guardrail: ToolInputGuardrail[Any] = _SkillsGuardrail(
             self._check, name="skillcore_allowed_tools"
         )
@@ -389,7 +395,7 @@ class AgentSkills:
         items = list(turn_input or ())
         seen = session.delivered(r for item in reversed(items) for r in reversed(_replies_of(item)))
         only: frozenset[str] | None = None
-        if isinstance(getattr(agent, "hooks", None), _TurnHooks) and not state._server_kept:
+        if isinstance(getattr(agent, "hooks", None), _TurnHooks) and not self._kept(state):
             with self._lock:
                 run = self._runs.get(ctx)
                 ours = tuple(run.loads) if run is not None else ()
@@ -415,13 +421,27 @@ class AgentSkills:
         conversation: its input is only what is new, the rest cannot be seen."""
         state, run = self.state_for(ctx), self._run(ctx)
         if run.last:  # the second model call of a run, or later: the input tells
-            state._server_kept = _server_kept(items, run.last)
+            self._kept(state, _server_kept(items, run.last))
         session = state.session
-        if state._server_kept or not session.loaded:
+        if self._kept(state) or not session.loaded:
             run.hidden = frozenset()
             return
         replies = (r for item in reversed(items) for r in reversed(_replies_of(item)))
         run.hidden = session.undelivered(replies)
+
+    def _kept(self, state: SkillState, learned: bool | None = None) -> bool:
+        """Whether the server keeps ``state``'s conversation (``learned``: what a model
+        input just showed)."""
+        key = state._turn_key
+        with self._lock:
+            if learned:
+                self._server_kept[key] = None
+                self._server_kept.move_to_end(key)
+                while len(self._server_kept) > _KEPT_CONVERSATIONS:
+                    self._server_kept.popitem(last=False)
+            elif learned is not None:
+                self._server_kept.pop(key, None)
+            return key in self._server_kept
 
     def _announce(self, ctx: Any, agent: Any, response: ModelResponse) -> None:
         """When a model response arrives, before its tool calls run: its calls in the

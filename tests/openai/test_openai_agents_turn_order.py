@@ -26,7 +26,7 @@ from tests.openai.test_openai_agents import make_tools
 from skillcore import Limits, PolicyMode, SessionRef, SkillLibrary, ToolPolicy
 from skillcore.testing import write_skill
 from skillcore.tools.replies import ERROR_PREFIX
-from skillcore_openai import AgentSkills
+from skillcore_openai import AgentSkills, ProfiledAgentSkills
 
 NO_TRACE = RunConfig(tracing_disabled=True)
 CSV = {"skill_name": "csv-data-audit"}
@@ -352,17 +352,24 @@ def test_the_agent_handed_off_to_orders_its_turns_too(
     assert "not allowed" in got["f3"] and log == [], got["f3"]
 
 
+@pytest.mark.parametrize("profiled", [False, True], ids=["plain", "profiled"])
 def test_a_conversation_the_server_keeps_is_not_taken_for_lost_history(
-    examples_library: SkillLibrary,
+    examples_library: SkillLibrary, profiled: bool
 ) -> None:
     """When the server keeps the conversation (here ``auto_previous_response_id``, then
     ``previous_response_id``) the SDK sends the model only what is new; the load replies it
     lacks are on the server, not lost: the instructions are not repeated and a second load
     is "already loaded" (the hooks see it from a run's second model call on)."""
-    skills = AgentSkills(examples_library, policy=ToolPolicy(PolicyMode.RESTRICT))
+    policy = ToolPolicy(PolicyMode.RESTRICT)
+    skills: Any = (
+        ProfiledAgentSkills({"p": examples_library}, allowed_tools_policy="restrict")
+        if profiled
+        else AgentSkills(examples_library, policy=policy)
+    )
     model = ScriptedModel()
     agent = make_agent(skills, model, [])
-    state = skills.conversation("kept")
+    # A profiled run names its conversation: its state is made again on each use.
+    state = {"skill_profile": "p", "conversation": "kept"} if profiled else skills.conversation("k")
     marker = '<skill_content name="csv-data-audit">'
     previous = None
     for call_id in ("s1", "s2"):
