@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeVar
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.paths import undecodable
-from skillcore.sources.base import SKILL_FILE, SKIP_DIRS, SkillSource
+from skillcore.sources.source import SKILL_FILE, SKIP_DIRS, SkillSource
+
+_T = TypeVar("_T")
 
 
 def hidden_or_skipped(segments: Iterable[str]) -> bool:
@@ -33,12 +36,10 @@ def skill_directories(rel_files: Iterable[str], source: SkillSource) -> list[str
         if len(segments) > depth or hidden_or_skipped(segments) or undecodable(directory):
             continue  # (readers report undecodable names when they index them)
         found.add(directory)
-    return sorted(d for d in found if not _inside_other(d, found))
+    return sorted(d for d in found if not inside_other(d, found))
 
 
-def cap_skill_directories(
-    dirs: list[str], source: SkillSource
-) -> tuple[list[str], list[Diagnostic]]:
+def cap_skill_directories(dirs: list[_T], source: SkillSource) -> tuple[list[_T], list[Diagnostic]]:
     """At most ``source.max_entries`` directories, with a SOURCE_LIMIT warning when cut."""
     if len(dirs) <= source.max_entries:
         return dirs, []
@@ -51,7 +52,8 @@ def cap_skill_directories(
     return dirs[: source.max_entries], [warning]
 
 
-def _inside_other(directory: str, dirs: set[str]) -> bool:
+def inside_other(directory: str, dirs: set[str]) -> bool:
+    """True when a parent folder of ``directory`` is one of ``dirs`` (a skill's own folder)."""
     parts = directory.split("/")
     return any("/".join(parts[:i]) in dirs for i in range(1, len(parts)))
 

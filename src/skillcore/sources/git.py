@@ -35,18 +35,13 @@ from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import require
 from skillcore.model import Resource, ResourceKind
 from skillcore.paths import printable_name, undecodable
-from skillcore.sources.base import (
-    MAX_LISTED_DIRS,
-    SKILL_FILE,
-    ReadError,
-    Scan,
-    ScanEntry,
-    SkillSource,
-    SourceReader,
-    SourceUnavailable,
-    safe_relpath,
-)
 from skillcore.sources.common import describe_error, hidden_or_skipped
+from skillcore.sources.errors import ReadError, SourceUnavailable
+from skillcore.sources.fsspec_reader import FsspecReader
+from skillcore.sources.local_listing import MAX_LISTED_DIRS
+from skillcore.sources.reader import SourceReader, safe_relpath
+from skillcore.sources.scan import Scan, ScanEntry
+from skillcore.sources.source import SKILL_FILE, SkillSource
 
 _LINK_MODE = 0o120000
 _COMMIT_MODE = 0o160000  # a submodule entry
@@ -108,8 +103,6 @@ def _norm_repo(repo: str, remote: bool) -> str:
 def open_git_reader(source: SkillSource) -> SourceReader:
     """Reader factory for ``git://`` sources (registered lazily by ``open_reader``)."""
     if source.fs is not None:  # a ready fsspec GitFileSystem: the generic reader
-        from skillcore.sources.base import FsspecReader
-
         return FsspecReader(source, source.fs, source.url)
     require("pygit2", "git", "Reading skills from git:// sources")
     opts = source.fsspec_options()

@@ -44,17 +44,11 @@ from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SourceError, require
 from skillcore.model import Resource, ResourceKind
-from skillcore.sources.base import (
-    SKILL_FILE,
-    ReadError,
-    Scan,
-    ScanEntry,
-    SkillSource,
-    SourceReader,
-    SourceUnavailable,
-    register_reader,
-    safe_relpath,
-)
+from skillcore.sources.errors import ReadError, SourceUnavailable
+from skillcore.sources.reader import SourceReader, safe_relpath
+from skillcore.sources.registry import register_reader
+from skillcore.sources.scan import Scan, ScanEntry
+from skillcore.sources.source import SKILL_FILE, SkillSource
 
 require("mcp", "mcp", "Skills served over MCP")
 

@@ -22,22 +22,17 @@ from typing import Any
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import require
 from skillcore.model import Resource, ResourceKind
-from skillcore.sources.base import (
-    SKILL_FILE,
-    Scan,
-    ScanEntry,
-    SkillSource,
-    SourceReader,
-    SourceUnavailable,
-    cat_capped,
-    safe_relpath,
-)
 from skillcore.sources.common import (
     cap_skill_directories,
     describe_error,
     hidden_or_skipped,
     skill_directories,
 )
+from skillcore.sources.errors import SourceUnavailable
+from skillcore.sources.fsspec_reader import cat_capped
+from skillcore.sources.reader import SourceReader, safe_relpath
+from skillcore.sources.scan import Scan, ScanEntry
+from skillcore.sources.source import SKILL_FILE, SkillSource
 
 DEFAULT_MAX_CONCURRENCY = 32
 _READER_OPTIONS = ("max_concurrency", "connect_timeout", "read_timeout", "max_attempts")
