@@ -111,6 +111,17 @@ def default_cache_dir() -> Path:
 #: The files whose rules decide a parse, relative to the ``skillcore`` package.
 _RULE_MODULES = (
     "parse/frontmatter",
+    "parse/allowed_tools",
+    "parse/build",
+    "parse/capping",
+    "parse/caps",
+    "parse/context",
+    "parse/document",
+    "parse/fields",
+    "parse/metadata",
+    "parse/name_field",
+    "parse/nesting",
+    "parse/values",
     "parse/bounds",
     "parse/fast",
     "parse/yamlload",
