@@ -115,22 +115,26 @@ class DocumentReads:
             raise ReadError(OutcomeCode.SKILL_NOT_FOUND, f"no skill named {name!r}")
         return meta
 
+    def _located(self, name: str | SkillMetadata) -> tuple[SkillMetadata, SourceReader]:
+        """The skill (by name or as given) and the reader of its source."""
+        meta = self._meta(name)
+        return meta, self.reader(meta.location.source)
+
     def read_document(
         self, name: str | SkillMetadata, max_bytes: int | None = None
     ) -> SkillDocument:
         """Read a skill's full SKILL.md (at most ``max_bytes``, default the library's
         ``max_file_bytes``) and list its resources. Raises ReadError."""
-        meta = self._meta(name)
+        meta, reader = self._located(name)
         cap = self.max_file_bytes if max_bytes is None else max_bytes
-        return read_document(self.reader(meta.location.source), meta, cap, self.max_resources)
+        return read_document(reader, meta, cap, self.max_resources)
 
     async def aread_document(
         self, name: str | SkillMetadata, max_bytes: int | None = None
     ) -> SkillDocument:
         """Async :meth:`read_document`."""
-        meta = self._meta(name)
+        meta, reader = self._located(name)
         cap = self.max_file_bytes if max_bytes is None else max_bytes
-        reader = self.reader(meta.location.source)
         return await aread_document(reader, meta, cap, self.max_resources)
 
     def read_resource(
@@ -140,8 +144,7 @@ class DocumentReads:
         max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     ) -> ResourceContent:
         """Read one file of a skill, confined to its directory and capped. Raises ReadError."""
-        meta = self._meta(name)
-        reader = self.reader(meta.location.source)
+        meta, reader = self._located(name)
         data = reader.read_file(meta.location.directory, path, max_bytes)
         return resource_content(meta.name, path, data)
 
@@ -152,7 +155,6 @@ class DocumentReads:
         max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     ) -> ResourceContent:
         """Async :meth:`read_resource`."""
-        meta = self._meta(name)
-        reader = self.reader(meta.location.source)
+        meta, reader = self._located(name)
         data = await reader.aread_file(meta.location.directory, path, max_bytes)
         return resource_content(meta.name, path, data)

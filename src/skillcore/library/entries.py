@@ -33,15 +33,19 @@ def parse_entry(
             head = reader.read_file(entry.directory, SKILL_FILE, head_bytes)
         except ReadError as exc:
             return ParseResult(None, (read_diag(reader, path, exc),))
-    result = parse_skill_file(
-        head,
-        directory_name=entry.dir_name,
-        location=location,
-        path=path,
-        mode=mode,
-        complete=entry.complete,
-        stamp=entry.stamp,
-    )
+
+    def parse(data: bytes, complete: bool) -> ParseResult:
+        return parse_skill_file(
+            data,
+            directory_name=entry.dir_name,
+            location=location,
+            path=path,
+            mode=mode,
+            complete=complete,
+            stamp=entry.stamp,
+        )
+
+    result = parse(head, entry.complete)
     if result.need_more:
         # Frontmatter longer than the head: read a prefix that holds any frontmatter under
         # the cap, whatever the size of the body after it.
@@ -50,15 +54,7 @@ def parse_entry(
         except ReadError as exc:
             return ParseResult(None, (read_diag(reader, path, exc),))
         if more:
-            result = parse_skill_file(
-                more,
-                directory_name=entry.dir_name,
-                location=location,
-                path=path,
-                mode=mode,
-                complete=complete,
-                stamp=entry.stamp,
-            )
+            result = parse(more, complete)
         if not more or result.need_more:
             result = ParseResult(
                 None,

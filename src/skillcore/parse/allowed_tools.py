@@ -5,6 +5,7 @@ the always-allowed ones."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from skillcore.diagnostics import Code
@@ -23,32 +24,29 @@ def split_tools(text: str) -> list[str]:
             return text.split()  # the common case, without the character walk
         if text.count("(") == text.count(")"):
             return _SPACE_TOKENS.findall(text)  # "Bash(git log:*) Read": groups keep spaces
-    sep_is_comma = False
-    depth = 0
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif ch == "," and depth == 0:
-            sep_is_comma = True
-            break
+    sep_is_comma = any(ch == "," and top for ch, top in _at_top_level(text))
     items: list[str] = []
     buf: list[str] = []
-    depth = 0
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        is_sep = (ch == "," if sep_is_comma else ch.isspace()) and depth == 0
-        if is_sep:
+    for ch, top in _at_top_level(text):
+        if top and (ch == "," if sep_is_comma else ch.isspace()):
             items.append("".join(buf))
             buf = []
         else:
             buf.append(ch)
     items.append("".join(buf))
     return [i.strip() for i in items if i.strip()]
+
+
+def _at_top_level(text: str) -> Iterator[tuple[str, bool]]:
+    """Each character of ``text`` and whether it stands outside parentheses (a stray ``)``
+    closes nothing)."""
+    depth = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        yield ch, depth == 0
 
 
 def parse_allowed_tools(value: Any) -> tuple[str, ...] | None:

@@ -45,7 +45,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from skillcore.parse.cache_columns import BadPayload, build_objects, decode, encode
+from skillcore.parse.cache_columns import _BadPayload, build_objects, decode, encode
 from skillcore.parse.private_files import (
     KEY_FILE,
     make_private,
@@ -65,7 +65,7 @@ except ImportError:  # pragma: no cover - other Python implementations
 __all__ = ["CACHE_ENV_OFF", "KEY_FILE", "ParseCache", "default_cache_dir", "private_dir"]
 
 #: Former names, kept for one release.
-_Bad = BadPayload
+_Bad = _BadPayload
 _build = build_objects
 
 #: Set to ``1`` to disable the parse cache everywhere.

@@ -28,7 +28,7 @@ def _same(value: Any) -> Any:
     return value
 
 
-class BadPayload(Exception):
+class _BadPayload(Exception):
     """A cache file whose payload does not have the expected shape."""
 
 
@@ -138,7 +138,7 @@ def decode(
     doc: Any, key: str, source: str, url_for: Callable[[str], str]
 ) -> tuple[list[str], list[str], list[ParseResult]] | None:
     """``(directories, stamps, results)`` of a payload; None when it is not this cache's;
-    raises (``BadPayload``, ``KeyError``, ...) when anything is odd."""
+    raises (``_BadPayload``, ``KeyError``, ...) when anything is odd."""
     from skillcore.model import SkillLocation, SkillMetadata
     from skillcore.parse.frontmatter import ParseResult
 
@@ -150,7 +150,7 @@ def decode(
     offsets = _column(doc["offsets"], int, n)
     m = doc["parsed"]
     if not all(stamps) or (offsets and min(offsets) < 0) or type(m) is not int or not 0 <= m <= n:
-        raise BadPayload
+        raise _BadPayload
     here = dirs if m == n else dirs[:m]
     location: dict[str, list[Any] | repeat[Any]] = {
         "source": repeat(source),
@@ -178,12 +178,12 @@ def decode(
 
 
 def _column(value: Any, of: type, length: int | None = None) -> list[Any]:
-    """``value`` when it is a list of ``of`` (of ``length`` items); else raises ``BadPayload``."""
+    """``value`` when it is a list of ``of`` (of ``length`` items); else raises ``_BadPayload``."""
     # ``type`` is exact: ``True`` is not an int here, nor a str subclass a str.
     if type(value) is not list or not set(map(type, value)) <= {of}:
-        raise BadPayload
+        raise _BadPayload
     if length is not None and len(value) != length:
-        raise BadPayload
+        raise _BadPayload
     return value
 
 
@@ -191,7 +191,7 @@ def _positions(value: Any, m: int) -> list[int]:
     """The steps of strictly increasing entry numbers in ``0..m-1`` (see the layout above)."""
     steps = _column(value, int)
     if steps and (min(steps) < 1 or sum(steps) > m):
-        raise BadPayload
+        raise _BadPayload
     return steps
 
 
@@ -202,16 +202,16 @@ def _sparse(raw: Any, kind: int, default: Any, m: int) -> list[Any] | repeat[Any
         values: Any = repeat(not default)
     elif kind in _TABLED:
         if type(raw) is not list or len(raw) != 3:
-            raise BadPayload
+            raise _BadPayload
         steps = _positions(raw[0], m)
         numbers = _column(raw[1], int, len(steps))
         table = _VALUES[kind](raw[2])  # checked and converted once per distinct value
         if numbers and (min(numbers) < 0 or max(numbers) >= len(table)):
-            raise BadPayload
+            raise _BadPayload
         values = list(map(table.__getitem__, numbers))
     else:
         if type(raw) is not list or len(raw) != 2:
-            raise BadPayload
+            raise _BadPayload
         steps = _positions(raw[0], m)
         values = _VALUES[kind](_column(raw[1], _TYPE[kind], len(steps)))
     if not steps:
@@ -232,7 +232,7 @@ def _str_lists(raw: Any) -> list[tuple[str, ...]]:
     # Fail closed: allowed-tools that is not a list of strings rejects the file, so a damaged
     # entry can never lift a restriction.
     if not set(map(type, chain.from_iterable(_column(raw, list)))) <= {str}:
-        raise BadPayload
+        raise _BadPayload
     return list(map(tuple, raw))
 
 
@@ -243,7 +243,7 @@ def _ints(raw: list[int]) -> list[int]:
 def _str_maps(maps: list[dict[str, Any]]) -> list[FrozenDict[str, str]]:
     # The keys of a decoded JSON object are always strings: only the values need a check.
     if not set(map(type, chain.from_iterable(map(dict.values, maps)))) <= {str}:
-        raise BadPayload
+        raise _BadPayload
     # Flat str -> str: no deep freeze needed, and each dict is ours (no copy needed).
     made = list(map(_new, repeat(FrozenDict, len(maps))))
     _drain(map(_FROZEN_DATA, made, maps))
@@ -266,18 +266,18 @@ _TYPE: dict[int, type] = {_INT: int, _MAP: dict, _JSON: dict}
 
 def _json_native(value: Any, depth: int = 0) -> None:
     if depth > 64:
-        raise BadPayload
+        raise _BadPayload
     t = type(value)
     if t is dict:
         for k, v in value.items():
             if type(k) is not str:
-                raise BadPayload
+                raise _BadPayload
             _json_native(v, depth + 1)
     elif t is list:
         for v in value:
             _json_native(v, depth + 1)
     elif value is not None and t not in (str, int, float, bool):
-        raise BadPayload
+        raise _BadPayload
 
 
 def _diagnostics(raw: Any, n: int) -> list[tuple[Any, ...]] | repeat[tuple[Any, ...]]:
@@ -285,13 +285,13 @@ def _diagnostics(raw: Any, n: int) -> list[tuple[Any, ...]] | repeat[tuple[Any, 
     from skillcore.diagnostics import Code, Diagnostic, Severity
 
     if type(raw) is not list or len(raw) != 7:
-        raise BadPayload
+        raise _BadPayload
     steps = _column(raw[0], int)
     k = len(steps)
     if not k:
         return repeat(())
     if min(steps) < 0 or sum(steps) >= n:  # non-decreasing entry numbers in 0..n-1
-        raise BadPayload
+        raise _BadPayload
     entry = accumulate(steps)
     severities = map(_members(Severity).__getitem__, _column(raw[1], str, k))
     codes = map(_members(Code).__getitem__, _column(raw[2], str, k))
@@ -337,7 +337,7 @@ def build_objects(cls: type, n: int, columns: Mapping[str, list[Any] | repeat[An
         column = columns[name] if name else repeat(None)  # "" is the cached hash: not computed
         if type(column) is list:
             if len(column) != n:  # a short column would leave slots unset
-                raise BadPayload
+                raise _BadPayload
         elif type(column) is not repeat:
             raise TypeError(f"column {name!r} is a {type(column).__name__}")
         _drain(map(set_slot, made, column))

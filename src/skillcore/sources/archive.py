@@ -50,12 +50,12 @@ import attrs
 
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.model import Resource, ResourceKind
+from skillcore.model import Resource
 from skillcore.paths import printable_name, undecodable
 from skillcore.sources.common import (
     cap_skill_directories,
     describe_error,
-    hidden_or_skipped,
+    listed_resources,
     skill_directories,
 )
 from skillcore.sources.errors import ReadError, SourceUnavailable
@@ -430,17 +430,8 @@ class ArchiveReader(SourceReader):
             return (), False
         base = self._full(directory, "")
         prefix = base + "/" if base else ""
-        out: list[Resource] = []
-        for name in sorted(index.files):
-            if not name.startswith(prefix):
-                continue
-            rel = name[len(prefix) :]
-            if rel == SKILL_FILE or hidden_or_skipped(rel.split("/")):
-                continue
-            if len(out) >= max_entries:
-                return tuple(out), True
-            out.append(Resource(rel, ResourceKind.for_path(rel), index.files[name].size))
-        return tuple(out), False
+        files = ((name, index.files[name].size) for name in sorted(index.files))
+        return listed_resources(files, prefix, max_entries)
 
 
 class _Builder:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import TypeVar
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.model import Resource, ResourceKind
 from skillcore.paths import undecodable
 from skillcore.sources.source import SKILL_FILE, SKIP_DIRS, SkillSource
 
@@ -92,3 +93,22 @@ def _service_code(exc: BaseException) -> str | None:
         current = current.__cause__ or current.__context__
         seen += 1
     return None
+
+
+def listed_resources(
+    files: Iterable[tuple[str, int | None]], prefix: str, max_entries: int
+) -> tuple[tuple[Resource, ...], bool]:
+    """The resources among ``(path, size)`` pairs (in path order) below ``prefix``, their
+    paths relative to it: ``SKILL.md`` and hidden or skipped folders left out, at most
+    ``max_entries``; ``(resources, truncated)``."""
+    out: list[Resource] = []
+    for path, size in files:
+        if not path.startswith(prefix):
+            continue
+        rel = path[len(prefix) :]
+        if rel == SKILL_FILE or hidden_or_skipped(rel.split("/")):
+            continue
+        if len(out) >= max_entries:
+            return tuple(out), True
+        out.append(Resource(rel, ResourceKind.for_path(rel), size))
+    return tuple(out), False

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from skillcore.codes import OutcomeCode
-from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.diagnostics import Code, Diagnostic
 from skillcore.model import Resource, ResourceKind
 from skillcore.paths import printable_name, undecodable
 from skillcore.sources.common import cap_skill_directories, hidden_or_skipped, inside_other
@@ -19,7 +19,6 @@ from skillcore.sources.scan import (
     ScanEntry,
     misnamed_diagnostic,
     misnamed_skill_file,
-    source_diagnostic,
 )
 from skillcore.sources.source import SKILL_FILE, SkillSource, join_rel
 
@@ -40,11 +39,6 @@ class FsspecReader(SourceReader):
             joined = join_rel(*parts)
             return f"/{joined}" if self.root == "/" else joined
         return "/".join([self.root, *(p for p in parts if p)])
-
-    def _diag(
-        self, code: Code, message: str, path: str, severity: Severity = Severity.ERROR
-    ) -> Diagnostic:
-        return source_diagnostic(code, message, self.source, path, severity)
 
     def scan(self, head_bytes: int, known: Mapping[str, str]) -> Scan:
         """One ``find`` of the root, then a batched ranged ``cat`` of changed heads."""
@@ -98,7 +92,7 @@ class FsspecReader(SourceReader):
                 continue
             if undecodable(directory):
                 diags.append(
-                    self._diag(
+                    self.diag(
                         Code.UNDECODABLE_NAME,
                         f"skipped: the directory name {printable_name(directory)!r} is not "
                         "valid UTF-8; rename it",
@@ -139,7 +133,7 @@ class FsspecReader(SourceReader):
         heads = self._read_heads([self._abs(d, SKILL_FILE) for d, *_ in to_read], head_bytes)
         for (directory, dir_name, stamp, size), head in zip(to_read, heads):
             if isinstance(head, BaseException):
-                error = self._diag(
+                error = self.diag(
                     Code.READ_FAILED,
                     f"skipped: cannot read SKILL.md: {type(head).__name__}: {head}",
                     join_rel(directory, SKILL_FILE),

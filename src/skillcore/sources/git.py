@@ -35,7 +35,7 @@ from skillcore.sources.fsspec_reader import FsspecReader
 from skillcore.sources.git_repo import GitLocation, GitRepository, parse_git_url
 from skillcore.sources.local_listing import MAX_LISTED_DIRS
 from skillcore.sources.reader import SourceReader, safe_relpath
-from skillcore.sources.scan import Scan, ScanEntry, source_diagnostic
+from skillcore.sources.scan import Scan, ScanEntry
 from skillcore.sources.source import SKILL_FILE, SkillSource
 
 __all__ = ["GitLocation", "GitReader", "GitRepository", "open_git_reader", "parse_git_url"]
@@ -77,11 +77,6 @@ class GitReader(SourceReader):
         prefix = "git+" if loc.remote else "git://"
         url = f"{prefix}{loc.repo}@{ref}"
         return f"{url}/{tail}" if tail else url
-
-    def _diag(
-        self, code: Code, message: str, path: str, severity: Severity = Severity.ERROR
-    ) -> Diagnostic:
-        return source_diagnostic(code, message, self.source, path, severity)
 
     # -- the three primitives -------------------------------------------------------------
 
@@ -126,7 +121,7 @@ class GitReader(SourceReader):
         for child in tree:
             if budget[0] <= 0:
                 diags.append(
-                    self._diag(
+                    self.diag(
                         Code.SOURCE_LIMIT,
                         f"stopped after {self.source.max_entries} tree entries; "
                         "some skills may be missing",
@@ -142,7 +137,7 @@ class GitReader(SourceReader):
             child_rel = f"{rel}/{name}" if rel else name
             if undecodable(name):
                 diags.append(
-                    self._diag(
+                    self.diag(
                         Code.UNDECODABLE_NAME,
                         f"skipped: the directory name {printable_name(name)!r} is not valid "
                         "UTF-8; rename it",
@@ -155,7 +150,7 @@ class GitReader(SourceReader):
                 is_skill = SKILL_FILE in sub
             except Exception as exc:  # a corrupt or missing tree object: this folder only
                 diags.append(
-                    self._diag(
+                    self.diag(
                         Code.READ_FAILED,
                         f"skipped: cannot read the folder from the repository: "
                         f"{describe_error(exc)}",
@@ -186,7 +181,7 @@ class GitReader(SourceReader):
         file_rel = f"{rel}/{SKILL_FILE}" if rel else SKILL_FILE
         if item.filemode == _LINK_MODE:
             diags.append(
-                self._diag(
+                self.diag(
                     Code.SYMLINK_ESCAPE,
                     "skipped: SKILL.md is a symlink; symlinks in Git sources are not followed",
                     file_rel,
@@ -204,7 +199,7 @@ class GitReader(SourceReader):
             size = repo.odb.read_header(item.id)[1]
             if size > self.max_file_bytes:
                 diags.append(
-                    self._diag(
+                    self.diag(
                         Code.TOO_LARGE,
                         f"skipped: SKILL.md is {size} bytes, over the {self.max_file_bytes}-byte "
                         "limit",
@@ -214,7 +209,7 @@ class GitReader(SourceReader):
                 return None
             head = repo[item.id].data[:head_bytes]
         except Exception as exc:  # a corrupt object: this skill only
-            error = self._diag(
+            error = self.diag(
                 Code.READ_FAILED,
                 f"skipped: cannot read SKILL.md from the repository: {describe_error(exc)}",
                 file_rel,

@@ -102,7 +102,7 @@ class LocalReader(SourceReader):
         except OSError as exc:
             raise SourceUnavailable(f"cannot list {self.root}: {exc}") from exc
         unchanged: dict[str, str] = {}
-        walk = LocalScan(self.source, self.root, root_fd, head_bytes, known)
+        walk = LocalScan(self, self.root, root_fd, head_bytes, known)
         try:
             root_entry = walk.dirs.entry(
                 Cursor(self.root, root_fd), "", os.path.basename(self.root), misnamed=False

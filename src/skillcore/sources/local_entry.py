@@ -13,7 +13,7 @@ import stat as stat_mod
 from collections.abc import Mapping
 from itertools import compress, islice
 
-from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.diagnostics import Code, Diagnostic
 from skillcore.paths import undecodable
 from skillcore.sources.cursor import (
     O_DIR,
@@ -24,14 +24,14 @@ from skillcore.sources.cursor import (
     read_fd,
     refusal,
 )
+from skillcore.sources.reader import SourceReader
 from skillcore.sources.scan import (
     ScanEntry,
     misnamed_diagnostic,
     misnamed_skill_file,
     not_a_file_diagnostic,
-    source_diagnostic,
 )
-from skillcore.sources.source import SKILL_FILE, SkillSource, join_rel
+from skillcore.sources.source import SKILL_FILE, join_rel
 
 #: Returned by SkillDirectories.entry for a directory without a SKILL.md file.
 NOT_A_SKILL = object()
@@ -87,23 +87,19 @@ class SkillDirectories:
 
     def __init__(
         self,
-        source: SkillSource,
+        reader: SourceReader,
         root: str,
         head_bytes: int,
         known: Mapping[str, str],
         diags: list[Diagnostic],
     ) -> None:
-        self.source = source
+        self.reader = reader
+        self.source = source = reader.source
         self.root = root
         self.head_bytes = head_bytes
         self.known = known
         self.diags = diags
         self.hardlinks = source.allow_hardlinks
-
-    def _diag(
-        self, code: Code, message: str, path: str, severity: Severity = Severity.ERROR
-    ) -> Diagnostic:
-        return source_diagnostic(code, message, self.source, path, severity)
 
     # -- is it a skill -------------------------------------------------------------
 
@@ -129,7 +125,7 @@ class SkillDirectories:
         except PathEscape as exc:
             where = "the source" if exc.outside_source else "its skill directory"
             self.diags.append(
-                self._diag(
+                self.reader.diag(
                     Code.SYMLINK_ESCAPE,
                     f"skipped: SKILL.md is a symlink pointing outside {where}",
                     file_rel,
@@ -137,10 +133,14 @@ class SkillDirectories:
             )
             return None
         except NotRegularFile as exc:
-            self.diags.append(self._diag(Code.UNSAFE_PATH, refusal(SKILL_FILE, exc), file_rel))
+            self.diags.append(
+                self.reader.diag(Code.UNSAFE_PATH, refusal(SKILL_FILE, exc), file_rel)
+            )
             return None
         except OSError as exc:
-            error = self._diag(Code.READ_FAILED, f"skipped: cannot read SKILL.md: {exc}", file_rel)
+            error = self.reader.diag(
+                Code.READ_FAILED, f"skipped: cannot read SKILL.md: {exc}", file_rel
+            )
             return ScanEntry(rel, dir_name, "", None, error=error)
         finally:
             cur.close()
@@ -174,7 +174,7 @@ class SkillDirectories:
         except PathEscape:
             real = os.path.realpath(os.path.join(self.root, rel))
             self.diags.append(
-                self._diag(
+                self.reader.diag(
                     Code.SYMLINK_ESCAPE,
                     f"skipped: symlinked directory points outside the source ({real})",
                     rel,

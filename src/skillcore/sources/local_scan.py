@@ -15,8 +15,9 @@ from skillcore.paths import printable_name, undecodable
 from skillcore.sources.cursor import Cursor, PathEscape, path_parts
 from skillcore.sources.errors import SourceUnavailable
 from skillcore.sources.local_entry import NOT_A_SKILL, SkillDirectories, same_file
-from skillcore.sources.scan import ScanEntry, source_diagnostic
-from skillcore.sources.source import SKILL_FILE, SKIP_DIRS, SkillSource
+from skillcore.sources.reader import SourceReader
+from skillcore.sources.scan import ScanEntry
+from skillcore.sources.source import SKILL_FILE, SKIP_DIRS
 
 #: A key of ``plain`` (no directory entry is called that) meaning "do not trust this scan".
 UNTRUSTED = "/"
@@ -31,13 +32,14 @@ class LocalScan:
 
     def __init__(
         self,
-        source: SkillSource,
+        reader: SourceReader,
         root: str,
         root_fd: int,
         head_bytes: int,
         known: Mapping[str, str],
     ) -> None:
-        self.source = source
+        self.reader = reader
+        self.source = source = reader.source
         self.root = root
         self.root_fd = root_fd
         self.known = known
@@ -46,12 +48,7 @@ class LocalScan:
         self.budget = source.max_entries
         self.hardlinks = source.allow_hardlinks
         #: Reads each skill directory the walk meets (its findings go to ``diags`` too).
-        self.dirs = SkillDirectories(source, root, head_bytes, known, self.diags)
-
-    def _diag(
-        self, code: Code, message: str, path: str, severity: Severity = Severity.ERROR
-    ) -> Diagnostic:
-        return source_diagnostic(code, message, self.source, path, severity)
+        self.dirs = SkillDirectories(reader, root, head_bytes, known, self.diags)
 
     # -- one directory level -------------------------------------------------------------
 
@@ -89,7 +86,7 @@ class LocalScan:
         for name, is_dir, is_link in children:
             if self.budget <= 0:
                 self.diags.append(
-                    self._diag(
+                    self.reader.diag(
                         Code.SOURCE_LIMIT,
                         f"stopped after {self.source.max_entries} directory entries; "
                         "some skills may be missing",
@@ -123,7 +120,9 @@ class LocalScan:
         except (OSError, PathEscape) as exc:
             if not rel:
                 raise SourceUnavailable(f"cannot list {self.root}: {exc}") from exc
-            self.diags.append(self._diag(Code.READ_FAILED, f"cannot list directory: {exc}", rel))
+            self.diags.append(
+                self.reader.diag(Code.READ_FAILED, f"cannot list directory: {exc}", rel)
+            )
             return None
         finally:
             cur.close()
@@ -184,7 +183,7 @@ class LocalScan:
         child_rel = f"{rel}/{name}" if rel else name
         if undecodable(name):
             self.diags.append(
-                self._diag(
+                self.reader.diag(
                     Code.UNDECODABLE_NAME,
                     f"skipped: the directory name {printable_name(name)!r} is not valid "
                     "UTF-8; rename it",

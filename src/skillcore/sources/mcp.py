@@ -41,7 +41,7 @@ from skillcore.model import Resource, ResourceKind
 from skillcore.sources.errors import ReadError, SourceUnavailable
 from skillcore.sources.reader import SourceReader, safe_relpath
 from skillcore.sources.registry import register_reader
-from skillcore.sources.scan import Scan, ScanEntry, source_diagnostic
+from skillcore.sources.scan import Scan, ScanEntry
 from skillcore.sources.source import SKILL_FILE, SkillSource
 
 require("mcp", "mcp", "Skills served over MCP")
@@ -114,7 +114,7 @@ class McpReader(SourceReader):
         diags.extend(listing.warnings())
         if len(entries) > self.source.max_entries:
             diags.append(
-                self._diag(
+                self.diag(
                     Code.SOURCE_LIMIT,
                     f"the server lists more than {self.source.max_entries} skills; only the "
                     "first are read",
@@ -151,7 +151,7 @@ class McpReader(SourceReader):
             if seen[name] > 1:
                 name = e.path.replace("/", "-")
                 diags.append(
-                    self._diag(
+                    self.diag(
                         Code.DUPLICATE_NAME,
                         f"the server lists several skills named {e.local_name!r}; this one "
                         f"({e.uri[:200]}) is named {name!r} here",
@@ -163,7 +163,7 @@ class McpReader(SourceReader):
                 name = f"{self.namespace}-{name}"
             if name in taken or e.path in {o.path for o in out}:
                 diags.append(
-                    self._diag(Code.DUPLICATE_NAME, f"skipped: {e.uri[:200]} repeats", e.path)
+                    self.diag(Code.DUPLICATE_NAME, f"skipped: {e.uri[:200]} repeats", e.path)
                 )
                 continue
             taken.add(name)
@@ -265,11 +265,6 @@ class McpReader(SourceReader):
         where = entry.uri if entry else directory
         return f"{self.source.url}#{where}" if where else self.source.url
 
-    def _diag(
-        self, code: Code, message: str, path: str, severity: Severity = Severity.ERROR
-    ) -> Diagnostic:
-        return source_diagnostic(code, message, self.source, path, severity)
-
 
 class _Listing:
     """One reading of ``skills/list``, page by page: the entries so far (each URI once) and
@@ -327,7 +322,7 @@ class _Listing:
                 entry = parse_entry(item)
             except InvalidEntry as exc:
                 if len(self.diags) < 100:  # one per entry, but not without end
-                    self.diags.append(self.reader._diag(Code.INVALID_TYPE, f"skipped: {exc}", ""))
+                    self.diags.append(self.reader.diag(Code.INVALID_TYPE, f"skipped: {exc}", ""))
                 continue
             if entry.uri in self.uris:
                 self.repeated += 1
@@ -342,7 +337,7 @@ class _Listing:
         found = []
         if self.stopped is not None:
             found.append(
-                self.reader._diag(
+                self.reader.diag(
                     Code.SOURCE_LIMIT,
                     f"stopped reading skills/list at the limit of {self.stopped} after "
                     f"{self.pages} pages and {self.items} items (the server kept offering "
@@ -353,7 +348,7 @@ class _Listing:
             )
         if self.repeated:
             found.append(
-                self.reader._diag(
+                self.reader.diag(
                     Code.DUPLICATE_NAME,
                     f"the server listed {self.repeated} skills more than once; repeats skipped",
                     "",

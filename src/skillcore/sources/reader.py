@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from skillcore.codes import OutcomeCode
+from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES
 from skillcore.model import Resource
 from skillcore.paths import normalise_relpath, path_problem, printable_name
 from skillcore.sources.errors import ReadError
-from skillcore.sources.scan import Scan
+from skillcore.sources.scan import Scan, source_diagnostic
 from skillcore.sources.source import SkillSource
 
 
@@ -60,6 +61,12 @@ class SourceReader:
     def list_files(self, directory: str, max_entries: int) -> tuple[tuple[Resource, ...], bool]:
         """Files of a skill directory (excluding SKILL.md), capped; ``(resources, truncated)``."""
         raise NotImplementedError
+
+    def diag(
+        self, code: Code, message: str, path: str, severity: Severity = Severity.ERROR
+    ) -> Diagnostic:
+        """A diagnostic about ``path`` of this reader's source (ERROR unless told)."""
+        return source_diagnostic(code, message, self.source, path, severity)
 
     def url_for(self, directory: str) -> str:
         """A display URL/path of a skill directory."""

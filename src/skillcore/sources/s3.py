@@ -21,11 +21,11 @@ from typing import Any
 
 from skillcore.diagnostics import Code, Diagnostic
 from skillcore.errors import require
-from skillcore.model import Resource, ResourceKind
+from skillcore.model import Resource
 from skillcore.sources.common import (
     cap_skill_directories,
     describe_error,
-    hidden_or_skipped,
+    listed_resources,
     skill_directories,
 )
 from skillcore.sources.errors import SourceUnavailable
@@ -232,15 +232,5 @@ class S3Reader(SourceReader):
                 found = self._list(base)
         except Exception:
             return (), False
-        prefix = base + "/"
-        out: list[Resource] = []
-        for path, info in sorted(found.items()):
-            if not path.startswith(prefix):
-                continue
-            rel = path[len(prefix) :]
-            if rel == SKILL_FILE or hidden_or_skipped(rel.split("/")):
-                continue
-            if len(out) >= max_entries:
-                return tuple(out), True
-            out.append(Resource(rel, ResourceKind.for_path(rel), info.get("size")))
-        return tuple(out), False
+        files = ((path, info.get("size")) for path, info in sorted(found.items()))
+        return listed_resources(files, base + "/", max_entries)
