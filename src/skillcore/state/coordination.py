@@ -19,7 +19,13 @@ See docs/architecture.md for where each rule lives.
 from __future__ import annotations
 
 from skillcore.state.ledger import Head, Ledger, MemoryLedger, SQLLedger
-from skillcore.state.refresh import Marker, RefreshGate, file_marker
+from skillcore.state.refresh import (
+    REFRESH_COST_FACTOR,
+    REFRESH_COST_FLOOR,
+    Marker,
+    RefreshGate,
+    file_marker,
+)
 from skillcore.state.restore import CatalogMemo, Restorer
 from skillcore.state.saved import (
     MAX_CONVERSATION_KEY,
@@ -29,10 +35,11 @@ from skillcore.state.saved import (
     SavedSession,
     SQLiteStateStore,
     StateStore,
+    Update,
     update_state,
 )
 from skillcore.state.stores import SessionRef, SessionStore, as_store
-from skillcore.state.turn_calls import Replayer, TurnCalls
+from skillcore.state.turn_calls import MAX_TURN_CALLS, Replayer, TurnCalls
 from skillcore.state.turns import (
     DEFAULT_ARRIVAL_SECONDS,
     DEFAULT_CONFIRM_SECONDS,
@@ -49,6 +56,9 @@ __all__ = [
     "DEFAULT_WAIT_SECONDS",
     "MAX_CONVERSATION_KEY",
     "MAX_SAVED_STATE_BYTES",
+    "MAX_TURN_CALLS",
+    "REFRESH_COST_FACTOR",
+    "REFRESH_COST_FLOOR",
     "CatalogMemo",
     "Head",
     "Ledger",
@@ -68,6 +78,7 @@ __all__ = [
     "TurnCall",
     "TurnCalls",
     "TurnStore",
+    "Update",
     "as_store",
     "file_marker",
     "update_state",
