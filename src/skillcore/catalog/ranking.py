@@ -257,7 +257,13 @@ def _uses_semantic(ranker: Ranker) -> bool:
     """Whether ``ranker`` fuses in the semantic ranker (``"auto"``: when it is installed)."""
     if ranker not in RANKERS:
         raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
-    return ranker == "hybrid" or (ranker == "auto" and semantic_available())
+    return resolve_ranker(ranker) == "hybrid"
+
+
+def resolve_ranker(ranker: Ranker) -> Literal["bm25", "hybrid"]:
+    """The ranker ``ranker`` stands for here: ``"auto"`` is ``"hybrid"`` when the semantic
+    extra is installed, else ``"bm25"``."""
+    return "hybrid" if ranker == "hybrid" or (ranker == "auto" and semantic_available()) else "bm25"
 
 
 def index_for(catalog: Catalog | Iterable[SkillMetadata]) -> SearchIndex:
@@ -303,6 +309,7 @@ __all__ = [
     "StaticEmbedder",
     "index_for",
     "pattern_matches",
+    "resolve_ranker",
     "semantic_available",
     "skill_text",
     "tokens",
