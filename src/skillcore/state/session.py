@@ -1,8 +1,9 @@
 """The session of one conversation, as one import: the immutable :class:`SkillSession` and
-its transitions (:mod:`~skillcore.state.transitions`), which tools it allows
-(:mod:`~skillcore.state.tool_access`), its saved form (:mod:`~skillcore.state.saved`),
-restoring it (:mod:`~skillcore.state.restore`) and merging the writes of one turn
-(:mod:`~skillcore.state.merge`).
+its transitions (:mod:`~skillcore.state.transitions`), the values they return
+(:mod:`~skillcore.state.outcomes`), which tools it allows (:mod:`~skillcore.state.tool_access`),
+which loaded skills the model still sees (:mod:`~skillcore.state.delivery`), its saved form
+(:mod:`~skillcore.state.saved`), restoring it (:mod:`~skillcore.state.restore`) and merging the
+writes of one turn (:mod:`~skillcore.state.merge`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from skillcore.codes import OutcomeCode
 from skillcore.limits import Limits
 from skillcore.policy.rules import PolicyMode, ToolDecision, ToolPolicy
 from skillcore.state.merge import apply_effect, effect_between, merge_states, turn_state
+from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest
 from skillcore.state.restore import Restored, restore_session
 from skillcore.state.saved import (
     MAX_CALL_ID,
@@ -21,7 +23,7 @@ from skillcore.state.saved import (
     LoadedSkill,
     loaded_names_of,
 )
-from skillcore.state.transitions import LoadRequest, Outcome, ResourceRequest, SkillSession
+from skillcore.state.transitions import SkillSession
 
 __all__ = [
     "MAX_CALL_ID",

@@ -1,8 +1,9 @@
 """The immutable ``SkillSession`` and its pure transitions (no I/O, clock or randomness):
 loading, unloading, reading resources, rebinding to a new catalog, saving and restoring.
 
-Every transition returns a new session (or the very same one when refused) plus an outcome
-whose ``code`` is stable and whose ``message`` is written for the model.
+Every transition returns a new session (or the very same one when refused) plus an outcome:
+a stable ``code`` and the facts behind it (:mod:`skillcore.state.outcomes`), never prose; the
+outcome's ``message`` is worded in :mod:`skillcore.texts`.
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ from typing import Any
 import attrs
 
 from skillcore._frozen import to_tuple
-from skillcore._text import quoted_excerpt, skill_content_marker
-from skillcore.codes import Coded, OutcomeCode
+from skillcore.codes import OutcomeCode
 from skillcore.errors import StateError
 from skillcore.limits import Limits
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.paths import path_problem
 from skillcore.policy.rules import PolicyMode, ToolPolicy
+from skillcore.state.delivery import Deliveries
+from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest
 from skillcore.state.saved import (
     MAX_STATE_STRING,
     STATE_SCHEMA,
@@ -31,54 +33,7 @@ from skillcore.state.saved import (
     loaded_entries,
 )
 from skillcore.state.tool_access import ToolAccess
-from skillcore.texts import tools_locked_again, tools_not_available_reason
-
-
-@attrs.frozen
-class Outcome(Coded):
-    """What a transition did. ``ok`` is False for refusals and failures."""
-
-    code: OutcomeCode
-    message: str
-    skill: str | None = None
-
-
-@attrs.frozen
-class LoadRequest:
-    """Phase one of a load accepted: the shell should read this skill's document."""
-
-    name: str
-    #: The skill is loaded but its instructions are gone from what the model sees: send the
-    #: body again (:attr:`OutcomeCode.REDELIVERED`) instead of loading.
-    redeliver: bool = False
-    #: The agent's tool names, when the adapter knows them (see
-    #: :meth:`SkillSession.missing_tools`); None skips the check.
-    available: frozenset[str] | None = None
-
-
-@attrs.frozen
-class ResourceRequest:
-    """Phase one of a resource read accepted: the shell should read ``path`` of ``name``."""
-
-    name: str
-    path: str
-
-
-def _head(content: object) -> str:
-    """The text a tool reply opens with: a string, or the first text block of a content
-    list (LangChain, OpenAI and Anthropic shapes); "" for anything else."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list) and content:
-        block = content[0]
-        if isinstance(block, str):
-            return block
-        if isinstance(block, dict):
-            text = block.get("text")
-            return text if isinstance(text, str) else ""
-        text = getattr(block, "text", None)
-        return text if isinstance(text, str) else ""
-    return ""
+from skillcore.texts import LOAD_FAILED, NOT_LOADED_FOR_RESOURCE
 
 
 def _check_loaded(instance: SkillSession, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -95,7 +50,7 @@ def _check_loaded(instance: SkillSession, attribute: attrs.Attribute[Any], value
 
 
 @attrs.frozen(cache_hash=True)
-class SkillSession(ToolAccess):
+class SkillSession(Deliveries, ToolAccess):
     """The skill state of one agent conversation. Immutable; transitions return new sessions.
 
     Invariants (checked by validators on every ``attrs.evolve``): loaded skills are in the
@@ -129,54 +84,6 @@ class SkillSession(ToolAccess):
         return None
 
     @property
-    def deliveries(self) -> dict[str, str]:
-        """``{call id: skill name}``: the recorded delivery of each loaded skill that has one
-        (:attr:`LoadedSkill.delivery`), what :meth:`delivered` looks for."""
-        return {s.delivery: s.name for s in self.loaded if s.delivery is not None}
-
-    def delivered(self, replies: Iterable[tuple[str | None, object]]) -> frozenset[str]:
-        """The loaded skills whose instructions the model still sees, from the tool replies
-        it receives (newest first: the scan stops once all are found), each ``(call id,
-        content)`` as the adapter read them from its framework's messages.
-
-        A skill counts only through the reply to the very call recorded as its delivery,
-        and only while that reply still opens with its ``<skill_content>`` (a context editor
-        may have cleared it): a tool output carrying the same text under any other call id
-        proves nothing, since it is not skillcore's answer. ``None`` as the id stands for a
-        reply of the load tool itself whose id the framework removed from the request (ADK
-        does for its own ids with models that pair calls by position): it counts for a
-        skill with a recorded delivery. Adapters pass ``None`` only for replies whose tool
-        name, which the framework sets from the call, is the load tool's.
-        """
-        wanted = self.deliveries
-        if not wanted:
-            return frozenset()
-        by_name = {n: skill_content_marker(n) for n in wanted.values()}
-        found: set[str] = set()
-        for call_id, content in replies:
-            if call_id is None:
-                text = _head(content)
-                for name, marker in by_name.items():
-                    if name not in found and text.startswith(marker):
-                        found.add(name)
-                        break
-            else:
-                owner = wanted.get(call_id)
-                if owner is None or owner in found:
-                    continue
-                if _head(content).startswith(by_name[owner]):
-                    found.add(owner)
-            if len(found) == len(by_name):
-                break
-        return frozenset(found)
-
-    def undelivered(self, replies: Iterable[tuple[str | None, object]]) -> frozenset[str]:
-        """Loaded skills whose instructions the model does not see (see :meth:`delivered`):
-        loading one sends them again (``REDELIVERED``) and adapters repeat them in the
-        system prompt."""
-        return frozenset(self.loaded_names) - self.delivered(replies)
-
-    @property
     def slots_left(self) -> int:
         """How many more skills can be loaded."""
         return self.limits.max_loaded - len(self.loaded)
@@ -201,36 +108,25 @@ class SkillSession(ToolAccess):
         Under RECOMMEND the load goes ahead and its reply names them (see
         :meth:`missing_tools`).
         """
-        meta = self.catalog.get(name)
-        if meta is None:
-            return Outcome(OutcomeCode.SKILL_NOT_FOUND, self._not_found(name), name)
-        if meta.disable_model_invocation:
-            return Outcome(OutcomeCode.DISABLED, self._disabled(name), name)
+        refused = self._unusable(name)
+        if refused is not None:
+            return refused
         if self.is_loaded(name):
             if name in hidden:
                 return LoadRequest(name, redeliver=True)
-            return Outcome(
-                OutcomeCode.ALREADY_LOADED,
-                f"Skill {name!r} is already loaded; its instructions are earlier in this "
-                "conversation. Follow them; there is no need to load it again.",
-                name,
-            )
+            return Outcome(OutcomeCode.ALREADY_LOADED, name)
         if self.slots_left <= 0:
-            return Outcome(
-                OutcomeCode.LOAD_LIMIT_REACHED,
-                f"Cannot load {name!r}: {len(self.loaded)} of {self.limits.max_loaded} skills "
-                f"are already loaded ({', '.join(self.loaded_names)}). Call "
-                f"{self.names.unload} for a skill you no longer need to free a slot, then try "
-                "again.",
-                name,
-            )
+            facts = {
+                "loaded": self.loaded_names,
+                "max_loaded": self.limits.max_loaded,
+                "unload_tool": self.names.unload,
+            }
+            return Outcome(OutcomeCode.LOAD_LIMIT_REACHED, name, facts)
         have = None if available is None else frozenset(available)
         if have is not None and self.policy.mode is PolicyMode.RESTRICT:
             missing = self.missing_tools(name, have)
             if missing:
-                return Outcome(
-                    OutcomeCode.TOOL_NOT_AVAILABLE, tools_not_available_reason(name, missing), name
-                )
+                return Outcome(OutcomeCode.TOOL_NOT_AVAILABLE, name, {"missing": missing})
         return LoadRequest(name, available=have)
 
     def finish_load(
@@ -254,11 +150,7 @@ class SkillSession(ToolAccess):
             return self, first
         call_id = delivery_id(call_id)
         if first.redeliver:
-            outcome = Outcome(
-                OutcomeCode.REDELIVERED,
-                f"Skill {document.name!r} was loaded earlier; its instructions are sent again.",
-                document.name,
-            )
+            outcome = Outcome(OutcomeCode.REDELIVERED, document.name)
             if call_id is None:
                 return self, outcome
             loaded = tuple(
@@ -270,37 +162,21 @@ class SkillSession(ToolAccess):
         truncated = document.resources_truncated or len(document.resources) > len(resources)
         entry = LoadedSkill(document.name, resources, truncated, call_id)
         new = attrs.evolve(self, loaded=(*self.loaded, entry))
-        return new, Outcome(OutcomeCode.LOADED, f"Loaded skill {document.name!r}.", document.name)
+        return new, Outcome(OutcomeCode.LOADED, document.name)
 
     def unload(self, name: str, *, pinned: Collection[str] = ()) -> tuple[SkillSession, Outcome]:
         """Remove a loaded skill (frees a slot and lifts its tool restriction). ``pinned``:
         the skills configured to stay loaded (``SkillConfig.pinned_skills``); unloading one
         is refused as ``PINNED``."""
         if name in pinned and self.is_loaded(name):
-            return self, Outcome(
-                OutcomeCode.PINNED,
-                f"Skill {name!r} is pinned: it stays loaded for the whole conversation and "
-                "cannot be unloaded. Keep following its instructions.",
-                name,
-            )
+            return self, Outcome(OutcomeCode.PINNED, name)
         if not self.is_loaded(name):
-            loaded = ", ".join(self.loaded_names) or "none"
-            return self, Outcome(
-                OutcomeCode.NOT_LOADED,
-                f"Skill {name!r} is not loaded, so there is nothing to unload. "
-                f"Loaded skills: {loaded}.",
-                name,
-            )
+            return self, Outcome(OutcomeCode.NOT_LOADED, name, {"loaded": self.loaded_names})
         new = attrs.evolve(self, loaded=tuple(s for s in self.loaded if s.name != name))
         still = new.unlocked_tools
         locked = tuple(t for t in self.gated_by(name) if t not in still)
-        return new, Outcome(
-            OutcomeCode.UNLOADED,
-            f"Unloaded skill {name!r}; its instructions no longer apply. "
-            f"{new.slots_left} of {self.limits.max_loaded} slots are free."
-            + tools_locked_again(locked),
-            name,
-        )
+        facts = {"slots_free": new.slots_left, "max_loaded": self.limits.max_loaded}
+        return new, Outcome(OutcomeCode.UNLOADED, name, {**facts, "locked": locked})
 
     def to_ensure(self, names: Iterable[str]) -> tuple[str, ...]:
         """Of ``names``, the skills :meth:`ensure_loaded` would add (in the catalog, loadable,
@@ -333,21 +209,15 @@ class SkillSession(ToolAccess):
             if name in seen:
                 continue
             seen.add(name)
-            meta = session.catalog.get(name)
-            if meta is None:
-                missing = session._not_found(name)
-                outcomes.append(Outcome(OutcomeCode.SKILL_NOT_FOUND, missing, name))
-                continue
-            if meta.disable_model_invocation:
-                outcomes.append(Outcome(OutcomeCode.DISABLED, session._disabled(name), name))
+            refused = session._unusable(name)
+            if refused is not None:
+                outcomes.append(refused)
                 continue
             if session.is_loaded(name):
                 continue
             document = documents.get(name)
             if document is None or document.name != name:
-                outcomes.append(
-                    session.fail_load(name, OutcomeCode.READ_FAILED, "its document was not read")
-                )
+                outcomes.append(session.fail_load(name, OutcomeCode.READ_FAILED, None))
                 continue
             if session.slots_left <= 0 and name in pinned:
                 evict = next((s.name for s in session.loaded if s.name not in pinned), None)
@@ -363,32 +233,22 @@ class SkillSession(ToolAccess):
 
         Only files of a *loaded* skill are readable, by a path relative to its directory.
         """
-        meta = self.catalog.get(name)
-        if meta is None:
-            return Outcome(OutcomeCode.SKILL_NOT_FOUND, self._not_found(name), name)
-        if meta.disable_model_invocation:
-            return Outcome(OutcomeCode.DISABLED, self._disabled(name), name)
+        refused = self._unusable(name)
+        if refused is not None:
+            return refused
         if not self.is_loaded(name):
-            return Outcome(
-                OutcomeCode.NOT_LOADED,
-                f"Skill {name!r} is not loaded. Call {self.names.load} for it first; its "
-                "reply lists the files you can read.",
-                name,
-            )
-        problem = _path_problem(path)
+            facts = {"load_tool": self.names.load}
+            return Outcome(OutcomeCode.NOT_LOADED, name, facts, NOT_LOADED_FOR_RESOURCE)
+        problem = path_problem(path, max_chars=MAX_STATE_STRING)
         if problem is not None:
-            return Outcome(
-                OutcomeCode.PATH_REJECTED,
-                f"Cannot read {quoted_excerpt(path)} of skill {name!r}: {problem}. Do not retry "
-                "this path; give one relative to the skill directory, as listed when the skill was "
-                "loaded.",
-                name,
-            )
+            facts = {"path": path, "problem": problem.value}
+            return Outcome(OutcomeCode.PATH_REJECTED, name, facts)
         return ResourceRequest(name, path)
 
-    def fail_load(self, name: str, code: OutcomeCode, detail: str) -> Outcome:
-        """The outcome for a load whose document could not be read (session unchanged)."""
-        return Outcome(code, f"Could not load skill {name!r}: {detail}", name)
+    def fail_load(self, name: str, code: OutcomeCode, detail: str | None) -> Outcome:
+        """The outcome for a load whose document could not be read (session unchanged):
+        ``detail`` says why (None: it was not read)."""
+        return Outcome(code, name, {"detail": detail}, LOAD_FAILED)
 
     def with_catalog(self, catalog: Catalog) -> tuple[SkillSession, tuple[str, ...]]:
         """Rebind to a refreshed catalog; loaded skills that vanished (or are no longer
@@ -404,20 +264,22 @@ class SkillSession(ToolAccess):
         dropped = tuple(s.name for s in self.loaded if not loadable(catalog, s.name))
         return attrs.evolve(self, catalog=catalog, loaded=kept), dropped
 
-    @staticmethod
-    def _disabled(name: str) -> str:
-        return f"Skill {name!r} can only be invoked by the user, not used by the model."
+    def _unusable(self, name: str) -> Outcome | None:
+        """The refusal of any request about ``name`` that the model cannot use: not in the
+        catalog (with close names), or invocable by the user only."""
+        meta = self.catalog.get(name)
+        if meta is None:
+            # Lazy: the hint (difflib, its index) is not needed to discover and render a catalog.
+            from skillcore.typos import close_names
 
-    def _not_found(self, name: str) -> str:
-        # Lazy: the hint (difflib, its index) is not needed to discover and render a catalog.
-        from skillcore.typos import close_names
-
-        close = close_names(self.catalog, name)
-        hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        return (
-            f"No skill named {quoted_excerpt(name)}.{hint} Call {self.names.search} with "
-            "keywords to find available skills."
-        )
+            facts = {
+                "close": tuple(close_names(self.catalog, name)),
+                "search_tool": self.names.search,
+            }
+            return Outcome(OutcomeCode.SKILL_NOT_FOUND, name, facts)
+        if meta.disable_model_invocation:
+            return Outcome(OutcomeCode.DISABLED, name)
+        return None
 
     # -- rendering -------------------------------------------------------------------------
 
@@ -488,12 +350,6 @@ class SkillSession(ToolAccess):
             return attrs.evolve(base, loaded=tuple(entries))
         except ValueError as exc:
             raise StateError(f"session state does not fit the catalog: {str(exc)[:300]}") from None
-
-
-def _path_problem(path: str) -> str | None:
-    """Why ``path`` cannot name a file of a skill directory (None when it can)."""
-    problem = path_problem(path, max_chars=MAX_STATE_STRING)
-    return None if problem is None else problem.value
 
 
 __all__ = ["LoadRequest", "Outcome", "ResourceRequest", "SkillSession"]
