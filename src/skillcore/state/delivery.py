@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from skillcore._text import skill_content_marker
-from skillcore.state.saved import LoadedSkill
+from skillcore.state.schema import LoadedSkill
 
 
 class Deliveries:

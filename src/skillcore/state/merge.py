@@ -10,7 +10,7 @@ from typing import Any
 import attrs
 
 from skillcore.errors import StateError
-from skillcore.state.saved import MAX_STATE_ENTRIES, LoadedSkill, fitting
+from skillcore.state.schema import MAX_STATE_ENTRIES, LoadedSkill, fitting
 from skillcore.state.transitions import SkillSession
 
 

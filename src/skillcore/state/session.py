@@ -2,7 +2,7 @@
 its transitions (:mod:`~skillcore.state.transitions`), the values they return
 (:mod:`~skillcore.state.outcomes`), which tools it allows (:mod:`~skillcore.state.tool_access`),
 which loaded skills the model still sees (:mod:`~skillcore.state.delivery`), its saved form
-(:mod:`~skillcore.state.saved`), restoring it (:mod:`~skillcore.state.restore`) and merging the
+(:mod:`~skillcore.state.schema`), restoring it (:mod:`~skillcore.state.repair`) and merging the
 writes of one turn (:mod:`~skillcore.state.merge`).
 """
 
@@ -13,8 +13,8 @@ from skillcore.limits import Limits
 from skillcore.policy.rules import PolicyMode, ToolDecision, ToolPolicy
 from skillcore.state.merge import apply_effect, effect_between, merge_states, turn_state
 from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest
-from skillcore.state.restore import Restored, restore_session
-from skillcore.state.saved import (
+from skillcore.state.repair import Restored, restore_session
+from skillcore.state.schema import (
     MAX_CALL_ID,
     MAX_STATE_ENTRIES,
     MAX_STATE_RESOURCES,

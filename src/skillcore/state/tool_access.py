@@ -25,7 +25,7 @@ from skillcore.policy.rules import (
     names_tool,
     normalize_tool_name,
 )
-from skillcore.state.saved import LoadedSkill
+from skillcore.state.schema import LoadedSkill
 from skillcore.texts import tool_locked_reason
 
 

@@ -23,7 +23,7 @@ from skillcore.paths import path_problem
 from skillcore.policy.rules import PolicyMode, ToolPolicy
 from skillcore.state.delivery import Deliveries
 from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest
-from skillcore.state.saved import (
+from skillcore.state.schema import (
     MAX_STATE_STRING,
     STATE_SCHEMA,
     LoadedSkill,

@@ -26,7 +26,7 @@ from skillcore import (
 from skillcore._text import quoted_excerpt, single_line
 from skillcore.names import ToolNames
 from skillcore.paths import path_problem
-from skillcore.state.saved import MAX_STATE_STRING
+from skillcore.state.schema import MAX_STATE_STRING
 from skillcore.state.session import Outcome
 from skillcore.typos import close_names
 

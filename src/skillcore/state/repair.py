@@ -13,7 +13,7 @@ from skillcore.limits import Limits
 from skillcore.model import Catalog
 from skillcore.names import ToolNames
 from skillcore.policy.rules import ToolPolicy
-from skillcore.state.saved import loaded_names_of
+from skillcore.state.schema import loaded_names_of
 from skillcore.state.transitions import SkillSession
 
 
