@@ -18,8 +18,8 @@ from skillcore.policy.rules import (
     ToolPolicy,
     normalize_tool_name,
 )
-from skillcore.state.coordination import SessionStore, as_store
 from skillcore.state.session import SkillSession
+from skillcore.state.stores import SessionStore, as_store
 from skillcore.tools import replies
 
 

@@ -24,8 +24,8 @@ from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.sources.base import ReadError
-from skillcore.state.coordination import SessionRef, SessionStore, as_store
 from skillcore.state.session import Outcome, ResourceRequest, SkillSession
+from skillcore.state.stores import SessionRef, SessionStore, as_store
 from skillcore.tools import calls, replies
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.model_view import ModelView
