@@ -137,10 +137,7 @@ class SkillToolkit(ModelView, PlainCallChecks):
         a load that delivers instructions records it, the only proof of delivery later
         (:attr:`~skillcore.LoadedSkill.delivery`)."""
         store = as_store(target)
-        settled = _settled(store)
-        if settled is not None:
-            return settled
-        step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
+        step = self._begin(store, tool, arguments, hidden, available)
         if isinstance(step, ToolResult):
             return step
         data = calls.read(self.library, step, store.read(), self.binary_resources)
@@ -159,14 +156,26 @@ class SkillToolkit(ModelView, PlainCallChecks):
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
         store = as_store(target)
-        settled = _settled(store)
-        if settled is not None:
-            return settled
-        step = self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
+        step = self._begin(store, tool, arguments, hidden, available)
         if isinstance(step, ToolResult):
             return step
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
         return self.finish(store, step, data, call_id=call_id)
+
+    def _begin(
+        self,
+        store: SessionStore,
+        tool: str,
+        arguments: Any,
+        hidden: Collection[str],
+        available: Collection[str] | None,
+    ) -> Effect | ToolResult:
+        """The start of :meth:`call` and :meth:`acall`: the result a later call of the turn
+        already settled for this one, else the plan on the store's session."""
+        settled = _settled(store)
+        if settled is not None:
+            return settled
+        return self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
 
     def load_all(
         self, session: SkillSession, names: Iterable[str]
