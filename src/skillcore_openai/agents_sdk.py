@@ -185,6 +185,15 @@ class AgentSkills:
         #: The state used when the run context does not carry one (a single conversation).
         self.state = self.new_state()
         self.reinjection = Reinjection(self.toolkit)
+        self._start_turns()
+        self.guardrail: ToolInputGuardrail[Any] = _SkillsGuardrail(
+            self._check, name="skillcore_allowed_tools"
+        )
+        #: The gated tools, guarded and enabled only while unlocked (part of :meth:`tools`).
+        self.gated_tools: list[FunctionTool] = [self._offer(self._guard_tool(t)) for t in gated]
+
+    def _start_turns(self) -> None:
+        """The parts that decide a turn's calls in the model's order (see :meth:`guard_agent`)."""
         #: The calls of one model turn, decided in the model's order: each turn is announced
         #: by the hooks :meth:`guard_agent` installs, before any of its calls runs.
         self.turns = TurnStore(replay=self.toolkit)
@@ -196,11 +205,6 @@ class AgentSkills:
         # Conversations the server keeps (the model input holds only new items, so which load
         # replies the model still receives cannot be told), learned by the hooks.
         self._server_kept: OrderedDict[str, None] = OrderedDict()
-        self.guardrail: ToolInputGuardrail[Any] = _SkillsGuardrail(
-            self._check, name="skillcore_allowed_tools"
-        )
-        #: The gated tools, guarded and enabled only while unlocked (part of :meth:`tools`).
-        self.gated_tools: list[FunctionTool] = [self._offer(self._guard_tool(t)) for t in gated]
 
     # -- state -----------------------------------------------------------------------------
 
