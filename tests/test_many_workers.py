@@ -49,6 +49,8 @@ PHASES = ((0, 5), (5, 10), (10, 15))
 SEED = 22
 #: A phase (or a forced overlap) that takes longer than this fails the test.
 PHASE_SECONDS = 240
+#: A worker is killed at random only once it has been up this long.
+SETTLE_SECONDS = 1.0
 #: Forced overlaps: two workers run one thread at once (one loads a restricting skill, the
 #: other calls Write after it), with no lock.
 OVERLAPS = 4
@@ -187,10 +189,11 @@ class Pool:
         # loops), and a fork taken while one of them holds a lock can leave the child stuck.
         self.ctx = multiprocessing.get_context("forkserver")
         self.ctx.set_forkserver_preload(["many_workers_warm"])
-        # The server imports and warms up the frameworks once (the preload), so a worker
-        # restarted after a kill is ready at once: one still importing them when the next
-        # random kill comes may never finish a turn on a busy machine. Python 3.11's server
-        # ignores the sys.path it is handed: it finds the module through PYTHONPATH.
+        # The server imports and warms up the frameworks once (the preload: many_workers
+        # imports them all), so a worker restarted after a kill starts in milliseconds and
+        # random kills on a loaded machine hit workers running turns, not ones importing.
+        # Python 3.11's server ignores the sys.path it is handed (a preload it cannot find
+        # fails silently): it finds the test's modules through PYTHONPATH.
         here = str(Path(many_workers.__file__).parent)
         old = os.environ.get("PYTHONPATH")
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (here, old) if p)
@@ -205,6 +208,7 @@ class Pool:
         self.procs: dict[int, Any] = {}
         self.pipes: dict[int, Any] = {}
         self.jobs: dict[int, tuple[str, int] | None] = {}
+        self.born: dict[int, float] = {}
         self.started = 0
 
     def spawn(self, index: int) -> None:
@@ -215,6 +219,7 @@ class Pool:
         proc.start()
         child.close()
         self.procs[index], self.pipes[index], self.jobs[index] = proc, parent, None
+        self.born[index] = time.monotonic()
         self.started += 1
 
     def idle(self) -> list[int]:
@@ -278,7 +283,14 @@ def run_phase(
             busy_threads.add(first[0])
             pool.send(index, first)
         if time.monotonic() >= next_kill:
-            busy = [i for i, job in pool.jobs.items() if job is not None]
+            # Only workers up for a while: a kill loop on workers still starting up would
+            # make no progress on a loaded machine, and tests nothing new.
+            now = time.monotonic()
+            busy = [
+                i
+                for i, job in pool.jobs.items()
+                if job is not None and now - pool.born[i] >= SETTLE_SECONDS
+            ]
             if busy:
                 victim = rng.choice(busy)
                 try:
