@@ -189,16 +189,18 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
         )
         for kind, store in stores.items()
     }
-    # ADK: one event loop for the worker's life (the session service's engine is bound to it).
+    # ADK: one event loop for the worker's life (the session service's engine is bound to
+    # it), and the runner built on the worker's first ADK job (most workers die before one).
     loop = asyncio.new_event_loop()
-    adk = adk_runner(
-        lib,
-        script,
-        DatabaseSessionService(adk_db_url(url)),
-        ledger=ledger,
-        plugins=[KillBetweenAdkCalls(url, kills)],
-    )
-    adk_toolset = adk_toolset_of(adk)
+    adk: list[Runner] = []
+
+    def adk_worker() -> Runner:
+        if not adk:
+            sessions = DatabaseSessionService(adk_db_url(url))
+            plugins: list[BasePlugin] = [KillBetweenAdkCalls(url, kills)]
+            adk.append(adk_runner(lib, script, sessions, ledger=ledger, plugins=plugins))
+        return adk[0]
+
     with PostgresSaver.from_conn_string(url) as saver:
         mw = SkillsMiddleware(lib, allowed_tools_policy="restrict", ledger=ledger, refresh=True)
         agent = create_agent(
@@ -247,10 +249,11 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
             try:
                 started = time.monotonic()
                 if thread.startswith("adk-"):
-                    how = loop.run_until_complete(run_adk_turn(adk, thread, turn))
+                    runner = adk_worker()
+                    how = loop.run_until_complete(run_adk_turn(runner, thread, turn))
                     took = time.monotonic() - started
-                    loaded = loop.run_until_complete(adk_loaded(adk, thread))
-                    waited = adk_toolset.turns.longest_wait
+                    loaded = loop.run_until_complete(adk_loaded(runner, thread))
+                    waited = adk_toolset_of(runner).turns.longest_wait
                 else:
                     how = run_turn(agent, thread, turn)
                     took = time.monotonic() - started
