@@ -328,10 +328,12 @@ def _text(content: types.Content | None) -> str:
 
 
 class KillBetweenAdkCalls(BasePlugin):
-    """SIGKILL this worker in the second call of a planned ADK turn once the first call
-    finished (ADK runs a turn's calls concurrently as tasks: the second waits without
-    blocking the loop). The first call's skill effect is then in memory and in the ledger
-    only: ADK saves a turn's function responses, and their state changes, in one event."""
+    """SIGKILL this worker between two calls of a planned ADK turn: in its second call once
+    the first finished (even turns), or in its first call once the second finished (odd
+    turns; a skill call second works the first call's effect out itself). ADK runs a turn's
+    calls concurrently as tasks, so the dying call waits without blocking the loop. The
+    finished call's skill effect is then in memory and in the ledger only: ADK saves a
+    turn's function responses, and their state changes, in one event."""
 
     def __init__(self, url: str, kills: Any) -> None:
         super().__init__(name="kill_between_calls")
@@ -342,16 +344,16 @@ class KillBetweenAdkCalls(BasePlugin):
         self, *, tool: Any, tool_args: dict[str, Any], tool_context: Any
     ) -> dict[str, Any] | None:
         parts = (tool_context.function_call_id or "").rsplit("-", 2)
-        thread, turn, pos = parts if len(parts) == 3 else ("", "", "")
+        thread, turn, pos = parts if len(parts) == 3 and parts[1].isdigit() else ("", "0", "")
+        dies = "0" if int(turn) % 2 else "1"
         if (
-            pos == "1"
-            and turn.isdigit()
+            pos == dies
             and (thread, int(turn)) in self.kills
             and plan_kill(self.url, thread, int(turn))
         ):
-            first = call_id(thread, turn, 0)
+            other = call_id(thread, turn, 1 - int(dies))
             deadline = time.monotonic() + 10
-            while first not in self.finished and time.monotonic() < deadline:
+            while other not in self.finished and time.monotonic() < deadline:
                 await asyncio.sleep(0.01)
             os.kill(os.getpid(), signal.SIGKILL)
         return None
