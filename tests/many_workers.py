@@ -210,13 +210,22 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
             checkpointer=saver,
         )
 
+        current: list[Any] = []  # the job running, for the fork report
+
         class Forks(logging.Handler):
             def emit(self, record: logging.LogRecord) -> None:
                 if getattr(record, "skillcore_event", "") == "state.forked":
                     with psycopg.connect(url, autocommit=True) as c:
                         c.execute(
-                            "INSERT INTO forks VALUES (%s, %s)",
-                            (record.__dict__.get("conversation"), index),
+                            "INSERT INTO forks VALUES (%s, %s, %s, %s, %s, %s)",
+                            (
+                                record.__dict__.get("conversation"),
+                                index,
+                                str(record.__dict__.get("expected")),
+                                str(record.__dict__.get("found")),
+                                str(record.__dict__.get("at")),
+                                repr(current),
+                            ),
                         )
 
         logging.getLogger("skillcore").addHandler(Forks())
@@ -225,6 +234,7 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
             job = conn.recv()
             if job is None:
                 break
+            current[:] = [job]
             if job[0] == "overlap":  # no lock: two workers on one thread at once
                 _, thread, role = job
                 config: Any = {"configurable": {"thread_id": thread}}

@@ -343,7 +343,10 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
             "CREATE TABLE oa_turns (thread TEXT, turn INT, parent TEXT, outcomes TEXT, "
             "loaded TEXT, done BOOL, PRIMARY KEY (thread, turn))"
         )
-        db.execute("CREATE TABLE forks (thread TEXT, worker INT)")
+        db.execute(
+            "CREATE TABLE forks (thread TEXT, worker INT, expected TEXT, found TEXT, at TEXT, "
+            "job TEXT)"
+        )
         db.execute(
             "CREATE TABLE outcomes (thread TEXT, turn INT, loaded TEXT, how TEXT, "
             "seconds FLOAT, PRIMARY KEY (thread, turn))"
@@ -374,7 +377,8 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
         adk_planned = db.execute("SELECT count(*) FROM kills WHERE thread LIKE 'adk-%'").fetchone()[
             0
         ]
-        forked = {t for (t,) in db.execute("SELECT DISTINCT thread FROM forks").fetchall()}
+        fork_rows = db.execute("SELECT * FROM forks").fetchall()
+        forked = {row[0] for row in fork_rows}
         rows = db.execute("SELECT thread, turn, loaded FROM outcomes").fetchall()
         hows = {(t, n): h for t, n, h in db.execute("SELECT thread, turn, how FROM outcomes")}
         rows += db.execute("SELECT thread, turn, loaded FROM oa_turns").fetchall()
@@ -457,6 +461,7 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
             r["1"] != "error" for r in overlaps.values()
         ),
         "false fork reports": len(forked - set(overlaps)),
+        "false forks seen": [r for r in fork_rows if r[0] not in overlaps][:5],
         "ADK turns": ADK_THREADS * TURNS,
         "ADK planned kills between calls": adk_planned,
         "ADK plain calls compared": adk["plain calls"],
