@@ -14,8 +14,14 @@ from skillcore import _moved
 _moved.install()  # module paths from before the layer packages (one release)
 
 if TYPE_CHECKING:
+    from skillcore._deprecate import (
+        SkillcoreDeprecationWarning,
+    )
     from skillcore.catalog.prompt import PromptMode, PromptTemplate
-    from skillcore.catalog.relevance import CatalogOrder
+    from skillcore.catalog.relevance import (
+        CatalogOrder,
+        relevant_catalog,
+    )
     from skillcore.catalog.render import (
         CatalogFormat,
         CatalogView,
@@ -53,6 +59,10 @@ if TYPE_CHECKING:
     )
     from skillcore.runtime.config import SkillConfig
     from skillcore.runtime.profiles import ProfileChoice, SkillProfiles
+    from skillcore.runtime.settings import (
+        ConfigError,
+        load_settings,
+    )
     from skillcore.sources.base import (
         ReadError,
         SkillSource,
@@ -60,12 +70,24 @@ if TYPE_CHECKING:
         project_sources,
         register_reader,
     )
+    from skillcore.sources.deepagents import (
+        backend_sources,
+    )
     from skillcore.state.coordination import (
+        Ledger,
+        MemoryLedger,
+        MemoryStateStore,
+        PostgresStateStore,
         RefreshGate,
+        SavedSession,
         SessionRef,
         SessionStore,
+        SQLiteStateStore,
+        SQLLedger,
+        StateStore,
         TurnCalls,
         TurnStore,
+        file_marker,
     )
     from skillcore.state.session import (
         STATE_SCHEMA,
@@ -157,6 +179,20 @@ _LAZY: dict[str, str] = {
     "ToolSpec": "skillcore.tools.specs",
     "SkillToolkit": "skillcore.tools.toolkit",
     "ToolResult": "skillcore.tools.toolkit",
+    "Ledger": "skillcore.state.coordination",
+    "MemoryLedger": "skillcore.state.coordination",
+    "MemoryStateStore": "skillcore.state.coordination",
+    "PostgresStateStore": "skillcore.state.coordination",
+    "SQLLedger": "skillcore.state.coordination",
+    "SQLiteStateStore": "skillcore.state.coordination",
+    "SavedSession": "skillcore.state.coordination",
+    "StateStore": "skillcore.state.coordination",
+    "file_marker": "skillcore.state.coordination",
+    "relevant_catalog": "skillcore.catalog.relevance",
+    "ConfigError": "skillcore.runtime.settings",
+    "load_settings": "skillcore.runtime.settings",
+    "backend_sources": "skillcore.sources.deepagents",
+    "SkillcoreDeprecationWarning": "skillcore._deprecate",
 }
 
 
@@ -188,15 +224,20 @@ __all__ = [
     "CatalogOrder",
     "CatalogView",
     "Code",
+    "ConfigError",
     "DecisionCode",
     "Diagnostic",
+    "Ledger",
     "Limits",
     "LoadRequest",
     "LoadedSkill",
+    "MemoryLedger",
+    "MemoryStateStore",
     "MissingDependencyError",
     "Outcome",
     "OutcomeCode",
     "PolicyMode",
+    "PostgresStateStore",
     "ProfileChoice",
     "ProgramOptions",
     "PromptMode",
@@ -209,6 +250,9 @@ __all__ = [
     "ResourceKind",
     "ResourceRequest",
     "Restored",
+    "SQLLedger",
+    "SQLiteStateStore",
+    "SavedSession",
     "SearchHit",
     "SessionRef",
     "SessionStore",
@@ -222,10 +266,12 @@ __all__ = [
     "SkillSession",
     "SkillSource",
     "SkillToolkit",
+    "SkillcoreDeprecationWarning",
     "SkillcoreError",
     "SourceError",
     "SourceReader",
     "StateError",
+    "StateStore",
     "ToolAliases",
     "ToolDecision",
     "ToolNames",
@@ -238,13 +284,17 @@ __all__ = [
     "UnrestrictedSkills",
     "ValidationMode",
     "__version__",
+    "backend_sources",
     "catalog_view",
     "examples_path",
+    "file_marker",
+    "load_settings",
     "loaded_names_of",
     "merge_states",
     "parse_skill_file",
     "project_sources",
     "register_reader",
+    "relevant_catalog",
     "render_catalog",
     "replies",
     "restore_session",

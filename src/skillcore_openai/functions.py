@@ -591,6 +591,13 @@ class OpenAISkills:
             self._started.popitem(last=False)
         return session
 
+    def session_for(self, conversation_id: str) -> SkillSession:
+        """The session of a conversation as :meth:`save` left it (a new one, with the
+        default skills, when nothing is saved), over the current catalog, with the pinned
+        skills loaded. Only reads: to run a turn, use :meth:`load`, which also remembers
+        where the run started so a concurrent save by another worker is merged, not lost."""
+        return self.restore(self.states.load(conversation_id))
+
     def save(self, conversation_id: str, session: SkillSession) -> None:
         """Save a conversation's session (e.g. after each :meth:`dispatch_all`).
 

@@ -1169,6 +1169,7 @@ class SemanticIndex:
 
 # -- memoisation ----------------------------------------------------------------------------
 
+
 def index_for(catalog: Catalog | Iterable[SkillMetadata]) -> SearchIndex:
     """The search index of ``catalog``: built on first use, then reused while it lives (a
     plain iterable of skills gets a fresh index)."""
