@@ -236,10 +236,14 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         if ledger is not None:
             self.turns.ledger = ledger
         self.gated = [GatedTool(self, t) for t in inner]
+        self.state_key_prefix = state_key_prefix
+        self._init_memory()
+
+    def _init_memory(self) -> None:
+        """What the toolset remembers between the hooks and calls of a run."""
         # Function call ids the policy callback cleared (a gated tool then skips its own check,
         # which could not see earlier calls of the same model response).
         self._cleared_calls: OrderedDict[str, None] = OrderedDict()
-        self.state_key_prefix = state_key_prefix
         self.reinjection = Reinjection(self.toolkit)
         #: Where each agent's load replies sit in its requests (delivery by call id).
         self.deliveries = DeliveryIndex()

@@ -120,9 +120,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 are noticed (``state.forked``) and can never lift a restriction; by default
                 only runs within this process are compared.
         """
-        if sources is not None and backend is None:
-            warn_renamed("SkillsMiddleware(sources=...)", "skills=")
-        skills = renamed_value("SkillsMiddleware", "sources", "skills", sources, skills)
+        skills = _skills_argument(skills, sources, backend)
         gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
         AdapterParts.build(
             skills,
@@ -139,6 +137,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         self.reinjection = Reinjection(self.toolkit)
         #: Where each thread's load replies sit in its messages (delivery by call id).
         self.deliveries = DeliveryIndex()
+        self._init_tools(gated)
+
+    def _init_tools(self, gated: list[BaseTool]) -> None:
         # The tools shown to the model: per-catalog copies with the skill names as an enum.
         self._tools_for: CatalogMemo[dict[str, BaseTool]] = CatalogMemo(
             lambda catalog: {s.name: self._make_tool(s) for s in self.toolkit.specs(catalog)}
@@ -435,6 +436,16 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return message
         update = self._state_update(result.session, view)
         return Command(update={**update, "messages": [message]})
+
+
+def _skills_argument(
+    skills: Sources | None, sources: Sources | None, backend: Any
+) -> Sources | None:
+    """The ``skills`` argument, or ``sources``: deepagents' spelling next to ``backend`` (kept,
+    as the drop-in replacement of deepagents' middleware takes it), else its old name."""
+    if sources is not None and backend is None:
+        warn_renamed("SkillsMiddleware(sources=...)", "skills=", stacklevel=3)
+    return renamed_value("SkillsMiddleware", "sources", "skills", sources, skills)
 
 
 def _keep_rev(update: dict[str, Any] | None, state: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -223,16 +223,7 @@ class AgentSkills:
         only while a loaded skill names them in ``metadata.include_tools`` (or
         ``metadata.adk_additional_tools``).
         """
-        if limits is not None:
-            options["limits"] = limits
-        if isinstance(skills, SkillToolkit):
-            if config is not None or set(options) - {"limits"}:
-                raise TypeError("options apply only when sources or a SkillLibrary are given")
-            config = SkillConfig(limits=limits)
-            self.toolkit = skills
-        else:
-            config = SkillConfig.build(config, **options)  # + the settings
-            self.toolkit = config.toolkit(config.library(skills))
+        config, self.toolkit = _configured(skills, config, limits, options)
         self.config = config
         self.limits = config.session_limits()
         gated = [t if isinstance(t, FunctionTool) else function_tool(t) for t in tools]
@@ -516,6 +507,24 @@ class AgentSkills:
         return ToolGuardrailFunctionOutput.reject_content(
             replies.blocked(decision), output_info=decision
         )
+
+
+def _configured(
+    skills: Sources | SkillToolkit | None,
+    config: SkillConfig | None,
+    limits: Limits | None,
+    options: dict[str, Any],
+) -> tuple[SkillConfig, SkillToolkit]:
+    """The config and toolkit of an :class:`AgentSkills` (a ready toolkit takes no options
+    but ``limits``; the rest come from the settings too)."""
+    if isinstance(skills, SkillToolkit):
+        if config is not None or options:
+            raise TypeError("options apply only when sources or a SkillLibrary are given")
+        return SkillConfig(limits=limits), skills
+    if limits is not None:
+        options["limits"] = limits
+    built = SkillConfig.build(config, **options)  # + the settings
+    return built, built.toolkit(built.library(skills))
 
 
 def _binary_output(payload: BinaryPayload) -> ToolOutputImage | ToolOutputFileContent:

@@ -24,11 +24,13 @@ from __future__ import annotations
 from skillcore_openai.drivers import (
     AgentsSdkDriver,
     ChatDriver,
-    DispatcherDriver,
     ProfiledAgentsSdkDriver,
     ProfiledChatDriver,
     ProfiledResponsesDriver,
     ResponsesDriver,
+)
+from skillcore_openai.drivers import (
+    DispatcherDriver as DispatcherDriver,  # the base of the two above (not a driver itself)
 )
 from skillcore_openai.scripted_server import (
     ModelTurn,
