@@ -70,24 +70,15 @@ if TYPE_CHECKING:
         project_sources,
         register_reader,
     )
-    from skillcore.sources.deepagents import (
-        backend_sources,
-    )
-    from skillcore.state.coordination import (
-        Ledger,
-        MemoryLedger,
+    from skillcore.sources.deepagents import backend_sources
+    from skillcore.state.ledger import Ledger, MemoryLedger, SQLLedger
+    from skillcore.state.refresh import RefreshGate, file_marker
+    from skillcore.state.saved import (
         MemoryStateStore,
         PostgresStateStore,
-        RefreshGate,
         SavedSession,
-        SessionRef,
-        SessionStore,
         SQLiteStateStore,
-        SQLLedger,
         StateStore,
-        TurnCalls,
-        TurnStore,
-        file_marker,
     )
     from skillcore.state.session import (
         STATE_SCHEMA,
@@ -101,6 +92,9 @@ if TYPE_CHECKING:
         merge_states,
         restore_session,
     )
+    from skillcore.state.stores import SessionRef, SessionStore
+    from skillcore.state.turn_calls import TurnCalls
+    from skillcore.state.turns import TurnStore
     from skillcore.tools import replies
     from skillcore.tools.binary import BinaryPayload
     from skillcore.tools.specs import ArgumentError, ToolSpec
@@ -115,11 +109,11 @@ _LAZY: dict[str, str] = {
     "SkillConfig": "skillcore.runtime.config",
     "SkillProfiles": "skillcore.runtime.profiles",
     "ProfileChoice": "skillcore.runtime.profiles",
-    "RefreshGate": "skillcore.state.coordination",
-    "SessionRef": "skillcore.state.coordination",
-    "SessionStore": "skillcore.state.coordination",
-    "TurnCalls": "skillcore.state.coordination",
-    "TurnStore": "skillcore.state.coordination",
+    "RefreshGate": "skillcore.state.refresh",
+    "SessionRef": "skillcore.state.stores",
+    "SessionStore": "skillcore.state.stores",
+    "TurnCalls": "skillcore.state.turn_calls",
+    "TurnStore": "skillcore.state.turns",
     "Code": "skillcore.diagnostics",
     "examples_path": "skillcore.examples",
     "Diagnostic": "skillcore.diagnostics",
@@ -179,15 +173,15 @@ _LAZY: dict[str, str] = {
     "ToolSpec": "skillcore.tools.specs",
     "SkillToolkit": "skillcore.tools.toolkit",
     "ToolResult": "skillcore.tools.toolkit",
-    "Ledger": "skillcore.state.coordination",
-    "MemoryLedger": "skillcore.state.coordination",
-    "MemoryStateStore": "skillcore.state.coordination",
-    "PostgresStateStore": "skillcore.state.coordination",
-    "SQLLedger": "skillcore.state.coordination",
-    "SQLiteStateStore": "skillcore.state.coordination",
-    "SavedSession": "skillcore.state.coordination",
-    "StateStore": "skillcore.state.coordination",
-    "file_marker": "skillcore.state.coordination",
+    "Ledger": "skillcore.state.ledger",
+    "MemoryLedger": "skillcore.state.ledger",
+    "MemoryStateStore": "skillcore.state.saved",
+    "PostgresStateStore": "skillcore.state.saved",
+    "SQLLedger": "skillcore.state.ledger",
+    "SQLiteStateStore": "skillcore.state.saved",
+    "SavedSession": "skillcore.state.saved",
+    "StateStore": "skillcore.state.saved",
+    "file_marker": "skillcore.state.refresh",
     "relevant_catalog": "skillcore.catalog.relevance",
     "ConfigError": "skillcore.runtime.settings",
     "load_settings": "skillcore.runtime.settings",
