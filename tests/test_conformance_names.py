@@ -295,6 +295,9 @@ def test_adk_profile_key_attribute(tmp_path: Path) -> None:
     toolset = ProfiledSkillToolset({"a": str(tmp_path)}, select=TENANT)
     with pytest.warns(SkillcoreDeprecationWarning, match="use select"):
         assert toolset.profile_key == TENANT
+    with pytest.warns(SkillcoreDeprecationWarning, match="use select"):
+        toolset.profile_key = "other"
+    assert toolset.select == "other"
 
 
 def test_agents_sdk_state_type_name() -> None:

@@ -107,6 +107,11 @@ class ProfiledSkillToolset(BaseToolset):
         warn_renamed("ProfiledSkillToolset.profile_key", "select")
         return self.select
 
+    @profile_key.setter
+    def profile_key(self, value: str | Callable[[Any], object]) -> None:
+        warn_renamed("ProfiledSkillToolset.profile_key", "select")
+        self.select = value
+
     def session_for(self, context: ReadonlyContext) -> SkillSession:
         """The skill session of the agent running in ``context``, in its session's profile
         (see :meth:`SkillToolset.session_for`)."""

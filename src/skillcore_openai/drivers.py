@@ -251,7 +251,7 @@ class DispatcherDriver(AdapterDriver):
         handlers: Mapping[str, Any],
     ) -> Any:
         """The adapter under test: an ``OpenAISkills`` (the profiled driver selects one)."""
-        from skillcore_openai.functions import OpenAISkills
+        from skillcore_openai.dispatcher import OpenAISkills
 
         gated = [
             {"type": "function", "name": n, "description": n, "parameters": _NO_ARGS}

@@ -16,7 +16,7 @@ from skillcore._deprecate import renamed_keywords
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
 from skillcore.state.coordination import MemoryStateStore, StateStore
-from skillcore_openai.functions import Handler, OnHandlerError, OpenAISkills
+from skillcore_openai.dispatcher import Handler, OnHandlerError, OpenAISkills
 
 __all__ = ["DEFAULT_CONTEXT_KEY", "ProfiledOpenAISkills"]
 
