@@ -78,8 +78,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentSkills", "SkillConversation"]
 
-#: Old names kept for one release (``SkillState`` was the per-conversation holder's name,
-#: one letter away from LangChain's unrelated graph schema ``SkillsState``).
+#: Old names kept for one release (``SkillState``: too close to LangChain's ``SkillsState``).
 __getattr__ = renamed_attributes(__name__, {"SkillState": "SkillConversation"})
 
 Instructions = str | Callable[[RunContextWrapper[Any], Any], "str | Awaitable[str]"]
@@ -515,8 +514,7 @@ def _configured(
     limits: Limits | None,
     options: dict[str, Any],
 ) -> tuple[SkillConfig, SkillToolkit]:
-    """The config and toolkit of an :class:`AgentSkills` (a ready toolkit takes no options
-    but ``limits``; the rest come from the settings too)."""
+    """The config and toolkit of an :class:`AgentSkills` (a toolkit takes only ``limits``)."""
     if isinstance(skills, SkillToolkit):
         if config is not None or options:
             raise TypeError("options apply only when sources or a SkillLibrary are given")

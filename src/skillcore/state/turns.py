@@ -421,36 +421,48 @@ class TurnCall:
         self._own()
         self._store.longest_wait = max(self._store.longest_wait, time.monotonic() - began)
 
-    def __enter__(self) -> TurnCall:
-        store = self._store
+    def _advance(
+        self,
+        began: float,
+        deadline: float,
+        arrival: float,
+        earlier: tuple[str, ...],
+        confirm: float,
+    ) -> tuple[str, Any]:
+        """One step of entering: ``("ready", None)``, ``("wait", None)``, or ``("replay",
+        (call id, session, tool, arguments))`` for an earlier call to work out here."""
+        with self._store._cond:
+            kind, value = self._step(deadline, arrival, earlier)
+            if kind == "wait":
+                return "wait", None
+            if kind in ("done", "timeout"):
+                self._decided(kind, value, began)
+        if kind in ("done", "timeout"):
+            return ("wait", None) if self._unconfirmed_matters(confirm) else ("ready", None)
+        k, session = value
+        name, args = self.calls.args[k]
+        return "replay", (k, session, name, args)
+
+    def _bounds(self) -> tuple[float, float, float, tuple[str, ...], float]:
         began = time.monotonic()
         deadline, arrival, earlier = self._begin()
-        confirm = began + store.confirm_seconds
+        return began, deadline, arrival, earlier, began + self._store.confirm_seconds
+
+    def __enter__(self) -> TurnCall:
+        store, bounds = self._store, self._bounds()
         while True:
-            with store._cond:
-                kind, value = self._step(deadline, arrival, earlier)
-                if kind == "wait":
-                    store._cond.wait(timeout=0.02)
-                    continue
-                if kind in ("done", "timeout"):
-                    self._decided(kind, value, began)
-            if kind in ("done", "timeout"):
-                if not self._unconfirmed_matters(confirm):
-                    return self
+            kind, value = self._advance(*bounds)
+            if kind == "ready":
+                return self
+            if kind == "wait":
                 with store._cond:
                     store._cond.wait(timeout=0.02)
                 continue
-            k, session = value
-            name, args = self.calls.args[k]
+            k, session, name, args = value
             result = None
             try:
                 result = store.replay.call(  # type: ignore[union-attr]
-                    session,
-                    name,
-                    args,
-                    hidden=self._turn.hidden,
-                    available=self._turn.available,
-                    call_id=k,
+                    session, name, args, **self.context, call_id=k
                 )
             finally:
                 store._settle(self._turn, k, result)
@@ -458,35 +470,21 @@ class TurnCall:
     async def __aenter__(self) -> TurnCall:
         # Polling keeps this loop-agnostic (asyncio or trio, any thread) and never blocks the
         # event loop; turns have few calls, so the cost is a few short sleeps.
-        store = self._store
-        began = time.monotonic()
-        deadline, arrival, earlier = self._begin()
-        confirm = began + store.confirm_seconds
+        store, bounds = self._store, self._bounds()
         delay = 0.0005
         while True:
-            with store._cond:
-                kind, value = self._step(deadline, arrival, earlier)
-                if kind in ("done", "timeout"):
-                    self._decided(kind, value, began)
-            if kind in ("done", "timeout"):
-                if not self._unconfirmed_matters(confirm):
-                    return self
-                kind = "wait"
+            kind, value = self._advance(*bounds)
+            if kind == "ready":
+                return self
             if kind == "wait":
                 await anyio.sleep(delay)
                 delay = min(delay * 2, 0.02)
                 continue
-            k, session = value
-            name, args = self.calls.args[k]
+            k, session, name, args = value
             result = None
             try:
                 result = await store.replay.acall(  # type: ignore[union-attr]
-                    session,
-                    name,
-                    args,
-                    hidden=self._turn.hidden,
-                    available=self._turn.available,
-                    call_id=k,
+                    session, name, args, **self.context, call_id=k
                 )
             finally:
                 store._settle(self._turn, k, result)
