@@ -1,5 +1,6 @@
-"""The skill state of one Agents SDK conversation (:class:`SkillState`) and the run's request
-to load skills (``skill_load``). Imports nothing of the SDK: a state is plain skillcore."""
+"""The skill state of one Agents SDK conversation (:class:`SkillConversation`) and the run's
+request to load skills (``skill_load``). Imports nothing of the SDK: a state is plain
+skillcore."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from typing import Any
 from skillcore import SkillSession, SkillToolkit, ToolResult
 from skillcore.state.coordination import SessionRef, SessionStore
 
-__all__ = ["SkillState"]
+__all__ = ["SkillConversation"]
 
 
-class SkillState:
-    """The skill session of one conversation, shared by the tools of a run (thread-safe).
+class SkillConversation:
+    """The skill state of one conversation: its session, shared by the tools of a run
+    (thread-safe). What :meth:`AgentSkills.conversation` gives and a run carries as its
+    ``context`` (or as the context's ``skill_state``).
 
     Tool calls of one model turn run concurrently as tasks. In an agent from
     :meth:`AgentSkills.guard_agent` each is decided in the model's call order (on the turn's
@@ -85,10 +88,10 @@ class SkillState:
 _state_ids = itertools.count(1)
 
 
-def _take_request(context: Any, state: SkillState) -> Any:
+def _take_request(context: Any, state: SkillConversation) -> Any:
     """The run's request to load skills: ``skill_load`` of the run context (an attribute or
-    a key; the :class:`SkillState` itself when it is the context), cleared once taken so
-    it applies to one run's start only."""
+    a key; the :class:`SkillConversation` itself when it is the context), cleared once taken
+    so it applies to one run's start only."""
     for holder in (context, state):
         if isinstance(holder, Mapping):
             value = holder.get("skill_load")

@@ -2,12 +2,13 @@
 dynamic instructions with the catalog, and RESTRICT through tool input guardrails on function
 tools, MCP tools and handed-off agents (:meth:`AgentSkills.guard_agent`).
 
-Where the session lives: :meth:`AgentSkills.conversation` gives the :class:`SkillState` of one
-conversation (keyed by an id or an Agents SDK ``Session``, saved in a state store, next to a
-``SQLiteSession``'s history when that is the session); pass it as the run ``context``, or as the
-``skill_state`` attribute (or key) of your context object. Runs that carry none use
-:attr:`AgentSkills.state`, one shared conversation, which is refused once per-conversation
-state is in use (a second user must never inherit the first user's skills).
+Where the session lives: :meth:`AgentSkills.conversation` gives the
+:class:`SkillConversation` of one conversation (keyed by an id or an Agents SDK ``Session``,
+saved in a state store, next to a ``SQLiteSession``'s history when that is the session); pass
+it as the run ``context``, or as the ``skill_state`` attribute (or key) of your context object.
+Runs that carry none use :attr:`AgentSkills.state`, one shared conversation, which is refused
+once per-conversation state is in use (a second user must never inherit the first user's
+skills).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from skillcore import (
     replies,
     restore_session,
 )
+from skillcore._deprecate import renamed_attributes
 from skillcore.errors import require
 from skillcore.policy.gating import gated_registry
 from skillcore.runtime.config import Sources
@@ -51,7 +53,7 @@ from skillcore.state.coordination import (
     TurnStore,
 )
 from skillcore.tools.reinjection import Reinjection
-from skillcore_openai._agents_state import SkillState, _take_request
+from skillcore_openai._agents_state import SkillConversation, _take_request
 from skillcore_openai.functions import _replies_of, latest_user_text, with_notes
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
@@ -86,7 +88,10 @@ from skillcore_openai._agents_guard import (  # noqa: E402 - needs the SDK
 if TYPE_CHECKING:
     from agents import AgentBase, ModelResponse
 
-__all__ = ["AgentSkills", "SkillState"]
+__all__ = ["AgentSkills", "SkillConversation"]
+
+#: Old names kept for one release (``SkillState``: too close to LangChain's ``SkillsState``).
+__getattr__ = renamed_attributes(__name__, {"SkillState": "SkillConversation"})
 
 Instructions = str | Callable[[RunContextWrapper[Any], Any], "str | Awaitable[str]"]
 #: A tool wrapped as the same kind of tool (a FunctionTool stays one).
@@ -134,10 +139,11 @@ class AgentSkills:
     def __init__(
         self,
         skills: Sources | SkillToolkit | None = None,
+        config: SkillConfig | None = None,
         *,
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
-        state_from: Callable[[RunContextWrapper[Any] | None], SkillState] | None = None,
+        state_from: Callable[[RunContextWrapper[Any] | None], SkillConversation] | None = None,
         states: StateStore | None = None,
         require_conversation: bool | None = None,
         tools: Sequence[FunctionTool | Callable[..., Any]] = (),
@@ -145,7 +151,8 @@ class AgentSkills:
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`
         (None: ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`);
-        ``options`` are the knobs every adapter takes (:class:`skillcore.SkillConfig`).
+        ``config`` (a :class:`skillcore.SkillConfig`) or its fields as keyword ``options``
+        (``limits`` among them) are the knobs every adapter takes.
 
         ``states`` is where :meth:`conversation` keeps each conversation's state (default: in
         memory, or a side table of the ``SQLiteSession`` you pass it). ``require_conversation``
@@ -158,14 +165,7 @@ class AgentSkills:
         only while a loaded skill names them in ``metadata.include_tools`` (or
         ``metadata.adk_additional_tools``).
         """
-        if isinstance(skills, SkillToolkit):
-            if options:
-                raise TypeError("options apply only when sources or a SkillLibrary are given")
-            config = SkillConfig(limits=limits)
-            self.toolkit = skills
-        else:
-            config = SkillConfig.build(limits=limits, **options)  # + the settings
-            self.toolkit = config.toolkit(config.library(skills))
+        config, self.toolkit = _configured(skills, config, limits, options)
         self.config = config
         self.limits = config.session_limits()
         gated = [t if isinstance(t, FunctionTool) else function_tool(t) for t in tools]
@@ -178,7 +178,7 @@ class AgentSkills:
         self._explicit_states = states is not None
         self._require = require_conversation
         self._lock = threading.Lock()
-        self._live: weakref.WeakValueDictionary[tuple[int, str], SkillState] = (
+        self._live: weakref.WeakValueDictionary[tuple[int, str], SkillConversation] = (
             weakref.WeakValueDictionary()
         )
         self._beside: dict[str, SQLiteStateStore] = {}
@@ -208,10 +208,10 @@ class AgentSkills:
 
     # -- state -----------------------------------------------------------------------------
 
-    def new_state(self, state: Mapping[str, Any] | None = None) -> SkillState:
-        """A fresh state, or one restored from ``SkillState.to_state()`` output (not saved
-        anywhere: see :meth:`conversation` for that)."""
-        return SkillState(self._restore(state))
+    def new_state(self, state: Mapping[str, Any] | None = None) -> SkillConversation:
+        """A fresh state, or one restored from ``SkillConversation.to_state()`` output (not
+        saved anywhere: see :meth:`conversation` for that)."""
+        return SkillConversation(self._restore(state))
 
     def _restore(self, state: Any) -> SkillSession:
         catalog = self.toolkit.library.catalog
@@ -220,7 +220,7 @@ class AgentSkills:
         # Pinned skills always; default skills when the conversation starts.
         return self.toolkit.ensure(session, fresh=state is None)[0]
 
-    async def _turn_start(self, state: SkillState, ctx: Any = None) -> SkillSession:
+    async def _turn_start(self, state: SkillConversation, ctx: Any = None) -> SkillSession:
         """Load the pinned skills the run's state lacks and the run's requested ones (the
         context's ``skill_load``, consumed once) before each model call."""
         request = _take_request(getattr(ctx, "context", None), state)
@@ -235,7 +235,7 @@ class AgentSkills:
             state.write(ensured)
         return ensured
 
-    def conversation(self, conversation: str | Any) -> SkillState:
+    def conversation(self, conversation: str | Any) -> SkillConversation:
         """The state of one conversation, restored from where it was saved and saved on every
         change: ``conversation`` is its id or an Agents SDK ``Session`` (its ``session_id``;
         a file-backed ``SQLiteSession`` keeps the state in a side table of its own database
@@ -249,7 +249,7 @@ class AgentSkills:
                 self._require = True
             found = self._live.get((id(states), key))
             if found is None:
-                found = SkillState(SavedSession(states, key, self._restore), key)
+                found = SkillConversation(SavedSession(states, key, self._restore), key)
                 # A state made again for the same conversation keeps its turns.
                 found._turn_key = f"{id(states)}|{key}"
                 self._live[(id(states), key)] = found
@@ -266,21 +266,25 @@ class AgentSkills:
                 store = self._beside[where] = SQLiteStateStore(where)
         return store
 
-    def state_for(self, ctx: RunContextWrapper[Any] | None) -> SkillState:
-        """The state of the run behind ``ctx`` (see the module docs for the lookup order).
-        Raises ``agents.UserError`` when the run carries none and per-conversation state is
-        required."""
+    def session_for(self, ctx: RunContextWrapper[Any] | None) -> SkillSession:
+        """The skill session of the run behind ``ctx`` (its :meth:`state_for`'s session)."""
+        return self.state_for(ctx).session
+
+    def state_for(self, ctx: RunContextWrapper[Any] | None) -> SkillConversation:
+        """The :class:`SkillConversation` of the run behind ``ctx`` (see the module docs for
+        the lookup order), e.g. to set its ``skill_load``. Raises ``agents.UserError`` when
+        the run carries none and per-conversation state is required."""
         if self._state_from is not None:
             return self._state_from(ctx)
         context = getattr(ctx, "context", None)
-        if isinstance(context, SkillState):
+        if isinstance(context, SkillConversation):
             return context
         found = (
             context.get("skill_state")
             if isinstance(context, Mapping)
             else getattr(context, "skill_state", None)
         )
-        if isinstance(found, SkillState):
+        if isinstance(found, SkillConversation):
             return found
         if self._require or (self._require is None and self._explicit_states):
             raise UserError(
@@ -388,7 +392,7 @@ class AgentSkills:
         ctx: RunContextWrapper[Any],
         agent: AgentBase[Any],
         session: SkillSession,
-        state: SkillState,
+        state: SkillConversation,
         turn_input: Iterable[Any] | None,
     ) -> str:
         """The instructions of loaded skills whose load reply the model input lacks ("" when
@@ -433,7 +437,7 @@ class AgentSkills:
         replies = (r for item in reversed(items) for r in reversed(_replies_of(item)))
         run.hidden = session.undelivered(replies)
 
-    def _kept(self, state: SkillState, learned: bool | None = None) -> bool:
+    def _kept(self, state: SkillConversation, learned: bool | None = None) -> bool:
         """Whether the server keeps ``state``'s conversation (``learned``: what a model
         input just showed)."""
         key = state._turn_key
@@ -473,7 +477,7 @@ class AgentSkills:
         with self._lock:
             run.loads.extend(loads)
 
-    def _enter(self, state: SkillState, call_id: str | None) -> TurnCall | None:
+    def _enter(self, state: SkillConversation, call_id: str | None) -> TurnCall | None:
         """The call's view of its announced turn (None when no turn announced it)."""
         if not isinstance(call_id, str):
             return None
@@ -577,3 +581,20 @@ class AgentSkills:
         return ToolGuardrailFunctionOutput.reject_content(
             replies.blocked(decision), output_info=decision
         )
+
+
+def _configured(
+    skills: Sources | SkillToolkit | None,
+    config: SkillConfig | None,
+    limits: Limits | None,
+    options: dict[str, Any],
+) -> tuple[SkillConfig, SkillToolkit]:
+    """The config and toolkit of an :class:`AgentSkills` (a toolkit takes only ``limits``)."""
+    if isinstance(skills, SkillToolkit):
+        if config is not None or options:
+            raise TypeError("options apply only when sources or a SkillLibrary are given")
+        return SkillConfig(limits=limits), skills
+    if limits is not None:
+        options["limits"] = limits
+    built = SkillConfig.build(config, **options)  # + the settings
+    return built, built.toolkit(built.library(skills))
