@@ -567,7 +567,7 @@ QUERIES = (
 def main(argv: list[str] | None = None) -> None:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 1_000, 10_000])
+    parser.add_argument("--sizes", type=int, nargs="*", default=[100, 1_000, 10_000])
     parser.add_argument("--timing-sizes", type=int, nargs="*", default=[1_000, 10_000, 100_000])
     parser.add_argument("--real-sizes", type=int, nargs="*", default=list(REAL_SIZES))
     parser.add_argument("--json", type=Path)

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 import attrs
 
+from skillcore.catalog.families import Families
 from skillcore.memo import per_catalog
 from skillcore.model import Catalog, SkillMetadata
 from skillcore.typos import NameIndex
@@ -78,6 +79,9 @@ ABSTAIN_SIMILARITY = 0.32
 ABSTAIN_COVERAGE = 0.3
 #: How many results an abstaining search still shows (the closest, marked as weak).
 ABSTAIN_KEEP = 3
+#: How deep BM25's list goes for a query in a catalog with near-duplicates, so that folding
+#: them (:mod:`skillcore.catalog.families`) can bring other candidates into the first results.
+FOLD_DEPTH = 50
 #: A skill that shares no word with the query is listed only from this similarity on.
 SEMANTIC_ONLY_MIN = ABSTAIN_SIMILARITY
 
@@ -779,7 +783,7 @@ class SearchIndex:
         if use_semantic and q and limit > 0:
             ranked = self._hybrid(q, path, limit)
         else:
-            ranked = self.bm25(query, path, limit)
+            ranked = self._lexical(query, path, limit)
         return [SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked]
 
     def select(
@@ -805,7 +809,7 @@ class SearchIndex:
             each = [1.0 if d == exact else sims.get(d, 0.0) for d, _ in ranked]
             threshold = ABSTAIN_SIMILARITY
         else:
-            ranked = self.bm25(query, path, limit)
+            ranked = self._lexical(query, path, limit)
             each = [1.0 if d == exact else self.coverage(q, d) for d, _ in ranked]
             confidence = each[0] if each else 0.0
             threshold = ABSTAIN_COVERAGE
@@ -844,7 +848,24 @@ class SearchIndex:
         lexical = self.bm25(query, path, FUSION_DEPTH)
         dense, sims = self.semantic().scored(query, FUSION_DEPTH, (d for d, _ in lexical))
         best = dense[0][1] if dense else 0.0
-        return self._blend(lexical, dense, sims, query)[:limit], sims, best
+        return self._fold(self._blend(lexical, dense, sims, query), query)[:limit], sims, best
+
+    def _lexical(self, query: str | None, path: str | None, limit: int) -> list[tuple[int, float]]:
+        """:meth:`bm25` with near-duplicates folded (for a query; deeper when there are)."""
+        q = (query or "").strip()
+        if not q or limit <= 0 or not len(self._families):
+            return self.bm25(query, path, limit)
+        return self._fold(self.bm25(q, path, max(limit, FOLD_DEPTH)), q)[:limit]
+
+    def _fold(self, ranked: list[tuple[int, float]], query: str) -> list[tuple[int, float]]:
+        """``ranked`` with near-duplicate families folded (see :class:`Families`)."""
+        return self._families.fold(ranked, _query_terms(query), self._exact(query))
+
+    @functools.cached_property
+    def _families(self) -> Families:
+        # On the first query (a path-only search never needs it); the same answer if two
+        # threads build it at once.
+        return Families(self.skills, tokens)
 
     def _blend(
         self,
@@ -1168,6 +1189,7 @@ class SemanticIndex:
 
 
 # -- memoisation ----------------------------------------------------------------------------
+
 
 def index_for(catalog: Catalog | Iterable[SkillMetadata]) -> SearchIndex:
     """The search index of ``catalog``: built on first use, then reused while it lives (a
