@@ -42,8 +42,8 @@ PHASES = ((0, 5), (5, 10), (10, 15))
 SEED = 22
 #: A phase (or a forced overlap) that takes longer than this fails the test.
 PHASE_SECONDS = 240
-#: Refusals one process would not make, tolerated per run (see the end of the test).
-MAX_WRONG_REFUSALS = 2
+#: A worker is killed at random only once it has been up this long.
+SETTLE_SECONDS = 1.0
 #: Forced overlaps: two workers run one thread at once (one loads a restricting skill, the
 #: other calls Write after it), with no lock.
 OVERLAPS = 4
@@ -153,11 +153,24 @@ class Pool:
         # process: under pytest-xdist it runs other tests' threads (an S3 server, event
         # loops), and a fork taken while one of them holds a lock can leave the child stuck.
         self.ctx = multiprocessing.get_context("forkserver")
-        self.ctx.set_forkserver_preload(["many_workers"])
+        # The heavy imports happen once, in the server: a worker forked from it starts in
+        # milliseconds, so random kills on a loaded machine hit workers that are running
+        # turns, not ones still importing (which had stalled a phase once).
+        self.ctx.set_forkserver_preload(
+            [
+                "many_workers",
+                "psycopg",
+                "langchain.agents",
+                "langgraph.checkpoint.postgres",
+                "skillcore_langchain",
+                "skillcore_openai",
+            ]
+        )
         self.args = (url, str(lib), script, kills)
         self.procs: dict[int, Any] = {}
         self.pipes: dict[int, Any] = {}
         self.jobs: dict[int, tuple[str, int] | None] = {}
+        self.born: dict[int, float] = {}
         self.started = 0
 
     def spawn(self, index: int) -> None:
@@ -168,6 +181,7 @@ class Pool:
         proc.start()
         child.close()
         self.procs[index], self.pipes[index], self.jobs[index] = proc, parent, None
+        self.born[index] = time.monotonic()
         self.started += 1
 
     def idle(self) -> list[int]:
@@ -231,7 +245,14 @@ def run_phase(
             busy_threads.add(first[0])
             pool.send(index, first)
         if time.monotonic() >= next_kill:
-            busy = [i for i, job in pool.jobs.items() if job is not None]
+            # Only workers up for a while: a kill loop on workers still starting up would
+            # make no progress on a loaded machine, and tests nothing new.
+            now = time.monotonic()
+            busy = [
+                i
+                for i, job in pool.jobs.items()
+                if job is not None and now - pool.born[i] >= SETTLE_SECONDS
+            ]
             if busy:
                 victim = rng.choice(busy)
                 os.kill(pool.procs[victim].pid, signal.SIGKILL)
@@ -306,6 +327,7 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
         planned = db.execute("SELECT count(*) FROM kills").fetchone()[0]
         forked = {t for (t,) in db.execute("SELECT DISTINCT thread FROM forks").fetchall()}
         rows = db.execute("SELECT thread, turn, loaded FROM outcomes").fetchall()
+        hows = {(t, n): h for t, n, h in db.execute("SELECT thread, turn, how FROM outcomes")}
         rows += db.execute("SELECT thread, turn, loaded FROM oa_turns").fetchall()
         oa_rows = db.execute("SELECT thread, turn, outcomes FROM oa_turns").fetchall()
     multi_loaded = {(t, n): loaded for t, n, loaded in rows}
@@ -336,6 +358,7 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
 
     lost = bypass = wrong_refusal = reply_mismatch = loaded_mismatch = 0
     mismatches: list[Any] = []
+    refusals: list[Any] = []
     for thread in script:
         for turn in range(TURNS):
             want, got = single_loaded[(thread, turn)], multi_loaded.get((thread, turn))
@@ -348,7 +371,10 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
             ):
                 if tool in ("Read", "Write"):
                     bypass += s_status == "error" and m_status == "success"
-                    wrong_refusal += s_status == "success" and m_status == "error"
+                    if s_status == "success" and m_status == "error":
+                        wrong_refusal += 1
+                        how = hows.get((thread, turn))
+                        refusals.append((thread, turn, script[thread][turn], m_code, how))
                 elif (s_status, s_code) != (m_status, m_code):
                     reply_mismatch += 1
     report = {
@@ -367,18 +393,14 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
         ),
         "false fork reports": len(forked - set(overlaps)),
         "first mismatches": mismatches[:3],
+        "wrong refusals seen": refusals[:5],
     }
     print("\nmany workers:", report)
     assert planned > 0 and stats["resumed"] > 0, report
     # No call waited for a dead worker (a hang guard, not a speed limit: entering a turn is
     # bounded by arrival_seconds plus the replay's own reads; the report shows the figure).
     assert stats["longest call wait s"] < DEFAULT_WAIT_SECONDS, report
-    assert (lost, loaded_mismatch, bypass, reply_mismatch) == (0, 0, 0, 0), report
-    # Wrong refusals fail closed (a plain call one process allows is refused). Under heavy load,
-    # with many random kills, one run in several has shown one: a known gap (a kill between two
-    # records of one call leaves the next call unable to prove the effect ran), reported by
-    # every run and bounded here rather than hidden.
-    assert wrong_refusal <= MAX_WRONG_REFUSALS, report
+    assert (lost, loaded_mismatch, bypass, wrong_refusal, reply_mismatch) == (0,) * 5, report
     assert report["overlaps detected"] == report["overlaps forced"] == OVERLAPS, report
     assert report["writes beside a restricting load that ran"] == 0, report
     assert report["false fork reports"] == 0, report

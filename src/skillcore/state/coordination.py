@@ -59,6 +59,10 @@ DEFAULT_WAIT_SECONDS = 10.0
 #: How long a call waits for an earlier skill call of its turn to show up in this process
 #: before working its effect out itself (it may have run in another process, before a crash).
 DEFAULT_ARRIVAL_SECONDS = 0.2
+#: How long a plain call whose permission hangs on an earlier skill call's worked-out effect
+#: (e.g. ``[unload_skill(<restricting>), Write]`` with the unload's thread scheduled late)
+#: waits for that call to be seen to run before it is decided without it (refused).
+DEFAULT_CONFIRM_SECONDS = 1.0
 #: Finished turns kept per store (least recently used are dropped first).
 DEFAULT_MAX_TURNS = 1024
 
@@ -263,7 +267,10 @@ class TurnStore:
     any call can work out what the earlier skill calls did: it reuses the effect when they
     ran here, waits briefly for one that is running here (``wait_seconds``) or about to start
     (``arrival_seconds``), and otherwise works it out again through ``replay`` (the toolkit:
-    the same plan, read and transition, on the same files). A call resumed in another
+    the same plan, read and transition, on the same files). A plain call that only the
+    worked-out effect would allow waits up to ``confirm_seconds`` for that call to be seen to
+    run (here, or in another worker through a shared ``ledger``): a thread scheduled late
+    changes nothing, and a call that never runs never lifts a restriction. A call resumed in another
     process after a crash therefore sees what one process would have seen. Without a
     ``replay`` a call that waited in vain is ``timed_out`` (refused if it is a plain call).
     Finished turns are dropped; at most ``max_turns`` unfinished ones are kept.
@@ -275,6 +282,7 @@ class TurnStore:
         max_turns: int = DEFAULT_MAX_TURNS,
         wait_seconds: float = DEFAULT_WAIT_SECONDS,
         arrival_seconds: float = DEFAULT_ARRIVAL_SECONDS,
+        confirm_seconds: float = DEFAULT_CONFIRM_SECONDS,
         replay: Replayer | None = None,
         ledger: Ledger | None = None,
     ) -> None:
@@ -285,6 +293,7 @@ class TurnStore:
         self.max_turns = max_turns
         self.wait_seconds = wait_seconds
         self.arrival_seconds = arrival_seconds
+        self.confirm_seconds = confirm_seconds
         self.replay = replay
         #: The longest time a call spent entering its turn (waiting for, or working out,
         #: earlier calls), in seconds: what a deployment watches for stalls.
@@ -571,10 +580,26 @@ class TurnCall:
             return "wait", None
         return kind, value
 
+    def _unconfirmed_matters(self, until: float) -> bool:
+        # A plain call that only the worked-out effect of an earlier call would allow (the
+        # confirmed effects alone give other loaded skills) waits a little for that call to
+        # be seen to run, rather than being refused because its thread started late.
+        if self.call_id in self.calls.skill or time.monotonic() >= until:
+            return False
+        other = self.unconfirmed_base()
+        return other is not None and other.loaded_names != self._before.loaded_names
+
+    def _decided(self, kind: str, value: Any, began: float) -> None:
+        # Under the lock: every earlier effect is known (or waiting for it timed out).
+        self._before, self.timed_out = value, kind == "timeout"
+        self._own()
+        self._store.longest_wait = max(self._store.longest_wait, time.monotonic() - began)
+
     def __enter__(self) -> TurnCall:
         store = self._store
         began = time.monotonic()
         deadline, arrival, earlier = self._begin()
+        confirm = began + store.confirm_seconds
         while True:
             with store._cond:
                 kind, value = self._step(deadline, arrival, earlier)
@@ -582,10 +607,13 @@ class TurnCall:
                     store._cond.wait(timeout=0.02)
                     continue
                 if kind in ("done", "timeout"):
-                    self._before, self.timed_out = value, kind == "timeout"
-                    self._own()
-                    store.longest_wait = max(store.longest_wait, time.monotonic() - began)
+                    self._decided(kind, value, began)
+            if kind in ("done", "timeout"):
+                if not self._unconfirmed_matters(confirm):
                     return self
+                with store._cond:
+                    store._cond.wait(timeout=0.02)
+                continue
             k, session = value
             name, args = self.calls.args[k]
             result = None
@@ -607,15 +635,17 @@ class TurnCall:
         store = self._store
         began = time.monotonic()
         deadline, arrival, earlier = self._begin()
+        confirm = began + store.confirm_seconds
         delay = 0.0005
         while True:
             with store._cond:
                 kind, value = self._step(deadline, arrival, earlier)
                 if kind in ("done", "timeout"):
-                    self._before, self.timed_out = value, kind == "timeout"
-                    self._own()
-                    store.longest_wait = max(store.longest_wait, time.monotonic() - began)
+                    self._decided(kind, value, began)
+            if kind in ("done", "timeout"):
+                if not self._unconfirmed_matters(confirm):
                     return self
+                kind = "wait"
             if kind == "wait":
                 await anyio.sleep(delay)
                 delay = min(delay * 2, 0.02)
@@ -1354,6 +1384,7 @@ class SavedSession:
 
 __all__ = [
     "DEFAULT_ARRIVAL_SECONDS",
+    "DEFAULT_CONFIRM_SECONDS",
     "DEFAULT_MAX_TURNS",
     "DEFAULT_WAIT_SECONDS",
     "MAX_CONVERSATION_KEY",
