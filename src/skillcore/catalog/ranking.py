@@ -37,6 +37,7 @@ from typing import Any, Literal
 import attrs
 
 from skillcore.catalog.families import Families
+from skillcore.catalog.stemming import stem
 from skillcore.memo import per_catalog
 from skillcore.model import Catalog, SkillMetadata
 from skillcore.typos import NameIndex
@@ -91,32 +92,28 @@ _NO_SPACE = re.compile(
     "([\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uf900-\ufaff]+)"
 )
-#: Words too common to say anything; dropped from a query when it has other words.
-STOPWORDS = frozenset(
-    re.findall(
-        r"\w+",
-        """a an and are as at be by can do for from how i in is it me my of on or please so
-        that the this to use using want we when with you your""",
-    )
+_STOP = re.findall(
+    r"\w+",
+    """a an and are as at be by can do for from how i in is it me my of on or please so
+    that the this to use using want we when with you your""",
 )
+#: Terms too common to say anything (the words and their index terms, "please" and
+#: "pleas"); dropped from a query when it has other words.
+STOPWORDS = frozenset(_STOP) | frozenset(map(stem, _STOP))
 
 
 # -- tokenisation -----------------------------------------------------------------------------
 
 
 def _stem(word: str) -> str:
-    """A light English plural folding: ``reports`` -> ``report``, ``queries`` -> ``query``."""
-    if len(word) > 4 and word.isascii():
-        if word.endswith("ies"):
-            return word[:-3] + "y"
-        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-            return word[:-1]
-    return word
+    """The index term of an ASCII word (:func:`skillcore.catalog.stemming.stem`)."""
+    return stem(word)
 
 
 def tokens(text: str) -> list[str]:
-    """Index terms of ``text``: lower-cased Unicode words, plurals folded; runs of CJK, Thai,
-    Lao, Khmer or Myanmar characters become overlapping character bigrams."""
+    """Index terms of ``text``: lower-cased Unicode words, English forms folded ("rebasing"
+    and "rebase" give one term); runs of CJK, Thai, Lao, Khmer or Myanmar characters become
+    overlapping character bigrams."""
     out: list[str] = []
     cache = _TOKEN_CACHE
     for word in _WORD.findall(text.lower()):
@@ -747,11 +744,17 @@ class SearchIndex:
             out.append("name")
         if q:
             terms = set(_query_terms(q))
+            # Shown as the query's own words ("rebasing"), not as index terms ("rebas").
+            said: dict[str, str] = {}
+            for word in _WORD.findall(q[:MAX_QUERY_CHARS]):
+                for term in _word_terms(word):
+                    said.setdefault(term, word)
             for field, words in _fields(skill).items():
                 common = terms.intersection(words)
                 if common and field != "patterns":
                     label = "name words" if field == "name" else field
-                    out.append(f"{label}: {', '.join(sorted(common))}")
+                    shown = sorted({said.get(t, t) for t in common})
+                    out.append(f"{label}: {', '.join(shown)}")
         if path:
             for pattern in skill.file_patterns:
                 if pattern_matches(pattern, path[:MAX_PATH_CHARS]):
