@@ -60,13 +60,7 @@ if TYPE_CHECKING:
         project_sources,
         register_reader,
     )
-    from skillcore.state.coordination import (
-        RefreshGate,
-        SessionRef,
-        SessionStore,
-        TurnCalls,
-        TurnStore,
-    )
+    from skillcore.state.refresh import RefreshGate
     from skillcore.state.session import (
         STATE_SCHEMA,
         LoadedSkill,
@@ -79,6 +73,9 @@ if TYPE_CHECKING:
         merge_states,
         restore_session,
     )
+    from skillcore.state.stores import SessionRef, SessionStore
+    from skillcore.state.turn_calls import TurnCalls
+    from skillcore.state.turns import TurnStore
     from skillcore.tools import replies
     from skillcore.tools.binary import BinaryPayload
     from skillcore.tools.specs import ArgumentError, ToolSpec
@@ -93,11 +90,11 @@ _LAZY: dict[str, str] = {
     "SkillConfig": "skillcore.runtime.config",
     "SkillProfiles": "skillcore.runtime.profiles",
     "ProfileChoice": "skillcore.runtime.profiles",
-    "RefreshGate": "skillcore.state.coordination",
-    "SessionRef": "skillcore.state.coordination",
-    "SessionStore": "skillcore.state.coordination",
-    "TurnCalls": "skillcore.state.coordination",
-    "TurnStore": "skillcore.state.coordination",
+    "RefreshGate": "skillcore.state.refresh",
+    "SessionRef": "skillcore.state.stores",
+    "SessionStore": "skillcore.state.stores",
+    "TurnCalls": "skillcore.state.turn_calls",
+    "TurnStore": "skillcore.state.turns",
     "Code": "skillcore.diagnostics",
     "examples_path": "skillcore.examples",
     "Diagnostic": "skillcore.diagnostics",

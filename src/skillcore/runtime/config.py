@@ -32,7 +32,10 @@ from skillcore.policy.rules import (
 )
 from skillcore.runtime import settings
 from skillcore.sources.base import SkillSource
-from skillcore.state.coordination import MemoryLedger, RefreshGate, Restorer, TurnStore
+from skillcore.state.ledger import MemoryLedger
+from skillcore.state.refresh import RefreshGate
+from skillcore.state.restore import Restorer
+from skillcore.state.turns import TurnStore
 from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
 
 #: What adapters accept as ``sources``: a ready library, one source, or several.

@@ -41,8 +41,8 @@ from skillcore.policy.rules import (
     normalize_tool_name,
 )
 from skillcore.sources.base import ReadError
-from skillcore.state.coordination import SessionRef, SessionStore, as_store
 from skillcore.state.session import Outcome, ResourceRequest, SkillSession
+from skillcore.state.stores import SessionRef, SessionStore, as_store
 from skillcore.tools import calls, replies
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.preload import Preload

@@ -6,6 +6,8 @@ order: the folded state, every reply and every plain-call decision equal one pro
 from __future__ import annotations
 
 import random
+import threading
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -52,7 +54,11 @@ def run(toolkit, base, calls, turn, worker_of, twice, seed):
         [(str(i), n, {"skill_name": a} if a else {}) for i, (n, a) in enumerate(calls)],
         toolkit.is_skill_tool,
     )
-    stores = {w: TurnStore(replay=toolkit, arrival_seconds=0.0) for w in set(worker_of)}
+    # Calls run one after another here, so no call can wait for a later one to confirm.
+    stores = {
+        w: TurnStore(replay=toolkit, arrival_seconds=0.0, confirm_seconds=0.0)
+        for w in set(worker_of)
+    }
     ledger = MemoryLedger()
     for store in stores.values():
         store.ledger = ledger  # the workers share one ledger, as they would a database
@@ -124,6 +130,61 @@ def test_any_split_of_a_turn_between_workers_gives_one_process_result(
     one = run(toolkit, base, calls, "t", [0] * len(calls), [False] * len(calls), seed)
     many = run(toolkit, base, calls, "t", workers[: len(calls)], twice[: len(calls)], seed)
     assert many == one
+
+
+def run_threads(toolkit, base, calls, delays, starts):
+    """One process: each call in its own thread, started in the order ``starts`` with its
+    own delay before it reaches skillcore (a loaded machine schedules threads late); the
+    store waits for nobody on arrival. Returns replies and plain-call decisions."""
+    turn_calls = TurnCalls.of(
+        "conv",
+        "t",
+        [(str(i), n, {"skill_name": a} if a else {}) for i, (n, a) in enumerate(calls)],
+        toolkit.is_skill_tool,
+    )
+    store = TurnStore(replay=toolkit, arrival_seconds=0.0, confirm_seconds=30.0)
+    replies: dict[int, tuple[str, bool]] = {}
+
+    def one(i: int) -> None:
+        time.sleep(delays[i])
+        name, arg = calls[i]
+        with store.enter(turn_calls, str(i), base, rev="") as view:
+            if toolkit.is_skill_tool(name):
+                res = toolkit.call(view, name, {"skill_name": arg}, **view.context)
+                replies[i] = (res.code.value, res.ok)
+            else:
+                d = toolkit.check_call(view, name)
+                replies[i] = ("allowed" if d.allowed else "blocked", d.allowed)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in starts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return replies
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    calls=st.lists(call, min_size=2, max_size=5),
+    # A restricting skill is loaded, so an earlier load or unload can decide a plain call.
+    preloaded=st.lists(st.sampled_from(SKILLS), unique=True, min_size=1, max_size=3).filter(
+        lambda names: any(n.startswith("r") for n in names)
+    ),
+    delays=st.lists(st.sampled_from([0.0, 0.002, 0.005]), min_size=5, max_size=5),
+    starts=st.permutations(range(5)),
+)
+def test_threads_scheduled_in_any_order_give_the_call_order_result(
+    toolkit: SkillToolkit, calls, preloaded, delays, starts
+) -> None:
+    """Whatever order a loaded machine runs a turn's threads in, each call is decided as
+    the model listed them: a plain call after an unload is never refused because the
+    unload's thread started late (it waits for the unload to be seen to run)."""
+    base = toolkit.library.session(Limits(max_loaded=3), ToolPolicy(PolicyMode.RESTRICT))
+    base = toolkit.load_all(base, preloaded)[0]
+    one = run(toolkit, base, calls, "t", [0] * len(calls), [False] * len(calls), 0)[0]
+    got = run_threads(toolkit, base, calls, delays, [i for i in starts if i < len(calls)])
+    assert got == one
 
 
 def test_a_skill_tool_run_twice_writes_the_same_effect(toolkit: SkillToolkit) -> None:

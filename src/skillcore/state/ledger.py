@@ -1,0 +1,248 @@
+"""The latest skill state revision per conversation, shared by workers, so a run that does not
+start from it (two workers on one thread at once) is noticed: :class:`Ledger`, in memory
+(:class:`MemoryLedger`) or in SQL (:class:`SQLLedger`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol, runtime_checkable
+
+import attrs
+
+from skillcore._frozen import to_tuple
+from skillcore.errors import require
+from skillcore.state.sql import Connections, create_once
+from skillcore.state.turn_calls import MAX_TURN_CALLS
+
+
+@attrs.frozen
+class Head:
+    """The latest skill state a :class:`Ledger` knows for a conversation: its revision (the
+    turn that wrote it), the position of the call that wrote it, its loaded skills, and the
+    calls of that turn that wrote (they ran, in whichever worker)."""
+
+    rev: str
+    seq: int = 0
+    loaded: tuple[str, ...] = attrs.field(default=(), converter=to_tuple)
+    calls: tuple[str, ...] = attrs.field(default=(), converter=to_tuple)
+
+
+@runtime_checkable
+class Ledger(Protocol):
+    """Where workers record each conversation's latest skill state revision, so a run that
+    does not start from it (two workers on one thread at once) is noticed. Both methods
+    return None when all is in order, or the head that was current when it was not (a fork);
+    either way the ledger then holds the caller's revision, so the conversation converges."""
+
+    def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
+        """Turn ``turn`` starts from the state ``rev`` (with ``loaded``); the head may be
+        ``turn`` itself (a worker that died wrote it before this one resumed the turn)."""
+        ...
+
+    def advance(
+        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str], call: str = ""
+    ) -> Head | None:
+        """Call ``call`` of turn ``rev`` (at position ``seq``), started from ``parent``,
+        wrote."""
+        ...
+
+    def head(self, key: str) -> Head | None:
+        """The conversation's latest revision (None if unknown)."""
+        ...
+
+
+class MemoryLedger:
+    """A :class:`Ledger` in process memory: notices overlapping runs within one worker
+    (thread-safe; the least recently used of ``max_conversations`` are dropped)."""
+
+    def __init__(self, *, max_conversations: int = 10_000) -> None:
+        self.max_conversations = max_conversations
+        self._lock = threading.Lock()
+        self._heads: OrderedDict[str, Head] = OrderedDict()
+
+    def _set(self, key: str, head: Head) -> None:
+        self._heads[key] = head
+        self._heads.move_to_end(key)
+        while len(self._heads) > self.max_conversations:
+            self._heads.popitem(last=False)
+
+    def head(self, key: str) -> Head | None:
+        """See :meth:`Ledger.head`."""
+        with self._lock:
+            return self._heads.get(key)
+
+    def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
+        """See :meth:`Ledger.observe`."""
+        with self._lock:
+            head = self._heads.get(key)
+            if head is None or head.rev in (rev, turn):
+                self._set(key, head or Head(rev, 0, loaded))
+                return None
+            self._set(key, Head(rev, 0, loaded))
+            return head
+
+    def advance(
+        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str], call: str = ""
+    ) -> Head | None:
+        """See :meth:`Ledger.advance`."""
+        with self._lock:
+            head = self._heads.get(key)
+            calls = (*head.calls, call) if head is not None and head.rev == rev else (call,)
+            if head is not None and head.rev == rev and head.seq > seq:
+                self._set(key, attrs.evolve(head, calls=calls))
+                return None  # a later call of the same turn already wrote
+            self._set(key, Head(rev, seq, loaded, calls))
+            if head is None or head.rev in (parent, rev):
+                return None
+            return head
+
+
+class SQLLedger:
+    """A :class:`Ledger` in a SQL table (``skillcore_heads``) that all workers share:
+    SQLite (``SQLLedger.sqlite(path)``) or PostgreSQL (``SQLLedger.postgres(conninfo)``,
+    needs ``psycopg``). Each check is one short transaction that locks the conversation's row,
+    so two workers can never both see themselves as the successor of one revision."""
+
+    def __init__(
+        self, connect: Callable[[], Any], *, dialect: str, table: str = "skillcore_heads"
+    ) -> None:
+        if not table.isidentifier():
+            raise ValueError(f"table must be a plain SQL identifier, got {table!r:.80}")
+        if dialect not in ("sqlite", "postgres"):
+            raise ValueError(f"dialect must be 'sqlite' or 'postgres', got {dialect!r:.40}")
+        self.table, self.dialect = table, dialect
+        self._pool = Connections(connect)
+        self._p = "?" if dialect == "sqlite" else "%s"
+        create = (
+            f"CREATE TABLE IF NOT EXISTS {table} (conversation TEXT PRIMARY KEY, "
+            "rev TEXT NOT NULL, seq INTEGER NOT NULL, loaded TEXT NOT NULL, calls TEXT NOT NULL)"
+        )
+
+        def run() -> None:
+            with self._tx() as cur:
+                cur.execute(create)
+
+        create_once(run)
+
+    @classmethod
+    def sqlite(cls, path: str | os.PathLike[str], **kw: Any) -> SQLLedger:
+        """A ledger in the SQLite database at ``path`` (shared by processes on one host)."""
+        where = os.fspath(path)
+        return cls(
+            lambda: sqlite3.connect(
+                where, timeout=30, isolation_level=None, check_same_thread=False
+            ),
+            dialect="sqlite",
+            **kw,
+        )
+
+    @classmethod
+    def postgres(cls, conninfo: str, **kw: Any) -> SQLLedger:
+        """A ledger in PostgreSQL (``conninfo``: a libpq URL or DSN)."""
+        psycopg: Any = require("psycopg", "postgres", "A PostgreSQL ledger")
+
+        return cls(lambda: psycopg.connect(conninfo, autocommit=True), dialect="postgres", **kw)
+
+    def _tx(self) -> Any:
+        ledger = self
+
+        class _Tx:
+            def __enter__(self) -> Any:
+                self.conn = ledger._pool.acquire()
+                self.cur = self.conn.cursor()
+                self.cur.execute("BEGIN IMMEDIATE" if ledger.dialect == "sqlite" else "BEGIN")
+                return self.cur
+
+            def __exit__(self, exc_type: Any, *rest: Any) -> None:
+                ok = False
+                try:
+                    self.cur.execute("COMMIT" if exc_type is None else "ROLLBACK")
+                    self.cur.close()
+                    ok = exc_type is None
+                finally:
+                    ledger._pool.release(self.conn, ok)
+
+        return _Tx()
+
+    def _head(self, cur: Any, key: str) -> Head | None:
+        lock = "" if self.dialect == "sqlite" else " FOR UPDATE"
+        cur.execute(
+            f"SELECT rev, seq, loaded, calls FROM {self.table} "
+            f"WHERE conversation = {self._p}{lock}",
+            (key,),
+        )
+        row = cur.fetchone()
+        if row is None:
+            return None
+        return Head(str(row[0]), int(row[1]), _decode_names(row[2]), _decode_names(row[3]))
+
+    def _put(self, cur: Any, key: str, head: Head) -> None:
+        p = self._p
+        cur.execute(
+            f"INSERT INTO {self.table} (conversation, rev, seq, loaded, calls) "
+            f"VALUES ({p}, {p}, {p}, {p}, {p}) "
+            "ON CONFLICT (conversation) DO UPDATE SET rev = excluded.rev, seq = excluded.seq, "
+            "loaded = excluded.loaded, calls = excluded.calls",
+            (key, head.rev, head.seq, json.dumps(list(head.loaded)), json.dumps(list(head.calls))),
+        )
+
+    def _insert_missing(self, cur: Any, key: str, head: Head) -> None:
+        # A first row is inserted without a race: the loser of two inserts sees the winner.
+        p = self._p
+        cur.execute(
+            f"INSERT INTO {self.table} (conversation, rev, seq, loaded, calls) "
+            f"VALUES ({p}, {p}, {p}, {p}, '[]') ON CONFLICT (conversation) DO NOTHING",
+            (key, head.rev, head.seq, json.dumps(list(head.loaded))),
+        )
+
+    def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
+        """See :meth:`Ledger.observe`."""
+        mine = Head(rev, 0, loaded)
+        with self._tx() as cur:
+            self._insert_missing(cur, key, mine)
+            head = self._head(cur, key)
+            if head is None or head.rev in (rev, turn):
+                return None
+            self._put(cur, key, mine)
+            return head
+
+    def head(self, key: str) -> Head | None:
+        """See :meth:`Ledger.head`."""
+        with self._tx() as cur:
+            return self._head(cur, key)
+
+    def advance(
+        self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str], call: str = ""
+    ) -> Head | None:
+        """See :meth:`Ledger.advance`."""
+        with self._tx() as cur:
+            self._insert_missing(cur, key, Head(parent, 0, ()))
+            head = self._head(cur, key)
+            same = head is not None and head.rev == rev
+            calls = (*head.calls, call)[-MAX_TURN_CALLS:] if same and head else (call,)
+            if same and head is not None and head.seq > seq:
+                self._put(cur, key, attrs.evolve(head, calls=calls))
+                return None
+            self._put(cur, key, Head(rev, seq, loaded, calls))
+            if head is None or head.rev in (parent, rev):
+                return None
+            return head
+
+    def close(self) -> None:
+        """Close the idle connections."""
+        self._pool.close()
+
+
+def _decode_names(text: Any) -> tuple[str, ...]:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return ()
+    if not isinstance(value, list):
+        return ()
+    return tuple(n for n in value[:1000] if isinstance(n, str))

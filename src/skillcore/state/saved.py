@@ -1,0 +1,293 @@
+"""Saved skill state per conversation, for frameworks without a checkpointer:
+:class:`StateStore` in memory, SQLite or PostgreSQL, and :class:`SavedSession`, the session
+store of one conversation written through to it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from skillcore.errors import require
+from skillcore.state.session import SkillSession
+from skillcore.state.sql import Connections, create_once
+
+#: Longest conversation key a state store accepts (keys are ids, not data).
+MAX_CONVERSATION_KEY = 1024
+#: Largest saved state a state store accepts (a session's state is a few hundred bytes).
+MAX_SAVED_STATE_BYTES = 1 << 20
+
+
+@runtime_checkable
+class StateStore(Protocol):
+    """Saved skill state (``SkillSession.to_state()`` output) per conversation key: what a
+    framework without a checkpointer (the Agents SDK, your own loop) keeps between turns and
+    across restarts. ``load`` returns None for a conversation it has never seen."""
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        """The state saved for ``key``, or None."""
+        ...
+
+    def save(self, key: str, state: dict[str, Any]) -> None:
+        """Save ``state`` for ``key`` (replacing what was there)."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Forget ``key`` (no error when it is unknown)."""
+        ...
+
+
+#: ``update``'s function: the saved state (or None) -> the state to save.
+Update = Callable[[dict[str, Any] | None], dict[str, Any]]
+
+
+def update_state(states: StateStore, key: str, change: Update) -> dict[str, Any]:
+    """Read, change and save ``key``'s state as one step when the store can
+    (``states.update``, a transaction in the SQL stores), else load then save."""
+    update = getattr(states, "update", None)
+    if callable(update):
+        return update(key, change)  # type: ignore[no-any-return]
+    state = change(states.load(key))
+    states.save(key, state)
+    return state
+
+
+def _encode_state(key: str, state: dict[str, Any]) -> str:
+    if not isinstance(key, str) or not key or len(key) > MAX_CONVERSATION_KEY:
+        raise ValueError(
+            f"a conversation key must be a non-empty string of at most {MAX_CONVERSATION_KEY} "
+            f"characters, got {key!r:.80}"
+        )
+    text = json.dumps(state, separators=(",", ":"), sort_keys=True)
+    if len(text.encode()) > MAX_SAVED_STATE_BYTES:
+        raise ValueError(f"skill state of {key!r:.80} exceeds {MAX_SAVED_STATE_BYTES} bytes")
+    return text
+
+
+def _decode_state(text: str | None) -> dict[str, Any] | None:
+    # Whatever was stored is handed to restore_session, which repairs or drops what it
+    # cannot use; a row that is not a JSON object reads as "nothing saved".
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class MemoryStateStore:
+    """A :class:`StateStore` in process memory (thread-safe; the least recently used of more
+    than ``max_conversations`` are dropped). States are stored as JSON text, so what the
+    caller holds can never change what is saved."""
+
+    def __init__(self, *, max_conversations: int = 10_000) -> None:
+        self.max_conversations = max_conversations
+        self._lock = threading.Lock()
+        self._states: OrderedDict[str, str] = OrderedDict()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._states)
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        """The state saved for ``key``, or None."""
+        with self._lock:
+            text = self._states.get(key)
+            if text is not None:
+                self._states.move_to_end(key)
+        return _decode_state(text)
+
+    def save(self, key: str, state: dict[str, Any]) -> None:
+        """Save ``state`` for ``key``."""
+        text = _encode_state(key, state)
+        with self._lock:
+            self._states[key] = text
+            self._states.move_to_end(key)
+            while len(self._states) > self.max_conversations:
+                self._states.popitem(last=False)
+
+    def delete(self, key: str) -> None:
+        """Forget ``key``."""
+        with self._lock:
+            self._states.pop(key, None)
+
+    def update(self, key: str, change: Update) -> dict[str, Any]:
+        """Read, change and save ``key``'s state atomically."""
+        with self._lock:
+            state = change(_decode_state(self._states.get(key)))
+            self._states[key] = _encode_state(key, state)
+            self._states.move_to_end(key)
+        return state
+
+
+class SQLiteStateStore:
+    """A :class:`StateStore` in a SQLite table (``skillcore_state`` unless ``table`` says
+    otherwise): survives restarts, and can live in the same database file as your
+    conversation history (e.g. the Agents SDK's ``SQLiteSession``) as a side table.
+    Thread-safe; every save is committed."""
+
+    def __init__(self, path: str | os.PathLike[str], *, table: str = "skillcore_state") -> None:
+        if not table.isidentifier():
+            raise ValueError(f"table must be a plain SQL identifier, got {table!r:.80}")
+        self.path, self.table = os.fspath(path), table
+        self._lock = threading.Lock()
+        # One connection per store; ":memory:" databases exist only within it.
+        self._conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
+        with self._lock, self._conn:
+            self._conn.execute(
+                f"CREATE TABLE IF NOT EXISTS {table} "
+                "(conversation TEXT PRIMARY KEY, state TEXT NOT NULL)"
+            )
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        """The state saved for ``key``, or None."""
+        with self._lock:
+            row = self._conn.execute(
+                f"SELECT state FROM {self.table} WHERE conversation = ?", (key,)
+            ).fetchone()
+        return _decode_state(row[0] if row else None)
+
+    def save(self, key: str, state: dict[str, Any]) -> None:
+        """Save ``state`` for ``key`` (committed before returning)."""
+        text = _encode_state(key, state)
+        with self._lock, self._conn:
+            self._conn.execute(
+                f"INSERT INTO {self.table} (conversation, state) VALUES (?, ?) "
+                "ON CONFLICT(conversation) DO UPDATE SET state = excluded.state",
+                (key, text),
+            )
+
+    def delete(self, key: str) -> None:
+        """Forget ``key``."""
+        with self._lock, self._conn:
+            self._conn.execute(f"DELETE FROM {self.table} WHERE conversation = ?", (key,))
+
+    def update(self, key: str, change: Update) -> dict[str, Any]:
+        """Read, change and save ``key``'s state in one write transaction (other processes
+        on the same file wait for it)."""
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    f"SELECT state FROM {self.table} WHERE conversation = ?", (key,)
+                ).fetchone()
+                state = change(_decode_state(row[0] if row else None))
+                conn.execute(
+                    f"INSERT INTO {self.table} (conversation, state) VALUES (?, ?) "
+                    "ON CONFLICT(conversation) DO UPDATE SET state = excluded.state",
+                    (key, _encode_state(key, state)),
+                )
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        return state
+
+    def close(self) -> None:
+        """Close the database connection."""
+        with self._lock:
+            self._conn.close()
+
+
+class PostgresStateStore:
+    """A :class:`StateStore` in a PostgreSQL table (``skillcore_state`` unless ``table`` says
+    otherwise), shared by every worker: the state store for several processes serving the same
+    conversations (needs ``psycopg``). One connection per thread; every save is committed;
+    :meth:`update` locks the conversation's row for its read-change-write."""
+
+    def __init__(self, conninfo: str, *, table: str = "skillcore_state") -> None:
+        if not table.isidentifier():
+            raise ValueError(f"table must be a plain SQL identifier, got {table!r:.80}")
+        psycopg: Any = require("psycopg", "postgres", "A PostgreSQL state store")
+        self.conninfo, self.table = conninfo, table
+        self._pool = Connections(lambda: psycopg.connect(conninfo, autocommit=True))
+        create_once(
+            lambda: self._run(
+                f"CREATE TABLE IF NOT EXISTS {table} "
+                "(conversation TEXT PRIMARY KEY, state TEXT NOT NULL)"
+            )
+        )
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        conn, ok = self._pool.acquire(), False
+        try:
+            cur = conn.execute(sql, params)
+            row = cur.fetchone() if sql.startswith("SELECT") else None
+            ok = True
+            return row
+        finally:
+            self._pool.release(conn, ok)
+
+    def load(self, key: str) -> dict[str, Any] | None:
+        """The state saved for ``key``, or None."""
+        row = self._run(f"SELECT state FROM {self.table} WHERE conversation = %s", (key,))
+        return _decode_state(row[0] if row else None)
+
+    def save(self, key: str, state: dict[str, Any]) -> None:
+        """Save ``state`` for ``key`` (committed before returning)."""
+        self._run(
+            f"INSERT INTO {self.table} (conversation, state) VALUES (%s, %s) "
+            "ON CONFLICT (conversation) DO UPDATE SET state = excluded.state",
+            (key, _encode_state(key, state)),
+        )
+
+    def delete(self, key: str) -> None:
+        """Forget ``key``."""
+        self._run(f"DELETE FROM {self.table} WHERE conversation = %s", (key,))
+
+    def update(self, key: str, change: Update) -> dict[str, Any]:
+        """Read, change and save ``key``'s state in one transaction (the row is locked)."""
+        conn, ok = self._pool.acquire(), False
+        try:
+            with conn.transaction():
+                conn.execute(
+                    f"INSERT INTO {self.table} (conversation, state) VALUES (%s, 'null') "
+                    "ON CONFLICT (conversation) DO NOTHING",
+                    (key,),
+                )
+                row = conn.execute(
+                    f"SELECT state FROM {self.table} WHERE conversation = %s FOR UPDATE", (key,)
+                ).fetchone()
+                state = change(_decode_state(row[0] if row else None))
+                conn.execute(
+                    f"UPDATE {self.table} SET state = %s WHERE conversation = %s",
+                    (_encode_state(key, state), key),
+                )
+            ok = True
+        finally:
+            self._pool.release(conn, ok)
+        return state
+
+    def close(self) -> None:
+        """Close the idle connections."""
+        self._pool.close()
+
+
+class SavedSession:
+    """The :class:`SessionStore` of one conversation whose state lives in a
+    :class:`StateStore`: read from it once (``restore`` turns saved state into a session
+    over the current catalog), written through on every change, so a restart resumes where
+    the conversation was. Thread-safe."""
+
+    def __init__(
+        self, states: StateStore, key: str, restore: Callable[[Any], SkillSession]
+    ) -> None:
+        self.states, self.key = states, key
+        self._lock = threading.Lock()
+        self._session = restore(states.load(key))
+
+    def read(self) -> SkillSession:
+        """The current session."""
+        return self._session
+
+    def write(self, session: SkillSession) -> None:
+        """Replace the session and save it."""
+        with self._lock:
+            self.states.save(self.key, session.to_state())
+            self._session = session

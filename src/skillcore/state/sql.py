@@ -1,0 +1,53 @@
+"""Small helpers the SQL-backed stores share: creating a table when several workers start
+at once, and a few reusable connections."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+
+def create_once(create: Callable[[], None]) -> None:
+    """Run a ``CREATE TABLE IF NOT EXISTS``; PostgreSQL lets two workers starting at once
+    both try to create it and one fails (a unique violation on its catalog): try again, the
+    table then exists."""
+    try:
+        create()
+    except Exception:
+        time.sleep(0.05)
+        create()
+
+
+class Connections:
+    """A few reusable database connections (threads come and go in a framework's pool: one
+    connection per thread would leak them)."""
+
+    def __init__(self, connect: Callable[[], Any], keep: int = 8) -> None:
+        self._connect, self._keep = connect, keep
+        self._idle: list[Any] = []
+        self._lock = threading.Lock()
+
+    def acquire(self) -> Any:
+        """An idle connection, or a new one."""
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None or getattr(conn, "closed", False):
+            conn = self._connect()
+        return conn
+
+    def release(self, conn: Any, ok: bool = True) -> None:
+        """Give ``conn`` back (closed when it failed or enough are idle)."""
+        with self._lock:
+            if ok and len(self._idle) < self._keep:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        """Close the idle connections."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()

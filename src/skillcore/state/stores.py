@@ -1,0 +1,45 @@
+"""Where one call reads and writes its session: the :class:`SessionStore` protocol and the
+simplest store, a session in a box."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from skillcore.state.session import SkillSession
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Where a call reads and writes its session. ``read`` returns the current session and
+    ``write`` replaces it; neither may await (so a read-transition-write is atomic on one
+    event loop)."""
+
+    def read(self) -> SkillSession:
+        """The current session."""
+        ...
+
+    def write(self, session: SkillSession) -> None:
+        """Replace the session."""
+        ...
+
+
+class SessionRef:
+    """The simplest store: one session in a box (what a plain ``SkillSession`` becomes)."""
+
+    __slots__ = ("session",)
+
+    def __init__(self, session: SkillSession) -> None:
+        self.session = session
+
+    def read(self) -> SkillSession:
+        """The current session."""
+        return self.session
+
+    def write(self, session: SkillSession) -> None:
+        """Replace the session."""
+        self.session = session
+
+
+def as_store(target: SkillSession | SessionStore) -> SessionStore:
+    """``target`` as a store (a session is boxed in a :class:`SessionRef`)."""
+    return SessionRef(target) if isinstance(target, SkillSession) else target

@@ -1,0 +1,506 @@
+"""How the calls of a turn are decided in the model's call order, in one process or split by a
+crash between several (:class:`TurnStore`, one :class:`TurnCall` per call).
+
+A call's session is the turn's base after the earlier *skill* calls. Those are pure
+transitions of the base, so a call works out an earlier call's effect itself when that call
+did not run here (it ran in a process that crashed, or has not started): it never waits for
+another process. It waits only for an earlier call running in this process (its file reads,
+up to ``wait_seconds``) or about to start (``arrival_seconds``, a fraction of a second). A
+plain call must be allowed both on that session and on the one the calls seen to run give
+(here, or in another worker through a shared ledger), so an inferred effect can never lift a
+restriction; when only the inferred effect would allow it, it first waits up to
+``confirm_seconds`` for that call to be seen to run. This cannot deadlock: a call only waits
+for calls listed before it, and every wait is bounded. See docs/architecture.md.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Collection
+from types import TracebackType
+from typing import Any
+
+import anyio
+import attrs
+
+from skillcore import events
+from skillcore.state.ledger import Head, Ledger
+from skillcore.state.session import SkillSession, apply_effect, effect_between, turn_state
+from skillcore.state.stores import SessionStore
+from skillcore.state.turn_calls import Replayer, TurnCalls
+
+#: How long a call waits for an earlier skill call of its turn that is running in this
+#: process (its file reads); past it, the earlier call is worked out again here.
+DEFAULT_WAIT_SECONDS = 10.0
+#: How long a call waits for an earlier skill call of its turn to show up in this process
+#: before working its effect out itself (it may have run in another process, before a crash).
+DEFAULT_ARRIVAL_SECONDS = 0.2
+#: How long a plain call whose permission hangs on an earlier skill call's worked-out effect
+#: (e.g. ``[unload_skill(<restricting>), Write]`` with the unload's thread scheduled late)
+#: waits for that call to be seen to run before it is decided without it (refused).
+DEFAULT_CONFIRM_SECONDS = 1.0
+#: Finished turns kept per store (least recently used are dropped first).
+DEFAULT_MAX_TURNS = 1024
+
+
+class _Turn:
+    __slots__ = (
+        "after",
+        "available",
+        "base",
+        "busy",
+        "confirmed",
+        "done",
+        "entered",
+        "fork",
+        "hidden",
+        "results",
+        "rev",
+        "started",
+    )
+
+    def __init__(
+        self,
+        base: SkillSession,
+        hidden: Collection[str],
+        available: Collection[str] | None,
+    ) -> None:
+        self.base = base
+        self.hidden, self.available = hidden, available
+        self.started = time.monotonic()
+        #: The revision of the state the turn started from ("" when it has none).
+        self.rev = ""
+        #: The ledger's head when this turn turned out to run beside another (a fork).
+        self.fork: Head | None = None
+        #: The session right after each skill call whose effect is known here.
+        self.after: dict[str, SkillSession] = {}
+        #: Results of skill calls worked out by another call (reused by the call itself).
+        self.results: dict[str, Any] = {}
+        #: Skill calls that ran in this process (their effect is certain, not inferred).
+        self.confirmed: set[str] = set()
+        self.entered: set[str] = set()
+        self.busy: set[str] = set()
+        self.done: set[str] = set()
+
+
+class TurnStore:
+    """Per conversation and turn: the session before the turn and the effect of each of its
+    skill calls, in the model's order (thread- and task-safe).
+
+    A turn's calls are pure transitions of the session it started from, in call order, so
+    any call can work out what the earlier skill calls did: it reuses the effect when they
+    ran here, waits briefly for one that is running here (``wait_seconds``) or about to start
+    (``arrival_seconds``), and otherwise works it out again through ``replay`` (the toolkit:
+    the same plan, read and transition, on the same files). A plain call that only the
+    worked-out effect would allow waits up to ``confirm_seconds`` for that call to be seen to
+    run (here, or in another worker through a shared ``ledger``): a thread scheduled late
+    changes nothing, and a call that never runs never lifts a restriction. A call resumed in another
+    process after a crash therefore sees what one process would have seen. Without a
+    ``replay`` a call that waited in vain is ``timed_out`` (refused if it is a plain call).
+    Finished turns are dropped; at most ``max_turns`` unfinished ones are kept.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        wait_seconds: float = DEFAULT_WAIT_SECONDS,
+        arrival_seconds: float = DEFAULT_ARRIVAL_SECONDS,
+        confirm_seconds: float = DEFAULT_CONFIRM_SECONDS,
+        replay: Replayer | None = None,
+        ledger: Ledger | None = None,
+    ) -> None:
+        self._cond = threading.Condition()
+        #: Where the latest state revision per conversation is recorded (fork detection).
+        self.ledger = ledger
+        self._turns: OrderedDict[tuple[str, str], _Turn] = OrderedDict()
+        self.max_turns = max_turns
+        self.wait_seconds = wait_seconds
+        self.arrival_seconds = arrival_seconds
+        self.confirm_seconds = confirm_seconds
+        self.replay = replay
+        #: The longest time a call spent entering its turn (waiting for, or working out,
+        #: earlier calls), in seconds: what a deployment watches for stalls.
+        self.longest_wait = 0.0
+
+    def __len__(self) -> int:
+        with self._cond:
+            return len(self._turns)
+
+    def enter(
+        self,
+        calls: TurnCalls,
+        call_id: str,
+        base: SkillSession | SessionStore,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+        rev: str | None = None,
+    ) -> TurnCall:
+        """The store of one call (use as ``with`` or ``async with``: entering works out the
+        earlier skill calls' effects).
+
+        ``base`` is the session as it was before the turn (the turn's first call sets it), or
+        the live :class:`SessionStore` the calls share (read when the turn's first call
+        arrives; every write goes to it). ``hidden``/``available``: as for
+        :meth:`SkillToolkit.call`, the same for every call of the turn (used to work out
+        earlier calls again). ``rev``: the revision of the saved state the turn started from
+        (its ``rev`` field, "" when it has none): with a :attr:`ledger`, a turn that does not
+        start from the conversation's latest revision is reported (``state.forked``) and its
+        plain calls must also pass on that latest state.
+        """
+        live = None if isinstance(base, SkillSession) else base
+        new = False
+        with self._cond:
+            turn = self._turns.get(calls.key)
+            if turn is None:
+                start = base if isinstance(base, SkillSession) else base.read()
+                turn = self._turns[calls.key] = _Turn(start, hidden, available)
+                turn.rev = rev if isinstance(rev, str) else ""
+                new = True
+                while len(self._turns) > self.max_turns:
+                    self._turns.popitem(last=False)
+            self._turns.move_to_end(calls.key)
+            if call_id in calls.skill:
+                turn.entered.add(call_id)
+            self._cond.notify_all()
+        if new and self.ledger is not None and rev is not None:
+            head = self.ledger.observe(
+                calls.conversation, turn.rev, calls.turn, turn.base.loaded_names
+            )
+            if head is not None:
+                self._forked(turn, calls, head, "turn start")
+        return TurnCall(self, turn, calls, call_id, live)
+
+    def _forked(self, turn: _Turn, calls: TurnCalls, head: Head, at: str) -> None:
+        with self._cond:
+            if turn.fork is None:
+                turn.fork = head
+        events.emit(
+            "state.forked",
+            {"conversation": calls.conversation, "expected": turn.rev, "found": head.rev, "at": at},
+        )
+
+    def _finish(self, view: TurnCall) -> None:
+        turn, calls, call_id = view._turn, view.calls, view.call_id
+        with self._cond:
+            if call_id in calls.skill:
+                if call_id not in turn.after:  # refused or failed: no effect
+                    turn.after[call_id] = view._before
+                turn.confirmed.add(call_id)
+                turn.busy.discard(call_id)
+            turn.done.add(call_id)
+            if turn.done >= set(calls.order) and self._turns.get(calls.key) is turn:
+                del self._turns[calls.key]
+            self._cond.notify_all()
+
+    # -- working out earlier calls ---------------------------------------------------------
+
+    def _next_step(
+        self,
+        turn: _Turn,
+        calls: TurnCalls,
+        earlier: tuple[str, ...],
+        deadline: float,
+        arrival: float,
+    ) -> tuple[str, Any]:
+        """Under the lock: ``("done", session)`` when every earlier call's effect is known,
+        ``("wait", None)`` while one is running or may still arrive, ``("replay", call)`` for
+        the first one this call must work out (marked busy), ``("timeout", session)``."""
+        session = turn.base
+        now = time.monotonic()
+        for k in earlier:
+            if k in turn.after:
+                session = turn.after[k]
+                continue
+            running = k in turn.busy or (k in turn.entered and k not in turn.done)
+            if (running and now < deadline) or (k not in turn.entered and now < arrival):
+                return "wait", None
+            if self.replay is None or k not in calls.args:
+                return "timeout", session
+            turn.busy.add(k)
+            return "replay", (k, session)
+        return "done", session
+
+    def _settle(self, turn: _Turn, call_id: str, result: Any) -> None:
+        with self._cond:
+            turn.busy.discard(call_id)
+            if result is not None and call_id not in turn.after:
+                turn.after[call_id] = result.session
+                turn.results[call_id] = result
+            self._cond.notify_all()
+
+
+class TurnCall:
+    """One call's view of its turn: a :class:`SessionStore` and a context manager that
+    works out the earlier skill calls' effects (waiting briefly for those running here).
+    ``timed_out`` tells whether that failed (no ``replay`` and an earlier call never
+    finished); ``seq`` is the position of this call in its turn (writes of later calls win
+    in :func:`skillcore.merge_states`)."""
+
+    def __init__(
+        self,
+        store: TurnStore,
+        turn: _Turn,
+        calls: TurnCalls,
+        call_id: str,
+        live: SessionStore | None = None,
+    ) -> None:
+        self._store, self._turn, self.calls, self.call_id = store, turn, calls, call_id
+        self._live = live
+        self._before: SkillSession = turn.base
+        #: This call's own write (a call run again, e.g. on resume, starts from _before).
+        self._written: SkillSession | None = None
+        self.seq = calls.position(call_id)
+        self.timed_out = False
+
+    @property
+    def base(self) -> SkillSession:
+        """The session the turn started from."""
+        return self._turn.base
+
+    @property
+    def context(self) -> dict[str, Any]:
+        """``hidden`` and ``available`` as the turn's first call gave them: keyword
+        arguments for :meth:`SkillToolkit.call`, the same for every call of the turn."""
+        return {"hidden": self._turn.hidden, "available": self._turn.available}
+
+    def read(self) -> SkillSession:
+        """The session this call is decided on: the turn's session after the earlier skill
+        calls (a skill call's own write shows once made)."""
+        return self._before if self._written is None else self._written
+
+    def write(self, session: SkillSession) -> None:
+        """Record ``session`` as the session after this call (and write the longest known
+        prefix of the turn to the live store, if any)."""
+        self._written = session
+        with self._store._cond:
+            self._turn.after[self.call_id] = session
+            latest = self._latest_known()
+        if self._live is not None:
+            marked = getattr(self._live, "write_marked", None)
+            if callable(marked):
+                marked(latest, {"rev": self.calls.turn, "parent": self._turn.rev})
+            else:
+                self._live.write(latest)
+        ledger = self._store.ledger
+        if ledger is not None:
+            head = ledger.advance(
+                self.calls.conversation,
+                self._turn.rev,
+                self.calls.turn,
+                self.seq,
+                latest.loaded_names,
+                self.call_id,
+            )
+            if head is not None:
+                self._store._forked(self._turn, self.calls, head, "write")
+
+    def _latest_known(self) -> SkillSession:
+        # Under the lock: the session after the last skill call of the unbroken known prefix.
+        session = self._turn.base
+        for k in self.calls.skill_order:
+            if k not in self._turn.after:
+                break
+            session = self._turn.after[k]
+        return session
+
+    def settled(self) -> Any:
+        """The result another call already worked out for this skill call (None if none):
+        the call returns it, so its reply matches what the later calls were decided on."""
+        with self._store._cond:
+            result = self._turn.results.get(self.call_id)
+        if result is not None and getattr(result, "changed", False):
+            self.write(result.session)  # its effect is this call's own write (and is recorded)
+        return result
+
+    def also_check(self) -> tuple[SkillSession, ...]:
+        """Sessions a plain call must also be allowed on: the one the confirmed earlier calls
+        give (:meth:`unconfirmed_base`) and, when the turn runs beside another (a fork),
+        the latest state the ledger knows. A fork can never lift a restriction."""
+        out = []
+        other = self.unconfirmed_base()
+        if other is not None:
+            out.append(other)
+        with self._store._cond:
+            fork = self._turn.fork
+        if fork is not None:
+            empty = attrs.evolve(self._turn.base, loaded=())
+            out.append(apply_effect(empty, {"add": [{"name": n} for n in fork.loaded]}))
+        return tuple(out)
+
+    def unconfirmed_base(self) -> SkillSession | None:
+        """For a plain call: the session the confirmed earlier calls alone give, when some
+        earlier effect was worked out here rather than seen to run (None otherwise). A plain
+        call must be allowed on both, so an inferred effect can never lift a restriction."""
+        with self._store._cond:
+            earlier = self.calls.earlier_skill_calls(self.call_id)
+            confirmed = set(self._turn.confirmed)
+        if not confirmed.issuperset(earlier):
+            # Calls that wrote in another worker (before a crash) are recorded by a shared
+            # ledger: they ran, so their effect is certain too.
+            ledger = self._store.ledger
+            head = ledger.head(self.calls.conversation) if ledger is not None else None
+            if head is not None and head.rev == self.calls.turn:
+                confirmed.update(head.calls)
+        with self._store._cond:
+            if confirmed.issuperset(earlier):
+                return None
+            session, prev = self._turn.base, self._turn.base
+            for k in earlier:
+                after = self._turn.after.get(k, prev)
+                if k in confirmed:
+                    session = apply_effect(session, effect_between(prev, after))
+                prev = after
+            return session
+
+    def effect(self) -> dict[str, Any]:
+        """This call's own effect: what it added and dropped (see :func:`effect_between`)."""
+        after = self._before if self._written is None else self._written
+        return effect_between(self._before, after)
+
+    def saved_state(self, session: SkillSession) -> dict[str, Any]:
+        """What this call writes to a framework's state (merged by
+        :func:`skillcore.merge_states`): ``session`` plus the turn's base, its skill calls'
+        order and this call's own effect, so the reducer combines the effects of a turn's
+        calls in order whichever process ran them (:func:`skillcore.state.session.turn_state`)."""
+        state = turn_state(
+            session,
+            turn=self.calls.turn,
+            seq=self.seq,
+            base=self._turn.base,
+            call=self.call_id,
+            effect=self.effect(),
+            order=self.calls.skill_order,
+        )
+        state["rev"], state["parent"] = self.calls.turn, self._turn.rev
+        return state
+
+    # -- entering --------------------------------------------------------------------------
+
+    def _begin(self) -> tuple[float, float, tuple[str, ...]]:
+        start = time.monotonic()
+        return (
+            start + self._store.wait_seconds,
+            self._turn.started + self._store.arrival_seconds,
+            self.calls.earlier_skill_calls(self.call_id),
+        )
+
+    def _own(self) -> None:
+        # Under the lock, once the earlier calls are known: this call's own run starts.
+        if self.call_id in self.calls.skill and self.call_id not in self._turn.after:
+            self._turn.busy.add(self.call_id)
+
+    def _step(self, deadline: float, arrival: float, earlier: tuple[str, ...]) -> tuple[str, Any]:
+        store = self._store
+        kind, value = store._next_step(self._turn, self.calls, earlier, deadline, arrival)
+        # Another call is working this one out right now: wait for its result.
+        if (
+            kind == "done"
+            and self.call_id in self._turn.busy
+            and self.call_id not in self._turn.after
+            and time.monotonic() < deadline
+        ):
+            return "wait", None
+        return kind, value
+
+    def _unconfirmed_matters(self, until: float) -> bool:
+        # A plain call that only the worked-out effect of an earlier call would allow (the
+        # confirmed effects alone give other loaded skills) waits a little for that call to
+        # be seen to run, rather than being refused because its thread started late.
+        if self.call_id in self.calls.skill or time.monotonic() >= until:
+            return False
+        other = self.unconfirmed_base()
+        return other is not None and other.loaded_names != self._before.loaded_names
+
+    def _decided(self, kind: str, value: Any, began: float) -> None:
+        # Under the lock: every earlier effect is known (or waiting for it timed out).
+        self._before, self.timed_out = value, kind == "timeout"
+        self._own()
+        self._store.longest_wait = max(self._store.longest_wait, time.monotonic() - began)
+
+    def _advance(
+        self,
+        began: float,
+        deadline: float,
+        arrival: float,
+        earlier: tuple[str, ...],
+        confirm: float,
+    ) -> tuple[str, Any]:
+        """One step of entering: ``("ready", None)``, ``("wait", None)``, or ``("replay",
+        (call id, session, tool, arguments))`` for an earlier call to work out here."""
+        with self._store._cond:
+            kind, value = self._step(deadline, arrival, earlier)
+            if kind == "wait":
+                return "wait", None
+            if kind in ("done", "timeout"):
+                self._decided(kind, value, began)
+        if kind in ("done", "timeout"):
+            return ("wait", None) if self._unconfirmed_matters(confirm) else ("ready", None)
+        k, session = value
+        name, args = self.calls.args[k]
+        return "replay", (k, session, name, args)
+
+    def _bounds(self) -> tuple[float, float, float, tuple[str, ...], float]:
+        began = time.monotonic()
+        deadline, arrival, earlier = self._begin()
+        return began, deadline, arrival, earlier, began + self._store.confirm_seconds
+
+    def __enter__(self) -> TurnCall:
+        store, bounds = self._store, self._bounds()
+        while True:
+            kind, value = self._advance(*bounds)
+            if kind == "ready":
+                return self
+            if kind == "wait":
+                with store._cond:
+                    store._cond.wait(timeout=0.02)
+                continue
+            k, session, name, args = value
+            result = None
+            try:
+                result = store.replay.call(  # type: ignore[union-attr]
+                    session, name, args, **self.context, call_id=k
+                )
+            finally:
+                store._settle(self._turn, k, result)
+
+    async def __aenter__(self) -> TurnCall:
+        # Polling keeps this loop-agnostic (asyncio or trio, any thread) and never blocks the
+        # event loop; turns have few calls, so the cost is a few short sleeps.
+        store, bounds = self._store, self._bounds()
+        delay = 0.0005
+        while True:
+            kind, value = self._advance(*bounds)
+            if kind == "ready":
+                return self
+            if kind == "wait":
+                await anyio.sleep(delay)
+                delay = min(delay * 2, 0.02)
+                continue
+            k, session, name, args = value
+            result = None
+            try:
+                result = await store.replay.acall(  # type: ignore[union-attr]
+                    session, name, args, **self.context, call_id=k
+                )
+            finally:
+                store._settle(self._turn, k, result)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._store._finish(self)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.__exit__(exc_type, exc, tb)
