@@ -24,7 +24,9 @@ per candidate). An exact name match stays first.
 
 from __future__ import annotations
 
+import hashlib
 import re
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 
 from skillcore.model import SkillMetadata
@@ -51,40 +53,60 @@ def family_key(description: str) -> str | None:
 
 
 class Families:
-    """The near-duplicate families of a list of skills (indexed like it), built once."""
+    """The near-duplicate families of a list of skills (indexed like it), built once.
+
+    Kept small for large catalogs: a family number per skill in one int array, and the
+    qualifier words only for the skills that have some.
+    """
 
     def __init__(
         self, skills: Sequence[SkillMetadata], terms: Callable[[str], Iterable[str]]
     ) -> None:
         """``terms`` splits a text into index terms as the ranker does (qualifier words are
         compared with the query's terms)."""
-        groups: dict[str, list[int]] = {}
+        n = len(skills)
+        self._family = array("i", [-1]) * n
+        first: dict[int, int] = {}  # key digest -> the first skill with it
+        numbers: dict[int, int] = {}  # key digest -> family number, from its second skill on
         for doc, skill in enumerate(skills):
             key = family_key(skill.description)
-            if key is not None:
-                groups.setdefault(key, []).append(doc)
-        #: doc -> family number, for skills that have at least one near-duplicate.
-        self.family: dict[int, int] = {}
+            if key is None:
+                continue
+            # A 64-bit digest, not the text: the build's memory stays small at 100,000 skills.
+            digest = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+            seen = first.setdefault(digest, doc)
+            if seen != doc:
+                number = numbers.get(digest)
+                if number is None:
+                    number = numbers[digest] = len(numbers)
+                    self._family[seen] = number
+                self._family[doc] = number
+        del first, numbers
+        self._members = sum(1 for f in self._family if f >= 0)
         #: doc -> the qualifier terms its name adds to another member's name.
         self.qualifiers: dict[int, frozenset[str]] = {}
-        number = 0
-        for docs in groups.values():
-            if len(docs) < 2:
-                continue
-            number += 1
-            names = {skills[d].name.lower(): d for d in docs}
-            for doc in docs:
-                self.family[doc] = number
-                own = skills[doc].name.lower()
-                # The longest other member's name that this name extends ("pdf-legacy" -> "pdf").
-                bases = [n for n in names if n != own and own.startswith(n + "-")]
-                if bases:
-                    extra = own[len(max(bases, key=len)) + 1 :].replace("-", " ")
-                    self.qualifiers[doc] = frozenset(terms(extra))
+        by_family: dict[int, dict[str, int]] = {}
+        for doc, number in enumerate(self._family):
+            if number >= 0:
+                by_family.setdefault(number, {})[skills[doc].name.lower()] = doc
+        for names in by_family.values():
+            for own, doc in names.items():
+                # The longest other member's name this one extends ("pdf-legacy" -> "pdf"):
+                # one look-up per hyphen, whatever the family's size.
+                cut = own.rfind("-")
+                while cut > 0 and own[:cut] not in names:
+                    cut = own.rfind("-", 0, cut)
+                if cut > 0:
+                    self.qualifiers[doc] = frozenset(terms(own[cut + 1 :].replace("-", " ")))
 
     def __len__(self) -> int:
         """How many skills have a near-duplicate."""
-        return len(self.family)
+        return self._members
+
+    def family_of(self, doc: int) -> int | None:
+        """The family number of skill ``doc``, None when it has no near-duplicate."""
+        number = self._family[doc]
+        return None if number < 0 else number
 
     def fold(
         self,
@@ -94,8 +116,10 @@ class Families:
     ) -> list[tuple[int, float]]:
         """``ranked`` (``(doc, score)``, best first) with families folded (see the module
         docstring); ``pinned`` (an exact name match) stays where it is."""
-        family = self.family
-        if not family or not any(d in family for d, _ in ranked):
+        if not self._members:
+            return list(ranked)
+        family = {d: f for d, _ in ranked if (f := self._family[d]) >= 0}
+        if not family:
             return list(ranked)
         asked = frozenset(query_terms)
         # 1. Within each family, the slots it holds go to its members in a new order: the

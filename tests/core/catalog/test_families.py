@@ -124,10 +124,10 @@ def test_folding_moves_results_but_never_adds_or_drops_one(skills, query, limit)
     # after the family's first member.
     seen: set[int] = set()
     for pos, (doc, _) in enumerate(folded):
-        family = index._families.family.get(doc)
+        family = index._families.family_of(doc)
         if family is not None and family in seen:
             rest = folded[pos:]
-            assert all(index._families.family.get(d) is not None for d, _ in rest)
+            assert all(index._families.family_of(d) is not None for d, _ in rest)
             break
         if family is not None:
             seen.add(family)
@@ -142,3 +142,17 @@ def test_families_group_by_first_sentence_and_know_qualifiers() -> None:
     by_name = {s.name: d for d, s in enumerate(cat.skills)}
     assert fams.qualifiers[by_name["payments-api-airgap"]] == frozenset({"airgap"})
     assert by_name["payments-api"] not in fams.qualifiers
+
+
+def test_one_huge_family_builds_in_linear_time_and_folds_to_one_place() -> None:
+    # 20,000 skills with one description: comparing every pair of names would take
+    # hundreds of millions of steps; one look-up per hyphen does not.
+    desc = "Audit a data export for duplicate rows and missing values."
+    skills = [meta("audit", desc)] + [meta(f"audit-v{i}", desc) for i in range(20_000)]
+    fams = Families(skills, tokens)
+    assert len(fams) == len(skills)
+    assert fams.qualifiers[1] == frozenset({"v0"})
+    ranked = [(d, 1.0) for d in range(len(skills) - 1, len(skills) - 101, -1)] + [(0, 0.5)]
+    folded = fams.fold(ranked, tokens("audit duplicate rows"))
+    assert folded[0][0] == 0  # the unqualified member takes the family's place
+    assert sorted(folded) == sorted(ranked)
