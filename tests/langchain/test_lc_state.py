@@ -189,7 +189,7 @@ def test_refresh_off_or_throttled_keeps_catalog(
 def test_discovery_is_not_repeated_on_later_turns(
     make_agent, model, run, examples, monkeypatch
 ) -> None:
-    import skillcore.library as library_module
+    import skillcore.library.entries as library_module
 
     parsed: list[str] = []
     real = library_module.parse_skill_file

@@ -26,7 +26,7 @@ import attrs
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Catalog, SkillMetadata
-from skillcore.policy.rules import normalize_tool_name
+from skillcore.policy.patterns import normalize_tool_name
 
 #: The ``metadata`` keys naming a skill's gated tools: deepagents' and Google ADK's.
 GATED_TOOL_KEYS = ("include_tools", "adk_additional_tools")

@@ -1,96 +1,80 @@
-"""The allowed-tools policy: pure matching of tool names against skills' ``allowed-tools``."""
+"""The allowed-tools policy: pure matching of tool names against skills' ``allowed-tools``.
+
+The policy's settings and its one decision (:func:`decide`) live here; entries and their
+matching in :mod:`~skillcore.policy.patterns`, tool aliases in
+:mod:`~skillcore.policy.aliases`, the commands of shell tool calls in
+:mod:`~skillcore.policy.commands`.
+"""
 
 from __future__ import annotations
 
 import enum
-import functools
-import json
-import unicodedata
-from collections.abc import Collection, Iterable, Mapping
-from typing import Any
+from collections.abc import Collection, Iterable
 
 import attrs
 
 from skillcore._text import single_line
 from skillcore.codes import DecisionCode as DecisionCode  # defined with OutcomeCode; re-exported
+from skillcore.policy.aliases import (
+    ALIAS_PRESETS,
+    AliasesLike,
+    ToolAliases,
+    to_aliases,
+    to_frozenset,
+)
+from skillcore.policy.commands import (
+    GIT_GLOBAL_RUNNERS,
+    GIT_RUNNER_COMMANDS,
+    GIT_RUNNER_OPTIONS,
+    GIT_RUNNER_SHORT,
+    GIT_RUNNER_WORDS,
+    MAX_ARGUMENTS_JSON,
+    Arguments,
+    RawInput,
+    command_texts,
+    program_option,
+)
+from skillcore.policy.patterns import (
+    MAX_COMMAND,
+    MAX_TOOL_NAME,
+    MAX_TOOL_PATTERN,
+    SHELL_OPERATORS,
+    ToolPattern,
+    normalize_tool_name,
+    wildcard_match,
+)
 
-#: Longest tool name that can match an ``allowed-tools`` entry; a longer name matches nothing
-#: (so RESTRICT blocks it). Real tool names are far shorter (OpenAI allows 64 characters).
-MAX_TOOL_NAME = 256
-#: Longest tool part of an ``allowed-tools`` entry; a longer entry matches nothing (fails closed).
-MAX_TOOL_PATTERN = 256
-#: Longest shell command an argument pattern (``Bash(git:*)``) is checked against; a longer
-#: command matches no argument pattern (fails closed).
-MAX_COMMAND = 8192
-#: Largest JSON text of tool arguments parsed to find the command; larger arguments cannot
-#: be checked, so argument-restricted entries do not allow the call.
-MAX_ARGUMENTS_JSON = 65536
-#: Characters that chain, substitute or redirect shell commands. A command containing one
-#: matches no argument pattern except ``*``: ``git status; rm -rf /`` starts with ``git`` too.
-SHELL_OPERATORS = frozenset(";&|`$()<>\n\r")
-
-#: Git's global options (before the subcommand) through which it runs another program:
-#: ``-c core.pager=...``, ``-c alias.x=!cmd``, ``--config-env``, ``--exec-path``.
-GIT_GLOBAL_RUNNERS = ("-c", "--config-env", "--exec-path")
-#: Git subcommands that run programs by design or write the config that names them.
-GIT_RUNNER_COMMANDS = frozenset(
-    {"config", "filter-branch", "difftool", "mergetool", "send-email", "daemon", "instaweb",
-     "web--browse"}
-)  # fmt: skip
-#: Git subcommand words that run a program given on the command line.
-GIT_RUNNER_WORDS = frozenset({("bisect", "run"), ("submodule", "foreach")})
-#: Long options of git subcommands that name a program to run (git accepts any unambiguous
-#: prefix of a long option, so a prefix of these is refused too).
-GIT_RUNNER_OPTIONS = (
-    "--upload-pack", "--receive-pack", "--exec", "--extcmd", "--ext-diff", "--tool",
-    "--open-files-in-pager", "--sendmail-cmd", "--smtp-server", "--tree-filter",
-    "--index-filter", "--msg-filter", "--env-filter", "--commit-filter", "--parent-filter",
-    "--tag-name-filter",
-)  # fmt: skip
-#: Short options naming a program to run, by subcommand (also inside a cluster: ``-ix``).
-GIT_RUNNER_SHORT = {"rebase": "x", "grep": "O", "clone": "u"}
-#: Global options that take a separate value (skipped to find the subcommand).
-_GIT_GLOBAL_VALUE = frozenset({"-C", "--git-dir", "--work-tree", "--namespace"})
-
-
-def program_option(command: str) -> str | None:
-    """The word through which ``command`` makes git run another program (a ``-c`` config,
-    ``--upload-pack=...``, ``git config``, ...), or None. Words are read as the shell reads
-    them (quotes and backslashes removed), so ``'-c'`` is ``-c``; a command whose quoting
-    cannot be read is reported as such (fails closed). Only ``git`` is known here."""
-    import shlex
-
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return "(unbalanced quotes)"
-    if not words or words[0] != "git":
-        return None
-    i = 1
-    while i < len(words) and words[i].startswith("-"):
-        word = words[i]
-        name = word.split("=", 1)[0]
-        if word.startswith("-c") or name in GIT_GLOBAL_RUNNERS:
-            return word
-        i += 2 if name in _GIT_GLOBAL_VALUE and "=" not in word else 1
-    if i >= len(words):
-        return None
-    sub, rest = words[i], words[i + 1 :]
-    if sub in GIT_RUNNER_COMMANDS:
-        return sub
-    if rest and (sub, rest[0]) in GIT_RUNNER_WORDS:
-        return f"{sub} {rest[0]}"
-    short = GIT_RUNNER_SHORT.get(sub)
-    for word in rest:
-        if word == "--":
-            break
-        if word.startswith("--"):
-            name = word.split("=", 1)[0]
-            if len(name) > 2 and any(o.startswith(name) for o in GIT_RUNNER_OPTIONS):
-                return word
-        elif short is not None and word.startswith("-") and short in word[1:]:
-            return word
-    return None
+__all__ = [
+    "ALIAS_PRESETS",
+    "GIT_GLOBAL_RUNNERS",
+    "GIT_RUNNER_COMMANDS",
+    "GIT_RUNNER_OPTIONS",
+    "GIT_RUNNER_SHORT",
+    "GIT_RUNNER_WORDS",
+    "MAX_ARGUMENTS_JSON",
+    "MAX_COMMAND",
+    "MAX_TOOL_NAME",
+    "MAX_TOOL_PATTERN",
+    "SHELL_OPERATORS",
+    "AliasesLike",
+    "Arguments",
+    "DecisionCode",
+    "PolicyMode",
+    "ProgramOptions",
+    "RawInput",
+    "ToolAliases",
+    "ToolDecision",
+    "ToolPattern",
+    "ToolPolicy",
+    "UnrestrictedSkills",
+    "command_texts",
+    "decide",
+    "names_tool",
+    "normalize_tool_name",
+    "program_option",
+    "to_aliases",
+    "wildcard_match",
+]
 
 
 class PolicyMode(str, enum.Enum):
@@ -98,15 +82,6 @@ class PolicyMode(str, enum.Enum):
 
     RECOMMEND = "recommend"
     RESTRICT = "restrict"
-
-
-def normalize_tool_name(name: str) -> str:
-    """Unicode NFC only: case, whitespace and look-alike characters stay significant."""
-    return unicodedata.normalize("NFC", name)
-
-
-def _to_frozenset(value: Iterable[str]) -> frozenset[str]:
-    return frozenset(normalize_tool_name(v) for v in value)
 
 
 class ProgramOptions(str, enum.Enum):
@@ -132,148 +107,12 @@ class UnrestrictedSkills(str, enum.Enum):
 
 
 @attrs.frozen
-class ToolAliases:
-    """Claude-style ``allowed-tools`` names (``Read``, ``Bash``) mapped to one framework's
-    tool names (``read_file``, ``execute``), with the framework tools that are part of the
-    harness (always allowed) and the argument holding the command of its shell tools.
-
-    Use a preset (:data:`ALIAS_PRESETS`, by name) or build one: ``ToolAliases.of({"Read":
-    ["read_file"]}, always_allowed=["write_todos"], command_arguments={"execute":
-    "command"})``.
-    """
-
-    name: str
-    #: ``(Claude name, framework names)`` pairs, sorted (hashable, like every policy value).
-    names: tuple[tuple[str, frozenset[str]], ...]
-    always_allowed: frozenset[str] = frozenset()
-    #: ``(framework shell tool, argument name)`` pairs: where an argument pattern such as
-    #: ``Bash(git:*)`` finds the command. A list under ``commands`` is several commands
-    #: (each must match); a list under any other name is one command's argv.
-    command_arguments: tuple[tuple[str, str], ...] = ()
-
-    @classmethod
-    def of(
-        cls,
-        names: Mapping[str, Iterable[str]],
-        *,
-        always_allowed: Iterable[str] = (),
-        command_arguments: Mapping[str, str] | None = None,
-        name: str = "custom",
-    ) -> ToolAliases:
-        """Aliases from plain mappings (names are NFC-normalised, as tool names are)."""
-        for key, value in names.items():
-            if not isinstance(key, str) or isinstance(value, str):
-                raise TypeError(
-                    f"tool aliases map a name to a list of tool names, got {key!r}: {value!r}"
-                )
-        pairs = tuple(sorted((normalize_tool_name(k), _to_frozenset(v)) for k, v in names.items()))
-        commands = tuple(
-            sorted((normalize_tool_name(k), v) for k, v in (command_arguments or {}).items())
-        )
-        return cls(name, pairs, _to_frozenset(always_allowed), commands)
-
-    def targets(self, claude_name: str) -> frozenset[str]:
-        """The framework tools ``claude_name`` (an entry's tool part) stands for."""
-        for key, value in self.names:
-            if key == claude_name:
-                return value
-        return frozenset()
-
-    def command_argument(self, tool_name: str) -> str | None:
-        """The argument holding the command of ``tool_name``, if it is a shell tool."""
-        for key, value in self.command_arguments:
-            if key == tool_name:
-                return value
-        return None
-
-    def table(self) -> str:
-        """The mapping as a Markdown table (for docs and diagnostics)."""
-        rows = [f"| `{k}` | {', '.join(f'`{t}`' for t in sorted(v))} |" for k, v in self.names]
-        return "\n".join(["| allowed-tools | tools |", "|---|---|", *rows])
-
-
-#: The alias presets, selected by name (``SkillConfig(tool_aliases="deepagents")``).
-#: ``delete`` (deepagents) and ``computer_use_preview`` (Agents SDK) are deliberately not
-#: aliased: a skill that needs them names them.
-ALIAS_PRESETS: Mapping[str, ToolAliases] = {
-    "deepagents": ToolAliases.of(
-        {
-            "Read": ["read_file", "ls", "glob", "grep"],
-            "LS": ["ls"],
-            "Glob": ["glob", "ls"],
-            "Grep": ["grep"],
-            "Write": ["write_file", "edit_file"],
-            "Edit": ["edit_file"],
-            "MultiEdit": ["edit_file"],
-            "Bash": ["execute"],
-            "TodoWrite": ["write_todos"],
-            "Task": ["task"],
-        },
-        always_allowed=["write_todos", "task"],
-        command_arguments={"execute": "command"},
-        name="deepagents",
-    ),
-    # google.adk.tools: ExecuteBashTool (execute_bash) and the environment toolset's
-    # ReadFile / WriteFile / EditFile / Execute; built-in search and page loading.
-    "adk": ToolAliases.of(
-        {
-            "Read": ["ReadFile", "load_artifacts"],
-            "Write": ["WriteFile", "EditFile"],
-            "Edit": ["EditFile"],
-            "MultiEdit": ["EditFile"],
-            "Bash": ["execute_bash", "Execute"],
-            "WebSearch": ["google_search", "enterprise_web_search"],
-            "WebFetch": ["load_web_page", "url_context"],
-        },
-        always_allowed=["transfer_to_agent", "exit_loop"],
-        command_arguments={"execute_bash": "command", "Execute": "command"},
-        name="adk",
-    ),
-    # agents: ShellTool (shell), LocalShellTool (local_shell), ApplyPatchTool (apply_patch),
-    # FileSearchTool (file_search), WebSearchTool (web_search).
-    "agents_sdk": ToolAliases.of(
-        {
-            "Read": ["file_search"],
-            "Grep": ["file_search"],
-            "Write": ["apply_patch"],
-            "Edit": ["apply_patch"],
-            "MultiEdit": ["apply_patch"],
-            "Bash": ["shell", "local_shell"],
-            "WebSearch": ["web_search"],
-        },
-        command_arguments={"shell": "commands", "local_shell": "command"},
-        name="agents_sdk",
-    ),
-}
-
-#: What ``aliases`` accepts: a preset name, a :class:`ToolAliases`, a plain mapping
-#: (Claude name -> framework names), or None (names match only themselves).
-AliasesLike = ToolAliases | str | Mapping[str, Iterable[str]] | None
-
-
-def to_aliases(value: AliasesLike) -> ToolAliases | None:
-    """A :class:`ToolAliases` from a preset name or mapping; an unknown name is an error."""
-    if value is None or isinstance(value, ToolAliases):
-        return value
-    if isinstance(value, str):
-        try:
-            return ALIAS_PRESETS[value]
-        except KeyError:
-            raise ValueError(
-                f"unknown tool alias preset {value!r}; presets: {', '.join(ALIAS_PRESETS)}"
-            ) from None
-    if isinstance(value, Mapping):
-        return ToolAliases.of(value)
-    raise TypeError(f"tool aliases must be a preset name or a mapping, not {type(value).__name__}")
-
-
-@attrs.frozen
 class ToolPolicy:
     """How tool calls are checked against the loaded skills' ``allowed-tools``."""
 
     mode: PolicyMode = attrs.field(default=PolicyMode.RECOMMEND, converter=PolicyMode)
     #: Tool names never blocked (the skill tools themselves are always added by the session).
-    always_allowed: frozenset[str] = attrs.field(factory=frozenset, converter=_to_frozenset)
+    always_allowed: frozenset[str] = attrs.field(factory=frozenset, converter=to_frozenset)
     #: Claude-style names -> this framework's tools (a preset name, mapping or None).
     aliases: ToolAliases | None = attrs.field(default=None, converter=to_aliases)
     #: Whether a loaded skill without ``allowed-tools`` lifts RESTRICT (see
@@ -283,7 +122,7 @@ class ToolPolicy:
     )
     #: Skill-gated tools: offered and callable only while a loaded skill names them (see
     #: :mod:`skillcore.policy.gating`), in every mode.
-    gated_tools: frozenset[str] = attrs.field(factory=frozenset, converter=_to_frozenset)
+    gated_tools: frozenset[str] = attrs.field(factory=frozenset, converter=to_frozenset)
     #: Whether argument patterns allow options through which a program runs another one
     #: (see :class:`ProgramOptions`; refused by default).
     program_options: ProgramOptions = attrs.field(
@@ -298,129 +137,6 @@ class ToolPolicy:
 
 
 @attrs.frozen
-class ToolPattern:
-    """One ``allowed-tools`` entry: ``Read``, ``mcp__github__*`` or ``Bash(git:*)``."""
-
-    entry: str
-    tool: str
-    argument: str | None
-
-    @classmethod
-    def parse(cls, entry: str) -> ToolPattern:
-        """Split an entry into the tool part and the (verbatim) argument pattern."""
-        return _parse_pattern(entry)
-
-    @classmethod
-    def _parse(cls, entry: str) -> ToolPattern:
-        entry = normalize_tool_name(entry.strip())
-        paren = entry.find("(")
-        if paren > 0 and entry.endswith(")"):
-            return cls(entry, entry[:paren].strip(), entry[paren + 1 : -1])
-        return cls(entry, entry, None)
-
-    def matches(self, tool_name: str) -> bool:
-        """Exact (full) match on the tool part; ``*`` is the only wildcard.
-
-        ``tool_name`` is compared as given: callers normalise it with
-        :func:`normalize_tool_name` (as :func:`decide` does).
-        """
-        return wildcard_match(self.tool, tool_name)
-
-    def allows_command(self, command: str) -> bool:
-        """Whether the argument pattern allows the shell command ``command``.
-
-        ``prefix:*`` (Claude Code style) matches a command that is ``prefix`` or starts with
-        ``prefix`` and a space, so ``git:*`` means "the first word is ``git``"; any other
-        pattern must match the whole command, ``*`` being the only wildcard. A command with a
-        shell operator (:data:`SHELL_OPERATORS`) matches no pattern but ``*``.
-        """
-        pattern = self.argument
-        if pattern is None or pattern.strip() == "*":
-            return True
-        command = command.strip()
-        if len(command) > MAX_COMMAND or any(c in SHELL_OPERATORS for c in command):
-            return False
-        pattern = pattern.strip()
-        if pattern.endswith(":*"):
-            prefix = pattern[:-2].strip()
-            if not prefix:
-                return False
-            rest = command[len(prefix) :]
-            return command.startswith(prefix) and (not rest or rest[0] in " \t")
-        return _wildcard(pattern, command)
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse_pattern(entry: str) -> ToolPattern:
-    # Every tool call under RESTRICT checks every entry of every loaded skill: parse once.
-    return ToolPattern._parse(entry)
-
-
-def wildcard_match(pattern: str, name: str) -> bool:
-    """True when ``pattern`` matches the *whole* of ``name``; ``*`` matches any run of
-    characters (including none) and every other character matches only itself.
-
-    No regular expressions (a pattern like ``*a*a*a*...b`` made the backtracking engine take
-    minutes): the literal segments between stars are found left to right with ``str.find``,
-    the first anchored at the start and the last at the end. Taking the leftmost occurrence of
-    each middle segment is always safe, so there is no backtracking; the cost is at most
-    O(len(pattern) * len(name)), and both are capped (:data:`MAX_TOOL_PATTERN`,
-    :data:`MAX_TOOL_NAME`; beyond them nothing matches).
-    """
-    if len(pattern) > MAX_TOOL_PATTERN or len(name) > MAX_TOOL_NAME:
-        return False
-    return _wildcard(pattern, name)
-
-
-def _wildcard(pattern: str, name: str) -> bool:
-    # The linear matcher of wildcard_match; callers bound both lengths.
-    if "*" not in pattern:
-        return pattern == name
-    first, *middle, last = pattern.split("*")
-    end = len(name) - len(last)
-    if end < len(first) or not name.startswith(first) or not name.endswith(last):
-        return False
-    pos = len(first)
-    for segment in middle:
-        if segment:
-            found = name.find(segment, pos, end)
-            if found < 0:
-                return False
-            pos = found + len(segment)
-    return True
-
-
-@attrs.frozen
-class RawInput:
-    """The raw text input of a free-form (custom) tool call, as the tool receives it.
-
-    Passed as a call's ``arguments``, it is judged as one command exactly as written: the
-    tool gets this text, not a JSON object parsed out of it, so a JSON-looking input is not
-    opened (``{"command": "git status",\n"touch": "x"}`` is one command with a line break).
-    """
-
-    text: str = attrs.field(validator=attrs.validators.instance_of(str))
-
-
-#: What a tool call's arguments may be for the policy: a mapping (already parsed), the JSON
-#: text the tool will parse, the raw input of a free-form tool, or None (not seen).
-Arguments = Mapping[str, Any] | str | RawInput | None
-
-
-class _DuplicateKey(ValueError):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # JSON parsers disagree on which of two equal keys wins: the policy cannot know which
-    # command the tool will see, so such arguments cannot be checked (fails closed).
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        raise _DuplicateKey("duplicate key")
-    return result
-
-
-@attrs.frozen
 class ToolDecision:
     """The result of :meth:`SkillSession.check_tool`. ``reason`` is written for the model."""
 
@@ -432,35 +148,6 @@ class ToolDecision:
 
     def __bool__(self) -> bool:
         return self.allowed
-
-
-def command_texts(
-    aliases: ToolAliases | None, tool_name: str, arguments: Arguments
-) -> tuple[str, ...] | None:
-    """The shell commands a call of ``tool_name`` runs, for argument patterns; None when
-    they cannot be known (not a shell tool, arguments not seen, unreadable, ambiguous or too
-    large). A :class:`RawInput` is one command, as written."""
-    key = aliases.command_argument(tool_name) if aliases is not None else None
-    if key is None or arguments is None:
-        return None
-    if isinstance(arguments, RawInput):
-        return (arguments.text,)
-    if isinstance(arguments, str):
-        if len(arguments) > MAX_ARGUMENTS_JSON:
-            return None
-        try:
-            arguments = json.loads(arguments, object_pairs_hook=_no_duplicates)
-        except (ValueError, RecursionError):
-            return None
-    if not isinstance(arguments, Mapping):
-        return None
-    value = arguments.get(key)
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, (list, tuple)) and value and all(isinstance(v, str) for v in value):
-        # ``commands`` lists commands; any other list is one command's argv.
-        return tuple(value) if key == "commands" else (" ".join(value),)
-    return None
 
 
 def names_tool(pattern: ToolPattern, name: str, aliases: ToolAliases | None) -> bool:
@@ -550,6 +237,26 @@ def decide(
     if name in always_allowed or name in skill_tools:
         return ToolDecision(True, DecisionCode.ALWAYS_ALLOWED, f"{name!r} is always allowed", name)
     pairs = list(loaded)
+    lifted = _lifted(name, policy, pairs)
+    if lifted is not None:
+        return lifted
+    matched = _match(name, policy, pairs, arguments)
+    if isinstance(matched, ToolDecision):
+        return matched
+    entries, notes = matched
+    # A caller without the unload tool has none of the skill tools: do not offer them.
+    extra = sorted(always_allowed | (skill_tools if unload_tool is not None else set()))
+    reason = f"{_blocked(name, pairs, entries, notes, extra)} {_lift(pairs, pinned, unload_tool)}"
+    return ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, name)
+
+
+#: ``(skill name, allowed_tools or None)`` of each loaded skill.
+_Loaded = list[tuple[str, tuple[str, ...] | None]]
+
+
+def _lifted(name: str, policy: ToolPolicy, pairs: _Loaded) -> ToolDecision | None:
+    """The decision when RESTRICT does not apply: no skill loaded, or one without
+    ``allowed-tools`` lifting it."""
     if not pairs:
         return ToolDecision(True, DecisionCode.NO_SKILL_LOADED, "no skill is loaded", name)
     ignore = policy.unrestricted_skills is UnrestrictedSkills.IGNORE
@@ -561,6 +268,14 @@ def decide(
                 f"loaded skill {skill!r} does not declare allowed-tools",
                 name,
             )
+    return None
+
+
+def _match(
+    name: str, policy: ToolPolicy, pairs: _Loaded, arguments: Arguments
+) -> ToolDecision | tuple[list[str], list[str]]:
+    """The decision of the first entry allowing the call; else every entry seen and why the
+    entries naming the tool did not allow it."""
     entries: list[str] = []
     notes: list[str] = []
     for _skill, tools in pairs:
@@ -577,6 +292,14 @@ def decide(
                 notes.append(note)
             if pattern.entry not in entries:
                 entries.append(pattern.entry)
+    return entries, notes
+
+
+def _blocked(
+    name: str, pairs: _Loaded, entries: list[str], notes: list[str], extra: list[str]
+) -> str:
+    """Why the call is blocked: the loaded skills, their entries, why the entries naming
+    the tool did not allow it, and the always-allowed tools."""
     skills = ", ".join(single_line(s) for s, _ in pairs)
     allowed = ", ".join(single_line(e) for e in entries) if entries else "(none)"
     unrestricted = [single_line(s) for s, t in pairs if t is None]
@@ -586,8 +309,6 @@ def decide(
         if unrestricted
         else ""
     )
-    # A caller without the unload tool has none of the skill tools: do not offer them.
-    extra = sorted(always_allowed | (skill_tools if unload_tool is not None else set()))
     always = f" Always allowed: {', '.join(extra)}." if extra else ""
     shown = repr(name)
     if len(name) > MAX_TOOL_NAME:
@@ -595,23 +316,30 @@ def decide(
             f"{name[:32]!r}... ({len(name)} characters; names longer than {MAX_TOOL_NAME} "
             "characters match no allowed-tools entry)"
         )
+    why = "".join(f" {n[0].upper()}{n[1:]}." for n in notes)
+    return (
+        f"Tool {shown} is not allowed while these skills are loaded: {skills}. "
+        f"Their allowed-tools are: {allowed}.{why}{ignored}{always}"
+    )
+
+
+def _lift(pairs: _Loaded, pinned: Collection[str], unload_tool: str | None) -> str:
+    """What the model can do about a block."""
     # Unloading only narrows the union of allowed tools until no skill is loaded, which a
     # pinned skill prevents: then the unload advice would be false.
     stuck = [single_line(s) for s, _ in pairs if s in pinned]
-    lift = (
-        f"Use one of those tools: {', '.join(stuck)} "
-        f"{'is' if len(stuck) == 1 else 'are'} pinned (cannot be unloaded), so the "
-        "restriction stays."
-        if stuck
-        else f"Use one of those tools, or call {unload_tool} for a skill you no longer need to "
-        "lift its restriction."
-        if unload_tool is not None
-        else "Use one of those tools; you cannot unload skills, so the restriction stays "
+    if stuck:
+        return (
+            f"Use one of those tools: {', '.join(stuck)} "
+            f"{'is' if len(stuck) == 1 else 'are'} pinned (cannot be unloaded), so the "
+            "restriction stays."
+        )
+    if unload_tool is not None:
+        return (
+            f"Use one of those tools, or call {unload_tool} for a skill you no longer need to "
+            "lift its restriction."
+        )
+    return (
+        "Use one of those tools; you cannot unload skills, so the restriction stays "
         "until an agent that can unloads them."
     )
-    why = "".join(f" {n[0].upper()}{n[1:]}." for n in notes)
-    reason = (
-        f"Tool {shown} is not allowed while these skills are loaded: {skills}. "
-        f"Their allowed-tools are: {allowed}.{why}{ignored}{always} {lift}"
-    )
-    return ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, name)

@@ -50,25 +50,19 @@ import attrs
 
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.model import Resource, ResourceKind
+from skillcore.model import Resource
 from skillcore.paths import printable_name, undecodable
-from skillcore.sources.base import (
-    ARCHIVE_SUFFIXES,
-    SKILL_FILE,
-    ReadError,
-    Scan,
-    ScanEntry,
-    SkillSource,
-    SourceReader,
-    SourceUnavailable,
-    safe_relpath,
-)
 from skillcore.sources.common import (
     cap_skill_directories,
     describe_error,
-    hidden_or_skipped,
+    listed_resources,
     skill_directories,
 )
+from skillcore.sources.errors import ReadError, SourceUnavailable
+from skillcore.sources.fsspec_reader import FsspecReader
+from skillcore.sources.reader import SourceReader, safe_relpath
+from skillcore.sources.scan import Scan, ScanEntry
+from skillcore.sources.source import ARCHIVE_SUFFIXES, SKILL_FILE, SkillSource
 
 
 @attrs.frozen
@@ -86,8 +80,6 @@ _LIMIT_KEYS = ("max_members", "max_uncompressed_bytes", "max_archive_bytes")
 def open_archive_reader(source: SkillSource) -> SourceReader:
     """Reader factory for ``zip://``/``tar://`` URLs and local archive paths."""
     if source.fs is not None:  # a ready fsspec ZipFileSystem/TarFileSystem: generic reader
-        from skillcore.sources.base import FsspecReader
-
         return FsspecReader(source, source.fs, source.url)
     opts = source.fsspec_options()
     limits = ArchiveLimits(
@@ -438,17 +430,8 @@ class ArchiveReader(SourceReader):
             return (), False
         base = self._full(directory, "")
         prefix = base + "/" if base else ""
-        out: list[Resource] = []
-        for name in sorted(index.files):
-            if not name.startswith(prefix):
-                continue
-            rel = name[len(prefix) :]
-            if rel == SKILL_FILE or hidden_or_skipped(rel.split("/")):
-                continue
-            if len(out) >= max_entries:
-                return tuple(out), True
-            out.append(Resource(rel, ResourceKind.for_path(rel), index.files[name].size))
-        return tuple(out), False
+        files = ((name, index.files[name].size) for name in sorted(index.files))
+        return listed_resources(files, prefix, max_entries)
 
 
 class _Builder:

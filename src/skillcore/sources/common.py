@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TypeVar
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.model import Resource, ResourceKind
 from skillcore.paths import undecodable
-from skillcore.sources.base import SKILL_FILE, SKIP_DIRS, SkillSource
+from skillcore.sources.source import SKILL_FILE, SKIP_DIRS, SkillSource
+
+_T = TypeVar("_T")
 
 
 def hidden_or_skipped(segments: Iterable[str]) -> bool:
@@ -33,12 +37,10 @@ def skill_directories(rel_files: Iterable[str], source: SkillSource) -> list[str
         if len(segments) > depth or hidden_or_skipped(segments) or undecodable(directory):
             continue  # (readers report undecodable names when they index them)
         found.add(directory)
-    return sorted(d for d in found if not _inside_other(d, found))
+    return sorted(d for d in found if not inside_other(d, found))
 
 
-def cap_skill_directories(
-    dirs: list[str], source: SkillSource
-) -> tuple[list[str], list[Diagnostic]]:
+def cap_skill_directories(dirs: list[_T], source: SkillSource) -> tuple[list[_T], list[Diagnostic]]:
     """At most ``source.max_entries`` directories, with a SOURCE_LIMIT warning when cut."""
     if len(dirs) <= source.max_entries:
         return dirs, []
@@ -51,7 +53,8 @@ def cap_skill_directories(
     return dirs[: source.max_entries], [warning]
 
 
-def _inside_other(directory: str, dirs: set[str]) -> bool:
+def inside_other(directory: str, dirs: set[str]) -> bool:
+    """True when a parent folder of ``directory`` is one of ``dirs`` (a skill's own folder)."""
     parts = directory.split("/")
     return any("/".join(parts[:i]) in dirs for i in range(1, len(parts)))
 
@@ -90,3 +93,22 @@ def _service_code(exc: BaseException) -> str | None:
         current = current.__cause__ or current.__context__
         seen += 1
     return None
+
+
+def listed_resources(
+    files: Iterable[tuple[str, int | None]], prefix: str, max_entries: int
+) -> tuple[tuple[Resource, ...], bool]:
+    """The resources among ``(path, size)`` pairs (in path order) below ``prefix``, their
+    paths relative to it: ``SKILL.md`` and hidden or skipped folders left out, at most
+    ``max_entries``; ``(resources, truncated)``."""
+    out: list[Resource] = []
+    for path, size in files:
+        if not path.startswith(prefix):
+            continue
+        rel = path[len(prefix) :]
+        if rel == SKILL_FILE or hidden_or_skipped(rel.split("/")):
+            continue
+        if len(out) >= max_entries:
+            return tuple(out), True
+        out.append(Resource(rel, ResourceKind.for_path(rel), size))
+    return tuple(out), False

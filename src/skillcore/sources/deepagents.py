@@ -39,7 +39,7 @@ from fsspec.spec import AbstractFileSystem
 
 from skillcore.errors import SourceError
 from skillcore.events import library_logger
-from skillcore.sources.base import SkillSource
+from skillcore.sources.source import SkillSource
 
 logger = logging.getLogger(__name__)
 library_logger(logging)  # the library convention: a NullHandler, the application decides

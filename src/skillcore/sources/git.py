@@ -19,97 +19,35 @@ checked out. Stamps are blob ids; sizes come from object headers without inflati
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
-import shutil
-import tempfile
 import threading
 from collections.abc import Mapping
 from typing import Any
-
-import attrs
 
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import require
 from skillcore.model import Resource, ResourceKind
 from skillcore.paths import printable_name, undecodable
-from skillcore.sources.base import (
-    MAX_LISTED_DIRS,
-    SKILL_FILE,
-    ReadError,
-    Scan,
-    ScanEntry,
-    SkillSource,
-    SourceReader,
-    SourceUnavailable,
-    safe_relpath,
-)
 from skillcore.sources.common import describe_error, hidden_or_skipped
+from skillcore.sources.errors import ReadError, SourceUnavailable
+from skillcore.sources.fsspec_reader import FsspecReader
+from skillcore.sources.git_repo import GitLocation, GitRepository, parse_git_url
+from skillcore.sources.local_listing import MAX_LISTED_DIRS
+from skillcore.sources.reader import SourceReader, safe_relpath
+from skillcore.sources.scan import Scan, ScanEntry
+from skillcore.sources.source import SKILL_FILE, SkillSource
+
+__all__ = ["GitLocation", "GitReader", "GitRepository", "open_git_reader", "parse_git_url"]
 
 _LINK_MODE = 0o120000
 _COMMIT_MODE = 0o160000  # a submodule entry
 _TREE_MODE = 0o040000
-_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-
-
-@attrs.frozen
-class GitLocation:
-    """A parsed ``git://`` source: the repository, the ref (None: HEAD) and a folder spec.
-
-    ``spec`` is what follows ``@`` in the URL (ref and folder not yet told apart: refs may
-    contain ``/``); ``subdir`` is an explicit folder from storage options.
-    """
-
-    repo: str
-    remote: bool
-    spec: str | None = None
-    ref: str | None = None
-    subdir: str = ""
-
-
-def parse_git_url(url: str, options: Mapping[str, Any] | None = None) -> GitLocation:
-    """Split a ``git://`` or ``git+<transport>://`` URL into repository, ref and folder."""
-    options = options or {}
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        raise ValueError(f"not a git URL: {url!r}")
-    remote = scheme != "git"
-    if remote:
-        transport = scheme.split("+", 1)[1] if "+" in scheme else ""
-        if not transport:
-            raise ValueError(f"not a git URL: {url!r}")
-        rest = f"{transport}://{rest}"
-    explicit_ref = options.get("ref")
-    explicit_subdir = str(options.get("subdir") or "").strip("/")
-    if explicit_ref is not None or "subdir" in options:
-        return GitLocation(
-            _norm_repo(rest, remote),
-            remote,
-            None,
-            explicit_ref and str(explicit_ref),
-            explicit_subdir,
-        )
-    # The ref separator is the last '@' of the path part (not a user@ in a remote's host).
-    start = rest.find("/", rest.find("://") + 3) if remote else 0
-    at = rest.rfind("@")
-    if at < max(start, 0) or (not remote and os.path.isdir(os.path.expanduser(rest))):
-        return GitLocation(_norm_repo(rest, remote), remote)
-    return GitLocation(_norm_repo(rest[:at], remote), remote, rest[at + 1 :].strip("/") or None)
-
-
-def _norm_repo(repo: str, remote: bool) -> str:
-    if remote:
-        return repo
-    return os.path.abspath(os.path.expanduser(repo)) if repo else os.getcwd()
 
 
 def open_git_reader(source: SkillSource) -> SourceReader:
     """Reader factory for ``git://`` sources (registered lazily by ``open_reader``)."""
     if source.fs is not None:  # a ready fsspec GitFileSystem: the generic reader
-        from skillcore.sources.base import FsspecReader
-
         return FsspecReader(source, source.fs, source.url)
     require("pygit2", "git", "Reading skills from git:// sources")
     opts = source.fsspec_options()
@@ -120,13 +58,6 @@ def open_git_reader(source: SkillSource) -> SourceReader:
     return GitReader(source, location, str(cache_dir))
 
 
-@attrs.frozen
-class _Pinned:
-    commit: str
-    ref: str
-    tree: Any  # pygit2.Tree of the source root
-
-
 class GitReader(SourceReader):
     """Reads a folder of a Git tree at a ref with pygit2 (one ref resolution per scan)."""
 
@@ -134,144 +65,18 @@ class GitReader(SourceReader):
         super().__init__(source)
         self.location = location
         self.cache_dir = cache_dir
-        self._repo: Any = None
-        self._pinned: _Pinned | None = None
-        self._subdir = location.subdir
+        self.git = GitRepository(location, cache_dir, source.label)
         # libgit2 repository handles must not be used by two threads at once.
         self._lock = threading.RLock()
-
-    # -- repository and ref ----------------------------------------------------------------
-
-    def _open(self, diags: list[Diagnostic]) -> Any:
-        import pygit2
-
-        if self._repo is not None:
-            if self.location.remote:
-                self._fetch(self._repo, diags)
-            return self._repo
-        loc = self.location
-        if loc.remote:
-            self._repo = self._clone(diags)
-            return self._repo
-        found = pygit2.discover_repository(loc.repo) if os.path.exists(loc.repo) else None
-        if found is None:
-            exists = os.path.exists(loc.repo)
-            what = "is not in a Git repository" if exists else "does not exist"
-            raise SourceUnavailable(f"{loc.repo} {what}")
-        repo = pygit2.Repository(found)
-        if loc.spec is None and not loc.subdir and repo.workdir:
-            # git:///repo/skills (no '@'): the folder is the path below the work tree.
-            rel = os.path.relpath(loc.repo, repo.workdir)
-            if rel not in (".", "") and not rel.startswith(".."):
-                self._subdir = rel.replace(os.sep, "/")
-        self._repo = repo
-        return repo
-
-    def _clone(self, diags: list[Diagnostic]) -> Any:
-        import pygit2
-
-        url = self.location.repo
-        name = re.sub(r"[^A-Za-z0-9._-]+", "_", url.rstrip("/").rsplit("/", 1)[-1])[:40]
-        target = os.path.join(
-            self.cache_dir, f"{hashlib.sha256(url.encode()).hexdigest()[:16]}-{name}"
-        )
-        if os.path.isdir(target):
-            repo = pygit2.Repository(target)
-            self._fetch(repo, diags)
-            return repo
-        os.makedirs(self.cache_dir, exist_ok=True)
-        tmp = tempfile.mkdtemp(prefix=".clone-", dir=self.cache_dir)
-        try:
-            pygit2.clone_repository(url, tmp, bare=True)
-            repo = pygit2.Repository(tmp)
-            self._fetch(repo, None)
-            os.replace(tmp, target)
-        except Exception as exc:
-            shutil.rmtree(tmp, ignore_errors=True)
-            if os.path.isdir(target):  # another process won the race
-                return pygit2.Repository(target)
-            raise SourceUnavailable(f"cannot clone {url}: {describe_error(exc)}") from exc
-        return pygit2.Repository(target)
-
-    def _fetch(self, repo: Any, diags: list[Diagnostic] | None) -> None:
-        spec = self.location.ref or self.location.spec or ""
-        if _FULL_SHA.fullmatch(spec.split("/", 1)[0]) and spec.split("/", 1)[0] in repo:
-            return  # a pinned commit never changes: no network
-        try:
-            repo.remotes["origin"].fetch(["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"])
-        except Exception as exc:
-            if diags is None:
-                raise
-            diags.append(
-                Diagnostic(
-                    Severity.WARNING,
-                    Code.SOURCE_STALE,
-                    f"cannot fetch {self.location.repo} ({describe_error(exc)}); "
-                    "using the cached clone",
-                    self.source.label,
-                )
-            )
-
-    def _resolve(self, repo: Any) -> tuple[Any, str, str]:
-        """(commit, ref, subdir) for the location; raises SourceUnavailable."""
-        import pygit2
-
-        loc = self.location
-        if loc.spec is None:
-            candidates = [(loc.ref or "HEAD", self._subdir)]
-        else:
-            parts = loc.spec.split("/")
-            candidates = [
-                ("/".join(parts[:i]), "/".join(parts[i:])) for i in range(len(parts), 0, -1)
-            ]
-        for ref, subdir in candidates:
-            try:
-                commit = repo.revparse_single(ref).peel(pygit2.Commit)
-            except (KeyError, ValueError, pygit2.GitError):
-                continue
-            return commit, ref, subdir
-        wanted = loc.ref or (loc.spec.split("/", 1)[0] if loc.spec else "HEAD")
-        raise SourceUnavailable(f"ref {wanted!r} not found in {loc.repo} ({_known_refs(repo)})")
-
-    def _pin(self, diags: list[Diagnostic]) -> _Pinned:
-        import pygit2
-
-        repo = self._open(diags)
-        commit, ref, subdir = self._resolve(repo)
-        tree = commit.tree
-        if subdir:
-            try:
-                obj = tree[subdir]
-            except KeyError:
-                obj = None
-            if obj is None or obj.type_str != "tree":
-                raise SourceUnavailable(
-                    f"no folder {subdir!r} in {self.location.repo} at {ref!r} "
-                    f"(commit {str(commit.id)[:10]})"
-                )
-            tree = repo[obj.id]
-            assert isinstance(tree, pygit2.Tree)
-        pinned = _Pinned(str(commit.id), ref, tree)
-        self._pinned = pinned
-        return pinned
-
-    def _current(self) -> _Pinned:
-        return self._pinned if self._pinned is not None else self._pin([])
 
     def url_for(self, directory: str) -> str:
         """``git://repo@ref/subdir/directory`` (the ref the last scan resolved)."""
         loc = self.location
-        ref = self._pinned.ref if self._pinned else (loc.ref or loc.spec or "HEAD")
-        tail = "/".join(p for p in (self._subdir_of_pin(), directory) if p)
+        ref = self.git.pinned.ref if self.git.pinned else (loc.ref or loc.spec or "HEAD")
+        tail = "/".join(p for p in (self.git.subdir_of_pin(), directory) if p)
         prefix = "git+" if loc.remote else "git://"
         url = f"{prefix}{loc.repo}@{ref}"
         return f"{url}/{tail}" if tail else url
-
-    def _subdir_of_pin(self) -> str:
-        loc = self.location
-        if loc.spec is None or self._pinned is None:
-            return self._subdir
-        return loc.spec[len(self._pinned.ref) :].strip("/")
 
     # -- the three primitives -------------------------------------------------------------
 
@@ -280,16 +85,16 @@ class GitReader(SourceReader):
         diags: list[Diagnostic] = []
         with self._lock:
             try:
-                pinned = self._pin(diags)
+                pinned = self.git.pin(diags)
             except SourceUnavailable:
                 raise
             except Exception as exc:
                 raise SourceUnavailable(
                     f"cannot read {self.location.repo}: {describe_error(exc)}"
                 ) from exc
-            repo = self._repo
+            repo = self.git.repo
             entries: list[ScanEntry] = []
-            root_name = self._subdir_of_pin().rsplit("/", 1)[-1] or os.path.basename(
+            root_name = self.git.subdir_of_pin().rsplit("/", 1)[-1] or os.path.basename(
                 self.location.repo.rstrip("/")
             ).removesuffix(".git")
             if SKILL_FILE in pinned.tree:
@@ -316,13 +121,12 @@ class GitReader(SourceReader):
         for child in tree:
             if budget[0] <= 0:
                 diags.append(
-                    Diagnostic(
-                        Severity.WARNING,
+                    self.diag(
                         Code.SOURCE_LIMIT,
                         f"stopped after {self.source.max_entries} tree entries; "
                         "some skills may be missing",
-                        self.source.label,
                         rel,
+                        Severity.WARNING,
                     )
                 )
                 return
@@ -333,12 +137,10 @@ class GitReader(SourceReader):
             child_rel = f"{rel}/{name}" if rel else name
             if undecodable(name):
                 diags.append(
-                    Diagnostic(
-                        Severity.ERROR,
+                    self.diag(
                         Code.UNDECODABLE_NAME,
                         f"skipped: the directory name {printable_name(name)!r} is not valid "
                         "UTF-8; rename it",
-                        self.source.label,
                         printable_name(child_rel),
                     )
                 )
@@ -348,12 +150,10 @@ class GitReader(SourceReader):
                 is_skill = SKILL_FILE in sub
             except Exception as exc:  # a corrupt or missing tree object: this folder only
                 diags.append(
-                    Diagnostic(
-                        Severity.ERROR,
+                    self.diag(
                         Code.READ_FAILED,
                         f"skipped: cannot read the folder from the repository: "
                         f"{describe_error(exc)}",
-                        self.source.label,
                         child_rel,
                     )
                 )
@@ -381,11 +181,9 @@ class GitReader(SourceReader):
         file_rel = f"{rel}/{SKILL_FILE}" if rel else SKILL_FILE
         if item.filemode == _LINK_MODE:
             diags.append(
-                Diagnostic(
-                    Severity.ERROR,
+                self.diag(
                     Code.SYMLINK_ESCAPE,
                     "skipped: SKILL.md is a symlink; symlinks in Git sources are not followed",
-                    self.source.label,
                     file_rel,
                 )
             )
@@ -401,23 +199,19 @@ class GitReader(SourceReader):
             size = repo.odb.read_header(item.id)[1]
             if size > self.max_file_bytes:
                 diags.append(
-                    Diagnostic(
-                        Severity.ERROR,
+                    self.diag(
                         Code.TOO_LARGE,
                         f"skipped: SKILL.md is {size} bytes, over the {self.max_file_bytes}-byte "
                         "limit",
-                        self.source.label,
                         file_rel,
                     )
                 )
                 return None
             head = repo[item.id].data[:head_bytes]
         except Exception as exc:  # a corrupt object: this skill only
-            error = Diagnostic(
-                Severity.ERROR,
+            error = self.diag(
                 Code.READ_FAILED,
                 f"skipped: cannot read SKILL.md from the repository: {describe_error(exc)}",
-                self.source.label,
                 file_rel,
             )
             return ScanEntry(rel, dir_name, stamp, None, error=error)
@@ -425,7 +219,7 @@ class GitReader(SourceReader):
 
     def _lookup(self, directory: str, rel_path: str) -> tuple[Any, Any, str]:
         rel = safe_relpath(rel_path)
-        pinned = self._current()
+        pinned = self.git.current()
         path = f"{directory}/{rel}" if directory else rel
         try:
             item = pinned.tree[path]
@@ -435,7 +229,7 @@ class GitReader(SourceReader):
                 f"no file {rel_path!r} in the skill directory",
                 missing=True,
             ) from None
-        return self._repo, item, rel
+        return self.git.repo, item, rel
 
     def read_file(self, directory: str, rel_path: str, max_bytes: int) -> bytes:
         """Read a blob of the pinned commit; the size check uses the object header only."""
@@ -471,8 +265,8 @@ class GitReader(SourceReader):
         """Walk the skill's tree at the pinned commit (blobs only, no symlinks/submodules)."""
         with self._lock:
             try:
-                pinned = self._current()
-                repo = self._repo
+                pinned = self.git.current()
+                repo = self.git.repo
                 tree = pinned.tree if not directory else repo[pinned.tree[directory].id]
             except Exception:
                 return (), False
@@ -508,20 +302,3 @@ class GitReader(SourceReader):
                 stack.extend(reversed(subdirs))
         out.sort(key=lambda r: r.path)
         return tuple(out), truncated
-
-
-def _known_refs(repo: Any) -> str:
-    branches: list[str] = []
-    tags: list[str] = []
-    for name in repo.references:
-        if name.startswith("refs/heads/"):
-            branches.append(name[len("refs/heads/") :])
-        elif name.startswith("refs/tags/"):
-            tags.append(name[len("refs/tags/") :])
-
-    def few(items: list[str]) -> str:
-        items = sorted(items)
-        more = f", ... ({len(items) - 8} more)" if len(items) > 8 else ""
-        return ", ".join(items[:8]) + more if items else "none"
-
-    return f"branches: {few(branches)}; tags: {few(tags)}"

@@ -28,42 +28,35 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-import posixpath
-import re
 import shlex
-import threading
-import weakref
 from collections.abc import Mapping
 from typing import Any, Literal
 
 import attrs
 
-from skillcore._text import describe, root_cause
 from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SkillcoreError, SourceError, require
+from skillcore.errors import SourceError, require
 from skillcore.model import Resource, ResourceKind
-from skillcore.sources.base import (
-    SKILL_FILE,
-    ReadError,
-    Scan,
-    ScanEntry,
-    SkillSource,
-    SourceReader,
-    SourceUnavailable,
-    register_reader,
-    safe_relpath,
-)
+from skillcore.sources.errors import ReadError, SourceUnavailable
+from skillcore.sources.reader import SourceReader, safe_relpath
+from skillcore.sources.registry import register_reader
+from skillcore.sources.scan import Scan, ScanEntry
+from skillcore.sources.source import SKILL_FILE, SkillSource
 
 require("mcp", "mcp", "Skills served over MCP")
 
 import mcp_types as types  # noqa: E402
-from pydantic import TypeAdapter  # noqa: E402
 
+from skillcore.sources.mcp_connection import McpConnection  # noqa: E402
+from skillcore.sources.mcp_entries import (  # noqa: E402
+    InvalidEntry,
+    SkillEntry,
+    entry_head,
+    parse_entry,
+)
 from skillcore.sources.mcp_spec import (  # noqa: E402
     MAX_SKILL_BYTES,
-    MAX_SKILL_FILES,
     SKILLS_EXTENSION,
     raw_frontmatter,
 )
@@ -78,224 +71,11 @@ DEFAULT_TIMEOUT = 30.0
 #: Default seconds one whole discovery may take (connecting and every page); storage option
 #: ``discovery_timeout``.
 DEFAULT_DISCOVERY_TIMEOUT = 120.0
-_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
-_ANY = TypeAdapter(dict[str, Any])
 
 
 class _ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["skills/list"]]):
     method: Literal["skills/list"] = "skills/list"
     params: types.PaginatedRequestParams | None = None
-
-
-class _GetSkillParams(types.RequestParams):
-    uri: str
-
-
-class _GetSkill(types.Request[_GetSkillParams, Literal["skills/get"]]):
-    method: Literal["skills/get"] = "skills/get"
-    params: _GetSkillParams
-
-
-@attrs.frozen
-class SkillEntry:
-    """A verified-shape ``Skill`` entry as held by the host."""
-
-    uri: str
-    #: The skill's path on the server (the URI between the scheme and ``/SKILL.md``).
-    path: str
-    frontmatter: Mapping[str, Any]
-    #: File path (relative to the skill) -> (digest, size); None when ``"dynamic"``.
-    files: Mapping[str, tuple[str, int]] | None
-    #: The name the skill gets in the catalog (namespaced or disambiguated if needed).
-    local_name: str
-    stamp: str
-
-
-class InvalidEntry(SkillcoreError, ValueError):
-    """A ``skills/list`` entry that breaks the extension's rules."""
-
-
-def parse_entry(raw: Any) -> SkillEntry:
-    """Check one raw entry's shape and limits. Raises :class:`InvalidEntry`."""
-    if not isinstance(raw, Mapping):
-        raise InvalidEntry("an entry is not an object")
-    uri, fm, res = raw.get("uri"), raw.get("frontmatter"), raw.get("resources")
-    if not isinstance(uri, str) or not uri.endswith("/" + SKILL_FILE) or "://" not in uri:
-        raise InvalidEntry(f"entry uri {str(uri)[:200]!r} is not the URI of a SKILL.md")
-    root = uri[: -len(SKILL_FILE)]
-    path = root.split("://", 1)[1].strip("/")
-    name = fm.get("name") if isinstance(fm, Mapping) else None
-    if not isinstance(name, str) or not isinstance(fm.get("description"), str):  # type: ignore[union-attr]
-        raise InvalidEntry(f"{uri[:200]}: frontmatter lacks a string name and description")
-    if posixpath.basename(path) != name:
-        raise InvalidEntry(f"{uri[:200]}: the last path segment is not the skill name {name!r}")
-    files: dict[str, tuple[str, int]] | None
-    if res == "dynamic":
-        files = None
-    elif isinstance(res, list):
-        if len(res) > MAX_SKILL_FILES:
-            raise InvalidEntry(f"{uri[:200]}: lists {len(res)} files (limit {MAX_SKILL_FILES})")
-        files = {}
-        total = 0
-        for item in res:
-            if not isinstance(item, Mapping):
-                raise InvalidEntry(f"{uri[:200]}: a resource is not an object")
-            f_uri, digest, size = item.get("uri"), item.get("digest"), item.get("size")
-            if not isinstance(f_uri, str) or not f_uri.startswith(root):
-                raise InvalidEntry(f"{uri[:200]}: file {str(f_uri)[:200]!r} is outside the skill")
-            try:
-                rel = safe_relpath(_unquote_path(f_uri[len(root) :]))
-            except ReadError as exc:
-                raise InvalidEntry(f"{uri[:200]}: {exc.message}") from None
-            if not isinstance(digest, str) or not _DIGEST.match(digest):
-                raise InvalidEntry(f"{uri[:200]}: {rel!r} has no valid sha256 digest")
-            if type(size) is not int or size < 0:
-                raise InvalidEntry(f"{uri[:200]}: {rel!r} has no valid size")
-            if rel in files:
-                raise InvalidEntry(f"{uri[:200]}: {rel!r} is listed twice")
-            total += size
-            files[rel] = (digest, size)
-        if total > MAX_SKILL_BYTES:
-            raise InvalidEntry(f"{uri[:200]}: its files total {total} bytes (limit 16 MiB)")
-        if SKILL_FILE not in files:
-            raise InvalidEntry(f"{uri[:200]}: the file list does not include SKILL.md")
-    else:
-        raise InvalidEntry(f"{uri[:200]}: resources must be a list of files or 'dynamic'")
-    stamp = hashlib.sha256(
-        json.dumps([uri, fm, res], sort_keys=True, default=str).encode()
-    ).hexdigest()[:32]
-    return SkillEntry(uri, path, dict(fm), files, name, stamp)  # type: ignore[arg-type]
-
-
-def _unquote_path(path: str) -> str:
-    from urllib.parse import unquote
-
-    return "/".join(unquote(s) for s in path.split("/"))
-
-
-def _head(entry: SkillEntry) -> bytes:
-    """A SKILL.md head made of the entry's frontmatter (JSON is YAML), under the local name.
-    Discovery never fetches SKILL.md itself."""
-    fm = dict(entry.frontmatter)
-    fm["name"] = entry.local_name
-    return b"---\n" + json.dumps(fm, ensure_ascii=True).encode() + b"\n---\n"
-
-
-class _Connection:
-    """One client connection held open in a private event-loop thread (so sync and async
-    callers in any thread can use it); reconnected when it dies."""
-
-    def __init__(self, target: Any, mode: str, timeout: float) -> None:
-        self.target, self.mode, self.timeout = target, mode, timeout
-        self._lock = threading.Lock()
-        self._portal_cm: Any = None
-        self._portal: Any = None
-        self._client: Any = None
-        self._task: Any = None
-        self._stop: Any = None
-        weakref.finalize(self, _Connection._shutdown, self.__dict__)
-
-    @staticmethod
-    def _shutdown(state: dict[str, Any]) -> None:
-        portal, stop, cm = state.get("_portal"), state.get("_stop"), state.get("_portal_cm")
-        try:
-            if portal is not None and stop is not None:
-                portal.call(stop.set)
-            if cm is not None:
-                cm.__exit__(None, None, None)
-        except Exception:
-            pass
-
-    def close(self) -> None:
-        """Disconnect and stop the thread."""
-        with self._lock:
-            _Connection._shutdown(self.__dict__)
-            self._portal_cm = self._portal = self._client = self._task = self._stop = None
-
-    async def _own(self, task_status: Any) -> None:
-        import math
-
-        import anyio
-        from mcp import Client
-
-        self._stop = anyio.Event()
-        # Connecting is bounded as a whole: in ``auto`` mode the client may probe, restart
-        # the server and try again, each with its own timeout (14 s for timeout=2). Two
-        # requests' time (a probe and the handshake) and a second; then the bound is lifted.
-        with anyio.fail_after(2 * self.timeout + 1) as scope:
-            async with Client(self.target, mode=self.mode, read_timeout_seconds=self.timeout) as c:
-                scope.deadline = math.inf
-                task_status.started(c)
-                await self._stop.wait()
-
-    def _connect(self) -> Any:
-        from anyio.from_thread import start_blocking_portal
-
-        if self._portal is None:
-            self._portal_cm = start_blocking_portal()
-            self._portal = self._portal_cm.__enter__()
-        if self._task is None or self._task.done():
-            self._task, self._client = self._portal.start_task(self._own)
-        return self._client
-
-    def request(self, build: Any, seconds: float | None = None) -> dict[str, Any]:
-        """Send a request (``build()`` makes it) and return the raw result, waiting at most
-        ``seconds`` (None: the per-request timeout only). Raises SourceUnavailable when the
-        server cannot be reached or does not answer in time."""
-        with self._lock:
-            try:
-                client = self._connect()
-                return self._portal.call(  # type: ignore[no-any-return]
-                    _within, seconds, client.session.send_request, build(), _ANY
-                )
-            except Exception as exc:
-                if self._task is not None and not self._task.done():
-                    self._portal.call(self._stop.set)
-                self._task = None
-                raise SourceUnavailable(_describe(exc)) from exc
-
-    def read(self, uri: str) -> Any:
-        """``resources/read`` of ``uri``."""
-        with self._lock:
-            try:
-                client = self._connect()
-                return self._portal.call(client.read_resource, uri)
-            except Exception as exc:
-                if isinstance(exc, _mcp_error()):
-                    raise
-                self._task = None
-                raise SourceUnavailable(_describe(exc)) from exc
-
-    def capabilities(self) -> Any:
-        """The server's capabilities. Raises SourceUnavailable when it cannot be reached."""
-        with self._lock:
-            try:
-                return self._connect().server_capabilities
-            except Exception as exc:
-                self._task = None
-                raise SourceUnavailable(_describe(exc)) from exc
-
-
-async def _within(seconds: float | None, call: Any, *args: Any) -> Any:
-    import anyio
-
-    if seconds is None:
-        return await call(*args)
-    with anyio.fail_after(max(seconds, 0.0)):
-        return await call(*args)
-
-
-def _mcp_error() -> type[Exception]:
-    from mcp.shared.exceptions import MCPError
-
-    return MCPError
-
-
-def _describe(exc: BaseException) -> str:
-    cause = root_cause(exc)  # an exception group says nothing: name its first cause
-    if isinstance(cause, TimeoutError) and not str(cause):
-        return "the MCP server cannot be reached or failed: it did not answer in time (timed out)"
-    return f"the MCP server cannot be reached or failed ({describe(cause)})"
 
 
 class McpReader(SourceReader):
@@ -306,7 +86,7 @@ class McpReader(SourceReader):
         opts = source.fsspec_options()
         self.namespace: str | None = opts.get("namespace")
         self.allow_dynamic = bool(opts.get("allow_dynamic", False))
-        self.connection = _Connection(
+        self.connection = McpConnection(
             target, str(opts.get("mode", "auto")), float(opts.get("timeout", DEFAULT_TIMEOUT))
         )
         self.discovery_timeout = float(opts.get("discovery_timeout", DEFAULT_DISCOVERY_TIMEOUT))
@@ -326,6 +106,27 @@ class McpReader(SourceReader):
         import time
 
         deadline = time.monotonic() + self.discovery_timeout
+        self._check_extension()
+        listing = _Listing(self, deadline)
+        listing.run()
+        entries = listing.entries
+        diags = listing.diags
+        diags.extend(listing.warnings())
+        if len(entries) > self.source.max_entries:
+            diags.append(
+                self.diag(
+                    Code.SOURCE_LIMIT,
+                    f"the server lists more than {self.source.max_entries} skills; only the "
+                    "first are read",
+                    "",
+                    Severity.WARNING,
+                )
+            )
+            entries = entries[: self.source.max_entries]
+        return self._names(entries, diags), diags
+
+    def _check_extension(self) -> None:
+        """Raise SourceUnavailable unless the server declares the Skills extension."""
         caps = self.connection.capabilities()
         extensions = getattr(caps, "extensions", None) or {}
         # Handshake-era (legacy) protocol versions carry no ``extensions`` capability: there
@@ -336,85 +137,6 @@ class McpReader(SourceReader):
                 f"the MCP server at {self.source.url} does not declare the Skills extension "
                 f"({SKILLS_EXTENSION})"
             )
-        entries: list[SkillEntry] = []
-        diags: list[Diagnostic] = []
-        cursor: str | None = None
-        uris: set[str] = set()
-        items = pages = repeated = 0
-        stopped: str | None = None
-        while True:
-            left = deadline - time.monotonic()
-            if pages == MAX_PAGES or items >= MAX_LISTED_ITEMS or left <= 0:
-                stopped = (
-                    f"{MAX_PAGES} pages"
-                    if pages == MAX_PAGES
-                    else f"{MAX_LISTED_ITEMS} items"
-                    if items >= MAX_LISTED_ITEMS
-                    else f"{self.discovery_timeout:g} seconds"
-                )
-                break
-            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-            try:
-                page = self.connection.request(lambda p=params: _ListSkills(params=p), left)
-            except SourceUnavailable:
-                if pages and time.monotonic() >= deadline:
-                    stopped = f"{self.discovery_timeout:g} seconds"
-                    break
-                raise
-            pages += 1
-            raw = page.get("skills")
-            if not isinstance(raw, list):
-                raise SourceUnavailable("skills/list returned no list of skills")
-            for item in raw[: MAX_LISTED_ITEMS - items]:
-                items += 1
-                try:
-                    entry = parse_entry(item)
-                except InvalidEntry as exc:
-                    if len(diags) < 100:  # one per entry, but not without end
-                        diags.append(self._diag(Code.INVALID_TYPE, f"skipped: {exc}", ""))
-                    continue
-                if entry.uri in uris:
-                    repeated += 1
-                    continue
-                uris.add(entry.uri)
-                entries.append(entry)
-                if len(entries) > self.source.max_entries:
-                    break
-            cursor = page.get("nextCursor")
-            if not isinstance(cursor, str) or len(entries) > self.source.max_entries:
-                break
-        if stopped is not None:
-            diags.append(
-                self._diag(
-                    Code.SOURCE_LIMIT,
-                    f"stopped reading skills/list at the limit of {stopped} after {pages} "
-                    f"pages and {items} items (the server kept offering more pages); only "
-                    "the skills listed so far are used",
-                    "",
-                    Severity.WARNING,
-                )
-            )
-        if repeated:
-            diags.append(
-                self._diag(
-                    Code.DUPLICATE_NAME,
-                    f"the server listed {repeated} skills more than once; repeats skipped",
-                    "",
-                    Severity.WARNING,
-                )
-            )
-        if len(entries) > self.source.max_entries:
-            diags.append(
-                self._diag(
-                    Code.SOURCE_LIMIT,
-                    f"the server lists more than {self.source.max_entries} skills; only the "
-                    "first are read",
-                    "",
-                    Severity.WARNING,
-                )
-            )
-            entries = entries[: self.source.max_entries]
-        return self._names(entries, diags), diags
 
     def _names(self, entries: list[SkillEntry], diags: list[Diagnostic]) -> list[SkillEntry]:
         """Local names: colliding names within the listing take their path; a namespace
@@ -429,7 +151,7 @@ class McpReader(SourceReader):
             if seen[name] > 1:
                 name = e.path.replace("/", "-")
                 diags.append(
-                    self._diag(
+                    self.diag(
                         Code.DUPLICATE_NAME,
                         f"the server lists several skills named {e.local_name!r}; this one "
                         f"({e.uri[:200]}) is named {name!r} here",
@@ -441,7 +163,7 @@ class McpReader(SourceReader):
                 name = f"{self.namespace}-{name}"
             if name in taken or e.path in {o.path for o in out}:
                 diags.append(
-                    self._diag(Code.DUPLICATE_NAME, f"skipped: {e.uri[:200]} repeats", e.path)
+                    self.diag(Code.DUPLICATE_NAME, f"skipped: {e.uri[:200]} repeats", e.path)
                 )
                 continue
             taken.add(name)
@@ -455,7 +177,7 @@ class McpReader(SourceReader):
         out = []
         for e in entries:
             stamp = f"{e.stamp}:{e.local_name}"
-            head = None if known.get(e.path) == stamp else _head(e)
+            head = None if known.get(e.path) == stamp else entry_head(e)
             out.append(ScanEntry(e.path, e.local_name, stamp, head, False))
         return Scan(tuple(out), tuple(diags))
 
@@ -543,10 +265,97 @@ class McpReader(SourceReader):
         where = entry.uri if entry else directory
         return f"{self.source.url}#{where}" if where else self.source.url
 
-    def _diag(
-        self, code: Code, message: str, path: str, severity: Severity = Severity.ERROR
-    ) -> Diagnostic:
-        return Diagnostic(severity, code, message, self.source.label, path)
+
+class _Listing:
+    """One reading of ``skills/list``, page by page: the entries so far (each URI once) and
+    the counts its bounds are checked against."""
+
+    def __init__(self, reader: McpReader, deadline: float) -> None:
+        self.reader = reader
+        self.deadline = deadline
+        self.entries: list[SkillEntry] = []
+        self.diags: list[Diagnostic] = []
+        self.uris: set[str] = set()
+        self.items = self.pages = self.repeated = 0
+        #: The bound that stopped the reading, if one did.
+        self.stopped: str | None = None
+
+    def run(self) -> None:
+        """Read pages until the last, a bound, or more entries than the source takes."""
+        import time
+
+        reader = self.reader
+        timeout = f"{reader.discovery_timeout:g} seconds"
+        cursor: str | None = None
+        while True:
+            left = self.deadline - time.monotonic()
+            if self.pages == MAX_PAGES or self.items >= MAX_LISTED_ITEMS or left <= 0:
+                self.stopped = (
+                    f"{MAX_PAGES} pages"
+                    if self.pages == MAX_PAGES
+                    else f"{MAX_LISTED_ITEMS} items"
+                    if self.items >= MAX_LISTED_ITEMS
+                    else timeout
+                )
+                return
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            try:
+                page = reader.connection.request(lambda p=params: _ListSkills(params=p), left)
+            except SourceUnavailable:
+                if self.pages and time.monotonic() >= self.deadline:
+                    self.stopped = timeout
+                    return
+                raise
+            self.pages += 1
+            self._add(page.get("skills"))
+            cursor = page.get("nextCursor")
+            if not isinstance(cursor, str) or len(self.entries) > reader.source.max_entries:
+                return
+
+    def _add(self, raw: Any) -> None:
+        """The entries of one page (invalid ones reported, repeats counted)."""
+        if not isinstance(raw, list):
+            raise SourceUnavailable("skills/list returned no list of skills")
+        for item in raw[: MAX_LISTED_ITEMS - self.items]:
+            self.items += 1
+            try:
+                entry = parse_entry(item)
+            except InvalidEntry as exc:
+                if len(self.diags) < 100:  # one per entry, but not without end
+                    self.diags.append(self.reader.diag(Code.INVALID_TYPE, f"skipped: {exc}", ""))
+                continue
+            if entry.uri in self.uris:
+                self.repeated += 1
+                continue
+            self.uris.add(entry.uri)
+            self.entries.append(entry)
+            if len(self.entries) > self.reader.source.max_entries:
+                return
+
+    def warnings(self) -> list[Diagnostic]:
+        """The reading stopped at a bound; the server listed skills more than once."""
+        found = []
+        if self.stopped is not None:
+            found.append(
+                self.reader.diag(
+                    Code.SOURCE_LIMIT,
+                    f"stopped reading skills/list at the limit of {self.stopped} after "
+                    f"{self.pages} pages and {self.items} items (the server kept offering "
+                    "more pages); only the skills listed so far are used",
+                    "",
+                    Severity.WARNING,
+                )
+            )
+        if self.repeated:
+            found.append(
+                self.reader.diag(
+                    Code.DUPLICATE_NAME,
+                    f"the server listed {self.repeated} skills more than once; repeats skipped",
+                    "",
+                    Severity.WARNING,
+                )
+            )
+        return found
 
 
 def _quote(segment: str) -> str:

@@ -19,25 +19,20 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.diagnostics import Code, Diagnostic
 from skillcore.errors import require
-from skillcore.model import Resource, ResourceKind
-from skillcore.sources.base import (
-    SKILL_FILE,
-    Scan,
-    ScanEntry,
-    SkillSource,
-    SourceReader,
-    SourceUnavailable,
-    cat_capped,
-    safe_relpath,
-)
+from skillcore.model import Resource
 from skillcore.sources.common import (
     cap_skill_directories,
     describe_error,
-    hidden_or_skipped,
+    listed_resources,
     skill_directories,
 )
+from skillcore.sources.errors import SourceUnavailable
+from skillcore.sources.fsspec_reader import cat_capped
+from skillcore.sources.reader import SourceReader, safe_relpath
+from skillcore.sources.scan import Scan, ScanEntry, source_diagnostic
+from skillcore.sources.source import SKILL_FILE, SkillSource
 
 DEFAULT_MAX_CONCURRENCY = 32
 _READER_OPTIONS = ("max_concurrency", "connect_timeout", "read_timeout", "max_attempts")
@@ -135,23 +130,7 @@ class S3Reader(SourceReader):
 
     def scan(self, head_bytes: int, known: Mapping[str, str]) -> Scan:
         """List the prefix once, then GET the heads of changed SKILL.md objects concurrently."""
-        url = f"s3://{self.root}"
-        try:
-            with self._lock:
-                listing = self._list(self.root)
-        except FileNotFoundError as exc:
-            raise SourceUnavailable(
-                f"cannot list {url}: bucket {self.bucket!r} does not exist ({exc})"
-            ) from exc
-        except Exception as exc:  # botocore errors are not OSErrors
-            raise SourceUnavailable(f"cannot list {url}: {describe_error(exc)}") from exc
-        if not listing:
-            raise SourceUnavailable(f"no objects under {url} (empty or missing prefix)")
-        prefix = self.root + "/"
-        infos: dict[str, Mapping[str, Any]] = {}
-        for path, info in listing.items():
-            if path.startswith(prefix):
-                infos[path[len(prefix) :]] = info
+        infos = self._listing()
         diags: list[Diagnostic] = []
         dirs = skill_directories(infos, self.source)
         dirs, capped = cap_skill_directories(dirs, self.source)
@@ -170,6 +149,39 @@ class S3Reader(SourceReader):
                 entries.append(ScanEntry(directory, dir_name, stamp, b"", complete=True))
             else:
                 to_read.append((directory, dir_name, stamp, size))
+        self._read_changed(to_read, head_bytes, entries, diags)
+        entries.sort(key=lambda e: e.directory)
+        return Scan(tuple(entries), tuple(diags))
+
+    def _listing(self) -> dict[str, Mapping[str, Any]]:
+        """Every object below the root, by its path relative to the root."""
+        url = f"s3://{self.root}"
+        try:
+            with self._lock:
+                listing = self._list(self.root)
+        except FileNotFoundError as exc:
+            raise SourceUnavailable(
+                f"cannot list {url}: bucket {self.bucket!r} does not exist ({exc})"
+            ) from exc
+        except Exception as exc:  # botocore errors are not OSErrors
+            raise SourceUnavailable(f"cannot list {url}: {describe_error(exc)}") from exc
+        if not listing:
+            raise SourceUnavailable(f"no objects under {url} (empty or missing prefix)")
+        prefix = self.root + "/"
+        infos: dict[str, Mapping[str, Any]] = {}
+        for path, info in listing.items():
+            if path.startswith(prefix):
+                infos[path[len(prefix) :]] = info
+        return infos
+
+    def _read_changed(
+        self,
+        to_read: list[tuple[str, str, str, int]],
+        head_bytes: int,
+        entries: list[ScanEntry],
+        diags: list[Diagnostic],
+    ) -> None:
+        """The entries of the changed skills, with their heads read concurrently."""
         heads = self._read_heads([self._key(d, SKILL_FILE) for d, *_ in to_read], head_bytes)
         for (directory, dir_name, stamp, size), head in zip(to_read, heads):
             file_rel = f"{directory}/{SKILL_FILE}" if directory else SKILL_FILE
@@ -180,11 +192,10 @@ class S3Reader(SourceReader):
                     if gone
                     else describe_error(head)
                 )
-                error = Diagnostic(
-                    Severity.ERROR,
+                error = source_diagnostic(
                     Code.READ_FAILED,
                     f"skipped: cannot read SKILL.md: {reason}",
-                    self.source.label,
+                    self.source,
                     file_rel,
                 )
                 if gone:
@@ -194,8 +205,6 @@ class S3Reader(SourceReader):
                 continue
             data = bytes(head)
             entries.append(ScanEntry(directory, dir_name, stamp, data, size <= len(data)))
-        entries.sort(key=lambda e: e.directory)
-        return Scan(tuple(entries), tuple(diags))
 
     def _read_heads(self, keys: list[str], head_bytes: int) -> list[bytes | BaseException]:
         if not keys:
@@ -223,15 +232,5 @@ class S3Reader(SourceReader):
                 found = self._list(base)
         except Exception:
             return (), False
-        prefix = base + "/"
-        out: list[Resource] = []
-        for path, info in sorted(found.items()):
-            if not path.startswith(prefix):
-                continue
-            rel = path[len(prefix) :]
-            if rel == SKILL_FILE or hidden_or_skipped(rel.split("/")):
-                continue
-            if len(out) >= max_entries:
-                return tuple(out), True
-            out.append(Resource(rel, ResourceKind.for_path(rel), info.get("size")))
-        return tuple(out), False
+        files = ((path, info.get("size")) for path, info in sorted(found.items()))
+        return listed_resources(files, base + "/", max_entries)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from skillcore import Catalog, SkillLocation, SkillMetadata
-from skillcore.catalog import ranking
-from skillcore.catalog.ranking import SemanticIndex, semantic_available
+from skillcore.catalog import semantic as ranking
+from skillcore.catalog.semantic import SemanticIndex, semantic_available
 
 np = pytest.importorskip("numpy")
 

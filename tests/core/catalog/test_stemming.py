@@ -8,8 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillcore import Catalog, SkillLocation, SkillMetadata, search_skills
-from skillcore.catalog.ranking import STOPWORDS, _query_terms
 from skillcore.catalog.stemming import MIN_STEM, stem
+from skillcore.catalog.terms import STOPWORDS
+from skillcore.catalog.terms import query_terms as _query_terms
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from tests.core.library.test_refresh_check import CountingScans, age, settle, write
 
-import skillcore.library as library_mod
+import skillcore.library.state as library_mod
 from skillcore import SkillLibrary
 
 N = 8

@@ -70,7 +70,7 @@ def payload_of(path: Path) -> dict[str, Any]:
 
 
 def _parses(lib_root: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> int:
-    import skillcore.library as library_mod
+    import skillcore.library.entries as library_mod
 
     calls = [0]
     real = library_mod.parse_skill_file

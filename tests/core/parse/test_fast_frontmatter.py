@@ -389,7 +389,7 @@ _chunks = st.sampled_from(
 def test_scans_keep_only_the_frontmatter_without_changing_the_parse(
     chunks: list[bytes], complete: bool
 ) -> None:
-    from skillcore.sources.base import _frontmatter_prefix
+    from skillcore.sources.local_entry import frontmatter_prefix
 
     head = b"".join(chunks)
     if not head.startswith(b"---"):
@@ -401,7 +401,7 @@ def test_scans_keep_only_the_frontmatter_without_changing_the_parse(
             data, directory_name="a", location=loc, path="a/SKILL.md", complete=complete
         )
 
-    assert parse(_frontmatter_prefix(head)) == parse(head)
+    assert parse(frontmatter_prefix(head)) == parse(head)
 
 
 def test_a_negative_priority_stays_on_the_fast_path() -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import skillcore.library as library_mod
+import skillcore.library.entries as library_mod
 import skillcore.parse.cache as cache_mod
 from skillcore import SkillLibrary
 from skillcore.model import SkillLocation

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import skillcore.parse.frontmatter as parsing
 from skillcore import SkillLocation, ValidationMode, parse_skill_file
+from skillcore.parse import build, metadata, name_field
 from skillcore.parse.frontmatter import split_frontmatter
 
 LOC = SkillLocation("src", "demo", "/skills/demo")
@@ -32,10 +33,10 @@ def _general_path() -> Iterator[None]:
     """Every shortcut off: clean all text, check every name and metadata entry in full."""
     with (
         mock.patch.object(parsing, "_needs_cleaning", lambda text, scanned: True),
-        mock.patch.object(parsing, "_PLAIN_NAME", re.compile(r"(?!)")),
-        mock.patch.object(parsing, "_plain_metadata", lambda meta: False),
-        mock.patch.object(parsing, "_KNOWN_SPELLINGS", {}),
-        mock.patch.object(parsing, "_MAX_SPELLINGS", 0),
+        mock.patch.object(name_field, "_PLAIN_NAME", re.compile(r"(?!)")),
+        mock.patch.object(metadata, "plain_metadata", lambda meta: False),
+        mock.patch.object(build, "_KNOWN_SPELLINGS", {}),
+        mock.patch.object(build, "_MAX_SPELLINGS", 0),
     ):
         yield
 
@@ -166,13 +167,13 @@ def test_the_shortcuts_take_the_common_file() -> None:
     assert parsing._needs_cleaning(text, scanned=False) is False
     assert parsing._needs_cleaning(text + 'x: "\\x07"\n', scanned=False) is True
     assert parsing._needs_cleaning("d: a\u202eb\n", scanned=True) is True  # not ASCII
-    assert parsing._PLAIN_NAME.fullmatch("pdf-tools")
-    assert not parsing._PLAIN_NAME.fullmatch("pdf-tools\n")
-    assert parsing._plain_metadata({"author": "me"})
-    assert not parsing._plain_metadata({"n": 1})
+    assert name_field._PLAIN_NAME.fullmatch("pdf-tools")
+    assert not name_field._PLAIN_NAME.fullmatch("pdf-tools\n")
+    assert metadata.plain_metadata({"author": "me"})
+    assert not metadata.plain_metadata({"n": 1})
     result = _parse(f"---\n{text}---\n".encode(), "demo", ValidationMode.LENIENT)
     assert result.metadata is not None and result.diagnostics == ()
-    assert parsing._KNOWN_SPELLINGS.get("file_patterns") == "file-patterns"
+    assert build._KNOWN_SPELLINGS.get("file_patterns") == "file-patterns"
 
 
 # -- the closing line ----------------------------------------------------------------------

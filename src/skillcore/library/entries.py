@@ -1,0 +1,101 @@
+"""What a scan's entries become: each changed ``SKILL.md`` parsed (read further when its
+frontmatter outgrows the head), and the scan's findings in the library's mode."""
+
+from __future__ import annotations
+
+import attrs
+
+from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.model import SkillLocation
+from skillcore.parse.frontmatter import (
+    FRONTMATTER_HEAD_BYTES,
+    MAX_FRONTMATTER_BYTES,
+    ParseResult,
+    ValidationMode,
+    parse_skill_file,
+)
+from skillcore.sources.errors import ReadError
+from skillcore.sources.reader import SourceReader
+from skillcore.sources.scan import Scan, ScanEntry
+from skillcore.sources.source import SKILL_FILE
+
+
+def parse_entry(
+    reader: SourceReader, entry: ScanEntry, mode: ValidationMode, head_bytes: int
+) -> ParseResult:
+    """The parse result of one scanned ``SKILL.md`` (read again when the scan brought no
+    head, and read further when its frontmatter is longer than the head)."""
+    location = SkillLocation(reader.source.label, entry.directory, reader.url_for(entry.directory))
+    path = f"{entry.directory}/{SKILL_FILE}" if entry.directory else SKILL_FILE
+    head = entry.head
+    if head is None:  # known stamp but no cached parse (should not happen); read again
+        try:
+            head = reader.read_file(entry.directory, SKILL_FILE, head_bytes)
+        except ReadError as exc:
+            return ParseResult(None, (read_diag(reader, path, exc),))
+
+    def parse(data: bytes, complete: bool) -> ParseResult:
+        return parse_skill_file(
+            data,
+            directory_name=entry.dir_name,
+            location=location,
+            path=path,
+            mode=mode,
+            complete=complete,
+            stamp=entry.stamp,
+        )
+
+    result = parse(head, entry.complete)
+    if result.need_more:
+        # Frontmatter longer than the head: read a prefix that holds any frontmatter under
+        # the cap, whatever the size of the body after it.
+        try:
+            more, complete = reader.read_head(entry.directory, SKILL_FILE, FRONTMATTER_HEAD_BYTES)
+        except ReadError as exc:
+            return ParseResult(None, (read_diag(reader, path, exc),))
+        if more:
+            result = parse(more, complete)
+        if not more or result.need_more:
+            result = ParseResult(
+                None,
+                (
+                    Diagnostic(
+                        Severity.ERROR,
+                        Code.YAML_TOO_COMPLEX,
+                        f"skipped: frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes",
+                        reader.source.label,
+                        path,
+                    ),
+                ),
+            )
+    return result
+
+
+def scan_diagnostics(scan: Scan, mode: ValidationMode, reader: SourceReader) -> list[Diagnostic]:
+    """A scan's findings in this library's mode, plus a word when it found no skill."""
+    diags = list(scan.diagnostics)
+    if mode is ValidationMode.STRICT:
+        # The spec names the file exactly; a case variant is a warning only in lenient mode.
+        diags = [
+            attrs.evolve(d, severity=Severity.ERROR) if d.code is Code.MISNAMED_SKILL_FILE else d
+            for d in diags
+        ]
+    if not scan.entries and not scan.unchanged:
+        diags.append(
+            Diagnostic(
+                # The spec's validators refuse a folder without SKILL.md; lenient
+                # discovery of a still-empty folder only warns.
+                Severity.ERROR if mode is ValidationMode.STRICT else Severity.WARNING,
+                Code.EMPTY_SOURCE,
+                f"no skills found in {reader.url_for('')}: no directory in it "
+                f"holds a {SKILL_FILE} file",
+                reader.source.label,
+            )
+        )
+    return diags
+
+
+def read_diag(reader: SourceReader, path: str, exc: ReadError) -> Diagnostic:
+    return Diagnostic(
+        Severity.ERROR, Code.READ_FAILED, f"skipped: {exc.message}", reader.source.label, path
+    )

@@ -1,0 +1,310 @@
+"""``SkillLibrary``: the I/O shell around the pure core (discovery, reading, refresh).
+
+Each source keeps its state between scans (:mod:`~skillcore.library.state`); a scan's
+entries are parsed (:mod:`~skillcore.library.entries`) and the sources merged into one
+catalog (:mod:`~skillcore.library.merge`); documents and resources are read through the
+source's reader (:mod:`~skillcore.library.documents`)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from skillcore import events
+from skillcore.diagnostics import Diagnostic
+from skillcore.library.documents import DocumentReads
+from skillcore.library.entries import parse_entry, scan_diagnostics
+from skillcore.library.merge import merge
+from skillcore.library.state import (
+    Folding,
+    ProgressCallback,
+    SourceState,
+    failed_scan,
+    fold_scan,
+    unchanged,
+)
+from skillcore.limits import (
+    DEFAULT_MAX_FILE_BYTES,
+    DEFAULT_MAX_RESOURCES,
+    Limits,
+)
+from skillcore.model import Catalog
+from skillcore.names import ToolNames
+from skillcore.parse.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
+from skillcore.parse.frontmatter import ValidationMode
+from skillcore.policy.rules import ToolPolicy
+from skillcore.sources.local import LocalReader
+from skillcore.sources.reader import SourceReader
+from skillcore.sources.registry import open_reader
+from skillcore.sources.scan import Scan
+from skillcore.sources.source import SkillSource
+from skillcore.state.session import SkillSession
+
+#: Bytes read from the top of each SKILL.md during discovery (frontmatter sits at the top).
+DEFAULT_HEAD_BYTES = 16 * 1024
+
+
+class SkillLibrary(DocumentReads):
+    """Skills from one or more sources: discovery, documents, resources and sessions.
+
+    ``SkillLibrary(["./skills", "s3://bucket/skills"])``. Later sources override earlier ones.
+    The catalog is discovered on first use; :meth:`refresh` re-lists and re-reads only what
+    changed, returns the *same* catalog object when nothing did, and keeps the last good
+    skills of a source that fails (with a diagnostic).
+    """
+
+    def __init__(
+        self,
+        sources: Iterable[SkillSource | str | os.PathLike[str]]
+        | SkillSource
+        | str
+        | os.PathLike[str],
+        *,
+        mode: ValidationMode | str = ValidationMode.LENIENT,
+        head_bytes: int = DEFAULT_HEAD_BYTES,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_resources: int = DEFAULT_MAX_RESOURCES,
+        progress: ProgressCallback | None = None,
+        cache: bool | str | os.PathLike[str] = True,
+    ) -> None:
+        if isinstance(sources, (str, os.PathLike, SkillSource)):
+            sources = [sources]
+        self.sources: tuple[SkillSource, ...] = tuple(SkillSource.coerce(s) for s in sources)
+        events.check_sources(self.sources)
+        labels = [s.label for s in self.sources]
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"source labels must be unique, got {labels}")
+        self.mode = ValidationMode(mode)
+        self.head_bytes = head_bytes
+        self.max_file_bytes = max_file_bytes
+        self.max_resources = max_resources
+        self.progress = progress
+        #: Where local sources keep their parse cache (None: no cache). ``cache`` may name
+        #: the directory; ``SKILLCORE_NO_CACHE=1`` turns it off.
+        self.cache_dir: str | os.PathLike[str] | None = None
+        if cache is not False and not cache_disabled():
+            self.cache_dir = default_cache_dir() if cache is True else cache
+        self._readers: dict[str, SourceReader] = {}
+        self._states: dict[str, SourceState] = {s.label: SourceState() for s in self.sources}
+        self._catalog: Catalog | None = None
+        self._dirty = False
+        self._lock = threading.RLock()
+        #: The clock of the stale-skill grace period (replaceable in tests).
+        self._clock: Callable[[], float] = time.monotonic
+        #: Seconds the last refresh after the first discovery took (``RefreshGate`` spaces
+        #: scans by it).
+        self.refresh_seconds = 0.0
+
+    # -- readers ---------------------------------------------------------------------------
+
+    def reader(self, source: SkillSource | str) -> SourceReader:
+        """The (cached) reader of a source, by value or label."""
+        label = source.label if isinstance(source, SkillSource) else source
+        reader = self._readers.get(label)
+        if reader is None:
+            src = next(s for s in self.sources if s.label == label)
+            reader = open_reader(src)
+            reader.max_file_bytes = self.max_file_bytes
+            self._readers[label] = reader
+        return reader
+
+    # -- discovery -------------------------------------------------------------------------
+
+    @property
+    def catalog(self) -> Catalog:
+        """The current catalog (discovered on first access)."""
+        if self._catalog is None:
+            return self.discover()
+        return self._catalog
+
+    def discover(self) -> Catalog:
+        """Discover (or re-discover) every source. Same as :meth:`refresh`."""
+        return self.refresh()
+
+    def refresh(self) -> Catalog:
+        """Re-scan all sources; only changed SKILL.md files are read and parsed again.
+
+        When every source is local and its last scan was clean, an unchanged library is
+        recognised without listing anything: one ``stat`` of each source root, of each
+        directory that holds no skill, and of each ``SKILL.md`` (see ``LocalReader.unchanged``).
+        """
+        with self._lock, gc_paused(), self._measured():
+            if self._catalog is not None and self._unchanged():
+                return self._catalog
+            self._dirty = False
+            scans = [self._scan_one(src) for src in self.sources]
+            if not self._dirty and self._catalog is not None:
+                return self._catalog  # nothing added, removed, re-read or newly diagnosed
+            return self._merge(scans)
+
+    async def adiscover(self) -> Catalog:
+        """Async :meth:`discover`: sources are scanned concurrently."""
+        return await self.arefresh()
+
+    async def arefresh(self) -> Catalog:
+        """Async :meth:`refresh`; each source scans in one worker-thread hop (or natively)."""
+        with self._measured():
+            return await self._arefresh()
+
+    @contextmanager
+    def _measured(self) -> Iterator[None]:
+        """Record what this refresh costs in :attr:`refresh_seconds`."""
+        if self._catalog is None:
+            # The first discovery parses everything: it says nothing of what a check costs.
+            yield
+            return
+        wall, cpu = time.perf_counter(), time.process_time()
+        try:
+            yield
+        finally:
+            # The smaller of wall and process CPU time: a loaded machine stretches the first,
+            # other threads of this process add to the second; neither is this refresh's cost.
+            self.refresh_seconds = min(time.perf_counter() - wall, time.process_time() - cpu)
+
+    async def _arefresh(self) -> Catalog:
+        import anyio
+        import anyio.to_thread
+
+        if self._catalog is not None and await anyio.to_thread.run_sync(self._locked_unchanged):
+            return self._catalog
+        results: list[Scan | BaseException | None] = [None] * len(self.sources)
+
+        async def one(i: int, src: SkillSource) -> None:
+            try:
+                reader = self.reader(src)
+                if self._states[src.label].cache is None and isinstance(reader, LocalReader):
+                    # Loading the parse cache is file I/O and JSON: keep it off the event loop.
+                    known = await anyio.to_thread.run_sync(self._known, src, reader)
+                else:
+                    known = self._known(src, reader)
+                if isinstance(reader, LocalReader):
+                    results[i] = await anyio.to_thread.run_sync(self._scan_with, reader, known)
+                else:
+                    results[i] = await reader.ascan(self.head_bytes, known)
+            except Exception as exc:
+                results[i] = exc
+
+        async with anyio.create_task_group() as tg:
+            for i, src in enumerate(self.sources):
+                tg.start_soon(one, i, src)
+        with self._lock:
+            self._dirty = False
+            scans = [
+                self._finish_scan(src, res)  # type: ignore[arg-type]
+                for src, res in zip(self.sources, results)
+            ]
+            if not self._dirty and self._catalog is not None:
+                return self._catalog
+            return self._merge(scans)
+
+    def _unchanged(self) -> bool:
+        """True when no source changed since its last clean scan (local sources only; see
+        :func:`~skillcore.library.state.unchanged`)."""
+        now = self._clock()
+        return all(
+            unchanged(self._states[src.label], self._readers.get(src.label), now)
+            for src in self.sources
+        )
+
+    def _locked_unchanged(self) -> bool:
+        with self._lock:
+            return self._catalog is not None and self._unchanged()
+
+    def _scan_one(self, src: SkillSource) -> tuple[SkillSource, list[Diagnostic]]:
+        try:
+            reader = self.reader(src)
+            scan: Scan | BaseException = self._scan_with(reader, self._known(src, reader))
+        except Exception as exc:
+            scan = exc
+        return self._finish_scan(src, scan)
+
+    def _scan_with(self, reader: SourceReader, known: Mapping[str, str]) -> Scan:
+        if isinstance(reader, LocalReader):
+            # Unchanged top-level skills come as one {directory: stamp} dict, not one entry
+            # object each (see _apply_scan). Positional: wrappers of ``scan`` pass it on.
+            return reader.scan(self.head_bytes, known, True)
+        return reader.scan(self.head_bytes, known)
+
+    def _known(self, src: SkillSource, reader: SourceReader) -> Mapping[str, str]:
+        """The stamps a scan may skip: the last scan's, or (before the first scan of a local
+        source) the parse cache's."""
+        state = self._states[src.label]
+        if state.ok or self.cache_dir is None or not isinstance(reader, LocalReader):
+            return state.stamps
+        if state.cache is None:
+            state.cache = ParseCache(
+                Path(self.cache_dir), src.label, reader.root, self.mode.value, self.head_bytes
+            )
+            state.cached_stamps, state.cached = state.cache.load(reader.url_for)
+        return state.cached_stamps
+
+    def _finish_scan(
+        self, src: SkillSource, scan: Scan | BaseException
+    ) -> tuple[SkillSource, list[Diagnostic]]:
+        state = self._states[src.label]
+        src_diags, changed = self._apply_scan(src, state, scan)
+        if state.cache is not None and state.ok:
+            state.cached_stamps, state.cached = {}, {}
+            state.cache.save(state.stamps, state.parsed)
+        if src_diags != state.diagnostics:
+            changed = True
+        state.diagnostics = src_diags
+        if changed:
+            self._dirty = True
+        return src, src_diags
+
+    def _apply_scan(
+        self, src: SkillSource, state: SourceState, scan: Scan | BaseException
+    ) -> tuple[list[Diagnostic], bool]:
+        """Fold a scan into the source's state; returns its diagnostics and whether any
+        skill file was added, removed or re-read."""
+        if isinstance(scan, BaseException):
+            return failed_scan(src.label, state, scan), False
+        reader = self.reader(src)
+        parse = partial(parse_entry, reader, mode=self.mode, head_bytes=self.head_bytes)
+        how = Folding(src.label, parse, self._clock, self.progress)
+        changed = fold_scan(state, scan, how)
+        return scan_diagnostics(scan, self.mode, reader), changed
+
+    def _merge(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
+        with gc_paused():
+            return self._merge_paused(scans)
+
+    def _merge_paused(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
+        catalog = merge(self.sources, self._states, scans)
+        old = self._catalog
+        if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
+            return old
+        self._catalog = catalog
+        events.discovered(catalog, len(self.sources))
+        return catalog
+
+    # -- sessions --------------------------------------------------------------------------
+
+    def session(
+        self,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+        names: ToolNames | None = None,
+    ) -> SkillSession:
+        """A new, empty session over the current catalog."""
+        return SkillSession(
+            self.catalog, limits or Limits(), policy or ToolPolicy(), (), names or ToolNames()
+        )
+
+    def restore(
+        self,
+        state: Mapping[str, Any] | None,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+        names: ToolNames | None = None,
+    ) -> SkillSession:
+        """Rebuild a session from serialized state over the current catalog (lenient: skills
+        that disappeared are dropped)."""
+        return SkillSession.from_state(state, self.catalog, limits, policy, names, strict=False)

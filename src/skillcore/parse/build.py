@@ -1,0 +1,180 @@
+"""A loaded frontmatter made into ``SkillMetadata``: its keys sorted into the known fields and
+the extra ones (duplicates reported), then each field read by its reader, in a fixed order
+(the order of the diagnostics)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.model import SkillMetadata
+from skillcore.parse.allowed_tools import read_allowed_tools_field
+from skillcore.parse.bounds import KNOWN_FIELDS, SPEC_FIELDS
+from skillcore.parse.context import ParseContext, ParseResult
+from skillcore.parse.fields import (
+    read_argument_hint,
+    read_description,
+    read_flags,
+    read_list_fields,
+    read_metadata_version,
+    read_priority,
+    read_text_fields,
+    read_version,
+)
+from skillcore.parse.metadata import read_metadata_field
+from skillcore.parse.name_field import read_name_field
+from skillcore.parse.values import Cleaner, char_name, jsonable
+
+#: Duplicated keys whose safe reading is not "the first one": allowed-tools fails closed.
+_FAIL_CLOSED_ON_DUPLICATE = {"allowed-tools"}
+#: Raw frontmatter keys already seen to name a known field, and the field they name
+#: (``file_patterns`` -> ``file-patterns``); bounded in entries and key length, as keys come
+#: from files.
+_KNOWN_SPELLINGS: dict[str, str] = {}
+_MAX_SPELLINGS = 1024
+
+
+@attrs.frozen
+class Loaded:
+    """A frontmatter as the YAML loader gave it, and what the loader learnt on the way."""
+
+    #: The top-level mapping.
+    raw: Mapping[Any, Any]
+    #: Keys dropped as repeats: ``(key, line, top_level)``.
+    dropped: list[tuple[str, int, bool]]
+    #: Whether values may carry characters the cleaner removes.
+    needs_cleaning: bool
+    #: Where the body starts in the file's text.
+    body_offset: int
+
+
+def build(loaded: Loaded, ctx: ParseContext) -> ParseResult:
+    """The parse result of a loaded frontmatter (``ctx.diags`` holds the findings so far)."""
+    if loaded.needs_cleaning:
+        ctx.cleaner = Cleaner()
+        ctx.clean = ctx.cleaner
+    duplicated = _report_duplicates(loaded.dropped, ctx)
+    fm, extra = _sort_keys(loaded.raw, ctx)
+    name = read_name_field(fm, ctx)
+    if isinstance(name, ParseResult):
+        return name
+    description = read_description(fm, ctx)
+    if isinstance(description, ParseResult):
+        return description
+    kwargs: dict[str, Any] = {}
+    read_text_fields(fm, ctx, kwargs)
+    meta = read_metadata_field(fm, ctx, kwargs)
+    read_allowed_tools_field(fm, ctx, duplicated, kwargs)
+    read_version(fm, ctx, kwargs)
+    read_list_fields(fm, ctx, kwargs)
+    read_priority(fm, ctx, kwargs)
+    read_flags(fm, ctx, kwargs)
+    read_metadata_version(meta, ctx, kwargs)
+    read_argument_hint(fm, ctx, kwargs)
+    diags = ctx.diags
+    if ctx.cleaner is not None:
+        diags.extend(_cleaning_diagnostics(ctx.cleaner, ctx))
+    if ctx.strict and any(d.severity is Severity.ERROR for d in diags):
+        return ParseResult(None, tuple(diags), body_offset=loaded.body_offset)
+    metadata = SkillMetadata(
+        name=name,
+        description=description,
+        location=ctx.location,
+        extra=extra,
+        stamp=ctx.stamp,
+        **kwargs,
+    )
+    return ParseResult(metadata, tuple(diags), body_offset=loaded.body_offset)
+
+
+def _report_duplicates(dropped: list[tuple[str, int, bool]], ctx: ParseContext) -> set[str]:
+    """Report each repeated key; the known fields among them."""
+    diags = ctx.diags
+    duplicated: set[str] = set()
+    for key, line, top in dropped:
+        norm = key.strip().lower().replace("_", "-")
+        if top and norm in KNOWN_FIELDS:
+            duplicated.add(norm)
+        # Keep the first: that is what a reader of the file sees, and a later repeat cannot
+        # silently override a reviewed value (parsers disagree on which one wins).
+        outcome = (
+            "the skill allows no tools beyond the always-allowed ones"
+            if top and norm in _FAIL_CLOSED_ON_DUPLICATE
+            else "the first value is used"
+        )
+        diags.append(
+            ctx.problem(
+                Code.DUPLICATE_KEY,
+                f"key {key[:60]!r} appears more than once (again on line {line + 2}); {outcome}",
+                norm if top and norm in KNOWN_FIELDS else key[:60],
+            )
+        )
+    return duplicated
+
+
+def _sort_keys(raw: Mapping[Any, Any], ctx: ParseContext) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(fields, extra)``: the known fields by their normal spelling, the others as JSON
+    values (an error each in strict mode, which also notes the extensions used)."""
+    diags, clean, strict = ctx.diags, ctx.clean, ctx.strict
+    fm: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    for key, value in raw.items():
+        # Known fields under their usual spellings skip the normalisation (hot path).
+        known = _KNOWN_SPELLINGS.get(key) if type(key) is str else None
+        if known is not None:
+            fm[known] = value
+            continue
+        if not isinstance(key, str):
+            diags.append(
+                ctx.problem(Code.INVALID_TYPE, f"ignored non-string key {str(key)[:60]!r}")
+            )
+            continue
+        norm = key.strip().lower().replace("_", "-")
+        if norm in KNOWN_FIELDS:
+            if len(_KNOWN_SPELLINGS) < _MAX_SPELLINGS and len(key) <= 64:
+                _KNOWN_SPELLINGS[key] = norm
+            fm[norm] = value
+        else:
+            safe_key = clean(key, "extra")
+            extra[safe_key] = jsonable(value, clean)
+            if strict:
+                # As the reference validator: a field the spec does not define is an error.
+                # Lenient keeps it in ``extra`` silently (skills written for other clients).
+                diags.append(
+                    ctx.diag(
+                        Severity.ERROR,
+                        Code.UNKNOWN_FIELD,
+                        f"field {safe_key[:60]!r} is not part of the Agent Skills spec (allowed: "
+                        f"{', '.join(sorted(SPEC_FIELDS))}, and the extensions "
+                        f"{', '.join(sorted(KNOWN_FIELDS - SPEC_FIELDS))})",
+                        safe_key[:60],
+                    )
+                )
+    if strict:
+        for key in sorted(set(fm) - SPEC_FIELDS):
+            diags.append(
+                ctx.diag(
+                    Severity.INFO,
+                    Code.UNKNOWN_FIELD,
+                    f"field {key!r} is a known extension, not part of the spec",
+                    key,
+                )
+            )
+    return fm, extra
+
+
+def _cleaning_diagnostics(cleaner: Cleaner, ctx: ParseContext) -> list[Diagnostic]:
+    """A warning per field the cleaner removed characters from."""
+    return [
+        ctx.diag(
+            Severity.WARNING,
+            Code.UNSAFE_CHARACTERS,
+            f"{field} contained {count} control or bidirectional-formatting character(s) "
+            f"(first: {char_name(first)}); removed",
+            field,
+        )
+        for field, (count, first) in cleaner.found.items()
+    ]

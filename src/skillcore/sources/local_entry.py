@@ -1,0 +1,256 @@
+"""One skill directory of a local source, as discovery sees it: is it a skill, is its
+``SKILL.md`` unchanged (the refresh hot path only ``lstat``s: nothing is read there, so no
+confinement is at stake), else a confined read of its head; and the case variants of
+``SKILL.md`` reported when it is missing."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import stat as stat_mod
+from collections.abc import Mapping
+from itertools import compress, islice
+
+from skillcore.diagnostics import Code, Diagnostic
+from skillcore.paths import undecodable
+from skillcore.sources.cursor import (
+    O_DIR,
+    Cursor,
+    NotRegularFile,
+    PathEscape,
+    path_parts,
+    read_fd,
+    refusal,
+)
+from skillcore.sources.reader import SourceReader
+from skillcore.sources.scan import (
+    ScanEntry,
+    misnamed_diagnostic,
+    misnamed_skill_file,
+    not_a_file_diagnostic,
+)
+from skillcore.sources.source import SKILL_FILE, join_rel
+
+#: Returned by SkillDirectories.entry for a directory without a SKILL.md file.
+NOT_A_SKILL = object()
+#: Returned instead by SkillDirectories.entry(misnamed=False) for a directory without SKILL.md.
+NO_SKILL_FILE = object()
+
+_IS_EIGHT = (8).__eq__
+
+#: The line closing a frontmatter, as ``parsing.split_frontmatter`` finds it (LF endings).
+_CLOSING_LINE = re.compile(rb"^(?:---|\.\.\.)[ \t\r]*\n", re.M)
+
+
+def file_stamp(st: os.stat_result) -> str:
+    """The change stamp of a local ``SKILL.md``: what refresh and the parse cache compare.
+
+    Size and ``mtime_ns``, plus ``ctime_ns`` and the inode: ``cp -p``, ``tar x`` or a
+    restore can write new content keeping size and mtime, but no user can set the ctime
+    (every write and metadata change sets it to now) and a replaced file has a new inode.
+    Still unseen: two same-size writes within one tick of the filesystem's clock whose mtime
+    is then restored, and filesystems that do not keep a ctime (see docs/security.md)."""
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+
+
+def same_file(st: os.stat_result, stamp: str, hardlinks: bool) -> bool:
+    """True when ``st`` is still the file ``stamp`` was taken of: same stamp, a regular file,
+    and not hard-linked unless the source allows it (the skill is unchanged)."""
+    return (
+        file_stamp(st) == stamp and stat_mod.S_ISREG(st.st_mode) and (st.st_nlink == 1 or hardlinks)
+    )
+
+
+def frontmatter_prefix(head: bytes) -> bytes:
+    """``head`` up to the end of its frontmatter's closing line (the rest is body, which
+    discovery does not need): a scan holds every head until it is parsed, so keeping only
+    the frontmatter divides the peak memory of a large discovery. Unchanged when no closing
+    line is found (the parser then asks for more, as before)."""
+    if not head.startswith(b"---") or b"\x00" in head[:8192]:
+        return head  # the parser reports NUL bytes anywhere in the first 8 KiB
+    if not head.isascii():
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError:
+            return head  # the parser judges the whole head's UTF-8
+    first = head.find(b"\n")
+    if first == -1:
+        return head
+    m = _CLOSING_LINE.search(head, first + 1)
+    return head if m is None else head[: m.end()]
+
+
+class SkillDirectories:
+    """Reads the skill directories of one scan of a local source; findings go to ``diags``."""
+
+    def __init__(
+        self,
+        reader: SourceReader,
+        root: str,
+        head_bytes: int,
+        known: Mapping[str, str],
+        diags: list[Diagnostic],
+    ) -> None:
+        self.reader = reader
+        self.source = source = reader.source
+        self.root = root
+        self.head_bytes = head_bytes
+        self.known = known
+        self.diags = diags
+        self.hardlinks = source.allow_hardlinks
+
+    # -- is it a skill -------------------------------------------------------------
+
+    def entry(
+        self,
+        cur: Cursor,
+        rel: str,
+        dir_name: str,
+        listed_dir: bool = False,
+        misnamed: bool = True,
+    ) -> ScanEntry | object | None:
+        """The scan entry of a skill directory; None if skipped (with a diagnostic);
+        ``NOT_A_SKILL`` when it is no directory or has no SKILL.md file. ``listed_dir``: the
+        listing just reported ``rel`` as a directory, not a symlink (no need to lstat it).
+        ``misnamed=False``: leave the case variants of a missing SKILL.md to the caller and
+        return ``NO_SKILL_FILE`` for a directory without one."""
+        file_rel = f"{rel}/{SKILL_FILE}" if rel else SKILL_FILE
+        hot = rel and "/" not in rel and rel in self.known
+        if hot and self._known_unchanged(cur.fd, rel, file_rel, listed_dir):
+            return ScanEntry(rel, dir_name, self.known[rel], None)
+        try:
+            return self._read_entry(cur, rel, dir_name, file_rel, misnamed)
+        except PathEscape as exc:
+            where = "the source" if exc.outside_source else "its skill directory"
+            self.diags.append(
+                self.reader.diag(
+                    Code.SYMLINK_ESCAPE,
+                    f"skipped: SKILL.md is a symlink pointing outside {where}",
+                    file_rel,
+                )
+            )
+            return None
+        except NotRegularFile as exc:
+            self.diags.append(
+                self.reader.diag(Code.UNSAFE_PATH, refusal(SKILL_FILE, exc), file_rel)
+            )
+            return None
+        except OSError as exc:
+            error = self.reader.diag(
+                Code.READ_FAILED, f"skipped: cannot read SKILL.md: {exc}", file_rel
+            )
+            return ScanEntry(rel, dir_name, "", None, error=error)
+        finally:
+            cur.close()
+
+    def _known_unchanged(self, dir_fd: int, rel: str, file_rel: str, listed_dir: bool) -> bool:
+        """Refresh hot path: two lstats (one when the listing already told the entry is a
+        real directory) tell "unchanged" without opening anything. Nothing is read here, so
+        no confinement is at stake; any read goes through the cursor."""
+        try:
+            if listed_dir or stat_mod.S_ISDIR(
+                os.stat(rel, dir_fd=dir_fd, follow_symlinks=False).st_mode
+            ):
+                st = os.stat(file_rel, dir_fd=dir_fd, follow_symlinks=False)
+                return same_file(st, self.known[rel], self.hardlinks)
+        except OSError:
+            pass
+        return False
+
+    def _read_entry(
+        self, cur: Cursor, rel: str, dir_name: str, file_rel: str, misnamed: bool
+    ) -> ScanEntry | object | None:
+        """Enter ``rel``, find its SKILL.md and read its head if its stamp changed."""
+        try:
+            self._enter(cur, rel)
+        except (FileNotFoundError, NotADirectoryError):
+            return NOT_A_SKILL  # a file, a link to one, or a dangling link
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            return NOT_A_SKILL  # a symlink loop is no skill directory
+        except PathEscape:
+            real = os.path.realpath(os.path.join(self.root, rel))
+            self.diags.append(
+                self.reader.diag(
+                    Code.SYMLINK_ESCAPE,
+                    f"skipped: symlinked directory points outside the source ({real})",
+                    rel,
+                )
+            )
+            return None
+        located = self._skill_file(cur, rel, file_rel, misnamed)
+        if not isinstance(located, tuple):
+            return located
+        name, st = located
+        stamp = file_stamp(st)
+        if rel in self.known and same_file(st, self.known[rel], self.hardlinks):
+            return ScanEntry(rel, dir_name, stamp, None)
+        head = read_fd(cur.open_file(name, st, self.hardlinks), self.head_bytes)
+        complete = st.st_size <= len(head)
+        return ScanEntry(rel, dir_name, stamp, frontmatter_prefix(head), complete=complete)
+
+    @staticmethod
+    def _enter(cur: Cursor, rel: str) -> None:
+        """Move ``cur`` to the directory ``rel`` (one open for a plain directory under the
+        root, the hot path; a confined walk otherwise)."""
+        fast = None
+        if rel and "/" not in rel:
+            with contextlib.suppress(OSError):
+                fast = os.open(rel, O_DIR, dir_fd=cur.fd)
+        if fast is not None:
+            cur.fds.append(fast)
+            cur.canon.append(rel)
+        else:
+            cur.walk(path_parts(rel), last_is_file=False)
+
+    def _skill_file(
+        self, cur: Cursor, rel: str, file_rel: str, misnamed: bool
+    ) -> tuple[str, os.stat_result] | object:
+        """``(name, lstat)`` of the SKILL.md in the directory at ``cur`` (a link to it is
+        resolved, and must stay in that directory), or what the directory is instead."""
+        try:
+            name, st = SKILL_FILE, os.stat(SKILL_FILE, dir_fd=cur.fd, follow_symlinks=False)
+            if stat_mod.S_ISLNK(st.st_mode):
+                base = list(cur.canon)
+                name, st = cur.walk([SKILL_FILE], last_is_file=True)  # type: ignore[misc]
+                if cur.canon != base:
+                    raise PathEscape(False)
+            elif stat_mod.S_ISDIR(st.st_mode):
+                self.diags.append(not_a_file_diagnostic(self.source, file_rel, "a directory"))
+                return NOT_A_SKILL
+        except (FileNotFoundError, NotADirectoryError):
+            if not misnamed:
+                return NO_SKILL_FILE
+            self.report_misnamed(cur.fd, rel)
+            return NOT_A_SKILL
+        except NotRegularFile:
+            self.diags.append(
+                not_a_file_diagnostic(self.source, file_rel, "a symlink to a directory")
+            )
+            return NOT_A_SKILL
+        return name, st
+
+    # -- case variants of SKILL.md -------------------------------------------------------
+
+    def report_misnamed(self, dir_fd: int, rel: str) -> None:
+        """A directory without SKILL.md: name a case variant of it if there is one (bounded
+        listing; only directories that are no skill pay for it)."""
+        names: list[str] = []
+        try:
+            with os.scandir(dir_fd) as it:
+                names.extend(islice((child.name for child in it), self.source.max_entries))
+        except OSError:
+            pass  # the walk that follows reports an unreadable directory
+        self.misnamed_in(rel, names)  # the names listed before any error count
+
+    def misnamed_in(self, rel: str, names: list[str]) -> None:
+        """Case variants of SKILL.md among the first ``max_entries`` of ``names`` (a listing
+        of ``rel``, in listing order)."""
+        names = names[: self.source.max_entries]
+        # Lowercasing never shortens a name: only 8-character names can match (picked in C).
+        for name in compress(names, map(_IS_EIGHT, map(len, names))):
+            if misnamed_skill_file(name) and not undecodable(name):
+                self.diags.append(misnamed_diagnostic(self.source, join_rel(rel, name)))
