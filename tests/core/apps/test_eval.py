@@ -175,3 +175,16 @@ def test_semantic_linter_needs_the_extra_or_finds_paraphrases() -> None:
         return
     pairs = confusable_pairs(cat, top=1, method="semantic")
     assert {pairs[0].first, pairs[0].second} == {"ship-k8s", "deploy-pods"}
+
+
+def test_confusable_pairs_name_the_shared_words_as_written() -> None:
+    cat = Catalog(
+        (
+            meta("deploy-a", "Proposes deployments of services and rebasing of branches."),
+            meta("deploy-b", "Proposes deployments of services and rebasing of the branches."),
+            meta("bread", "Bake a loaf."),
+        )
+    )
+    (pair,) = confusable_pairs(cat, top=1, method="tfidf")
+    # Index terms ("propos", "rebas") are shown as the skills write them.
+    assert {"proposes", "rebasing", "deploy"} <= set(pair.shared)  # "deploy": the name
