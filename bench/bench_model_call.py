@@ -617,7 +617,7 @@ def bench_toolcall(sizes: list[int], calls: int) -> list[dict[str, Any]]:
     for n in sizes:
         root = library(n)
         mw = SkillsMiddleware(root, refresh=False, allowed_tools_policy="restrict")
-        session = mw.session(None)
+        session = mw.session_for(None)
         restricting = next(m.name for m in session.catalog.model_visible if m.allowed_tools)
         allowed_tool = session.catalog.get(restricting).allowed_tools[0].split("(")[0]
         session = mw.toolkit.call(session, "load_skill", {"skill_name": restricting}).session

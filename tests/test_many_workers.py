@@ -1,5 +1,6 @@
 """Many workers on one database (DESIGN §3.11): 4 worker processes run 20 threads on one
-PostgreSQL -- 16 LangChain threads (``PostgresSaver`` checkpoints, ``SQLLedger`` ledger) and 4
+PostgreSQL -- 12 LangChain threads (``PostgresSaver`` checkpoints, ``SQLLedger`` ledger), 4 ADK
+threads (a resumable app on ``DatabaseSessionService``, the same ledger) and 4
 OpenAI-dispatcher threads (state in ``PostgresStateStore`` or a shared SQLite file) -- are
 SIGKILLed at random and between two skill calls of a turn, resume each other's unfinished
 runs, while a skill is edited and another removed; two workers are also forced onto one thread
@@ -9,6 +10,7 @@ varies between runs, and the outcome must not."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import multiprocessing
 import os
@@ -16,6 +18,7 @@ import random
 import shutil
 import signal
 import time
+from multiprocessing import forkserver
 from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
@@ -23,8 +26,10 @@ from typing import Any
 import pytest
 
 pytest.importorskip("langgraph.checkpoint.postgres")
+pytest.importorskip("google.adk")
 
 import many_workers  # the worker side, importable by the worker processes
+from google.adk.sessions import DatabaseSessionService, InMemorySessionService
 from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
@@ -35,8 +40,10 @@ from skillcore.testing import write_skill
 from skillcore_langchain import SkillsMiddleware
 
 WORKERS, THREADS, TURNS = 4, 20, 15
-#: Of the threads, these many run the OpenAI dispatcher on a shared PostgreSQL state store.
+#: Of the threads, these many run the OpenAI dispatcher on a shared PostgreSQL state store...
 OPENAI_THREADS = 4
+#: ... and these many an ADK app on ``DatabaseSessionService``; the rest are LangChain threads.
+ADK_THREADS = 4
 #: The turns of each phase; the library changes between phases.
 PHASES = ((0, 5), (5, 10), (10, 15))
 SEED = 22
@@ -72,7 +79,12 @@ def make_script(rng: random.Random) -> tuple[dict[str, list[list[Any]]], set[tup
     script: dict[str, list[list[Any]]] = {}
     kills: set[tuple[str, int]] = set()
     for t in range(THREADS):
-        thread = f"oa-{t:02d}" if t >= THREADS - OPENAI_THREADS else f"w-{t:02d}"
+        if t >= THREADS - OPENAI_THREADS:
+            thread = f"oa-{t:02d}"
+        elif t >= THREADS - OPENAI_THREADS - ADK_THREADS:
+            thread = f"adk-{t:02d}"
+        else:
+            thread = f"w-{t:02d}"
         turns = []
         for turn in range(TURNS):
             calls: list[Any] = []
@@ -107,12 +119,22 @@ def replay(lib: Path, script: dict[str, list[list[Any]]]) -> tuple[dict, dict]:
         allowed_tools_policy="restrict",
         handlers={"Read": lambda args: "read", "Write": lambda args: "wrote"},
     )
+    # ADK: the same app in one process, on an in-memory session service.
+    loop = asyncio.new_event_loop()
+    adk = many_workers.adk_runner(lib, script, InMemorySessionService())
     loaded: dict[tuple[str, int], str] = {}
     oa_replies: dict[str, list[list[tuple[str, str, str]]]] = {}
     for phase, (start, end) in enumerate(PHASES):
         if phase:
             change_library(lib, phase)
         for thread in script:
+            if thread.startswith("adk-"):
+                for turn in range(start, end):
+                    how = loop.run_until_complete(many_workers.run_adk_turn(adk, thread, turn))
+                    assert how == "ran", (thread, turn, how)
+                    names = loop.run_until_complete(many_workers.adk_loaded(adk, thread))
+                    loaded[(thread, turn)] = ",".join(names)
+                continue
             if thread.startswith("oa-"):
                 for turn in range(start, end):
                     calls = script[thread][turn]
@@ -139,9 +161,22 @@ def replay(lib: Path, script: dict[str, list[list[Any]]]) -> tuple[dict, dict]:
             agent.get_state({"configurable": {"thread_id": thread}}).values["messages"]
         )
         for thread in script
-        if not thread.startswith("oa-")
+        if thread.startswith("w-")
     }
-    return loaded, {**replies, **oa_replies}
+    adk_replies = loop.run_until_complete(adk_outcomes(adk, script))
+    loop.run_until_complete(adk.close())
+    loop.close()
+    return loaded, {**replies, **adk_replies, **oa_replies}
+
+
+async def adk_outcomes(runner: Any, script: Any) -> dict[str, list[list[tuple[str, str, str]]]]:
+    """Per ADK thread, the function responses of each turn in its saved session."""
+    out = {}
+    for thread in script:
+        if thread.startswith("adk-"):
+            session = await many_workers.adk_session(runner, thread)
+            out[thread] = many_workers.adk_outcomes(session.events)
+    return out
 
 
 class Pool:
@@ -153,19 +188,22 @@ class Pool:
         # process: under pytest-xdist it runs other tests' threads (an S3 server, event
         # loops), and a fork taken while one of them holds a lock can leave the child stuck.
         self.ctx = multiprocessing.get_context("forkserver")
-        # The heavy imports happen once, in the server: a worker forked from it starts in
-        # milliseconds, so random kills on a loaded machine hit workers that are running
-        # turns, not ones still importing (which had stalled a phase once).
-        self.ctx.set_forkserver_preload(
-            [
-                "many_workers",
-                "psycopg",
-                "langchain.agents",
-                "langgraph.checkpoint.postgres",
-                "skillcore_langchain",
-                "skillcore_openai",
-            ]
-        )
+        self.ctx.set_forkserver_preload(["many_workers_warm"])
+        # The server imports and warms up the frameworks once (the preload: many_workers
+        # imports them all), so a worker restarted after a kill starts in milliseconds and
+        # random kills on a loaded machine hit workers running turns, not ones importing.
+        # Python 3.11's server ignores the sys.path it is handed (a preload it cannot find
+        # fails silently): it finds the test's modules through PYTHONPATH.
+        here = str(Path(many_workers.__file__).parent)
+        old = os.environ.get("PYTHONPATH")
+        os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (here, old) if p)
+        try:
+            forkserver.ensure_running()
+        finally:
+            if old is None:
+                del os.environ["PYTHONPATH"]
+            else:
+                os.environ["PYTHONPATH"] = old
         self.args = (url, str(lib), script, kills)
         self.procs: dict[int, Any] = {}
         self.pipes: dict[int, Any] = {}
@@ -255,8 +293,11 @@ def run_phase(
             ]
             if busy:
                 victim = rng.choice(busy)
-                os.kill(pool.procs[victim].pid, signal.SIGKILL)
-                stats["random_kills"] += 1
+                try:
+                    os.kill(pool.procs[victim].pid, signal.SIGKILL)
+                    stats["random_kills"] += 1
+                except ProcessLookupError:
+                    pass  # it died a moment ago (a planned kill), and is already reaped
             next_kill = time.monotonic() + rng.uniform(0.8, 1.6)
         ready = wait(
             [*pool.pipes.values(), *(p.sentinel for p in pool.procs.values())], timeout=0.1
@@ -272,6 +313,8 @@ def run_phase(
                     busy_threads.discard(thread)
                     pool.jobs[index] = None
                     stats[how] += 1
+                    if thread.startswith("adk-"):
+                        stats[f"ADK {how}"] += 1
                     stats["longest turn s"] = max(stats["longest turn s"], took)
                     stats["longest call wait s"] = max(stats["longest call wait s"], waited)
                     continue
@@ -300,7 +343,10 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
             "CREATE TABLE oa_turns (thread TEXT, turn INT, parent TEXT, outcomes TEXT, "
             "loaded TEXT, done BOOL, PRIMARY KEY (thread, turn))"
         )
-        db.execute("CREATE TABLE forks (thread TEXT, worker INT)")
+        db.execute(
+            "CREATE TABLE forks (thread TEXT, worker INT, expected TEXT, found TEXT, at TEXT, "
+            "job TEXT)"
+        )
         db.execute(
             "CREATE TABLE outcomes (thread TEXT, turn INT, loaded TEXT, how TEXT, "
             "seconds FLOAT, PRIMARY KEY (thread, turn))"
@@ -311,7 +357,10 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
     pool = Pool(postgres_url, lib, script, kills)
     for i in range(WORKERS):
         pool.spawn(i)
-    stats: dict[str, Any] = dict.fromkeys(("ran", "resumed", "done", "deaths", "random_kills"), 0)
+    stats: dict[str, Any] = dict.fromkeys(
+        ("ran", "resumed", "done", "ADK ran", "ADK resumed", "ADK done", "deaths", "random_kills"),
+        0,
+    )
     stats["longest turn s"] = stats["longest call wait s"] = 0.0
     try:
         for phase, (start, end) in enumerate(PHASES):
@@ -325,7 +374,11 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
 
     with psycopg.connect(postgres_url, autocommit=True) as db:
         planned = db.execute("SELECT count(*) FROM kills").fetchone()[0]
-        forked = {t for (t,) in db.execute("SELECT DISTINCT thread FROM forks").fetchall()}
+        adk_planned = db.execute("SELECT count(*) FROM kills WHERE thread LIKE 'adk-%'").fetchone()[
+            0
+        ]
+        fork_rows = db.execute("SELECT * FROM forks").fetchall()
+        forked = {row[0] for row in fork_rows}
         rows = db.execute("SELECT thread, turn, loaded FROM outcomes").fetchall()
         hows = {(t, n): h for t, n, h in db.execute("SELECT thread, turn, how FROM outcomes")}
         rows += db.execute("SELECT thread, turn, loaded FROM oa_turns").fetchall()
@@ -339,8 +392,15 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
                 ]["messages"]
             )
             for thread in script
-            if not thread.startswith("oa-")
+            if thread.startswith("w-")
         }
+    adk = many_workers.adk_runner(
+        lib, script, DatabaseSessionService(many_workers.adk_db_url(postgres_url))
+    )
+    loop = asyncio.new_event_loop()
+    multi_replies.update(loop.run_until_complete(adk_outcomes(adk, script)))
+    loop.run_until_complete(adk.close())
+    loop.close()
     import json
 
     for thread, turn, outcomes in sorted(oa_rows):
@@ -356,27 +416,36 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
     single_loaded, single_replies = replay(fresh, script)
     stats["replay s"] = round(time.monotonic() - began, 1)
 
-    lost = bypass = wrong_refusal = reply_mismatch = loaded_mismatch = 0
+    # Per framework ("w" LangChain, "adk", "oa" OpenAI): lost loads, loaded-set mismatches,
+    # RESTRICT bypasses, wrong refusals, skill reply mismatches; and plain calls compared.
+    checks = ("lost", "loaded", "bypass", "refusal", "reply", "plain calls")
+    found = {kind: dict.fromkeys(checks, 0) for kind in ("w", "adk", "oa")}
     mismatches: list[Any] = []
     refusals: list[Any] = []
     for thread in script:
+        n = found[thread.split("-")[0]]
         for turn in range(TURNS):
             want, got = single_loaded[(thread, turn)], multi_loaded.get((thread, turn))
             if got != want:
-                loaded_mismatch += 1
+                n["loaded"] += 1
                 mismatches.append((thread, turn, want, got))
-                lost += len(set(want.split(",")) - set((got or "").split(",")) - {""})
+                n["lost"] += len(set(want.split(",")) - set((got or "").split(",")) - {""})
             for (tool, s_status, s_code), (_, m_status, m_code) in zip(
                 single_replies[thread][turn], multi_replies[thread][turn], strict=True
             ):
                 if tool in ("Read", "Write"):
-                    bypass += s_status == "error" and m_status == "success"
+                    n["plain calls"] += 1
+                    n["bypass"] += s_status == "error" and m_status == "success"
                     if s_status == "success" and m_status == "error":
-                        wrong_refusal += 1
+                        n["refusal"] += 1
                         how = hows.get((thread, turn))
                         refusals.append((thread, turn, script[thread][turn], m_code, how))
                 elif (s_status, s_code) != (m_status, m_code):
-                    reply_mismatch += 1
+                    n["reply"] += 1
+    lost, loaded_mismatch, bypass, wrong_refusal, reply_mismatch = (
+        sum(n[c] for n in found.values()) for c in checks[:5]
+    )
+    adk = found["adk"]
     report = {
         "turns": THREADS * TURNS,
         "planned kills between calls": planned,
@@ -392,11 +461,21 @@ def test_many_workers_on_one_postgres(postgres_url: str, tmp_path: Path) -> None
             r["1"] != "error" for r in overlaps.values()
         ),
         "false fork reports": len(forked - set(overlaps)),
+        "false forks seen": [r for r in fork_rows if r[0] not in overlaps][:5],
+        "ADK turns": ADK_THREADS * TURNS,
+        "ADK planned kills between calls": adk_planned,
+        "ADK plain calls compared": adk["plain calls"],
+        "ADK lost loads": adk["lost"],
+        "ADK loaded-set mismatches": adk["loaded"],
+        "ADK RESTRICT bypasses": adk["bypass"],
+        "ADK wrong refusals": adk["refusal"],
+        "ADK skill reply mismatches": adk["reply"],
         "first mismatches": mismatches[:3],
         "wrong refusals seen": refusals[:5],
     }
     print("\nmany workers:", report)
     assert planned > 0 and stats["resumed"] > 0, report
+    assert adk_planned > 0 and stats["ADK resumed"] > 0, report
     # No call waited for a dead worker (a hang guard, not a speed limit: entering a turn is
     # bounded by arrival_seconds plus the replay's own reads; the report shows the figure).
     assert stats["longest call wait s"] < DEFAULT_WAIT_SECONDS, report

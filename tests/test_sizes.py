@@ -27,13 +27,8 @@ MAX_CLASS_LINES = 300
 NOT_YET = frozenset(
     {
         "class skillcore_adk/_toolset.py:SkillToolset",
-        "function skillcore_adk/_toolset.py:SkillToolset.__init__",
         "class skillcore_langchain/middleware.py:SkillsMiddleware",
-        "function skillcore_langchain/middleware.py:SkillsMiddleware.__init__",
         "class skillcore_openai/agents_sdk.py:AgentSkills",
-        "module skillcore_openai/functions.py",
-        "class skillcore_openai/functions.py:OpenAISkills",
-        "module skillcore_openai/testing.py",
     }
 )
 

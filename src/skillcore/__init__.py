@@ -14,8 +14,14 @@ from skillcore import _moved
 _moved.install()  # module paths from before the layer packages (one release)
 
 if TYPE_CHECKING:
+    from skillcore._deprecate import (
+        SkillcoreDeprecationWarning,
+    )
     from skillcore.catalog.prompt import PromptMode, PromptTemplate
-    from skillcore.catalog.relevance import CatalogOrder
+    from skillcore.catalog.relevance import (
+        CatalogOrder,
+        relevant_catalog,
+    )
     from skillcore.catalog.render import (
         CatalogFormat,
         CatalogView,
@@ -53,6 +59,10 @@ if TYPE_CHECKING:
     )
     from skillcore.runtime.config import SkillConfig
     from skillcore.runtime.profiles import ProfileChoice, SkillProfiles
+    from skillcore.runtime.settings import (
+        ConfigError,
+        load_settings,
+    )
     from skillcore.sources.base import (
         ReadError,
         SkillSource,
@@ -60,7 +70,16 @@ if TYPE_CHECKING:
         project_sources,
         register_reader,
     )
-    from skillcore.state.refresh import RefreshGate
+    from skillcore.sources.deepagents import backend_sources
+    from skillcore.state.ledger import Ledger, MemoryLedger, SQLLedger
+    from skillcore.state.refresh import RefreshGate, file_marker
+    from skillcore.state.saved import (
+        MemoryStateStore,
+        PostgresStateStore,
+        SavedSession,
+        SQLiteStateStore,
+        StateStore,
+    )
     from skillcore.state.session import (
         STATE_SCHEMA,
         LoadedSkill,
@@ -154,6 +173,20 @@ _LAZY: dict[str, str] = {
     "ToolSpec": "skillcore.tools.specs",
     "SkillToolkit": "skillcore.tools.toolkit",
     "ToolResult": "skillcore.tools.toolkit",
+    "Ledger": "skillcore.state.ledger",
+    "MemoryLedger": "skillcore.state.ledger",
+    "MemoryStateStore": "skillcore.state.saved",
+    "PostgresStateStore": "skillcore.state.saved",
+    "SQLLedger": "skillcore.state.ledger",
+    "SQLiteStateStore": "skillcore.state.saved",
+    "SavedSession": "skillcore.state.saved",
+    "StateStore": "skillcore.state.saved",
+    "file_marker": "skillcore.state.refresh",
+    "relevant_catalog": "skillcore.catalog.relevance",
+    "ConfigError": "skillcore.runtime.settings",
+    "load_settings": "skillcore.runtime.settings",
+    "backend_sources": "skillcore.sources.deepagents",
+    "SkillcoreDeprecationWarning": "skillcore._deprecate",
 }
 
 
@@ -185,15 +218,20 @@ __all__ = [
     "CatalogOrder",
     "CatalogView",
     "Code",
+    "ConfigError",
     "DecisionCode",
     "Diagnostic",
+    "Ledger",
     "Limits",
     "LoadRequest",
     "LoadedSkill",
+    "MemoryLedger",
+    "MemoryStateStore",
     "MissingDependencyError",
     "Outcome",
     "OutcomeCode",
     "PolicyMode",
+    "PostgresStateStore",
     "ProfileChoice",
     "ProgramOptions",
     "PromptMode",
@@ -206,6 +244,9 @@ __all__ = [
     "ResourceKind",
     "ResourceRequest",
     "Restored",
+    "SQLLedger",
+    "SQLiteStateStore",
+    "SavedSession",
     "SearchHit",
     "SessionRef",
     "SessionStore",
@@ -219,10 +260,12 @@ __all__ = [
     "SkillSession",
     "SkillSource",
     "SkillToolkit",
+    "SkillcoreDeprecationWarning",
     "SkillcoreError",
     "SourceError",
     "SourceReader",
     "StateError",
+    "StateStore",
     "ToolAliases",
     "ToolDecision",
     "ToolNames",
@@ -235,13 +278,17 @@ __all__ = [
     "UnrestrictedSkills",
     "ValidationMode",
     "__version__",
+    "backend_sources",
     "catalog_view",
     "examples_path",
+    "file_marker",
+    "load_settings",
     "loaded_names_of",
     "merge_states",
     "parse_skill_file",
     "project_sources",
     "register_reader",
+    "relevant_catalog",
     "render_catalog",
     "replies",
     "restore_session",

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
 
-from skillcore import SkillConfig, SkillLibrary, SkillProfiles
+from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
+from skillcore._deprecate import renamed_keywords, warn_renamed
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import ProfileChoice, read_selector
 from skillcore_adk._toolset import DEFAULT_STATE_KEY_PREFIX, SkillToolset
@@ -46,13 +47,14 @@ class ProfiledSkillToolset(BaseToolset):
     ``App(plugins=[SkillPolicyPlugin()])``, as for :class:`SkillToolset`.
     """
 
+    @renamed_keywords(sources="skills", profile_key="select")
     def __init__(
         self,
         profiles: Mapping[str, Any],
-        sources: Sources | None = None,
+        skills: Sources | None = None,
         config: SkillConfig | None = None,
         *,
-        profile_key: str | Callable[[Any], object] = DEFAULT_PROFILE_KEY,
+        select: str | Callable[[Any], object] = DEFAULT_PROFILE_KEY,
         default: str | None = None,
         allow_agent_transfer: bool = True,
         refresh: bool | float = True,
@@ -63,9 +65,9 @@ class ProfiledSkillToolset(BaseToolset):
     ) -> None:
         """Build every profile's toolset once.
 
-        ``profiles``: name -> a :class:`~skillcore.SkillConfig` (over ``sources``), sources
-        (with ``config``, or its fields as ``options``), or ``(sources, config)``.
-        ``profile_key``: the session-state key naming the profile (or a function of the
+        ``profiles``: name -> a :class:`~skillcore.SkillConfig` (over ``skills``), skill
+        sources (with ``config``, or its fields as ``options``), or ``(sources, config)``.
+        ``select``: the session-state key naming the profile (or a function of the
         state). ``default``: the profile of sessions whose state names none (None: no skills).
         The other arguments are :class:`SkillToolset`'s; ``tools`` (skill-gated tools) are
         in every profile, unlocked only by a skill of the session's own profile.
@@ -86,18 +88,34 @@ class ProfiledSkillToolset(BaseToolset):
             )
 
         self.profiles: SkillProfiles[SkillToolset] = SkillProfiles(
-            profiles, make, sources=sources, config=base, default=default
+            profiles, make, sources=skills, config=base, default=default
         )
-        self.profile_key = profile_key
+        self.select = select
 
     def choose(self, context: ReadonlyContext | None) -> ProfileChoice[SkillToolset]:
         """The profile of the session running in ``context`` (any ADK context)."""
         state = context.state if context is not None else None
-        return self.profiles.select(read_selector(state, self.profile_key))
+        return self.profiles.select(read_selector(state, self.select))
 
     def toolset(self, context: ReadonlyContext | None) -> SkillToolset:
         """The toolset of the profile of the session running in ``context``."""
         return self.choose(context).item
+
+    @property
+    def profile_key(self) -> str | Callable[[Any], object]:
+        """Deprecated name of :attr:`select`."""
+        warn_renamed("ProfiledSkillToolset.profile_key", "select")
+        return self.select
+
+    @profile_key.setter
+    def profile_key(self, value: str | Callable[[Any], object]) -> None:
+        warn_renamed("ProfiledSkillToolset.profile_key", "select")
+        self.select = value
+
+    def session_for(self, context: ReadonlyContext) -> SkillSession:
+        """The skill session of the agent running in ``context``, in its session's profile
+        (see :meth:`SkillToolset.session_for`)."""
+        return self.toolset(context).session_for(context)
 
     def loaded_skills(self, context: ReadonlyContext) -> list[str]:
         """Names of the skills loaded by the agent running in ``context``, in its profile."""

@@ -27,6 +27,7 @@ from skillcore import (
     TurnCalls,
     replies,
 )
+from skillcore._deprecate import renamed_keywords
 from skillcore.catalog.relevance import query_text
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
@@ -187,9 +188,10 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     ``App(plugins=[SkillPolicyPlugin()])`` (every agent of an app).
     """
 
+    @renamed_keywords(sources="skills")
     def __init__(
         self,
-        sources: Sources | None = None,
+        skills: Sources | None = None,
         config: SkillConfig | None = None,
         *,
         allow_agent_transfer: bool = True,
@@ -202,7 +204,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     ) -> None:
         """Build the toolset.
 
-        ``sources``: a :class:`SkillLibrary`, or paths/URLs/:class:`SkillSource`s for a new one
+        ``skills``: a :class:`SkillLibrary`, or paths/URLs/:class:`SkillSource`s for a new one
         (None: ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`;
         options not given, and ``refresh`` None, come from there too).
         ``config``: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``
@@ -224,7 +226,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         also = (AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ()
         inner = [t if isinstance(t, BaseTool) else FunctionTool(t) for t in tools]
         AdapterParts.build(
-            sources,
+            skills,
             config,
             refresh=refresh,
             also_allowed=also,
@@ -234,10 +236,14 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         if ledger is not None:
             self.turns.ledger = ledger
         self.gated = [GatedTool(self, t) for t in inner]
+        self.state_key_prefix = state_key_prefix
+        self._init_memory()
+
+    def _init_memory(self) -> None:
+        """What the toolset remembers between the hooks and calls of a run."""
         # Function call ids the policy callback cleared (a gated tool then skips its own check,
         # which could not see earlier calls of the same model response).
         self._cleared_calls: OrderedDict[str, None] = OrderedDict()
-        self.state_key_prefix = state_key_prefix
         self.reinjection = Reinjection(self.toolkit)
         #: Where each agent's load replies sit in its requests (delivery by call id).
         self.deliveries = DeliveryIndex()

@@ -25,7 +25,7 @@ class _Skills(Protocol):
     @property
     def toolkit(self) -> SkillToolkit: ...
 
-    def session(self, state: Any) -> SkillSession: ...
+    def session_for(self, state: Any) -> SkillSession: ...
 
 
 def gate(skills: _Skills, interrupt_on: Mapping[str, Any]) -> dict[str, Any]:
@@ -63,7 +63,7 @@ def _will_block(skills: _Skills, request: ToolCallRequest) -> bool:
             if call_id not in ids:
                 return False
             decision = preview_decision(
-                skills.toolkit, skills.session(state), calls, ids.index(call_id)
+                skills.toolkit, skills.session_for(state), calls, ids.index(call_id)
             )
             return not decision.allowed
     return False

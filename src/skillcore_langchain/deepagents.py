@@ -48,7 +48,7 @@ def create_deep_agent(
         if skills is not None:
             warnings.warn(
                 "skills= has no effect: the SkillsMiddleware in middleware= reads its own "
-                "sources; pass them to SkillsMiddleware(sources=...)",
+                "sources; pass them to SkillsMiddleware(skills=...)",
                 UserWarning,
                 stacklevel=2,
             )

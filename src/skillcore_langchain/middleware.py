@@ -31,6 +31,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import RawInput, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
+from skillcore._deprecate import renamed_value, warn_renamed
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
 from skillcore.tools.reinjection import DeliveryIndex, Reinjection
@@ -80,10 +81,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     def __init__(
         self,
-        sources: Sources | None = None,
+        skills: Sources | None = None,
         config: SkillConfig | None = None,
         *,
         backend: Any = None,
+        sources: Sources | None = None,
         refresh: bool | float | None = None,
         share_with_subagents: bool = False,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
@@ -93,11 +95,14 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         """Build the middleware.
 
         Args:
-            sources: skill folders or fsspec URLs (later ones override earlier ones; None:
+            skills: skill folders or fsspec URLs (later ones override earlier ones; None:
                 ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`),
                 :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`;
                 with ``backend``, paths in it or ``(path, label)`` tuples, as deepagents takes.
             config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``.
+            sources: deepagents' name for ``skills`` next to ``backend``, accepted there as
+                deepagents' own ``SkillsMiddleware`` takes it; without ``backend`` it is the
+                old name of ``skills`` (deprecated).
             backend: a deepagents backend holding the skills (``StateBackend``,
                 ``StoreBackend``, ``FilesystemBackend``, ``CompositeBackend``, a sandbox).
                 Backends whose files depend on the thread get one catalog per thread.
@@ -115,9 +120,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 are noticed (``state.forked``) and can never lift a restriction; by default
                 only runs within this process are compared.
         """
+        skills = _skills_argument(skills, sources, backend)
         gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
         AdapterParts.build(
-            sources,
+            skills,
             config,
             refresh=refresh,
             backend=backend,
@@ -131,6 +137,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         self.reinjection = Reinjection(self.toolkit)
         #: Where each thread's load replies sit in its messages (delivery by call id).
         self.deliveries = DeliveryIndex()
+        self._init_tools(gated)
+
+    def _init_tools(self, gated: list[BaseTool]) -> None:
         # The tools shown to the model: per-catalog copies with the skill names as an enum.
         self._tools_for: CatalogMemo[dict[str, BaseTool]] = CatalogMemo(
             lambda catalog: {s.name: self._make_tool(s) for s in self.toolkit.specs(catalog)}
@@ -145,10 +154,15 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     # -- sessions --------------------------------------------------------------------------
 
-    def session(self, state: Mapping[str, Any] | None) -> SkillSession:
+    def session_for(self, state: Mapping[str, Any] | None) -> SkillSession:
         """The skill session stored in an agent state (empty if there is none or it is
         unreadable; see :func:`skillcore.restore_session`)."""
         return self.restore((state or {}).get(STATE_KEY)).session
+
+    def session(self, state: Mapping[str, Any] | None) -> SkillSession:
+        """Deprecated name of :meth:`session_for`."""
+        warn_renamed("SkillsMiddleware.session()", "session_for()")
+        return self.session_for(state)
 
     def _state_update(self, session: SkillSession, view: TurnCall | None = None) -> dict[str, Any]:
         # A tool call writes its own effect with the turn's base and order (merged by
@@ -214,7 +228,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 return self.restore(seed).session, [], True, True
             listed = seed if isinstance(seed, list | tuple) else ()
             names = [n for n in listed if isinstance(n, str)]
-            return self.session(None), names, True, bool(names)
+            return self.session_for(None), names, True, bool(names)
         restored = self.restore(raw)
         # Unreadable state or skills removed from disk: persist the repaired session.
         return restored.session, [], False, restored.repaired
@@ -227,7 +241,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any] | AIMessage:
         """Show the budgeted catalog and the skill tools; restore compacted instructions."""
-        session = self.session(request.state)
+        session = self.session_for(request.state)
         missing = self.reinjection.missing(session, self._seen(session, request.messages))
         return handler(self._prepare(request, session, self.reinjection.text(session, missing)))
 
@@ -237,7 +251,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
-        session = self.session(request.state)
+        session = self.session_for(request.state)
         missing = self.reinjection.missing(session, self._seen(session, request.messages))
         repeated = await self.reinjection.atext(session, missing)
         return await handler(self._prepare(request, session, repeated))
@@ -318,7 +332,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         return self.turns.enter(
             calls,
             call_id,
-            self.session(state),
+            self.session_for(state),
             hidden=hidden,
             available=self._available(config),
             rev=rev if isinstance(rev, str) else "",
@@ -383,7 +397,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         messages = state.get("messages") if isinstance(state, Mapping) else None
         if not isinstance(messages, Sequence):
             return frozenset()
-        session = self.session(state)
+        session = self.session_for(state)
         thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
         return frozenset(session.loaded_names) - self._seen(session, messages, thread)
 
@@ -422,6 +436,16 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return message
         update = self._state_update(result.session, view)
         return Command(update={**update, "messages": [message]})
+
+
+def _skills_argument(
+    skills: Sources | None, sources: Sources | None, backend: Any
+) -> Sources | None:
+    """The ``skills`` argument, or ``sources``: deepagents' spelling next to ``backend`` (kept,
+    as the drop-in replacement of deepagents' middleware takes it), else its old name."""
+    if sources is not None and backend is None:
+        warn_renamed("SkillsMiddleware(sources=...)", "skills=", stacklevel=3)
+    return renamed_value("SkillsMiddleware", "sources", "skills", sources, skills)
 
 
 def _keep_rev(update: dict[str, Any] | None, state: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -21,6 +21,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import OutcomeCode, SkillConfig, SkillLibrary, SkillSession, replies
+from skillcore._deprecate import renamed_keywords, warn_renamed
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import (
     ProfileChoice,
@@ -72,10 +73,11 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
 
     state_schema = SkillsState
 
+    @renamed_keywords(sources="skills")
     def __init__(
         self,
         profiles: Mapping[str, Any],
-        sources: Sources | None = None,
+        skills: Sources | None = None,
         config: SkillConfig | None = None,
         *,
         select: str | Callable[[Any], object] = DEFAULT_CONTEXT_KEY,
@@ -88,9 +90,9 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         """Build every profile's middleware once.
 
         Args:
-            profiles: name -> a :class:`~skillcore.SkillConfig` (over ``sources``), sources
-                (with ``config``), or ``(sources, config)``.
-            sources: the sources of profiles given as a config only.
+            profiles: name -> a :class:`~skillcore.SkillConfig` (over ``skills``), skill
+                sources (with ``config``), or ``(sources, config)``.
+            skills: the skill sources of profiles given as a config only.
             config: the options of profiles given as sources only (or its fields as
                 ``options``).
             select: the ``runtime.context`` key or attribute naming the profile, or a
@@ -117,7 +119,7 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
             )
 
         self.profiles: SkillProfiles[SkillsMiddleware] = SkillProfiles(
-            profiles, make, sources=sources, config=base, default=default
+            profiles, make, sources=skills, config=base, default=default
         )
         self.select = select
         skill_tools: dict[str, BaseTool] = {}
@@ -141,9 +143,15 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         """The middleware of the profile a run with ``context`` uses."""
         return self.choose(context).item
 
+    def session_for(self, state: Mapping[str, Any] | None, context: Any = None) -> SkillSession:
+        """The skill session stored in an agent state, as the profile of ``context`` (the
+        run's ``runtime.context``) sees it."""
+        return self.middleware(context).session_for(state)
+
     def session(self, state: Mapping[str, Any] | None, context: Any = None) -> SkillSession:
-        """The skill session stored in an agent state, as the profile of ``context`` sees it."""
-        return self.middleware(context).session(state)
+        """Deprecated name of :meth:`session_for`."""
+        warn_renamed("ProfiledSkillsMiddleware.session()", "session_for()")
+        return self.session_for(state, context)
 
     @staticmethod
     def _context(runtime: Any) -> Any:

@@ -2,13 +2,14 @@
 instructions text and a dispatcher for custom agent loops, plus OpenAI Agents SDK tools.
 
 ``import skillcore_openai`` needs neither ``openai`` nor ``openai-agents``; the Agents SDK part
-(:class:`AgentSkills`, :class:`SkillState`) is imported on first use.
+(:class:`AgentSkills`, :class:`SkillConversation`) is imported on first use.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from skillcore._deprecate import renamed_attributes
 from skillcore_openai.functions import (
     ChatDeltas,
     FunctionCall,
@@ -30,7 +31,7 @@ from skillcore_openai.profiles import ProfiledOpenAISkills
 
 if TYPE_CHECKING:
     from skillcore_openai.agents_profiles import ProfiledAgentSkills
-    from skillcore_openai.agents_sdk import AgentSkills, SkillState
+    from skillcore_openai.agents_sdk import AgentSkills, SkillConversation
 
 __all__ = [
     "AgentSkills",
@@ -40,7 +41,7 @@ __all__ = [
     "OpenAISkills",
     "ProfiledAgentSkills",
     "ProfiledOpenAISkills",
-    "SkillState",
+    "SkillConversation",
     "ToolCallResult",
     "TurnResult",
     "attachment_message",
@@ -54,10 +55,10 @@ __all__ = [
     "with_notes",
 ]
 
-_LAZY = {"AgentSkills", "SkillState"}
+_LAZY = {"AgentSkills", "SkillConversation"}
 
 
-def __getattr__(name: str) -> Any:
+def _lazy(name: str) -> Any:
     # The Agents SDK is heavy and optional: import it only when its adapter is asked for.
     if name in _LAZY:
         from skillcore_openai import agents_sdk
@@ -68,3 +69,7 @@ def __getattr__(name: str) -> Any:
 
         return agents_profiles.ProfiledAgentSkills
     raise AttributeError(f"module 'skillcore_openai' has no attribute {name!r}")
+
+
+#: Old names kept for one release.
+__getattr__ = renamed_attributes(__name__, {"SkillState": "SkillConversation"}, _lazy)

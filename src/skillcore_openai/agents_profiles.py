@@ -14,13 +14,17 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
-from skillcore import SkillConfig, SkillLibrary, SkillProfiles
+from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
+from skillcore._deprecate import renamed_keywords
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
 from skillcore.state.coordination import MemoryStateStore, StateStore
-from skillcore_openai.agents_sdk import AgentSkills, Instructions, SkillState, _SkillsGuardrail
+from skillcore_openai.agents_sdk import (
+    AgentSkills,
+    Instructions,
+    SkillConversation,
+    _SkillsGuardrail,
+)
 
 from agents import (  # isort: skip - after skillcore_openai.agents_sdk's dependency check
     Agent,
@@ -61,10 +65,11 @@ class ProfiledAgentSkills:
     refused (``agents.UserError``): tenants never share one state.
     """
 
+    @renamed_keywords(sources="skills")
     def __init__(
         self,
         profiles: Mapping[str, Any],
-        sources: Sources | None = None,
+        skills: Sources | None = None,
         config: SkillConfig | None = None,
         *,
         select: str | Callable[[Any], object] = DEFAULT_CONTEXT_KEY,
@@ -74,8 +79,8 @@ class ProfiledAgentSkills:
         tools: Sequence[FunctionTool | Callable[..., Any]] = (),
         **options: Any,
     ) -> None:
-        """``profiles``: name -> a :class:`~skillcore.SkillConfig` (over ``sources``), sources
-        (with ``config``, or its fields as ``options``), or ``(sources, config)``.
+        """``profiles``: name -> a :class:`~skillcore.SkillConfig` (over ``skills``), skill
+        sources (with ``config``, or its fields as ``options``), or ``(sources, config)``.
         ``select``/``conversation``: the context keys (or functions of the context) giving
         the profile name and the conversation. ``states`` is shared by the profiles, each
         under its own keys (default: in memory). ``tools``: skill-gated tools (as for
@@ -85,26 +90,23 @@ class ProfiledAgentSkills:
         base = SkillConfig.build(config, **options)
 
         def make(name: str | None, library: SkillLibrary, cfg: SkillConfig) -> AgentSkills:
-            opts = {f.name: getattr(cfg, f.name) for f in attrs.fields(SkillConfig)}
-            limits = opts.pop("limits")
-            skills: AgentSkills
+            made: AgentSkills
 
-            def state_from(ctx: RunContextWrapper[Any] | None) -> SkillState:
-                return self._state(skills, ctx)
+            def state_from(ctx: RunContextWrapper[Any] | None) -> SkillConversation:
+                return self._state(made, ctx)
 
-            skills = AgentSkills(
+            made = AgentSkills(
                 library,
-                limits=limits,
+                cfg,
                 states=ProfileStateStore(store, name),
                 state_from=state_from,
                 tools=tools,
-                **opts,
             )
-            return skills
+            return made
 
         self.select, self.conversation = select, conversation
         self.profiles: SkillProfiles[AgentSkills] = SkillProfiles(
-            profiles, make, sources=sources, config=base, default=default
+            profiles, make, sources=skills, config=base, default=default
         )
         self.guardrail = _SkillsGuardrail(self._check, name="skillcore_allowed_tools")
         # Guarding (which tools get the guardrail) is the same for every profile: the skill
@@ -122,7 +124,12 @@ class ProfiledAgentSkills:
         """The :class:`AgentSkills` of the profile of the run behind ``ctx``."""
         return self.choose(ctx).item
 
-    def _state(self, skills: AgentSkills, ctx: RunContextWrapper[Any] | None) -> SkillState:
+    def session_for(self, ctx: RunContextWrapper[Any] | None) -> SkillSession:
+        """The skill session of the run behind ``ctx``, in its profile (see
+        :meth:`AgentSkills.session_for`)."""
+        return self.agent_skills(ctx).session_for(ctx)
+
+    def _state(self, skills: AgentSkills, ctx: RunContextWrapper[Any] | None) -> SkillConversation:
         found = read_selector(getattr(ctx, "context", None), self.conversation)
         key = found if isinstance(found, str) else getattr(found, "session_id", None)
         if not isinstance(key, str) or not key:

@@ -2,12 +2,13 @@
 dynamic instructions with the catalog, and RESTRICT through tool input guardrails on function
 tools, MCP tools and handed-off agents (:meth:`AgentSkills.guard_agent`).
 
-Where the session lives: :meth:`AgentSkills.conversation` gives the :class:`SkillState` of one
-conversation (keyed by an id or an Agents SDK ``Session``, saved in a state store, next to a
-``SQLiteSession``'s history when that is the session); pass it as the run ``context``, or as the
-``skill_state`` attribute (or key) of your context object. Runs that carry none use
-:attr:`AgentSkills.state`, one shared conversation, which is refused once per-conversation
-state is in use (a second user must never inherit the first user's skills).
+Where the session lives: :meth:`AgentSkills.conversation` gives the
+:class:`SkillConversation` of one conversation (keyed by an id or an Agents SDK ``Session``,
+saved in a state store, next to a ``SQLiteSession``'s history when that is the session); pass
+it as the run ``context``, or as the ``skill_state`` attribute (or key) of your context object.
+Runs that carry none use :attr:`AgentSkills.state`, one shared conversation, which is refused
+once per-conversation state is in use (a second user must never inherit the first user's
+skills).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from skillcore import (
     replies,
     restore_session,
 )
+from skillcore._deprecate import renamed_attributes
 from skillcore.errors import require
 from skillcore.policy.gating import gated_registry
 from skillcore.runtime.config import Sources
@@ -74,15 +76,20 @@ from agents.run import CallModelData, ModelInputData  # noqa: E402
 if TYPE_CHECKING:
     from agents import AgentBase
 
-__all__ = ["AgentSkills", "SkillState"]
+__all__ = ["AgentSkills", "SkillConversation"]
+
+#: Old names kept for one release (``SkillState``: too close to LangChain's ``SkillsState``).
+__getattr__ = renamed_attributes(__name__, {"SkillState": "SkillConversation"})
 
 Instructions = str | Callable[[RunContextWrapper[Any], Any], "str | Awaitable[str]"]
 #: A tool wrapped as the same kind of tool (a FunctionTool stays one).
 _AnyTool = TypeVar("_AnyTool", bound=Tool)
 
 
-class SkillState:
-    """The skill session of one conversation, shared by the tools of a run (thread-safe).
+class SkillConversation:
+    """The skill state of one conversation: its session, shared by the tools of a run
+    (thread-safe). What :meth:`AgentSkills.conversation` gives and a run carries as its
+    ``context`` (or as the context's ``skill_state``).
 
     Tool calls of one model turn run concurrently as tasks; :meth:`apply` commits each call's
     transition on the session as it is when the call's file I/O is done.
@@ -142,10 +149,10 @@ class SkillState:
         return await toolkit.acall(self, tool, arguments)
 
 
-def _take_request(context: Any, state: SkillState) -> Any:
+def _take_request(context: Any, state: SkillConversation) -> Any:
     """The run's request to load skills: ``skill_load`` of the run context (an attribute or
-    a key; the :class:`SkillState` itself when it is the context), cleared once taken so
-    it applies to one run's start only."""
+    a key; the :class:`SkillConversation` itself when it is the context), cleared once taken
+    so it applies to one run's start only."""
     for holder in (context, state):
         if isinstance(holder, Mapping):
             value = holder.get("skill_load")
@@ -189,10 +196,11 @@ class AgentSkills:
     def __init__(
         self,
         skills: Sources | SkillToolkit | None = None,
+        config: SkillConfig | None = None,
         *,
         limits: Limits | None = None,
         policy: ToolPolicy | None = None,
-        state_from: Callable[[RunContextWrapper[Any] | None], SkillState] | None = None,
+        state_from: Callable[[RunContextWrapper[Any] | None], SkillConversation] | None = None,
         states: StateStore | None = None,
         require_conversation: bool | None = None,
         tools: Sequence[FunctionTool | Callable[..., Any]] = (),
@@ -200,7 +208,8 @@ class AgentSkills:
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`
         (None: ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`);
-        ``options`` are the knobs every adapter takes (:class:`skillcore.SkillConfig`).
+        ``config`` (a :class:`skillcore.SkillConfig`) or its fields as keyword ``options``
+        (``limits`` among them) are the knobs every adapter takes.
 
         ``states`` is where :meth:`conversation` keeps each conversation's state (default: in
         memory, or a side table of the ``SQLiteSession`` you pass it). ``require_conversation``
@@ -213,14 +222,7 @@ class AgentSkills:
         only while a loaded skill names them in ``metadata.include_tools`` (or
         ``metadata.adk_additional_tools``).
         """
-        if isinstance(skills, SkillToolkit):
-            if options:
-                raise TypeError("options apply only when sources or a SkillLibrary are given")
-            config = SkillConfig(limits=limits)
-            self.toolkit = skills
-        else:
-            config = SkillConfig.build(limits=limits, **options)  # + the settings
-            self.toolkit = config.toolkit(config.library(skills))
+        config, self.toolkit = _configured(skills, config, limits, options)
         self.config = config
         self.limits = config.session_limits()
         gated = [t if isinstance(t, FunctionTool) else function_tool(t) for t in tools]
@@ -233,7 +235,7 @@ class AgentSkills:
         self._explicit_states = states is not None
         self._require = require_conversation
         self._lock = threading.Lock()
-        self._live: weakref.WeakValueDictionary[tuple[int, str], SkillState] = (
+        self._live: weakref.WeakValueDictionary[tuple[int, str], SkillConversation] = (
             weakref.WeakValueDictionary()
         )
         self._beside: dict[str, SQLiteStateStore] = {}
@@ -248,10 +250,10 @@ class AgentSkills:
 
     # -- state -----------------------------------------------------------------------------
 
-    def new_state(self, state: Mapping[str, Any] | None = None) -> SkillState:
-        """A fresh state, or one restored from ``SkillState.to_state()`` output (not saved
-        anywhere: see :meth:`conversation` for that)."""
-        return SkillState(self._restore(state))
+    def new_state(self, state: Mapping[str, Any] | None = None) -> SkillConversation:
+        """A fresh state, or one restored from ``SkillConversation.to_state()`` output (not
+        saved anywhere: see :meth:`conversation` for that)."""
+        return SkillConversation(self._restore(state))
 
     def _restore(self, state: Any) -> SkillSession:
         catalog = self.toolkit.library.catalog
@@ -260,7 +262,7 @@ class AgentSkills:
         # Pinned skills always; default skills when the conversation starts.
         return self.toolkit.ensure(session, fresh=state is None)[0]
 
-    async def _turn_start(self, state: SkillState, ctx: Any = None) -> SkillSession:
+    async def _turn_start(self, state: SkillConversation, ctx: Any = None) -> SkillSession:
         """Load the pinned skills the run's state lacks and the run's requested ones (the
         context's ``skill_load``, consumed once) before each model call."""
         request = _take_request(getattr(ctx, "context", None), state)
@@ -275,7 +277,7 @@ class AgentSkills:
             state.write(ensured)
         return ensured
 
-    def conversation(self, conversation: str | Any) -> SkillState:
+    def conversation(self, conversation: str | Any) -> SkillConversation:
         """The state of one conversation, restored from where it was saved and saved on every
         change: ``conversation`` is its id or an Agents SDK ``Session`` (its ``session_id``;
         a file-backed ``SQLiteSession`` keeps the state in a side table of its own database
@@ -289,7 +291,7 @@ class AgentSkills:
                 self._require = True
             found = self._live.get((id(states), key))
             if found is None:
-                found = SkillState(SavedSession(states, key, self._restore), key)
+                found = SkillConversation(SavedSession(states, key, self._restore), key)
                 self._live[(id(states), key)] = found
             return found
 
@@ -304,21 +306,25 @@ class AgentSkills:
                 store = self._beside[where] = SQLiteStateStore(where)
         return store
 
-    def state_for(self, ctx: RunContextWrapper[Any] | None) -> SkillState:
-        """The state of the run behind ``ctx`` (see the module docs for the lookup order).
-        Raises ``agents.UserError`` when the run carries none and per-conversation state is
-        required."""
+    def session_for(self, ctx: RunContextWrapper[Any] | None) -> SkillSession:
+        """The skill session of the run behind ``ctx`` (its :meth:`state_for`'s session)."""
+        return self.state_for(ctx).session
+
+    def state_for(self, ctx: RunContextWrapper[Any] | None) -> SkillConversation:
+        """The :class:`SkillConversation` of the run behind ``ctx`` (see the module docs for
+        the lookup order), e.g. to set its ``skill_load``. Raises ``agents.UserError`` when
+        the run carries none and per-conversation state is required."""
         if self._state_from is not None:
             return self._state_from(ctx)
         context = getattr(ctx, "context", None)
-        if isinstance(context, SkillState):
+        if isinstance(context, SkillConversation):
             return context
         found = (
             context.get("skill_state")
             if isinstance(context, Mapping)
             else getattr(context, "skill_state", None)
         )
-        if isinstance(found, SkillState):
+        if isinstance(found, SkillConversation):
             return found
         if self._require or (self._require is None and self._explicit_states):
             raise UserError(
@@ -500,6 +506,23 @@ class AgentSkills:
         return ToolGuardrailFunctionOutput.reject_content(
             replies.blocked(decision), output_info=decision
         )
+
+
+def _configured(
+    skills: Sources | SkillToolkit | None,
+    config: SkillConfig | None,
+    limits: Limits | None,
+    options: dict[str, Any],
+) -> tuple[SkillConfig, SkillToolkit]:
+    """The config and toolkit of an :class:`AgentSkills` (a toolkit takes only ``limits``)."""
+    if isinstance(skills, SkillToolkit):
+        if config is not None or options:
+            raise TypeError("options apply only when sources or a SkillLibrary are given")
+        return SkillConfig(limits=limits), skills
+    if limits is not None:
+        options["limits"] = limits
+    built = SkillConfig.build(config, **options)  # + the settings
+    return built, built.toolkit(built.library(skills))
 
 
 def _binary_output(payload: BinaryPayload) -> ToolOutputImage | ToolOutputFileContent:

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from skillcore import SkillConfig, SkillLibrary, SkillProfiles
+from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
+from skillcore._deprecate import renamed_keywords
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
 from skillcore.state.coordination import MemoryStateStore, StateStore
-from skillcore_openai.functions import Handler, OnHandlerError, OpenAISkills
+from skillcore_openai.dispatcher import Handler, OnHandlerError, OpenAISkills
 
 __all__ = ["DEFAULT_CONTEXT_KEY", "ProfiledOpenAISkills"]
 
@@ -38,10 +39,11 @@ class ProfiledOpenAISkills:
     Use one profile's object for a whole run: its sessions belong to its catalog.
     """
 
+    @renamed_keywords(sources="skills")
     def __init__(
         self,
         profiles: Mapping[str, Any],
-        sources: Sources | None = None,
+        skills: Sources | None = None,
         config: SkillConfig | None = None,
         *,
         default: str | None = None,
@@ -53,9 +55,9 @@ class ProfiledOpenAISkills:
         tools: Iterable[Mapping[str, Any]] = (),
         **options: Any,
     ) -> None:
-        """``profiles``: name -> a :class:`~skillcore.SkillConfig` (over ``sources``), sources
-        (with ``config``, or its fields as ``options``), or ``(sources, config)``. ``states``
-        is shared by the profiles, each under its own keys. The other arguments are
+        """``profiles``: name -> a :class:`~skillcore.SkillConfig` (over ``skills``), skill
+        sources (with ``config``, or its fields as ``options``), or ``(sources, config)``.
+        ``states`` is shared by the profiles, each under its own keys. The other arguments are
         :class:`OpenAISkills`' (``tools``, skill-gated tools, are in every profile, unlocked
         only by a skill of the run's own profile); ``select`` is for :meth:`for_context`."""
         store: StateStore = states if states is not None else MemoryStateStore()
@@ -74,7 +76,7 @@ class ProfiledOpenAISkills:
             )
 
         self.profiles: SkillProfiles[OpenAISkills] = SkillProfiles(
-            profiles, make, sources=sources, config=base, default=default
+            profiles, make, sources=skills, config=base, default=default
         )
         self.select = select
 
@@ -90,3 +92,8 @@ class ProfiledOpenAISkills:
         """:meth:`for_run` with the profile read from ``context`` (its ``select`` key or
         attribute, or ``select(context)``)."""
         return self.for_run(read_selector(context, self.select))
+
+    def session_for(self, conversation_id: str, profile: object) -> SkillSession:
+        """The saved session of a conversation in the profile named ``profile`` (see
+        :meth:`OpenAISkills.session_for`)."""
+        return self.for_run(profile).session_for(conversation_id)

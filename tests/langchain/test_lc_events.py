@@ -28,6 +28,6 @@ def test_unreadable_state_is_reported_once_per_state(
     state = {"skillcore": {"schema": "bogus"}}
     with caplog.at_level(logging.WARNING, logger="skillcore"):
         for _ in range(3):  # every hook of a run reads the same state object
-            assert mw.session(state).loaded_names == ()
+            assert mw.session_for(state).loaded_names == ()
     found = [r for r in caplog.records if getattr(r, "skillcore_event", "") == "state.reset"]
     assert len(found) == 1

@@ -131,7 +131,7 @@ def test_switching_profile_does_not_carry_loaded_skills(tenants: dict[str, Path]
     cfg: Any = {"configurable": {"thread_id": "shared"}}
     saved = agent.get_state(cfg).values[STATE_KEY]
     assert saved["profile"] == "acme"
-    assert mw.session(agent.get_state(cfg).values, Ctx("acme")).loaded_names == ("handbook",)
+    assert mw.session_for(agent.get_state(cfg).values, Ctx("acme")).loaded_names == ("handbook",)
     # Same thread, now beta: nothing loaded, and beta's own handbook loads (not ALREADY_LOADED).
     model.push(
         expect_catalog(
@@ -148,7 +148,7 @@ def test_switching_profile_does_not_carry_loaded_skills(tenants: dict[str, Path]
     state = agent.get_state(cfg).values[STATE_KEY]
     assert state["profile"] == "beta"
     # Back to acme: beta's load does not show up as acme's.
-    assert mw.session(agent.get_state(cfg).values, Ctx("acme")).loaded_names == ()
+    assert mw.session_for(agent.get_state(cfg).values, Ctx("acme")).loaded_names == ()
 
 
 @pytest.mark.parametrize("context", [Ctx("gamma"), Ctx(None), {"skill_profile": 7}, None])

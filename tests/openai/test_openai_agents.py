@@ -14,7 +14,7 @@ from agents.models.chatcmpl_converter import Converter
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from skillcore import Limits, PolicyMode, SkillLibrary, SkillToolkit, ToolPolicy
-from skillcore_openai import AgentSkills, OpenAISkills, SkillState
+from skillcore_openai import AgentSkills, OpenAISkills, SkillConversation
 from skillcore_openai.testing import ScriptedCall, text, tool_calls
 
 NO_TRACE = RunConfig(tracing_disabled=True)
@@ -167,7 +167,7 @@ def test_parallel_loads_one_slot(examples_library: SkillLibrary) -> None:
 @dataclasses.dataclass
 class AppContext:
     user: str
-    skill_state: SkillState
+    skill_state: SkillConversation
 
 
 def test_state_per_run_context(examples_library: SkillLibrary) -> None:
@@ -202,7 +202,7 @@ def test_state_per_run_context(examples_library: SkillLibrary) -> None:
 
 
 def test_custom_state_lookup_and_dynamic_base(examples_library: SkillLibrary) -> None:
-    states: dict[str, SkillState] = {}
+    states: dict[str, SkillConversation] = {}
     skills = AgentSkills(
         examples_library,
         state_from=lambda ctx: states.setdefault(ctx.context["conversation"], skills.new_state()),

@@ -96,7 +96,7 @@ def test_agents_sdk_context_field_loads_on_a_later_run(tmp_path: Path) -> None:
     # Both model calls of that run see beta's instructions (no tool reply carried them).
     assert BETA in (model.calls[1].system_instructions or "")
     assert BETA in (model.calls[2].system_instructions or "")
-    # The SkillState itself as the context: its own skill_load field.
+    # The SkillConversation itself as the context: its own skill_load field.
     state.skill_load = ["gamma"]
     asyncio.run(Runner.run(agent, "more", context=state, run_config=cfg))
     assert state.skill_load is None and state.loaded_names == ("beta", "alpha", "gamma")

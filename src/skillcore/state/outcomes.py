@@ -14,9 +14,14 @@ from skillcore._frozen import FrozenDict
 from skillcore.codes import Coded, OutcomeCode
 from skillcore.texts import outcome_text
 
+#: The facts of an outcome whose text needs none (shared: most outcomes have none).
+_NO_FACTS: FrozenDict[str, Any] = FrozenDict()
+
 
 def _facts(value: Mapping[str, Any] | None) -> FrozenDict[str, Any]:
-    return value if isinstance(value, FrozenDict) else FrozenDict(value)
+    if isinstance(value, FrozenDict):
+        return value
+    return FrozenDict(value) if value else _NO_FACTS
 
 
 @attrs.frozen
@@ -27,7 +32,7 @@ class Outcome(Coded):
 
     code: OutcomeCode
     skill: str | None = None
-    facts: FrozenDict[str, Any] = attrs.field(factory=FrozenDict, converter=_facts)
+    facts: FrozenDict[str, Any] = attrs.field(default=_NO_FACTS, converter=_facts)
     #: Which text words it, for a code with more than one (empty: the code's own).
     text_id: str = ""
 

@@ -26,6 +26,8 @@ def _public_exceptions() -> list[type[BaseException]]:
             if (
                 inspect.isclass(obj)
                 and issubclass(obj, BaseException)
+                # Warning categories are for filters, never raised for a caller to catch.
+                and not issubclass(obj, Warning)
                 and obj.__module__ == module.__name__
                 and not name.startswith("_")
             ):
@@ -44,3 +46,8 @@ def test_the_walk_finds_the_source_errors() -> None:
 @pytest.mark.parametrize("exc", EXCEPTIONS, ids=lambda e: f"{e.__module__}.{e.__name__}")
 def test_public_exception_derives_from_skillcore_error(exc: type[BaseException]) -> None:
     assert issubclass(exc, SkillcoreError), f"{exc.__module__}.{exc.__name__}: {exc.__mro__}"
+
+
+def test_the_deprecation_warning_is_a_deprecation_warning() -> None:
+    """Filters on ``DeprecationWarning`` catch skillcore's renamed names too."""
+    assert issubclass(skillcore.SkillcoreDeprecationWarning, DeprecationWarning)

@@ -1,0 +1,375 @@
+"""``OpenAISkills``: skills for a custom OpenAI agent loop. It offers the skill tools and
+the catalog, applies the model's tool calls to a session (in call order, RESTRICT enforced
+before your handlers run) and keeps each conversation's state."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal
+
+import anyio
+import attrs
+
+from skillcore import (
+    ArgumentError,
+    OutcomeCode,
+    RawInput,
+    SessionRef,
+    SessionStore,
+    SkillConfig,
+    SkillSession,
+    SkillToolkit,
+    ToolDecision,
+    ToolPolicy,
+    ToolResult,
+    TurnCalls,
+    TurnStore,
+    replies,
+)
+from skillcore.policy.gating import gated_registry
+from skillcore.runtime.config import Sources
+from skillcore.state.coordination import (
+    MemoryStateStore,
+    StateStore,
+    TurnCall,
+    as_store,
+)
+from skillcore.tools.reinjection import DeliveryIndex, Reinjection
+from skillcore.tools.specs import parse_json_object
+from skillcore_openai.calls import (
+    FunctionCall,
+    arguments_of,
+    id_of,
+    name_of,
+    parse_call,
+)
+from skillcore_openai.conversations import Conversations
+from skillcore_openai.messages import attachment_message, tool_output
+from skillcore_openai.model_view import ModelView
+from skillcore_openai.results import ToolCallResult, TurnResult
+from skillcore_openai.schemas import tool_name
+
+__all__ = ["Handler", "OnHandlerError", "OpenAISkills"]
+
+#: A handler for a non-skill tool: gets the parsed arguments (a dict; the raw input string for
+#: custom tools) and returns the output (a string, or anything JSON-serialisable), or an
+#: awaitable of it when used with the async methods. A handler with a ``call`` parameter also
+#: gets the :class:`FunctionCall` (``call.call_id``), one with a ``session`` parameter the
+#: :class:`SkillSession` the call was decided on.
+Handler = Callable[..., Any]
+#: What to do when a handler raises: ``"reply"`` (an error reply for that call, the others
+#: are kept), ``"raise"``, or a function ``(call, exception) -> reply text``.
+OnHandlerError = Literal["reply", "raise"] | Callable[["FunctionCall", Exception], str]
+#: A plain call cleared to run: its handler, the arguments, the policy decision and the
+#: keyword arguments the handler asked for.
+_Plan = tuple[Handler, Any, "ToolDecision", dict[str, Any]]
+_EXTRAS = ("call", "session")
+
+
+class OpenAISkills(Conversations, ModelView):
+    """Skills for a custom OpenAI agent loop (Chat Completions or Responses).
+
+    ``handlers`` maps names of your own tools to functions; when given, every call gets a
+    reply (an unknown tool name is an error the model sees). Without it, allowed non-skill
+    calls are left for you to run. Either way RESTRICT is enforced before a handler runs.
+    """
+
+    def __init__(
+        self,
+        skills: Sources | SkillToolkit | None = None,
+        config: SkillConfig | None = None,
+        *,
+        handlers: Mapping[str, Handler] | None = None,
+        strict: bool = True,
+        policy: ToolPolicy | None = None,
+        states: StateStore | None = None,
+        on_handler_error: OnHandlerError = "reply",
+        tools: Iterable[Mapping[str, Any]] = (),
+        **options: Any,
+    ) -> None:
+        """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`
+        (None: ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`).
+
+        ``config`` (a :class:`skillcore.SkillConfig`) or its fields as keyword ``options``
+        set the defaults of :meth:`session` and :meth:`restore`; ``policy`` overrides the
+        policy knobs (mode, always-allowed tools, aliases, unrestricted skills) with a ready
+        :class:`ToolPolicy`. ``states`` is where :meth:`load` and
+        :meth:`save` keep each conversation's state (default: in memory; a
+        :class:`skillcore.state.coordination.SQLiteStateStore` survives restarts).
+        ``on_handler_error``: what a handler that raises becomes (see :data:`OnHandlerError`).
+        ``tools``: skill-gated tools, as Chat Completions or Responses function tools (their
+        handlers go in ``handlers``): :meth:`chat_tools` / :meth:`response_tools` include
+        them, and dispatch runs them, only while a loaded skill names them in
+        ``metadata.include_tools`` (or ``metadata.adk_additional_tools``).
+        """
+        self.config = SkillConfig.build(config, **options)
+        self.gated_tools: list[dict[str, Any]] = [dict(t) for t in tools]
+        gated = [tool_name(t) for t in self.gated_tools]
+        if any(n is None for n in gated):
+            raise ValueError("every gated tool needs a name (a function tool dict)")
+        if isinstance(skills, SkillToolkit):
+            if config is not None or options:
+                raise TypeError("options apply only when sources or a SkillLibrary are given")
+            self.toolkit = skills
+        else:
+            self.toolkit = self.config.toolkit(self.config.library(skills))
+        self.limits = self.config.session_limits()
+        base = policy or self.config.policy()
+        registry = gated_registry([n for n in gated if n is not None], self.toolkit.names.all())
+        self.policy = attrs.evolve(base, gated_tools=base.gated_tools | registry)
+        self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
+        self.strict = strict
+        self.turns = TurnStore(replay=self.toolkit)
+        self.reinjection = Reinjection(self.toolkit)
+        #: Where each history's load replies sit (delivery by call id).
+        self.deliveries = DeliveryIndex()
+        self.states: StateStore = states if states is not None else MemoryStateStore()
+        # Per conversation: the revision and session load() gave (for fork detection).
+        self._started: OrderedDict[str, tuple[str, SkillSession]] = OrderedDict()
+        if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
+            raise ValueError(
+                f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"
+            )
+        self.on_handler_error = on_handler_error
+
+    # -- dispatch --------------------------------------------------------------------------
+
+    def dispatch(
+        self, target: SkillSession | SessionStore, call: Any, *, history: Any = None
+    ) -> ToolCallResult:
+        """Apply one tool call to a session (or a :class:`skillcore.SessionStore` your loop
+        shares between concurrent calls); never raises for bad model input. Thread the
+        returned session into the next call, or use :meth:`dispatch_all`.
+
+        ``history``: the messages/input items the model received. A load of a loaded skill
+        whose load reply is not among them sends its instructions again (``REDELIVERED``)
+        rather than ``ALREADY_LOADED``; pass it when you trim or compact history."""
+        store = as_store(target)
+        return self._dispatch(store, call, self._hidden(store.read(), history))
+
+    def _dispatch(self, store: SessionStore, call: Any, gone: frozenset[str]) -> ToolCallResult:
+        c = parse_call(call)
+        if self.toolkit.is_skill_tool(c.name):
+            result = self.toolkit.call(
+                store,
+                c.name,
+                c.arguments,
+                hidden=gone,
+                available=self.agent_tools(),
+                call_id=c.call_id,
+            )
+            return self._skill(store, c, result)
+        plan = self._plan(store, c)
+        if isinstance(plan, ToolCallResult):
+            return plan
+        try:
+            out = plan[0](plan[1], **plan[3])
+        except Exception as exc:
+            return self._failed(store, c, exc, plan[2])
+        if inspect.isawaitable(out):
+            if inspect.iscoroutine(out):
+                out.close()
+            raise TypeError(f"the handler of {c.name!r} is async: use adispatch/adispatch_all")
+        return self._handled(store, c, out, plan[2])
+
+    async def adispatch(
+        self, target: SkillSession | SessionStore, call: Any, *, history: Any = None
+    ) -> ToolCallResult:
+        """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
+        store = as_store(target)
+        return await self._adispatch(store, call, self._hidden(store.read(), history))
+
+    async def _adispatch(
+        self, store: SessionStore, call: Any, gone: frozenset[str]
+    ) -> ToolCallResult:
+        c = parse_call(call)
+        if self.toolkit.is_skill_tool(c.name):
+            result = await self.toolkit.acall(
+                store,
+                c.name,
+                c.arguments,
+                hidden=gone,
+                available=self.agent_tools(),
+                call_id=c.call_id,
+            )
+            return self._skill(store, c, result)
+        return await self._arun(store, c, self._plan(store, c))
+
+    async def _arun(
+        self, store: SessionStore, c: FunctionCall, plan: ToolCallResult | _Plan
+    ) -> ToolCallResult:
+        if isinstance(plan, ToolCallResult):
+            return plan
+        try:
+            out = plan[0](plan[1], **plan[3])
+            if inspect.isawaitable(out):
+                out = await out
+        except Exception as exc:
+            return self._failed(store, c, exc, plan[2])
+        return self._handled(store, c, out, plan[2])
+
+    def dispatch_all(
+        self, session: SkillSession, calls: Iterable[Any] | None, *, history: Any = None
+    ) -> TurnResult:
+        """Apply every tool call of one assistant message, in order; returns the final
+        session and the messages to append. A handler that raises gets an error reply for
+        its call (see ``on_handler_error``); the other calls are unaffected. ``history``:
+        see :meth:`dispatch`."""
+        store = SessionRef(session)
+        # Computed once, on the session the history belongs to: skills loaded by earlier
+        # calls of this message are not missing from it.
+        gone = self._hidden(session, history)
+        results = tuple(self._dispatch(store, c, gone) for c in calls or ())
+        return TurnResult(store.session, results)
+
+    async def adispatch_all(
+        self, session: SkillSession, calls: Iterable[Any] | None, *, history: Any = None
+    ) -> TurnResult:
+        """Apply the calls of one assistant message concurrently. Each is decided in call
+        order (a call waits for the earlier skill calls, never for handlers), so the result
+        equals :meth:`dispatch_all`'s while file reads and handlers overlap."""
+        items = list(calls or ())
+        gone = self._hidden(session, history)
+        # A fresh key per turn: the session is passed in, so no other call can share it.
+        # The model's call ids key the turn (a call worked out again records the id its
+        # reply carries); positions stand in when ids are missing or repeated.
+        ids = [id_of(c) for c in items]
+        if len(set(ids)) != len(ids) or "" in ids:
+            ids = [str(i) for i in range(len(items))]
+        turn = TurnCalls.of(
+            f"adispatch-{next(_turn_ids)}",
+            "turn",
+            [(ids[i], name_of(c), arguments_of(c)) for i, c in enumerate(items)],
+            self.toolkit.is_skill_tool,
+        )
+        have = self.agent_tools()
+        views = [
+            self.turns.enter(turn, ids[i], session, hidden=gone, available=have)
+            for i in range(len(items))
+        ]
+        results: list[ToolCallResult | None] = [None] * len(items)
+        errors: list[BaseException | None] = [None] * len(items)
+
+        async def one(i: int) -> None:
+            # Errors (only caller misuse, or on_handler_error="raise") are collected rather
+            # than raised so the caller sees the exception itself, not an ExceptionGroup.
+            try:
+                results[i] = await self._ordered(views[i], items[i], gone)
+            except Exception as exc:
+                errors[i] = exc
+
+        async with anyio.create_task_group() as tg:
+            for i in range(len(items)):
+                tg.start_soon(one, i)
+        for exc in errors:
+            if exc is not None:
+                raise exc
+        final = views[-1].read() if views else session
+        return TurnResult(final, tuple(r for r in results if r is not None))
+
+    async def _ordered(self, view: TurnCall, call: Any, gone: frozenset[str]) -> ToolCallResult:
+        async with view:
+            c = parse_call(call)
+            if self.toolkit.is_skill_tool(c.name):
+                return await self._adispatch(view, c, gone)
+            plan = self._plan(view, c)
+        # Handlers run after the turn moved on: later calls never wait for them.
+        return await self._arun(view, c, plan)
+
+    def _skill(self, store: SessionStore, c: FunctionCall, res: ToolResult) -> ToolCallResult:
+        message = tool_output(c, res.text, is_error=not res.ok, binary=res.binary)
+        followup = (
+            attachment_message(res.binary) if res.binary is not None and c.api == "chat" else None
+        )
+        return ToolCallResult(
+            store.read(), message, c, res.text, not res.ok, res.code, result=res, followup=followup
+        )
+
+    def _error(
+        self,
+        store: SessionStore,
+        c: FunctionCall,
+        text: str,
+        code: OutcomeCode,
+        decision: ToolDecision | None = None,
+    ) -> ToolCallResult:
+        return ToolCallResult(
+            store.read(),
+            tool_output(c, text, is_error=True),
+            c,
+            text,
+            True,
+            code,
+            decision=decision,
+        )
+
+    def _plan(self, store: SessionStore, c: FunctionCall) -> ToolCallResult | _Plan:
+        handler = None if self.handlers is None else self.handlers.get(c.name)
+        if self.handlers is not None and handler is None:
+            # Unknown before blocked: a tool that does not exist is reported as such, even
+            # while a skill restricts the tools (the model would otherwise try to unload).
+            known = ", ".join([*self.toolkit.tool_names, *self.handlers]) or "(none)"
+            text = replies.error(
+                f"there is no tool named {c.name[:80]!r}. Available tools: {known}."
+            )
+            return self._error(store, c, text, OutcomeCode.UNKNOWN_TOOL)
+        # Refused if its turn timed out; the arguments feed patterns such as Bash(git:*):
+        # exactly what the handler gets (a custom tool's raw text; unreadable: None).
+        raw = "" if c.arguments is None else c.arguments
+        seen = (RawInput(raw) if isinstance(raw, str) else None) if c.custom else c.arguments
+        decision = self.toolkit.check_call(store, c.name, arguments=seen)
+        if not decision.allowed:
+            return self._error(
+                store, c, replies.blocked(decision), replies.blocked_code(decision), decision
+            )
+        if handler is None:
+            return ToolCallResult(store.read(), None, c, None, False, decision=decision)
+        extras = {"call": c, "session": store.read()}
+        wanted = {k: extras[k] for k in _wants(handler)}
+        if c.custom:
+            return handler, "" if c.arguments is None else c.arguments, decision, wanted
+        try:
+            args = parse_json_object(c.arguments)
+        except ArgumentError as exc:
+            text = replies.invalid_arguments(c.name, str(exc))
+            return self._error(store, c, text, OutcomeCode.INVALID_ARGUMENTS, decision)
+        return handler, args, decision, wanted
+
+    def _failed(
+        self, store: SessionStore, c: FunctionCall, exc: Exception, decision: ToolDecision
+    ) -> ToolCallResult:
+        if self.on_handler_error == "raise":
+            raise exc
+        if callable(self.on_handler_error):
+            text = self.on_handler_error(c, exc)
+        else:
+            text = replies.tool_failed(c.name, exc)
+        return self._error(store, c, text, OutcomeCode.TOOL_FAILED, decision)
+
+    def _handled(
+        self, store: SessionStore, c: FunctionCall, out: Any, decision: ToolDecision
+    ) -> ToolCallResult:
+        text = out if isinstance(out, str) else json.dumps(out, default=str, ensure_ascii=False)
+        return ToolCallResult(store.read(), tool_output(c, text), c, text, False, decision=decision)
+
+
+def _wants(handler: Handler) -> tuple[str, ...]:
+    """Which of ``call`` / ``session`` the handler takes as keyword arguments."""
+    try:
+        params = inspect.signature(handler).parameters
+    except (TypeError, ValueError):  # builtins without a signature take neither
+        return ()
+    return tuple(
+        k
+        for k in _EXTRAS
+        if k in params
+        and params[k].kind
+        in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    )
+
+
+_turn_ids = itertools.count(1)
