@@ -19,7 +19,7 @@ from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
 from skillcore.state import coordination
 from skillcore.state import token as state_token
-from skillcore.state.session import MAX_CALL_ID
+from skillcore.state.schema import MAX_CALL_ID
 from skillcore.tools import binary, replies, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())

@@ -26,20 +26,6 @@ MAX_CLASS_LINES = 300
 #: Offenders that predate the limits, by ``kind path[:qualified name]``; to be split.
 NOT_YET = frozenset(
     {
-        "module skillcore/apps/cli.py",
-        "function skillcore/apps/cli.py:build_parser",
-        "function skillcore/apps/evaluate.py:evaluate",
-        "class skillcore/apps/mcp_server.py:SkillMCPServer",
-        "module skillcore/catalog/ranking.py",
-        "function skillcore/catalog/ranking.py:_build_vector",
-        "class skillcore/catalog/ranking.py:SearchIndex",
-        "function skillcore/catalog/relevance.py:_relevant",
-        "module skillcore/state/session.py",
-        "class skillcore/state/session.py:SkillSession",
-        "module skillcore/testing.py",
-        "function skillcore/tools/specs.py:build_specs",
-        "class skillcore/tools/toolkit.py:SkillToolkit",
-        "function skillcore/tools/toolkit.py:SkillToolkit.__init__",
         "class skillcore_adk/_toolset.py:SkillToolset",
         "function skillcore_adk/_toolset.py:SkillToolset.__init__",
         "class skillcore_langchain/middleware.py:SkillsMiddleware",

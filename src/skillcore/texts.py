@@ -1,9 +1,16 @@
-"""Sentences a model reads that the session's own decisions need (refusal reasons, the end of
-an unload reply), from plain values. A foundation, so the session takes its wording from here;
-:mod:`skillcore.tools.replies` builds every whole reply and uses the same sentences.
+"""The words of every outcome a session returns, from the code and the facts it carries.
+
+Session transitions return an :class:`~skillcore.Outcome`: a stable code, the skill and the
+facts behind it (names, counts, tools), never prose; its ``message`` is worded here, in one
+place, from plain values. A foundation, so that every layer that shows an outcome (the
+library, the tools, the adapters) reads the same sentences: :mod:`skillcore.tools.replies`
+builds each whole reply a model reads from them.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from skillcore._text import quoted_excerpt, single_line
 
@@ -42,3 +49,123 @@ def tools_not_available_reason(skill: str, missing: tuple[str, ...]) -> str:
         f"({', '.join(single_line(m) for m in missing)}), and while it is loaded only its "
         "allowed tools may run. Continue without it or choose another skill."
     )
+
+
+# -- outcomes --------------------------------------------------------------------------------
+# Each text takes the outcome's skill name and its facts (see :func:`outcome_text`).
+
+#: Text ids of outcomes whose code alone does not say which text (see :data:`OUTCOME_TEXTS`).
+NOT_LOADED_FOR_RESOURCE = "NOT_LOADED_FOR_RESOURCE"
+LOAD_FAILED = "LOAD_FAILED"
+
+_Facts = Mapping[str, Any]
+
+
+def _skill_not_found(name: str, facts: _Facts) -> str:
+    close = facts["close"]
+    hint = f" Did you mean: {', '.join(close)}?" if close else ""
+    return (
+        f"No skill named {quoted_excerpt(name)}.{hint} Call {facts['search_tool']} with "
+        "keywords to find available skills."
+    )
+
+
+def _disabled(name: str, facts: _Facts) -> str:
+    return f"Skill {name!r} can only be invoked by the user, not used by the model."
+
+
+def _already_loaded(name: str, facts: _Facts) -> str:
+    return (
+        f"Skill {name!r} is already loaded; its instructions are earlier in this "
+        "conversation. Follow them; there is no need to load it again."
+    )
+
+
+def _load_limit_reached(name: str, facts: _Facts) -> str:
+    loaded = facts["loaded"]
+    return (
+        f"Cannot load {name!r}: {len(loaded)} of {facts['max_loaded']} skills "
+        f"are already loaded ({', '.join(loaded)}). Call "
+        f"{facts['unload_tool']} for a skill you no longer need to free a slot, then try "
+        "again."
+    )
+
+
+def _tool_not_available(name: str, facts: _Facts) -> str:
+    return tools_not_available_reason(name, facts["missing"])
+
+
+def _loaded(name: str, facts: _Facts) -> str:
+    return f"Loaded skill {name!r}."
+
+
+def _redelivered(name: str, facts: _Facts) -> str:
+    return f"Skill {name!r} was loaded earlier; its instructions are sent again."
+
+
+def _pinned(name: str, facts: _Facts) -> str:
+    return (
+        f"Skill {name!r} is pinned: it stays loaded for the whole conversation and "
+        "cannot be unloaded. Keep following its instructions."
+    )
+
+
+def _not_loaded(name: str, facts: _Facts) -> str:
+    loaded = ", ".join(facts["loaded"]) or "none"
+    return f"Skill {name!r} is not loaded, so there is nothing to unload. Loaded skills: {loaded}."
+
+
+def _not_loaded_for_resource(name: str, facts: _Facts) -> str:
+    return (
+        f"Skill {name!r} is not loaded. Call {facts['load_tool']} for it first; its "
+        "reply lists the files you can read."
+    )
+
+
+def _unloaded(name: str, facts: _Facts) -> str:
+    return (
+        f"Unloaded skill {name!r}; its instructions no longer apply. "
+        f"{facts['slots_free']} of {facts['max_loaded']} slots are free."
+        + tools_locked_again(facts["locked"])
+    )
+
+
+def _path_rejected(name: str, facts: _Facts) -> str:
+    return (
+        f"Cannot read {quoted_excerpt(facts['path'])} of skill {name!r}: {facts['problem']}. "
+        "Do not retry this path; give one relative to the skill directory, as listed when "
+        "the skill was loaded."
+    )
+
+
+def _load_failed(name: str, facts: _Facts) -> str:
+    detail = facts["detail"]
+    if detail is None:
+        detail = "its document was not read"
+    return f"Could not load skill {name!r}: {detail}"
+
+
+#: The text of each outcome, by its text id: the code's value, or one of the ids below for a
+#: code with more than one text (see :attr:`skillcore.Outcome.text_id`).
+OUTCOME_TEXTS: dict[str, Callable[[str, _Facts], str]] = {
+    "SKILL_NOT_FOUND": _skill_not_found,
+    "DISABLED": _disabled,
+    "ALREADY_LOADED": _already_loaded,
+    "LOAD_LIMIT_REACHED": _load_limit_reached,
+    "TOOL_NOT_AVAILABLE": _tool_not_available,
+    "LOADED": _loaded,
+    "REDELIVERED": _redelivered,
+    "PINNED": _pinned,
+    "NOT_LOADED": _not_loaded,
+    "UNLOADED": _unloaded,
+    "PATH_REJECTED": _path_rejected,
+    #: NOT_LOADED, for a resource of a skill that is not loaded.
+    NOT_LOADED_FOR_RESOURCE: _not_loaded_for_resource,
+    #: Any code: a load whose document could not be read (``detail``: why; None: not read).
+    LOAD_FAILED: _load_failed,
+}
+
+
+def outcome_text(text_id: str, skill: str, facts: _Facts) -> str:
+    """The message of an outcome: its text (:data:`OUTCOME_TEXTS`) over its facts."""
+    return OUTCOME_TEXTS[text_id](skill, facts)

@@ -33,7 +33,9 @@ from skillcore.catalog.ranking import (
     ABSTAIN_KEEP,
     STOPWORDS,
     Ranker,
+    SearchIndex,
     index_for,
+    resolve_ranker,
     semantic_available,
     skill_text,
     tokens,
@@ -261,80 +263,117 @@ def evaluate(
     """
     order = CatalogOrder(catalog_order)  # ValueError names an unknown order
     index = index_for(catalog)
-    present = {s.name for s in index.skills}
-    unknown = tuple(sorted({c.skill for c in cases if c.skill and c.skill not in present}))
-    pos = [c for c in cases if c.skill and c.should_trigger and c.skill in present]
-    neg = [c for c in cases if c.skill and not c.should_trigger and c.skill in present]
-    unserved = [c for c in cases if c.skill is None]
-    depth = max([*ks, SEARCH_DEPTH])
+    unknown, pos, neg, unserved = _sorted_cases(cases, {s.name for s in index.skills})
     shown = visible_names(catalog, budget)
-    hits = dict.fromkeys(ks, 0)
-    tool_hits = dict.fromkeys(ks, 0)
-    rr = 0.0
-    visible = found = either = suggested = reachable = routed_abstained = 0
-    misses: list[Miss] = []
+    tally = _Tally(dict.fromkeys(ks, 0), dict.fromkeys(ks, 0))
     for case in pos:
-        assert case.skill is not None
-        picked = index.select(case.query, None, depth, ranker)
-        ranked = [h.skill.name for h in index.search(case.query, None, depth, ranker)]
-        tool = [h.skill.name for h in picked.hits]
-        rank = ranked.index(case.skill) + 1 if case.skill in ranked else None
-        for k in ks:
-            hits[k] += rank is not None and rank <= k
-            tool_hits[k] += case.skill in tool[:k]
-        rr += 1.0 / rank if rank else 0.0
-        seen = (
-            case.skill in shown
-            if order is CatalogOrder.PRECEDENCE
-            else case.skill in relevant_shown(catalog, case.query, budget, ranker)
-        )
-        got = rank is not None and rank <= SEARCH_DEPTH
-        first = picked.hits[:suggestions]
-        note = case.skill in [h.skill.name for h in picked.close if h in first]
-        visible += seen
-        found += got
-        either += seen or got
-        suggested += note
-        reachable += seen or note or case.skill in tool[:REACH_DEPTH]
-        routed_abstained += picked.abstained
-        if rank != 1:
-            misses.append(Miss(case.query, case.skill, ranked[0] if ranked else None, rank))
+        if order is CatalogOrder.PRECEDENCE:
+            seen = case.skill in shown
+        else:
+            seen = case.skill in relevant_shown(catalog, case.query, budget, ranker)
+        tally.add(index, case, seen, ranker, suggestions, ks)
     false = sum(
         1
         for case in neg
         if [h.skill.name for h in index.search(case.query, None, 1, ranker)] == [case.skill]
     )
-    none_abstained = few = 0
-    for case in unserved:
-        picked = index.select(case.query, None, SEARCH_DEPTH, ranker)
-        none_abstained += picked.abstained
-        few += len(picked.hits) <= ABSTAIN_KEEP
+    none_abstained, few = _abstentions(index, unserved, ranker)
     n = len(pos) or 1
-    abstentions = none_abstained + routed_abstained
-    used = "hybrid" if ranker == "hybrid" or (ranker == "auto" and semantic_available()) else "bm25"
+    abstentions = none_abstained + tally.abstained
     return EvalReport(
         skills=len(index),
         positives=len(pos),
         negatives=len(neg),
         unknown=unknown,
-        recall={k: hits[k] / n for k in ks},
-        mrr=rr / n,
-        visible=visible / n,
-        found_by_search=found / n,
-        visible_or_found=either / n,
+        recall={k: tally.hits[k] / n for k in ks},
+        mrr=tally.rr / n,
+        visible=tally.visible / n,
+        found_by_search=tally.found / n,
+        visible_or_found=tally.either / n,
         false_triggers=false / (len(neg) or 1),
-        misses=tuple(misses),
-        ranker=used,
+        misses=tuple(tally.misses),
+        ranker=resolve_ranker(ranker),
         budget=budget,
         unserved=len(unserved),
         abstain_recall=none_abstained / (len(unserved) or 1),
         abstain_precision=none_abstained / (abstentions or 1),
         few_results=few / (len(unserved) or 1),
-        routed_abstained=routed_abstained / n,
-        tool_recall={k: tool_hits[k] / n for k in ks},
-        suggested=suggested / n,
-        reachable=reachable / n,
+        routed_abstained=tally.abstained / n,
+        tool_recall={k: tally.tool_hits[k] / n for k in ks},
+        suggested=tally.suggested / n,
+        reachable=tally.reachable / n,
     )
+
+
+def _sorted_cases(
+    cases: Sequence[EvalCase], present: set[str]
+) -> tuple[tuple[str, ...], list[EvalCase], list[EvalCase], list[EvalCase]]:
+    """The skills named that are not ``present``, then the cases that should find their
+    skill, those that should not, and the requests no skill serves."""
+    unknown = tuple(sorted({c.skill for c in cases if c.skill and c.skill not in present}))
+    pos = [c for c in cases if c.skill and c.should_trigger and c.skill in present]
+    neg = [c for c in cases if c.skill and not c.should_trigger and c.skill in present]
+    unserved = [c for c in cases if c.skill is None]
+    return unknown, pos, neg, unserved
+
+
+def _abstentions(index: SearchIndex, unserved: list[EvalCase], ranker: Ranker) -> tuple[int, int]:
+    """Of the requests no skill serves: how many the search abstains on, and how many get at
+    most :data:`~skillcore.catalog.ranking.ABSTAIN_KEEP` results."""
+    abstained = few = 0
+    for case in unserved:
+        picked = index.select(case.query, None, SEARCH_DEPTH, ranker)
+        abstained += picked.abstained
+        few += len(picked.hits) <= ABSTAIN_KEEP
+    return abstained, few
+
+
+@attrs.define
+class _Tally:
+    """What the queries that name a skill add up to (see :class:`EvalReport`)."""
+
+    hits: dict[int, int]
+    tool_hits: dict[int, int]
+    rr: float = 0.0
+    visible: int = 0
+    found: int = 0
+    either: int = 0
+    suggested: int = 0
+    reachable: int = 0
+    abstained: int = 0
+    misses: list[Miss] = attrs.Factory(list)
+
+    def add(
+        self,
+        index: SearchIndex,
+        case: EvalCase,
+        seen: bool,
+        ranker: Ranker,
+        suggestions: int,
+        ks: Sequence[int],
+    ) -> None:
+        """Count one query whose skill is ``case.skill`` (``seen``: in the catalog shown)."""
+        assert case.skill is not None
+        depth = max([*ks, SEARCH_DEPTH])
+        picked = index.select(case.query, None, depth, ranker)
+        ranked = [h.skill.name for h in index.search(case.query, None, depth, ranker)]
+        tool = [h.skill.name for h in picked.hits]
+        rank = ranked.index(case.skill) + 1 if case.skill in ranked else None
+        for k in ks:
+            self.hits[k] += rank is not None and rank <= k
+            self.tool_hits[k] += case.skill in tool[:k]
+        self.rr += 1.0 / rank if rank else 0.0
+        got = rank is not None and rank <= SEARCH_DEPTH
+        first = picked.hits[:suggestions]
+        note = case.skill in [h.skill.name for h in picked.close if h in first]
+        self.visible += seen
+        self.found += got
+        self.either += seen or got
+        self.suggested += note
+        self.reachable += seen or note or case.skill in tool[:REACH_DEPTH]
+        self.abstained += picked.abstained
+        if rank != 1:
+            self.misses.append(Miss(case.query, case.skill, ranked[0] if ranked else None, rank))
 
 
 def report_table(reports: Sequence[EvalReport]) -> str:

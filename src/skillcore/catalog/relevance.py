@@ -24,7 +24,7 @@ from __future__ import annotations
 import enum
 import functools
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import attrs
 
@@ -142,36 +142,63 @@ def _relevant(
         )
         if name not in loaded_by_name
     )
-    shown: list[str] = []
-    texts: list[str] = []
-    used = 0
-    named: list[str] = []
-    for name in candidates:
-        text = unloaded_entry(key, catalog.get(name), fmt)  # type: ignore[arg-type]
-        size = counter(text)
-        if used + size > left:
-            named.append(name)  # the first that did not fit opens the names-only tier
-            break
-        used += size
-        shown.append(name)
-        texts.append(text)
+    shown, texts, used, named = _described(key, candidates, fmt, counter, left)
     tier = ""
-    if named and used + counter(_names_tier(named, names, markdown)) <= left:
-        tier = _names_tier(named, names, markdown)
-        for name in candidates:
-            trial = _names_tier([*named, name], names, markdown)
-            if used + counter(trial) > left:
-                break
-            named.append(name)
-            tier = trial
-    else:
-        named = []
+    if named:
+        named, tier = _names_only(candidates, named, names, markdown, left - used, counter)
     used += counter(tier) if tier else 0
     loaded_visible = sum(1 for name in loaded_by_name if name in catalog.model_visible_names)
     omitted = len(visible) - loaded_visible - len(shown) - len(named)
     body = "".join(loaded_entries) + "".join(texts) + tier
     text = wrap_catalog(body, omitted, names, fmt)
     return RelevantCatalog(tuple(loaded_by_name), tuple(shown), tuple(named), omitted, used, text)
+
+
+def _described(
+    key: CatalogKey,
+    candidates: Iterator[str],
+    fmt: CatalogFormat,
+    counter: Callable[[str], int],
+    left: int,
+) -> tuple[list[str], list[str], int, list[str]]:
+    """Entries with descriptions, taken from ``candidates`` while they fit in ``left``: the
+    names shown, their texts, the budget used, and the first name that did not fit (which
+    opens the names-only tier; none when every candidate fit)."""
+    catalog = key.catalog
+    shown: list[str] = []
+    texts: list[str] = []
+    used = 0
+    for name in candidates:
+        text = unloaded_entry(key, catalog.get(name), fmt)  # type: ignore[arg-type]
+        size = counter(text)
+        if used + size > left:
+            return shown, texts, used, [name]
+        used += size
+        shown.append(name)
+        texts.append(text)
+    return shown, texts, used, []
+
+
+def _names_only(
+    candidates: Iterator[str],
+    named: list[str],
+    names: ToolNames,
+    markdown: bool,
+    left: int,
+    counter: Callable[[str], int],
+) -> tuple[list[str], str]:
+    """The names-only tier after the described entries: ``named`` and then as many of
+    ``candidates`` as fit in ``left`` (no tier at all when ``named`` alone does not)."""
+    tier = _names_tier(named, names, markdown)
+    if counter(tier) > left:
+        return [], ""
+    for name in candidates:
+        trial = _names_tier([*named, name], names, markdown)
+        if counter(trial) > left:
+            break
+        named = [*named, name]
+        tier = trial
+    return named, tier
 
 
 def _names_tier(skills: list[str], names: ToolNames, markdown: bool) -> str:

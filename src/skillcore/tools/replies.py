@@ -1,7 +1,10 @@
-"""Every text the model reads from a skill tool call or a blocked call, defined once.
+"""Every reply the model reads from a skill tool call or a blocked call, built once.
 
-(The load reply itself is :meth:`skillcore.SkillToolkit.load_reply`; the catalog is
-:mod:`skillcore.catalog.render`.)
+The sentences of a session's outcomes (refusals, loads, unloads) are worded in
+:mod:`skillcore.texts` from the outcome's code and facts, and sent through :func:`refusal`;
+the texts only the tool layer produces (search, resources, binary files, argument and tool
+errors) are here. (The load reply itself is :meth:`skillcore.SkillToolkit.load_reply`; the
+catalog is :mod:`skillcore.catalog.render`.)
 """
 
 from __future__ import annotations

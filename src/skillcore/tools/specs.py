@@ -82,64 +82,72 @@ def build_specs(
     name_schema = _string("Exact skill name.")
     if loadable is not None and len(loadable) <= enum_limit:
         name_schema["enum"] = list(loadable)
-
-    def obj(props: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "type": "object",
-            "additionalProperties": False,
-            "properties": props,
-            "required": list(props),
-        }
-
-    specs = [
-        ToolSpec(
-            names.load,
-            ToolKind.LOAD.value,
-            "Load a skill: returns its full instructions, its directory and its resource "
-            "files. Call this when a task matches a skill's description, before acting.",
-            obj({"skill_name": name_schema}),
-        ),
-        ToolSpec(
-            names.unload,
-            ToolKind.UNLOAD.value,
-            "Unload a skill whose instructions no longer apply; frees a slot and lifts "
-            "its tool restrictions.",
-            obj({"skill_name": _string("Skill name.")}),
-        ),
-    ]
+    specs = [_load_spec(names, name_schema), _unload_spec(names)]
     if include_resource_tool:
-        specs.append(
-            ToolSpec(
-                names.resource,
-                ToolKind.RESOURCE.value,
-                "Read one file of a loaded skill (a script, reference or asset), by its "
-                f"path relative to the skill directory as listed by {names.load}.",
-                obj(
-                    {
-                        "skill_name": _string("Skill name."),
-                        "path": _string(
-                            "Path relative to the skill directory, e.g. references/guide.md."
-                        ),
-                    }
-                ),
-            )
-        )
-    specs.append(
-        ToolSpec(
-            names.search,
-            ToolKind.SEARCH.value,
-            "Search all available skills by keywords and/or a file path (matched against "
-            "names, descriptions, triggers and file patterns). Use it to find skills not "
-            "listed in the prompt.",
-            obj(
-                {
-                    "query": _nullable_string("Keywords describing the task, or null."),
-                    "path": _nullable_string("A file path the task is about, or null."),
-                }
-            ),
-        )
-    )
+        specs.append(_resource_spec(names))
+    specs.append(_search_spec(names))
     return tuple(specs)
+
+
+def _object(props: dict[str, Any]) -> dict[str, Any]:
+    """A JSON schema object of ``props``, all required, nothing else allowed."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": props,
+        "required": list(props),
+    }
+
+
+def _load_spec(names: ToolNames, name_schema: dict[str, Any]) -> ToolSpec:
+    return ToolSpec(
+        names.load,
+        ToolKind.LOAD.value,
+        "Load a skill: returns its full instructions, its directory and its resource "
+        "files. Call this when a task matches a skill's description, before acting.",
+        _object({"skill_name": name_schema}),
+    )
+
+
+def _unload_spec(names: ToolNames) -> ToolSpec:
+    return ToolSpec(
+        names.unload,
+        ToolKind.UNLOAD.value,
+        "Unload a skill whose instructions no longer apply; frees a slot and lifts "
+        "its tool restrictions.",
+        _object({"skill_name": _string("Skill name.")}),
+    )
+
+
+def _resource_spec(names: ToolNames) -> ToolSpec:
+    return ToolSpec(
+        names.resource,
+        ToolKind.RESOURCE.value,
+        "Read one file of a loaded skill (a script, reference or asset), by its "
+        f"path relative to the skill directory as listed by {names.load}.",
+        _object(
+            {
+                "skill_name": _string("Skill name."),
+                "path": _string("Path relative to the skill directory, e.g. references/guide.md."),
+            }
+        ),
+    )
+
+
+def _search_spec(names: ToolNames) -> ToolSpec:
+    return ToolSpec(
+        names.search,
+        ToolKind.SEARCH.value,
+        "Search all available skills by keywords and/or a file path (matched against "
+        "names, descriptions, triggers and file patterns). Use it to find skills not "
+        "listed in the prompt.",
+        _object(
+            {
+                "query": _nullable_string("Keywords describing the task, or null."),
+                "path": _nullable_string("A file path the task is about, or null."),
+            }
+        ),
+    )
 
 
 def parse_json_object(arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:

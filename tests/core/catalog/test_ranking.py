@@ -15,11 +15,11 @@ from skillcore import Catalog, SkillLocation, SkillMetadata, memo, search_skills
 from skillcore.catalog.ranking import (
     MAX_QUERY_TERMS,
     SearchIndex,
-    _query_terms,
     index_for,
     semantic_available,
     tokens,
 )
+from skillcore.catalog.terms import query_terms
 from skillcore.typos import CLOSE_NAMES_POSTINGS, CLOSE_NAMES_SCAN_ALL, NameIndex, close_names
 
 
@@ -55,7 +55,7 @@ def catalogs(draw: st.DrawFn, patterns: bool = False) -> Catalog:
 
 def brute_force(index: SearchIndex, query: str, limit: int) -> list[tuple[int, float]]:
     """Score every skill with every term, no pruning, same order of additions."""
-    found = [index._postings[t] for t in _query_terms(query) if t in index._postings]
+    found = [index._postings[t] for t in query_terms(query) if t in index._postings]
     found.sort(key=lambda p: -p[2])
     acc: dict[int, float] = {}
     for docs, impacts, _, _ in found:
@@ -181,9 +181,9 @@ def test_unicode_scripts_and_plurals() -> None:
 
 
 def test_stopwords_only_dropped_when_other_words_remain() -> None:
-    assert _query_terms("how to use the csv tool") == ["csv", "tool"]
-    assert _query_terms("the") == ["the"]
-    assert len(_query_terms(" ".join(f"w{i}" for i in range(500)))) == MAX_QUERY_TERMS
+    assert query_terms("how to use the csv tool") == ["csv", "tool"]
+    assert query_terms("the") == ["the"]
+    assert len(query_terms(" ".join(f"w{i}" for i in range(500)))) == MAX_QUERY_TERMS
 
 
 def test_index_is_built_once_per_catalog_and_released_with_it() -> None:

@@ -15,8 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcore import SkillLocation, SkillMetadata, ranking
+from skillcore import SkillLocation, SkillMetadata
+from skillcore.catalog import postings as ranking_build
 from skillcore.catalog.ranking import FIELD_WEIGHTS, K1, B, SearchIndex, tokens
+from skillcore.catalog.terms import inverse_df
 
 try:
     import numpy
@@ -69,7 +71,7 @@ def reference(skills: Sequence[SkillMetadata]) -> dict[str, Any]:
     norm = [K1 * (1 - B + B * (length / avg if avg else 1.0)) for length in lengths]
     postings = {}
     for word, (docs, freqs) in raw.items():
-        idf = ranking._idf(n, len(docs)) * (K1 + 1)
+        idf = inverse_df(n, len(docs)) * (K1 + 1)
         impacts = array("d", [idf * f / (f + norm[d]) for d, f in zip(docs, freqs)])
         pairs = list(zip(impacts, docs))
         best = heapq.nlargest(64, pairs, key=lambda p: p[0])
@@ -80,14 +82,14 @@ def reference(skills: Sequence[SkillMetadata]) -> dict[str, Any]:
 @contextmanager
 def build(kind: str, join_texts: int | None = None) -> Iterator[None]:
     """Indexes built meanwhile use numpy (``"numpy"``) or not (``"pure"``)."""
-    saved = ranking.BUILD_VECTOR_MIN_SKILLS, ranking._JOIN_TEXTS
-    ranking.BUILD_VECTOR_MIN_SKILLS = 0 if kind == "numpy" else 10**12
+    saved = ranking_build.BUILD_VECTOR_MIN_SKILLS, ranking_build._JOIN_TEXTS
+    ranking_build.BUILD_VECTOR_MIN_SKILLS = 0 if kind == "numpy" else 10**12
     if join_texts is not None:
-        ranking._JOIN_TEXTS = join_texts
+        ranking_build._JOIN_TEXTS = join_texts
     try:
         yield
     finally:
-        ranking.BUILD_VECTOR_MIN_SKILLS, ranking._JOIN_TEXTS = saved
+        ranking_build.BUILD_VECTOR_MIN_SKILLS, ranking_build._JOIN_TEXTS = saved
 
 
 def bit_equal(a: Sequence[float], b: Sequence[float]) -> bool:
@@ -245,7 +247,7 @@ def test_impacts_are_computed_on_first_use_once_across_threads(kind: str) -> Non
     with build(kind):
         index = SearchIndex(skills)
     postings = index._postings
-    assert isinstance(postings, ranking._Postings) and not postings._done
+    assert isinstance(postings, ranking_build.Postings) and not postings._done
     seen: list[object] = []
     barrier = threading.Barrier(4)
 

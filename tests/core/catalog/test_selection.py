@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from skillcore import Catalog, SkillLibrary, SkillLocation, SkillMetadata, SkillToolkit
 from skillcore.apps.cli import main
 from skillcore.apps.evaluate import EvalCase, evaluate, load_routing, load_skill_facts
-from skillcore.catalog import ranking
+from skillcore.catalog import ranking, semantic
 from skillcore.catalog.ranking import ABSTAIN_KEEP, SearchIndex, semantic_available
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -110,7 +110,7 @@ def test_auto_is_bm25_without_the_semantic_extra(monkeypatch, library) -> None:
     def no_embeddings() -> None:
         raise AssertionError("the semantic ranker must not be touched")
 
-    monkeypatch.setattr(ranking, "_embedder", no_embeddings)
+    monkeypatch.setattr(semantic, "_embedder", no_embeddings)
     ix = SearchIndex(library.catalog.skills)
     found = ix.select("check this csv for duplicate rows", None, 10, "auto")
     assert found.ranker == "bm25" and found.hits[0].skill.name == "csv-data-audit"
@@ -290,8 +290,8 @@ def test_the_two_step_scan_gives_exact_similarities(monkeypatch) -> None:
     words = ["deploy", "cluster", "csv", "audit", "invoice", "poster", "quantum", "protein"]
     skills = [meta(f"s{i}", f"{words[i % 8]} {words[(i * 3) % 8]} task {i}") for i in range(60)]
     exact = ranking.SemanticIndex(skills)
-    monkeypatch.setattr(ranking, "EXACT_SCAN_MAX", 10)
-    monkeypatch.setattr(ranking, "COARSE_DEPTH", 20)
+    monkeypatch.setattr(semantic, "EXACT_SCAN_MAX", 10)
+    monkeypatch.setattr(semantic, "COARSE_DEPTH", 20)
     two_step = ranking.SemanticIndex(skills)
     assert two_step._coarse is not None and exact._coarse is None
     sims = exact.similarities("audit the csv files")

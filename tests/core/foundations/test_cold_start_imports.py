@@ -67,7 +67,7 @@ def _library(root: Path, skills: dict[str, str]) -> SkillLibrary:
 
 def test_the_unknown_name_hint_still_suggests_close_names(tmp_path: Path) -> None:
     lib = _library(tmp_path, {"pdf-tools": "", "docx-tools": ""})
-    assert "Did you mean: pdf-tools" in lib.session()._not_found("pdf-tool")
+    assert "Did you mean: pdf-tools" in lib.session().begin_load("pdf-tool").message
 
 
 def test_date_values_keep_their_text(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import skillcore.state.coordination as coordination
+import skillcore.state.refresh as refresh_module
 from skillcore import RefreshGate, SkillLibrary
 from skillcore.runtime.config import AdapterParts
-from skillcore.state.coordination import REFRESH_COST_FACTOR, REFRESH_COST_FLOOR
+from skillcore.state.refresh import REFRESH_COST_FACTOR, REFRESH_COST_FLOOR
 
 
 class Clock:
@@ -25,7 +25,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     c = Clock()
-    monkeypatch.setattr(coordination, "time", types.SimpleNamespace(monotonic=c.monotonic))
+    monkeypatch.setattr(refresh_module, "time", types.SimpleNamespace(monotonic=c.monotonic))
     return c
 
 

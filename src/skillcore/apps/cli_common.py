@@ -1,0 +1,105 @@
+"""What every ``skillcore`` command shares: exit codes and the two kinds of error, opening the
+sources' library (with a progress line), and printing diagnostics and the exit status."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+import attrs
+
+from skillcore._text import single_line
+from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.errors import SkillcoreError
+from skillcore.examples import examples_path
+from skillcore.library import SkillLibrary
+from skillcore.sources.base import SkillSource
+
+
+def default_examples() -> str:
+    """The bundled example skills (see :func:`skillcore.examples_path`), from any directory."""
+    return str(examples_path("skills"))
+
+
+class _Progress:
+    """A one-line progress indicator on stderr for long discoveries (TTY only)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.enabled and total >= 500:
+            self.stream.write(f"\rdiscovering skills: {done}/{total}")
+            self.stream.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\n")
+
+
+#: Exit codes, the same for every subcommand.
+EXIT_OK, EXIT_SKILL_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(SkillcoreError):
+    """Bad command-line input or a source that cannot be read: one line, exit code 2."""
+
+
+class SkillsProblem(SkillcoreError):
+    """The skills cannot serve the command (none found, none usable): one line, exit code 1."""
+
+
+def open_library(args: argparse.Namespace, *, need_skills: bool = True) -> SkillLibrary:
+    """The discovered library of ``args.sources``; a source that cannot be read is a
+    :class:`UsageError` and, with ``need_skills``, finding no skill a :class:`SkillsProblem`."""
+    configured = args.settings.get("sources")
+    sources: list[SkillSource | str] = list(args.sources or configured or [default_examples()])
+    if args.recursive:
+        sources = [SkillSource(str(s), recursive=True, max_depth=args.max_depth) for s in sources]
+    progress = _Progress(sys.stderr)
+    try:
+        cache = args.settings.get("cache", True)
+        lib = SkillLibrary(sources, mode=args.mode, progress=progress, cache=cache)
+    except (SkillcoreError, ValueError) as exc:  # e.g. the same source given twice
+        raise UsageError(str(exc)) from exc
+    lib.discover()
+    progress.close()
+    unreachable = [d for d in lib.catalog.diagnostics if d.code is Code.SOURCE_UNREACHABLE]
+    if unreachable:
+        raise UsageError(single_line("; ".join(d.message for d in unreachable)))
+    if need_skills and not lib.catalog.skills:
+        raise SkillsProblem(no_skills_message(lib))
+    return lib
+
+
+def no_skills_message(lib: SkillLibrary) -> str:
+    where = ", ".join(s.url for s in lib.sources)
+    return single_line(f"no skills found in {where} (a skill is a folder with a SKILL.md)")
+
+
+def exit_status(lib: SkillLibrary, printed: bool = False) -> int:
+    """1 when discovery reported errors (printed to stderr unless ``printed``), else 0."""
+    errors = lib.catalog.errors
+    if not printed:
+        for diag in errors:
+            print(single_line(user_path(diag).format()), file=sys.stderr)
+    return EXIT_SKILL_PROBLEMS if errors else EXIT_OK
+
+
+def user_path(diag: Diagnostic) -> Diagnostic:
+    """The diagnostic with a path a user can open: the source joined with the file."""
+    if diag.source and diag.path:
+        return attrs.evolve(diag, path=f"{diag.source.rstrip('/')}/{diag.path}")
+    return diag
+
+
+def print_diagnostics(lib: SkillLibrary, out: TextIO, min_severity: Severity) -> None:
+    order = [Severity.INFO, Severity.WARNING, Severity.ERROR]
+    for diag in lib.catalog.diagnostics:
+        if order.index(diag.severity) >= order.index(min_severity):
+            # Messages quote skill text (directory names, values): one safe line each.
+            out.write(single_line(user_path(diag).format()) + "\n")

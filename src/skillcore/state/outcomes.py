@@ -1,0 +1,61 @@
+"""What a session's transitions return: a refusal or result (:class:`Outcome`: a stable code,
+the skill and the facts behind it), or a request for the I/O shell to read a document or a
+file first. Outcomes carry no prose: their ``message`` is worded by :mod:`skillcore.texts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from skillcore._frozen import FrozenDict
+from skillcore.codes import Coded, OutcomeCode
+from skillcore.texts import outcome_text
+
+
+def _facts(value: Mapping[str, Any] | None) -> FrozenDict[str, Any]:
+    return value if isinstance(value, FrozenDict) else FrozenDict(value)
+
+
+@attrs.frozen
+class Outcome(Coded):
+    """What a transition did: ``code`` (stable; ``ok`` is False for refusals and failures),
+    the ``skill`` it was about, and the ``facts`` its message is worded from (names, counts,
+    tools; see :data:`skillcore.texts.OUTCOME_TEXTS`)."""
+
+    code: OutcomeCode
+    skill: str | None = None
+    facts: FrozenDict[str, Any] = attrs.field(factory=FrozenDict, converter=_facts)
+    #: Which text words it, for a code with more than one (empty: the code's own).
+    text_id: str = ""
+
+    @property
+    def message(self) -> str:
+        """What happened and what to do next, written for the model."""
+        return outcome_text(self.text_id or self.code.value, self.skill or "", self.facts)
+
+
+@attrs.frozen
+class LoadRequest:
+    """Phase one of a load accepted: the shell should read this skill's document."""
+
+    name: str
+    #: The skill is loaded but its instructions are gone from what the model sees: send the
+    #: body again (:attr:`OutcomeCode.REDELIVERED`) instead of loading.
+    redeliver: bool = False
+    #: The agent's tool names, when the adapter knows them (see
+    #: :meth:`SkillSession.missing_tools`); None skips the check.
+    available: frozenset[str] | None = None
+
+
+@attrs.frozen
+class ResourceRequest:
+    """Phase one of a resource read accepted: the shell should read ``path`` of ``name``."""
+
+    name: str
+    path: str
+
+
+__all__ = ["LoadRequest", "Outcome", "ResourceRequest"]

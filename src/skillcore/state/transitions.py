@@ -1,0 +1,355 @@
+"""The immutable ``SkillSession`` and its pure transitions (no I/O, clock or randomness):
+loading, unloading, reading resources, rebinding to a new catalog, saving and restoring.
+
+Every transition returns a new session (or the very same one when refused) plus an outcome:
+a stable ``code`` and the facts behind it (:mod:`skillcore.state.outcomes`), never prose; the
+outcome's ``message`` is worded in :mod:`skillcore.texts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
+
+import attrs
+
+from skillcore._frozen import to_tuple
+from skillcore.codes import OutcomeCode
+from skillcore.errors import StateError
+from skillcore.limits import Limits
+from skillcore.model import Catalog, SkillDocument
+from skillcore.names import ToolNames
+from skillcore.paths import path_problem
+from skillcore.policy.rules import PolicyMode, ToolPolicy
+from skillcore.state.delivery import Deliveries
+from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest
+from skillcore.state.schema import (
+    MAX_STATE_STRING,
+    STATE_SCHEMA,
+    LoadedSkill,
+    delivery_id,
+    fitting,
+    loadable,
+    loaded_entries,
+)
+from skillcore.state.tool_access import ToolAccess
+from skillcore.texts import LOAD_FAILED, NOT_LOADED_FOR_RESOURCE
+
+
+def _check_loaded(instance: SkillSession, attribute: attrs.Attribute[Any], value: Any) -> None:
+    names = [s.name for s in value]
+    if len(set(names)) != len(names):
+        raise ValueError(f"duplicate loaded skills: {names}")
+    if len(names) > instance.limits.max_loaded:
+        raise ValueError(
+            f"{len(names)} loaded skills exceed max_loaded={instance.limits.max_loaded}"
+        )
+    missing = [n for n in names if not loadable(instance.catalog, n)]
+    if missing:
+        raise ValueError(f"loaded skills not loadable from the catalog: {missing}")
+
+
+@attrs.frozen(cache_hash=True)
+class SkillSession(Deliveries, ToolAccess):
+    """The skill state of one agent conversation. Immutable; transitions return new sessions.
+
+    Invariants (checked by validators on every ``attrs.evolve``): loaded skills are in the
+    catalog, unique, and at most ``limits.max_loaded``.
+    """
+
+    catalog: Catalog
+    limits: Limits = attrs.field(factory=Limits)
+    policy: ToolPolicy = attrs.field(factory=ToolPolicy)
+    loaded: tuple[LoadedSkill, ...] = attrs.field(
+        default=(), converter=to_tuple, validator=_check_loaded
+    )
+    names: ToolNames = attrs.field(factory=ToolNames)
+
+    # -- queries ---------------------------------------------------------------------------
+
+    @property
+    def loaded_names(self) -> tuple[str, ...]:
+        """Names of loaded skills, in load order."""
+        return tuple(s.name for s in self.loaded)
+
+    def is_loaded(self, name: str) -> bool:
+        """True if ``name`` is loaded."""
+        return any(s.name == name for s in self.loaded)
+
+    def loaded_skill(self, name: str) -> LoadedSkill | None:
+        """The loaded entry for ``name``, or None."""
+        for skill in self.loaded:
+            if skill.name == name:
+                return skill
+        return None
+
+    @property
+    def slots_left(self) -> int:
+        """How many more skills can be loaded."""
+        return self.limits.max_loaded - len(self.loaded)
+
+    # -- transitions -----------------------------------------------------------------------
+
+    def begin_load(
+        self,
+        name: str,
+        *,
+        hidden: Collection[str] = (),
+        available: Collection[str] | None = None,
+    ) -> LoadRequest | Outcome:
+        """Phase one of loading: a refusal, or a request for the skill's document.
+
+        ``hidden``: loaded skills whose load reply the model can no longer see (history
+        trimmed, compacted or restored). Loading one delivers it again, since "already
+        loaded, see above" would point the model at instructions it no longer has.
+        ``available``: the agent's tool names, when the adapter knows them (None skips the
+        check). Under RESTRICT a skill whose allowed-tools name tools the agent lacks is
+        refused (``TOOL_NOT_AVAILABLE``): loaded, it would block the work it describes.
+        Under RECOMMEND the load goes ahead and its reply names them (see
+        :meth:`missing_tools`).
+        """
+        refused = self._unusable(name)
+        if refused is not None:
+            return refused
+        if self.is_loaded(name):
+            if name in hidden:
+                return LoadRequest(name, redeliver=True)
+            return Outcome(OutcomeCode.ALREADY_LOADED, name)
+        if self.slots_left <= 0:
+            facts = {
+                "loaded": self.loaded_names,
+                "max_loaded": self.limits.max_loaded,
+                "unload_tool": self.names.unload,
+            }
+            return Outcome(OutcomeCode.LOAD_LIMIT_REACHED, name, facts)
+        have = None if available is None else frozenset(available)
+        if have is not None and self.policy.mode is PolicyMode.RESTRICT:
+            missing = self.missing_tools(name, have)
+            if missing:
+                return Outcome(OutcomeCode.TOOL_NOT_AVAILABLE, name, {"missing": missing})
+        return LoadRequest(name, available=have)
+
+    def finish_load(
+        self,
+        document: SkillDocument,
+        *,
+        redeliver: bool = False,
+        available: Collection[str] | None = None,
+        call_id: str | None = None,
+    ) -> tuple[SkillSession, Outcome]:
+        """Phase two: add the loaded document. Re-checks phase one, so it is safe to call on
+        a session that changed while the document was being read. ``redeliver``: phase one
+        found the skill loaded but out of the model's sight; if it still is loaded, the
+        outcome is ``REDELIVERED`` and only the delivery record changes. ``available``: as
+        for :meth:`begin_load`. ``call_id``: the id of the tool call being answered, recorded
+        as the skill's delivery (:attr:`LoadedSkill.delivery`)."""
+        first = self.begin_load(
+            document.name, hidden=(document.name,) if redeliver else (), available=available
+        )
+        if isinstance(first, Outcome):
+            return self, first
+        call_id = delivery_id(call_id)
+        if first.redeliver:
+            outcome = Outcome(OutcomeCode.REDELIVERED, document.name)
+            if call_id is None:
+                return self, outcome
+            loaded = tuple(
+                attrs.evolve(s, delivery=call_id) if s.name == document.name else s
+                for s in self.loaded
+            )
+            return attrs.evolve(self, loaded=loaded), outcome
+        resources = document.resources[: self.limits.max_resources]
+        truncated = document.resources_truncated or len(document.resources) > len(resources)
+        entry = LoadedSkill(document.name, resources, truncated, call_id)
+        new = attrs.evolve(self, loaded=(*self.loaded, entry))
+        return new, Outcome(OutcomeCode.LOADED, document.name)
+
+    def unload(self, name: str, *, pinned: Collection[str] = ()) -> tuple[SkillSession, Outcome]:
+        """Remove a loaded skill (frees a slot and lifts its tool restriction). ``pinned``:
+        the skills configured to stay loaded (``SkillConfig.pinned_skills``); unloading one
+        is refused as ``PINNED``."""
+        if name in pinned and self.is_loaded(name):
+            return self, Outcome(OutcomeCode.PINNED, name)
+        if not self.is_loaded(name):
+            return self, Outcome(OutcomeCode.NOT_LOADED, name, {"loaded": self.loaded_names})
+        new = attrs.evolve(self, loaded=tuple(s for s in self.loaded if s.name != name))
+        still = new.unlocked_tools
+        locked = tuple(t for t in self.gated_by(name) if t not in still)
+        facts = {"slots_free": new.slots_left, "max_loaded": self.limits.max_loaded}
+        return new, Outcome(OutcomeCode.UNLOADED, name, {**facts, "locked": locked})
+
+    def to_ensure(self, names: Iterable[str]) -> tuple[str, ...]:
+        """Of ``names``, the skills :meth:`ensure_loaded` would add (in the catalog, loadable,
+        not loaded yet; once each, in order): the documents the shell should read."""
+        out: list[str] = []
+        for name in names:
+            if name not in out and loadable(self.catalog, name) and not self.is_loaded(name):
+                out.append(name)
+        return tuple(out)
+
+    def ensure_loaded(
+        self,
+        names: Iterable[str],
+        documents: Mapping[str, SkillDocument],
+        *,
+        pinned: Collection[str] = (),
+    ) -> tuple[SkillSession, tuple[Outcome, ...]]:
+        """Load each of ``names`` that is not loaded yet, in order: how configured skills
+        (``default_skills``, ``pinned_skills``) enter a conversation at turn start.
+
+        ``documents``: the documents read for :meth:`to_ensure`'s names (a name without one
+        is ``READ_FAILED``). The model's load rules apply (unknown, ``disable-model-invocation``
+        and over-limit names are refused, one outcome each), except that a skill in
+        ``pinned`` is never refused for lack of a slot: the earliest loaded skill that is not
+        pinned is unloaded to make room (an ``UNLOADED`` outcome), so afterwards every
+        loadable, readable pinned skill is loaded (at most ``max_loaded`` may be pinned).
+        """
+        session, outcomes, seen = self, list[Outcome](), set[str]()
+        for name in names:
+            if name in seen:
+                continue
+            seen.add(name)
+            refused = session._unusable(name)
+            if refused is not None:
+                outcomes.append(refused)
+                continue
+            if session.is_loaded(name):
+                continue
+            document = documents.get(name)
+            if document is None or document.name != name:
+                outcomes.append(session.fail_load(name, OutcomeCode.READ_FAILED, None))
+                continue
+            if session.slots_left <= 0 and name in pinned:
+                evict = next((s.name for s in session.loaded if s.name not in pinned), None)
+                if evict is not None:
+                    session, out = session.unload(evict)
+                    outcomes.append(out)
+            session, out = session.finish_load(document)
+            outcomes.append(out)
+        return session, tuple(outcomes)
+
+    def begin_resource(self, name: str, path: str) -> ResourceRequest | Outcome:
+        """Phase one of reading a resource file: a refusal, or a request for the file.
+
+        Only files of a *loaded* skill are readable, by a path relative to its directory.
+        """
+        refused = self._unusable(name)
+        if refused is not None:
+            return refused
+        if not self.is_loaded(name):
+            facts = {"load_tool": self.names.load}
+            return Outcome(OutcomeCode.NOT_LOADED, name, facts, NOT_LOADED_FOR_RESOURCE)
+        problem = path_problem(path, max_chars=MAX_STATE_STRING)
+        if problem is not None:
+            facts = {"path": path, "problem": problem.value}
+            return Outcome(OutcomeCode.PATH_REJECTED, name, facts)
+        return ResourceRequest(name, path)
+
+    def fail_load(self, name: str, code: OutcomeCode, detail: str | None) -> Outcome:
+        """The outcome for a load whose document could not be read (session unchanged):
+        ``detail`` says why (None: it was not read)."""
+        return Outcome(code, name, {"detail": detail}, LOAD_FAILED)
+
+    def with_catalog(self, catalog: Catalog) -> tuple[SkillSession, tuple[str, ...]]:
+        """Rebind to a refreshed catalog; loaded skills that vanished (or are no longer
+        loadable by the model) are dropped and named.
+
+        Dropping (rather than keeping a skill whose metadata is gone) keeps the catalog the
+        only policy input: sources that fail keep their last good skills, so a skill vanishes
+        only when it was removed, and its rules go with it.
+        """
+        if catalog is self.catalog:
+            return self, ()
+        kept = tuple(s for s in self.loaded if loadable(catalog, s.name))
+        dropped = tuple(s.name for s in self.loaded if not loadable(catalog, s.name))
+        return attrs.evolve(self, catalog=catalog, loaded=kept), dropped
+
+    def _unusable(self, name: str) -> Outcome | None:
+        """The refusal of any request about ``name`` that the model cannot use: not in the
+        catalog (with close names), or invocable by the user only."""
+        meta = self.catalog.get(name)
+        if meta is None:
+            # Lazy: the hint (difflib, its index) is not needed to discover and render a catalog.
+            from skillcore.typos import close_names
+
+            facts = {
+                "close": tuple(close_names(self.catalog, name)),
+                "search_tool": self.names.search,
+            }
+            return Outcome(OutcomeCode.SKILL_NOT_FOUND, name, facts)
+        if meta.disable_model_invocation:
+            return Outcome(OutcomeCode.DISABLED, name)
+        return None
+
+    # -- rendering -------------------------------------------------------------------------
+
+    def render_catalog(self, format: str | None = None, budget: int | None = None) -> str:
+        """The catalog text for the system prompt (empty when there are no skills).
+
+        Deprecated: use :func:`skillcore.render_catalog` (the catalog layer renders; the
+        session holds state). Kept for one release.
+        """
+        import warnings
+
+        # The one import from a layer above, for this deprecated convenience only
+        # (import-linter lists it as an exception).
+        from skillcore.catalog.render import CatalogFormat, render_catalog
+
+        warnings.warn(
+            "SkillSession.render_catalog() is deprecated; use skillcore.render_catalog(session)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        fmt = CatalogFormat(format) if format else CatalogFormat.MARKDOWN
+        return render_catalog(self, fmt, self.limits.catalog_budget if budget is None else budget)
+
+    # -- serialization ---------------------------------------------------------------------
+
+    def to_state(self, *, turn: str | None = None, seq: int = 0) -> dict[str, Any]:
+        """The saved state: a JSON-native dict without the catalog (see :data:`STATE_SCHEMA`).
+
+        ``turn``/``seq`` mark a write made by a call of one model turn, for
+        :func:`merge_states`.
+        """
+        state: dict[str, Any] = {
+            "schema": STATE_SCHEMA,
+            "loaded": [s.to_json() for s in self.loaded],
+        }
+        if turn is not None:
+            state["turn"], state["seq"] = turn, seq
+        return state
+
+    @classmethod
+    def from_state(
+        cls,
+        state: Mapping[str, Any] | None,
+        catalog: Catalog,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+        names: ToolNames | None = None,
+        *,
+        strict: bool = True,
+    ) -> SkillSession:
+        """Rebuild a session from :meth:`to_state` output over ``catalog``.
+
+        Raises only :class:`StateError` (with a short message), whatever ``state`` holds. With
+        ``strict=False``, loaded skills that are no longer in the catalog (or beyond the
+        limit, or repeated) are dropped instead.
+        """
+        limits = limits or Limits()
+        base = cls(catalog, limits, policy or ToolPolicy(), (), names or ToolNames())
+        try:
+            entries = loaded_entries(state)
+        except RecursionError:
+            raise StateError("session state is nested too deeply") from None
+        if entries is None:
+            return base
+        if not strict:
+            entries = fitting(entries, catalog, limits.max_loaded)
+        try:
+            return attrs.evolve(base, loaded=tuple(entries))
+        except ValueError as exc:
+            raise StateError(f"session state does not fit the catalog: {str(exc)[:300]}") from None
+
+
+__all__ = ["LoadRequest", "Outcome", "ResourceRequest", "SkillSession"]
