@@ -65,7 +65,7 @@ def _n(value: int) -> str:
         f"at most {mcp_server.MAX_CURSOR_DIGITS} of them",
         f"at most {_n(mcp.MAX_PAGES)} pages and {_n(mcp.MAX_LISTED_ITEMS)} listed items",
         f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",
-        f"a random {private_files._KEY_BYTES}-byte key",
+        f"a random {private_files.KEY_BYTES}-byte key",
         f"at most {evaluate.MAX_EVAL_FILE_BYTES // MIB} MiB and {_n(evaluate.MAX_CASES)} queries",
         f"cut at {replies.SUGGESTION_DESCRIPTION_CHARS} characters",
         f"at most {_n(ranking.MAX_QUERY_CHARS)} characters of a query ({ranking.MAX_QUERY_TERMS}",
