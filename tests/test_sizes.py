@@ -28,7 +28,6 @@ NOT_YET = frozenset(
     {
         "class skillcore_adk/_toolset.py:SkillToolset",
         "class skillcore_langchain/middleware.py:SkillsMiddleware",
-        "class skillcore_openai/agents_sdk.py:AgentSkills",
     }
 )
 
