@@ -16,13 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import attrs
-
 from skillcore import Limits, SkillConfig, SkillToolkit, ToolPolicy
 from skillcore._deprecate import renamed_attributes
 from skillcore.errors import require
-from skillcore.policy.gating import gated_registry
-from skillcore.runtime.config import Sources
+from skillcore.runtime.config import Sources, check_toolkit_options, with_gated_tools
 from skillcore.state.coordination import StateStore
 from skillcore.tools.reinjection import Reinjection
 from skillcore_openai._agents_state import SkillConversation
@@ -99,9 +96,8 @@ class AgentSkills(AgentInstructions, AgentGuarding):
         self.config = config
         self.limits = config.session_limits()
         gated = [t if isinstance(t, FunctionTool) else function_tool(t) for t in tools]
-        base = policy or config.policy()
-        registry = gated_registry([t.name for t in gated], self.toolkit.names.all())
-        self.policy = attrs.evolve(base, gated_tools=base.gated_tools | registry)
+        names = [t.name for t in gated]
+        self.policy = with_gated_tools(policy or config.policy(), names, self.toolkit.names)
         # Each conversation's state (the shared :attr:`state` among them): see AgentConversations.
         self._init_states(states, state_from, require_conversation)
         self.reinjection = Reinjection(self.toolkit)
@@ -119,8 +115,7 @@ def _configured(
 ) -> tuple[SkillConfig, SkillToolkit]:
     """The config and toolkit of an :class:`AgentSkills` (a toolkit takes only ``limits``)."""
     if isinstance(skills, SkillToolkit):
-        if config is not None or options:
-            raise TypeError("options apply only when sources or a SkillLibrary are given")
+        check_toolkit_options(config, options)
         return SkillConfig(limits=limits), skills
     if limits is not None:
         options["limits"] = limits

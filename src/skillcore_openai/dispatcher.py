@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
 import anyio
-import attrs
 
 from skillcore import (
     ArgumentError,
@@ -30,8 +29,7 @@ from skillcore import (
     TurnStore,
     replies,
 )
-from skillcore.policy.gating import gated_registry
-from skillcore.runtime.config import Sources
+from skillcore.runtime.config import Sources, check_toolkit_options, with_gated_tools
 from skillcore.state.coordination import (
     MemoryStateStore,
     StateStore,
@@ -112,15 +110,13 @@ class OpenAISkills(Conversations, ModelView):
         if any(n is None for n in gated):
             raise ValueError("every gated tool needs a name (a function tool dict)")
         if isinstance(skills, SkillToolkit):
-            if config is not None or options:
-                raise TypeError("options apply only when sources or a SkillLibrary are given")
+            check_toolkit_options(config, options)
             self.toolkit = skills
         else:
             self.toolkit = self.config.toolkit(self.config.library(skills))
         self.limits = self.config.session_limits()
-        base = policy or self.config.policy()
-        registry = gated_registry([n for n in gated if n is not None], self.toolkit.names.all())
-        self.policy = attrs.evolve(base, gated_tools=base.gated_tools | registry)
+        names = [n for n in gated if n is not None]
+        self.policy = with_gated_tools(policy or self.config.policy(), names, self.toolkit.names)
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
         self.turns = TurnStore(replay=self.toolkit)

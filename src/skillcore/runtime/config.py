@@ -8,7 +8,7 @@ that rule for every adapter.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Union
 
 import attrs
@@ -326,3 +326,19 @@ class AdapterParts:
         ...), the public names each adapter documents."""
         for field in attrs.fields(type(self)):
             setattr(adapter, field.name, getattr(self, field.name))
+
+
+def check_toolkit_options(config: SkillConfig | None, options: Mapping[str, Any]) -> None:
+    """Refuse ``config`` and keyword ``options`` given with a ready :class:`SkillToolkit`
+    (the adapters that take one): they shape only a toolkit built from sources. Raises
+    TypeError (caller misuse)."""
+    if config is not None or options:
+        raise TypeError("options apply only when sources or a SkillLibrary are given")
+
+
+def with_gated_tools(base: ToolPolicy, gated: Iterable[str], names: ToolNames) -> ToolPolicy:
+    """``base`` with an adapter's skill-gated tools (its ``tools=``, checked by
+    :func:`~skillcore.policy.gating.gated_registry` against the skill tool ``names``) added
+    to those it already gates."""
+    registry = gated_registry(gated, names.all())
+    return attrs.evolve(base, gated_tools=base.gated_tools | registry)
