@@ -41,6 +41,19 @@ class ModelCalls:
             session, history, replies, conversation=conversation, key=key
         )
 
+    def hidden(
+        self,
+        session: SkillSession,
+        history: Sequence[Any],
+        replies: Replies,
+        *,
+        conversation: Hashable,
+        key: Callable[[Any], object] | None = None,
+    ) -> frozenset[str]:
+        """Loaded skills whose delivery is not in ``history`` (what a load is told the model
+        no longer sees; see :meth:`DeliveryIndex.hidden`)."""
+        return self.deliveries.hidden(session, history, replies, conversation=conversation, key=key)
+
     def instructions(
         self,
         session: SkillSession,
