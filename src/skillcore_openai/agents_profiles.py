@@ -19,12 +19,8 @@ from skillcore._deprecate import renamed_keywords
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
 from skillcore.state.coordination import MemoryStateStore, StateStore
-from skillcore_openai.agents_sdk import (
-    AgentSkills,
-    Instructions,
-    SkillConversation,
-    _SkillsGuardrail,
-)
+from skillcore_openai._agents_guard import _SkillsGuardrail
+from skillcore_openai.agents_sdk import AgentSkills, Instructions, SkillConversation
 
 from agents import (  # isort: skip - after skillcore_openai.agents_sdk's dependency check
     Agent,
@@ -113,6 +109,8 @@ class ProfiledAgentSkills:
         # tool names are shared; the fail-closed parts do it with the dispatching guardrail.
         self._guarding = self.profiles.closed
         self._guarding.guardrail = self.guardrail
+        # The hooks guard_agent installs report each run's turns to the run's profile.
+        self._guarding._route = self.agent_skills
 
     # -- selection -------------------------------------------------------------------------
 
@@ -187,5 +185,5 @@ class ProfiledAgentSkills:
         (see :meth:`AgentSkills.guard_agent`)."""
         return self._guarding.guard_agent(agent)
 
-    def _check(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
-        return self.agent_skills(data.context)._check(data)
+    async def _check(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+        return await self.agent_skills(data.context)._check(data)

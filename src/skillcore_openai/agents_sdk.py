@@ -13,27 +13,27 @@ skills).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import inspect
+import itertools
 import os
 import threading
+import warnings
 import weakref
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
 from skillcore import (
-    BinaryPayload,
     Limits,
     OutcomeCode,
     SkillConfig,
     SkillSession,
     SkillToolkit,
     ToolPolicy,
-    ToolResult,
     ToolSpec,
     replies,
     restore_session,
@@ -45,12 +45,15 @@ from skillcore.runtime.config import Sources
 from skillcore.state.coordination import (
     MemoryStateStore,
     SavedSession,
-    SessionRef,
-    SessionStore,
     SQLiteStateStore,
     StateStore,
+    TurnCall,
+    TurnCalls,
+    TurnIndex,
+    TurnStore,
 )
 from skillcore.tools.reinjection import Reinjection
+from skillcore_openai._agents_state import SkillConversation, _take_request
 from skillcore_openai.functions import _replies_of, latest_user_text, with_notes
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
@@ -64,17 +67,26 @@ from agents import (  # noqa: E402 - after the friendly dependency check
     ToolGuardrailFunctionOutput,
     ToolInputGuardrail,
     ToolInputGuardrailData,
-    ToolOutputFileContent,
-    ToolOutputImage,
     ToolOutputText,
     UserError,
     function_tool,
 )
-from agents.mcp import MCPServer  # noqa: E402
 from agents.run import CallModelData, ModelInputData  # noqa: E402
 
+from skillcore_openai._agents_guard import (  # noqa: E402 - needs the SDK
+    _agent_tools,
+    _binary_output,
+    _calls_of,
+    _GuardedServer,
+    _Run,
+    _server_kept,
+    _SkillsGuardrail,
+    _TurnHooks,
+    _without_ours,
+)
+
 if TYPE_CHECKING:
-    from agents import AgentBase
+    from agents import AgentBase, ModelResponse
 
 __all__ = ["AgentSkills", "SkillConversation"]
 
@@ -86,96 +98,27 @@ Instructions = str | Callable[[RunContextWrapper[Any], Any], "str | Awaitable[st
 _AnyTool = TypeVar("_AnyTool", bound=Tool)
 
 
-class SkillConversation:
-    """The skill state of one conversation: its session, shared by the tools of a run
-    (thread-safe). What :meth:`AgentSkills.conversation` gives and a run carries as its
-    ``context`` (or as the context's ``skill_state``).
+_turn_ids = itertools.count(1)
+#: Conversations known to be kept by the server, per AgentSkills (least recent dropped).
+_KEPT_CONVERSATIONS = 10_000
 
-    Tool calls of one model turn run concurrently as tasks; :meth:`apply` commits each call's
-    transition on the session as it is when the call's file I/O is done.
-    """
-
-    def __init__(self, session: SkillSession | SessionStore, key: str | None = None) -> None:
-        """``session``: a session, or the store it lives in (e.g. a
-        :class:`skillcore.state.coordination.SavedSession` that saves every change); ``key`` names
-        the conversation (None: not keyed)."""
-        self._store = SessionRef(session) if isinstance(session, SkillSession) else session
-        self.key = key
-        self._lock = threading.Lock()
-        #: Skill names to load at the start of the next run (as the context's ``skill_load``),
-        #: under the model's load rules; cleared once applied.
-        self.skill_load: Sequence[str] | None = None
-        # Skills loaded by such a request: no tool reply delivered their instructions, so
-        # they are repeated in the instructions while loaded (like the configured skills).
-        self.requested: frozenset[str] = frozenset()
-
-    @property
-    def session(self) -> SkillSession:
-        """The current session."""
-        return self._store.read()
-
-    @session.setter
-    def session(self, value: SkillSession) -> None:
-        self.write(value)
-
-    @property
-    def loaded_names(self) -> tuple[str, ...]:
-        """Names of the loaded skills."""
-        return self._store.read().loaded_names
-
-    def to_state(self) -> dict[str, Any]:
-        """The JSON-native state of the session (see :meth:`AgentSkills.new_state`)."""
-        return self._store.read().to_state()
-
-    def read(self) -> SkillSession:
-        """The current session (the :class:`skillcore.SessionStore` protocol)."""
-        return self._store.read()
-
-    def write(self, session: SkillSession) -> None:
-        """Replace the session (the :class:`skillcore.SessionStore` protocol)."""
-        with self._lock:
-            self._store.write(session)
-
-    async def apply(
-        self, toolkit: SkillToolkit, tool: str, arguments: Mapping[str, Any] | str | None
-    ) -> ToolResult:
-        """Run one skill tool call against this state and commit its session.
-
-        File reads are awaited first; the transition then runs on the session as it is at
-        that moment and is written back with no ``await`` in between, so the parallel calls
-        of one model turn (tasks on one event loop) never lose an update and every reply
-        describes the transition that actually happened.
-        """
-        return await toolkit.acall(self, tool, arguments)
+#: Said once per :class:`AgentSkills` when a guarded call's turn cannot be ordered.
+UNORDERED_WARNING = (
+    "this agent was not built with AgentSkills.guard_agent, so the tool calls of one model "
+    "turn, which the Agents SDK runs at once, are checked on the session as each finds it, "
+    "not in the model's call order: a call after a restricting load_skill in the same turn "
+    "can pass. Build the agent with skills.guard_agent(agent), or run one tool call at a "
+    "time (RunConfig(tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1)))"
+)
 
 
-def _take_request(context: Any, state: SkillConversation) -> Any:
-    """The run's request to load skills: ``skill_load`` of the run context (an attribute or
-    a key; the :class:`SkillConversation` itself when it is the context), cleared once taken
-    so it applies to one run's start only."""
-    for holder in (context, state):
-        if isinstance(holder, Mapping):
-            value = holder.get("skill_load")
-            if value is not None and isinstance(holder, dict):
-                holder["skill_load"] = None
-        else:
-            value = getattr(holder, "skill_load", None)
-            if value is not None:
-                # A read-only context cannot be cleared: its request applies on every call.
-                with contextlib.suppress(AttributeError, TypeError):
-                    holder.skill_load = None
-        if value is not None:
-            return value
-    return None
-
-
-class _SkillsGuardrail(ToolInputGuardrail[Any]):
-    """The allowed-tools guardrail of an :class:`AgentSkills` (a type of its own, so guarding
-    a tool again, by any ``AgentSkills``, replaces it instead of stacking a stale copy)."""
-
-
-def _without_ours(guardrails: Any) -> list[ToolInputGuardrail[Any]]:
-    return [g for g in guardrails or () if not isinstance(g, _SkillsGuardrail)]
+def _unordered(agent: Any, ctx: Any) -> bool:
+    """True when ``agent`` has no hooks of :meth:`AgentSkills.guard_agent` and the run may
+    run several tool calls at once."""
+    if isinstance(getattr(agent, "hooks", None), _TurnHooks):
+        return False
+    execution = getattr(getattr(ctx, "run_config", None), "tool_execution", None)
+    return getattr(execution, "max_function_tool_concurrency", None) != 1
 
 
 class AgentSkills:
@@ -242,11 +185,26 @@ class AgentSkills:
         #: The state used when the run context does not carry one (a single conversation).
         self.state = self.new_state()
         self.reinjection = Reinjection(self.toolkit)
+        self._start_turns()
         self.guardrail: ToolInputGuardrail[Any] = _SkillsGuardrail(
             self._check, name="skillcore_allowed_tools"
         )
         #: The gated tools, guarded and enabled only while unlocked (part of :meth:`tools`).
         self.gated_tools: list[FunctionTool] = [self._offer(self._guard_tool(t)) for t in gated]
+
+    def _start_turns(self) -> None:
+        """The parts that decide a turn's calls in the model's order (see :meth:`guard_agent`)."""
+        #: The calls of one model turn, decided in the model's order: each turn is announced
+        #: by the hooks :meth:`guard_agent` installs, before any of its calls runs.
+        self.turns = TurnStore(replay=self.toolkit)
+        self.announced = TurnIndex()
+        self._runs: weakref.WeakKeyDictionary[Any, _Run] = weakref.WeakKeyDictionary()
+        #: The AgentSkills a run's hooks report to (a profiled adapter picks the run's).
+        self._route: Callable[[Any], AgentSkills] = lambda _ctx: self
+        self._warned = False
+        # Conversations the server keeps (the model input holds only new items, so which load
+        # replies the model still receives cannot be told), learned by the hooks.
+        self._server_kept: OrderedDict[str, None] = OrderedDict()
 
     # -- state -----------------------------------------------------------------------------
 
@@ -292,6 +250,8 @@ class AgentSkills:
             found = self._live.get((id(states), key))
             if found is None:
                 found = SkillConversation(SavedSession(states, key, self._restore), key)
+                # A state made again for the same conversation keeps its turns.
+                found._turn_key = f"{id(states)}|{key}"
                 self._live[(id(states), key)] = found
             return found
 
@@ -369,11 +329,19 @@ class AgentSkills:
     def _tool(self, spec: ToolSpec) -> FunctionTool:
         async def invoke(ctx: Any, arguments: str) -> Any:
             state = self.state_for(ctx)
-            have = _agent_tools(ctx) if spec.name == self.toolkit.names.load else None
             call_id = getattr(ctx, "tool_call_id", None)
-            result = await self.toolkit.acall(
-                state, spec.name, arguments, available=have, call_id=call_id
-            )
+            view = self._enter(state, call_id)
+            if view is None:  # no announced turn (an agent not from guard_agent)
+                load = spec.name == self.toolkit.names.load
+                have = _agent_tools(getattr(ctx, "agent", None)) if load else None
+                result = await self.toolkit.acall(
+                    state, spec.name, arguments, available=have, call_id=call_id
+                )
+            else:
+                async with view:
+                    result = await self.toolkit.acall(
+                        view, spec.name, arguments, **view.context, call_id=call_id
+                    )
             if result.binary is not None:
                 return [ToolOutputText(text=result.text), _binary_output(result.binary)]
             return result.text
@@ -413,20 +381,107 @@ class AgentSkills:
             state = self.state_for(ctx)
             session = await self._turn_start(state, ctx)
             catalog = self.toolkit.instructions(session, query=query)
-            preset = self.toolkit.preset | state.requested
-            if catalog and preset:
-                # The configured skills' instructions (no tool reply delivered them). Only
-                # those: turn_input lacks the replies of this run's own tool calls.
-                items = list(turn_input or ())
-                seen = session.delivered(
-                    r for item in reversed(items) for r in reversed(_replies_of(item))
-                )
-                missing = self.reinjection.missing(session, seen, only=preset)
-                if missing:
-                    catalog += "\n\n" + await self.reinjection.atext(session, missing)
+            if catalog:
+                catalog += await self._lost(ctx, agent, session, state, turn_input)
             return "\n\n".join(part for part in (str(text or "").rstrip(), catalog) if part)
 
         return render
+
+    async def _lost(
+        self,
+        ctx: RunContextWrapper[Any],
+        agent: AgentBase[Any],
+        session: SkillSession,
+        state: SkillConversation,
+        turn_input: Iterable[Any] | None,
+    ) -> str:
+        """The instructions of loaded skills whose load reply the model input lacks ("" when
+        none): the run's input holds the earlier replies, the hooks of :meth:`guard_agent`
+        know this run's own load calls. Without those hooks, or when the server keeps the
+        conversation (its input holds only new items), only the configured and requested
+        skills' (no tool reply delivered them) are repeated."""
+        items = list(turn_input or ())
+        seen = session.delivered(r for item in reversed(items) for r in reversed(_replies_of(item)))
+        only: frozenset[str] | None = None
+        if isinstance(getattr(agent, "hooks", None), _TurnHooks) and not self._kept(state):
+            with self._lock:
+                run = self._runs.get(ctx)
+                ours = tuple(run.loads) if run is not None else ()
+            deliveries = session.deliveries
+            seen |= {deliveries[c] for c in ours if c in deliveries}
+        else:
+            only = self.toolkit.preset | state.requested
+        missing = self.reinjection.missing(session, seen, only=only)
+        return "\n\n" + await self.reinjection.atext(session, missing) if missing else ""
+
+    # -- the calls of a turn, in the model's order -----------------------------------------
+
+    def _run(self, ctx: Any) -> _Run:
+        with self._lock:
+            run = self._runs.get(ctx)
+            if run is None:
+                run = self._runs[ctx] = _Run()
+            return run
+
+    def _observe(self, ctx: Any, items: Sequence[Any]) -> None:
+        """Before a model call: which loaded skills' load replies its input lacks (a load
+        of one of those sends the instructions again). None when the server keeps the
+        conversation: its input is only what is new, the rest cannot be seen."""
+        state, run = self.state_for(ctx), self._run(ctx)
+        if run.last:  # the second model call of a run, or later: the input tells
+            self._kept(state, _server_kept(items, run.last))
+        session = state.session
+        if self._kept(state) or not session.loaded:
+            run.hidden = frozenset()
+            return
+        replies = (r for item in reversed(items) for r in reversed(_replies_of(item)))
+        run.hidden = session.undelivered(replies)
+
+    def _kept(self, state: SkillConversation, learned: bool | None = None) -> bool:
+        """Whether the server keeps ``state``'s conversation (``learned``: what a model
+        input just showed)."""
+        key = state._turn_key
+        with self._lock:
+            if learned:
+                self._server_kept[key] = None
+                self._server_kept.move_to_end(key)
+                while len(self._server_kept) > _KEPT_CONVERSATIONS:
+                    self._server_kept.popitem(last=False)
+            elif learned is not None:
+                self._server_kept.pop(key, None)
+            return key in self._server_kept
+
+    def _announce(self, ctx: Any, agent: Any, response: ModelResponse) -> None:
+        """When a model response arrives, before its tool calls run: its calls in the
+        model's order, so each is decided after the earlier skill calls of its turn."""
+        made = _calls_of(getattr(response, "output", None) or ())
+        run = self._run(ctx)
+        run.last = frozenset(c.call_id for c in made)
+        # The skill calls and the plain calls the guardrail decides (those it lets through
+        # unchecked, under RECOMMEND, never wait); a turn without skill calls needs no order.
+        is_skill, guards = self.toolkit.is_skill_tool, self.toolkit.guards
+        calls = [
+            (c.call_id, c.name, c.arguments)
+            for c in made
+            if is_skill(c.name) or guards(self.policy, c.name)
+        ]
+        if not any(is_skill(name) for _, name, _ in calls):
+            return
+        state = self.state_for(ctx)
+        rid = getattr(response, "response_id", None)
+        turn = TurnCalls.of(state._turn_key, f"{rid or 'turn'}#{next(_turn_ids)}", calls, is_skill)
+        load = self.toolkit.names.load
+        loads = [i for i, name, _ in calls if name == load]
+        have = _agent_tools(agent) if loads else None
+        self.announced.announce(turn, hidden=run.hidden, available=have)
+        with self._lock:
+            run.loads.extend(loads)
+
+    def _enter(self, state: SkillConversation, call_id: str | None) -> TurnCall | None:
+        """The call's view of its announced turn (None when no turn announced it)."""
+        if not isinstance(call_id, str):
+            return None
+        return self.announced.enter(self.turns, state._turn_key, call_id, state)
 
     def guard(self, *tools: Tool) -> list[Tool]:
         """Copies of your function tools that carry the allowed-tools guardrail (the tools
@@ -434,7 +489,8 @@ class AgentSkills:
 
         Only ``FunctionTool`` supports tool input guardrails; other tool types raise
         TypeError because RESTRICT could not block them, unless their name is always allowed.
-        Skill tools are returned as they are (they are never blocked).
+        Skill tools are returned as they are (they are never blocked). The calls of one model
+        turn are decided in call order only in an agent built with :meth:`guard_agent`.
         """
         return [self._guard_tool(tool) for tool in tools]
 
@@ -457,7 +513,12 @@ class AgentSkills:
         function tools (as :meth:`guard`), the tools of its MCP servers (the servers are
         wrapped, not changed: connect and clean up the originals as usual), and the same for
         every agent it can hand off to, directly or through ``handoff()`` objects. Your
-        agents, tools and servers are left unchanged."""
+        agents, tools and servers are left unchanged.
+
+        The copies carry agent hooks (wrapping yours, which still run) that see each model
+        response before its tool calls run: the calls of one turn are then decided in the
+        model's order, and a load of a skill whose load reply the model no longer receives
+        sends its instructions again."""
         return self._guard_agent(agent, {})
 
     def _guard_agent(self, agent: Agent[Any], done: dict[int, Agent[Any]]) -> Agent[Any]:
@@ -474,6 +535,9 @@ class AgentSkills:
             for s in agent.mcp_servers
         ]
         copy.handoffs = [self._guard_handoff(h, done) for h in agent.handoffs]
+        hooks = agent.hooks
+        inner = hooks.inner if isinstance(hooks, _TurnHooks) else hooks
+        copy.hooks = _TurnHooks(lambda ctx: self._route(ctx), inner)
         return copy
 
     def _guard_handoff(self, target: Any, done: dict[int, Agent[Any]]) -> Any:
@@ -489,18 +553,29 @@ class AgentSkills:
             return dataclasses.replace(target, on_invoke_handoff=guarded)
         return target
 
-    def _check(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+    async def _check(self, data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
         ctx = data.context
         # An agent without the unload tool (e.g. one the conversation was handed off to) is
         # not told to call it.
         tools = getattr(data.agent, "tools", None) or ()
         can_unload = any(getattr(t, "name", None) == self.toolkit.names.unload for t in tools)
-        decision = self.toolkit.check_call(
-            self.state_for(ctx).session,
-            ctx.tool_name,
+        check = partial(
+            self.toolkit.check_call,
+            tool_name=ctx.tool_name,
             can_unload=can_unload,
             arguments=getattr(ctx, "tool_arguments", None),
         )
+        state = self.state_for(ctx)
+        guarded = self.toolkit.guards(self.policy, ctx.tool_name)
+        view = self._enter(state, getattr(ctx, "tool_call_id", None)) if guarded else None
+        if view is None:  # not announced, or never blocked (RECOMMEND): no need to wait
+            if guarded and not self._warned and _unordered(data.agent, ctx):
+                self._warned = True
+                warnings.warn(UNORDERED_WARNING, UserWarning, stacklevel=2)
+            decision = check(state.session)
+        else:
+            async with view:  # after the earlier skill calls of its turn
+                decision = check(view)
         if decision.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info=decision)
         return ToolGuardrailFunctionOutput.reject_content(
@@ -523,77 +598,3 @@ def _configured(
         options["limits"] = limits
     built = SkillConfig.build(config, **options)  # + the settings
     return built, built.toolkit(built.library(skills))
-
-
-def _binary_output(payload: BinaryPayload) -> ToolOutputImage | ToolOutputFileContent:
-    """A binary resource as the SDK's structured tool output (an ``input_image`` or
-    ``input_file`` part of the function call output)."""
-    if payload.is_image:
-        return ToolOutputImage(image_url=payload.data_url())
-    return ToolOutputFileContent(file_data=payload.data_url(), filename=payload.filename)
-
-
-def _agent_tools(ctx: Any) -> frozenset[str] | None:
-    """Names of the running agent's function tools (None when the context does not say which
-    agent runs: the TOOL_NOT_AVAILABLE check is then skipped)."""
-    agent = getattr(ctx, "agent", None)
-    tools = getattr(agent, "tools", None)
-    if tools is None or getattr(agent, "mcp_servers", None):
-        return None  # MCP tools are listed only when the run starts: unknown here
-    return frozenset(n for t in tools if isinstance(n := getattr(t, "name", None), str))
-
-
-class _GuardedServer(MCPServer):
-    """An MCP server as the agent sees it through :meth:`AgentSkills.guard_agent`: the
-    original server, with the allowed-tools guardrail added to its tools' input guardrails.
-    Everything else is the original's (connection, tool list, calls, approval settings)."""
-
-    def __init__(self, inner: MCPServer, guardrail: ToolInputGuardrail[Any]) -> None:
-        # No super().__init__(): every setting is read from the original server.
-        self.__dict__["inner"] = inner
-        self.__dict__["guardrail"] = guardrail
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.__dict__["inner"], name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self.inner, name, value)
-
-    @property
-    def tool_input_guardrails(self) -> list[ToolInputGuardrail[Any]]:  # type: ignore[override]
-        return [*_without_ours(self.inner.tool_input_guardrails), self.guardrail]
-
-    @property
-    def name(self) -> str:
-        return str(self.inner.name)
-
-    @property
-    def cached_tools(self) -> Any:
-        return self.inner.cached_tools
-
-    async def connect(self) -> None:
-        await self.inner.connect()
-
-    async def cleanup(self) -> None:
-        await self.inner.cleanup()
-
-    async def list_tools(self, *args: Any, **kwargs: Any) -> Any:
-        return await self.inner.list_tools(*args, **kwargs)
-
-    async def call_tool(self, *args: Any, **kwargs: Any) -> Any:
-        return await self.inner.call_tool(*args, **kwargs)
-
-    async def list_prompts(self, *args: Any, **kwargs: Any) -> Any:
-        return await self.inner.list_prompts(*args, **kwargs)
-
-    async def get_prompt(self, *args: Any, **kwargs: Any) -> Any:
-        return await self.inner.get_prompt(*args, **kwargs)
-
-    async def list_resources(self, *args: Any, **kwargs: Any) -> Any:
-        return await self.inner.list_resources(*args, **kwargs)
-
-    async def list_resource_templates(self, *args: Any, **kwargs: Any) -> Any:
-        return await self.inner.list_resource_templates(*args, **kwargs)
-
-    async def read_resource(self, *args: Any, **kwargs: Any) -> Any:
-        return await self.inner.read_resource(*args, **kwargs)

@@ -82,11 +82,13 @@ class AgentsSdkDriver(AdapterDriver):
             _agents_tool("Write", lambda _: "ok"),
             _agents_tool(SHELL_TOOL, lambda args: shell_reply(args["command"]), command=True),
         ]
-        self.agent = Agent(
-            name="conformance",
-            instructions=self.skills.instructions(),
-            tools=[*self.skills.tools(), *self.skills.guard(*plain)],
-            model=self.model,
+        self.agent = self.skills.guard_agent(
+            Agent(
+                name="conformance",
+                instructions=self.skills.instructions(),
+                tools=[*self.skills.tools(), *plain],
+                model=self.model,
+            )
         )
         self.loop = asyncio.new_event_loop()
         self.histories: dict[str, list[Any]] = {}

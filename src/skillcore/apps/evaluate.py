@@ -41,6 +41,7 @@ from skillcore.catalog.ranking import (
     tokens,
 )
 from skillcore.catalog.relevance import CatalogOrder, relevant_catalog
+from skillcore.catalog.terms import WORD, word_terms
 from skillcore.errors import SkillcoreError
 from skillcore.limits import Limits
 from skillcore.model import Catalog, SkillMetadata
@@ -510,13 +511,25 @@ def confusable_pairs(
             na,
             nb,
             round(-s, 4),
-            # Heaviest first, ties by the word itself: the same list on every run.
+            # Heaviest first, ties by the term itself: the same list on every run; shown as
+            # the first skill writes them ("propose", not the index term "propos").
             tuple(
-                sorted(vectors[a].keys() & vectors[b].keys(), key=lambda t: (-vectors[a][t], t))[:6]
+                _written(skills[a], t)
+                for t in sorted(
+                    vectors[a].keys() & vectors[b].keys(), key=lambda t: (-vectors[a][t], t)
+                )[:6]
             ),
         )
         for s, na, nb, a, b in best
     ]
+
+
+def _written(skill: SkillMetadata, term: str) -> str:
+    """The first word of ``skill``'s text whose index term is ``term`` (else the term)."""
+    for word in WORD.findall(skill_text(skill).lower()):
+        if term in word_terms(word):
+            return str(word)
+    return term
 
 
 def _tfidf(skills: Sequence[SkillMetadata]) -> list[dict[str, float]]:

@@ -17,11 +17,14 @@ from skillcore.catalog.postings import index_postings, kth_largest
 from skillcore.catalog.terms import (
     K1,
     MAX_PATH_CHARS,
+    MAX_QUERY_CHARS,
     PATH_WEIGHT,
+    WORD,
     fields,
     inverse_df,
     pattern_matches,
     query_terms,
+    word_terms,
 )
 from skillcore.model import SkillMetadata
 
@@ -247,11 +250,17 @@ class LexicalIndex:
             out.append("name")
         if q:
             terms = set(query_terms(q))
+            # Shown as the query's own words ("rebasing"), not as index terms ("rebas").
+            said: dict[str, str] = {}
+            for word in WORD.findall(q[:MAX_QUERY_CHARS]):
+                for term in word_terms(word):
+                    said.setdefault(term, word)
             for field, words in fields(skill).items():
                 common = terms.intersection(words)
                 if common and field != "patterns":
                     label = "name words" if field == "name" else field
-                    out.append(f"{label}: {', '.join(sorted(common))}")
+                    shown = sorted({said.get(t, t) for t in common})
+                    out.append(f"{label}: {', '.join(shown)}")
         if path:
             for pattern in skill.file_patterns:
                 if pattern_matches(pattern, path[:MAX_PATH_CHARS]):

@@ -21,11 +21,13 @@ each scaled to 0..1 over its best results; see :func:`semantic_available`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any, Literal
 
 import attrs
 
+from skillcore.catalog.families import Families
 from skillcore.catalog.lexical import VECTOR_MIN_SKILLS, LexicalIndex
 from skillcore.catalog.postings import BEST_KEPT, BUILD_VECTOR_MIN_SKILLS
 from skillcore.catalog.semantic import (
@@ -50,6 +52,7 @@ from skillcore.catalog.terms import (
     STOPWORDS,
     B,
     pattern_matches,
+    query_terms,
     tokens,
 )
 from skillcore.memo import per_catalog
@@ -82,6 +85,9 @@ ABSTAIN_COVERAGE = 0.3
 ABSTAIN_KEEP = 3
 #: A skill that shares no word with the query is listed only from this similarity on.
 SEMANTIC_ONLY_MIN = ABSTAIN_SIMILARITY
+#: How deep BM25's list goes for a query in a catalog with near-duplicates, so that folding
+#: them (:mod:`skillcore.catalog.families`) can bring other candidates into the first results.
+FOLD_DEPTH = 50
 
 
 # -- results --------------------------------------------------------------------------------
@@ -148,7 +154,7 @@ class SearchIndex(LexicalIndex):
         if use_semantic and q and limit > 0:
             ranked = self._hybrid(q, path, limit)
         else:
-            ranked = self.bm25(query, path, limit)
+            ranked = self._lexical(query, path, limit)
         return [SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked]
 
     def select(
@@ -172,7 +178,7 @@ class SearchIndex(LexicalIndex):
             each = [1.0 if d == exact else sims.get(d, 0.0) for d, _ in ranked]
             threshold = ABSTAIN_SIMILARITY
         else:
-            ranked = self.bm25(query, path, limit)
+            ranked = self._lexical(query, path, limit)
             each = [1.0 if d == exact else self.coverage(q, d) for d, _ in ranked]
             confidence = each[0] if each else 0.0
             threshold = ABSTAIN_COVERAGE
@@ -196,7 +202,24 @@ class SearchIndex(LexicalIndex):
         lexical = self.bm25(query, path, FUSION_DEPTH)
         dense, sims = self.semantic().scored(query, FUSION_DEPTH, (d for d, _ in lexical))
         best = dense[0][1] if dense else 0.0
-        return self._blend(lexical, dense, sims, query)[:limit], sims, best
+        return self._fold(self._blend(lexical, dense, sims, query), query)[:limit], sims, best
+
+    def _lexical(self, query: str | None, path: str | None, limit: int) -> list[tuple[int, float]]:
+        """:meth:`bm25` with near-duplicates folded (for a query; deeper when there are)."""
+        q = (query or "").strip()
+        if not q or limit <= 0 or not len(self._families):
+            return self.bm25(query, path, limit)
+        return self._fold(self.bm25(q, path, max(limit, FOLD_DEPTH)), q)[:limit]
+
+    def _fold(self, ranked: list[tuple[int, float]], query: str) -> list[tuple[int, float]]:
+        """``ranked`` with near-duplicate families folded (see :class:`Families`)."""
+        return self._families.fold(ranked, query_terms(query), self._exact(query))
+
+    @functools.cached_property
+    def _families(self) -> Families:
+        # On the first query (a path-only search never needs it); the same answer if two
+        # threads build it at once.
+        return Families(self.skills, tokens)
 
     def _blend(
         self,
@@ -287,6 +310,7 @@ __all__ = [
     "COARSE_DIMS",
     "EXACT_SCAN_MAX",
     "FIELD_WEIGHTS",
+    "FOLD_DEPTH",
     "FUSION_DEPTH",
     "IDF_OFFSET",
     "K1",

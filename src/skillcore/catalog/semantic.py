@@ -24,10 +24,15 @@ SEMANTIC_DIMS = 256
 #: cost far more than they save on a busy machine for a product this small).
 _SCAN_ROWS = 1_024
 _ENCODE_CHUNK = 256
+#: Token rows converted at a time when the model is loaded: small temporaries, so the heap
+#: does not keep megabytes of them once loading is done.
+_LOAD_ROWS = 256
 #: Up to this many skills every similarity is computed exactly; above it, the first
 #: COARSE_DIMS dimensions pick COARSE_DEPTH candidates for the exact one (the query time at
 #: 100,000 skills: one pass over 32 floats a skill instead of 256).
 EXACT_SCAN_MAX = 2_000
+#: Texts the tokenizer remembers (a repeated query is encoded once).
+TOKENIZER_CACHE = 256
 COARSE_DIMS = 32
 COARSE_DEPTH = 300
 
@@ -57,12 +62,12 @@ class StaticEmbedder:
         rows = len(matrix)
         self.matrix = np.zeros(matrix.shape, dtype=np.int8)
         self.scale = np.ones(rows, dtype=np.float32)
-        for start in range(0, rows, 4_096):  # in chunks: no float32 copy of the whole matrix
-            values = np.asarray(matrix[start : start + 4_096], dtype=np.float32)
+        for start in range(0, rows, _LOAD_ROWS):  # in chunks: no float32 copy of the matrix
+            values = np.asarray(matrix[start : start + _LOAD_ROWS], dtype=np.float32)
             scale = np.abs(values).max(axis=1) / 127.0
             scale[scale == 0] = 1.0
-            self.matrix[start : start + 4_096] = np.rint(values / scale[:, None])
-            self.scale[start : start + 4_096] = scale
+            self.matrix[start : start + _LOAD_ROWS] = np.rint(values / scale[:, None])
+            self.scale[start : start + _LOAD_ROWS] = scale
         self.dims = int(self.matrix.shape[1])
         self.tokenizer = tokenizer
 
@@ -107,8 +112,9 @@ class StaticEmbedder:
 
 
 def _read_safetensors(path: Any, name: str) -> Any:
-    """One tensor of a safetensors file as a float16 numpy array, read directly (the format
-    is an 8-byte header length, a JSON header, then raw little-endian data)."""
+    """One tensor of a safetensors file as a read-only numpy array mapped from the file (the
+    format is an 8-byte header length, a JSON header, then raw little-endian data). Mapped,
+    not read: the caller converts it in chunks, and its pages leave memory with the map."""
     import json
 
     import numpy as np
@@ -123,10 +129,11 @@ def _read_safetensors(path: Any, name: str) -> Any:
         if not isinstance(info, dict) or info.get("dtype") not in dtypes:
             raise ImportError(f"{_SEMANTIC_HINT} (its bundled model file has no {name})")
         begin, end = info["data_offsets"]
-        f.seek(8 + size + begin)
-        dtype = np.dtype(dtypes[info["dtype"]])
-        data = np.fromfile(f, dtype=dtype, count=(end - begin) // dtype.itemsize)
-    return data.reshape(info["shape"]).astype(np.float16, copy=False)
+        dtype = np.dtype(dtypes[info["dtype"]]).newbyteorder("<")
+        shape = tuple(info["shape"])
+        if len(shape) != 2 or shape[0] * shape[1] * dtype.itemsize != end - begin:
+            raise ImportError(f"{_SEMANTIC_HINT} (its bundled model file is damaged)")
+        return np.memmap(f, dtype=dtype, mode="r", offset=8 + size + begin, shape=shape)
 
 
 @functools.lru_cache(maxsize=1)
@@ -156,7 +163,26 @@ def _embedder() -> StaticEmbedder:
     tok = Tokenizer.from_file(str(tokenizer))
     tok.no_padding()
     tok.no_truncation()
+    # The model has no pre-tokenizer, so its cache keys whole texts: by default it would keep
+    # the last 10,000 skill texts embedded (about 6 MB at 10,000 skills) for nothing.
+    resize = getattr(tok.model, "_resize_cache", None)
+    if callable(resize):
+        resize(TOKENIZER_CACHE)
     return StaticEmbedder(_read_safetensors(weights, "embedding.weight")[:, :SEMANTIC_DIMS], tok)
+
+
+def _flat_token_ids(model: StaticEmbedder, skills: Sequence[SkillMetadata]) -> tuple[Any, Any]:
+    """The token ids of every skill's text in one int32 array, and where each one starts
+    (``offsets[i]:offsets[i + 1]``; ``len(skills) + 1`` offsets)."""
+    np = model._np
+    parts: list[Any] = []
+    lengths = np.zeros(len(skills) + 1, dtype=np.int64)
+    for start in range(0, len(skills), _ENCODE_CHUNK):
+        chunk = model.token_ids([skill_text(s) for s in skills[start : start + _ENCODE_CHUNK]])
+        lengths[start + 1 : start + 1 + len(chunk)] = [len(c) for c in chunk]
+        parts.append(np.concatenate(chunk) if chunk else np.zeros(0, dtype=np.int32))
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+    return flat.astype(np.int32, copy=False), np.cumsum(lengths)
 
 
 def skill_text(skill: SkillMetadata) -> str:
@@ -169,7 +195,8 @@ class SemanticIndex:
     """Unit-length embeddings of skills (IDF-weighted static token vectors), for cosine
     similarity. The catalog's token frequencies weight queries the same way.
 
-    Vectors are kept as float16 (half of float32's memory). Catalogs above
+    Vectors are kept as int8 with a scale per row (a quarter of float32's memory; the
+    rounding moves a cosine by under 0.01). Catalogs above
     :data:`EXACT_SCAN_MAX` skills are searched in two steps: the first
     :data:`COARSE_DIMS` dimensions of every skill (float32, a small contiguous array) pick
     :data:`COARSE_DEPTH` candidates, whose exact similarity is then computed; below it,
@@ -182,24 +209,29 @@ class SemanticIndex:
 
         self._np = np
         self._model = model
-        ids = model.token_ids([skill_text(s) for s in skills]) if skills else []
+        n = len(skills)
+        # Every skill's token ids in one flat array (offsets[i]:offsets[i + 1]): thousands of
+        # small arrays would leave the heap fragmented after the build.
+        flat, offsets = _flat_token_ids(model, skills)
         df = np.zeros(model.vocabulary, dtype=np.float32)
-        for tokens_ in ids:
-            df[np.unique(tokens_)] += 1
-        n = len(ids)
+        for i in range(n):
+            df[np.unique(flat[offsets[i] : offsets[i + 1]])] += 1
         self._weights = (np.log((n + 1) / (df + 1)) + IDF_OFFSET).astype(np.float32)
-        full = np.zeros((n, model.dims), dtype=np.float16)
+        self._full = np.zeros((n, model.dims), dtype=np.int8)
+        self._scale = np.ones(n, dtype=np.float32)
+        self._coarse = np.zeros((n, COARSE_DIMS), dtype=np.float32) if n > EXACT_SCAN_MAX else None
         for start in range(0, n, _ENCODE_CHUNK):  # pooled in chunks: bounded transient memory
-            full[start : start + _ENCODE_CHUNK] = model.pool(
-                ids[start : start + _ENCODE_CHUNK], self._weights
+            end = min(start + _ENCODE_CHUNK, n)
+            rows = model.pool(
+                [flat[offsets[i] : offsets[i + 1]] for i in range(start, end)], self._weights
             )
-        del ids
-        self._full = full
-        self._coarse = (
-            np.ascontiguousarray(full[:, :COARSE_DIMS], dtype=np.float32)
-            if n > EXACT_SCAN_MAX
-            else None
-        )
+            scale = np.abs(rows).max(axis=1) / 127.0
+            scale[scale == 0] = 1.0
+            self._full[start:end] = np.rint(rows / scale[:, None])
+            self._scale[start:end] = scale
+            if self._coarse is not None:
+                self._coarse[start:end] = rows[:, :COARSE_DIMS]
+        del flat, offsets
 
     def __len__(self) -> int:
         return len(self._full)
@@ -207,7 +239,7 @@ class SemanticIndex:
     @property
     def vectors(self) -> Any:
         """Every skill's unit-length embedding (float32 rows)."""
-        return self._full.astype(self._np.float32)
+        return self._full.astype(self._np.float32) * self._scale[:, None]
 
     def embed(self, texts: Sequence[str]) -> Any:
         """Unit-length embeddings of ``texts`` (a numpy array), weighted as the skills are."""
@@ -219,8 +251,10 @@ class SemanticIndex:
         np = self._np
         out = np.zeros(len(docs), dtype=np.float32)
         for start in range(0, len(docs), _SCAN_ROWS):
-            rows = self._full[docs[start : start + _SCAN_ROWS]].astype(np.float32)
+            chunk = docs[start : start + _SCAN_ROWS]
+            rows = self._full[chunk].astype(np.float32)
             np.dot(rows, q, out=out[start : start + _SCAN_ROWS])
+            out[start : start + _SCAN_ROWS] *= self._scale[chunk]
         return out
 
     def scored(
@@ -272,6 +306,7 @@ __all__ = [
     "IDF_OFFSET",
     "MAX_EMBED_TOKENS",
     "SEMANTIC_DIMS",
+    "TOKENIZER_CACHE",
     "SemanticIndex",
     "StaticEmbedder",
     "semantic_available",

@@ -10,6 +10,7 @@ import math
 import posixpath
 import re
 
+from skillcore.catalog.stemming import stem as _english_stem
 from skillcore.model import SkillMetadata
 
 #: BM25 parameters (the usual defaults) and field weights (BM25F: a word in the name or a
@@ -30,29 +31,27 @@ _NO_SPACE = re.compile(
     "([\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
     "\uf900-\ufaff]+)"
 )
-#: Words too common to say anything; dropped from a query when it has other words.
-STOPWORDS = frozenset(
-    re.findall(
-        r"\w+",
-        """a an and are as at be by can do for from how i in is it me my of on or please so
-        that the this to use using want we when with you your""",
-    )
-)
 
 
 def stem(word: str) -> str:
-    """A light English plural folding: ``reports`` -> ``report``, ``queries`` -> ``query``."""
-    if len(word) > 4 and word.isascii():
-        if word.endswith("ies"):
-            return word[:-3] + "y"
-        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-            return word[:-1]
-    return word
+    """The index term of an ASCII word (:func:`skillcore.catalog.stemming.stem`)."""
+    return _english_stem(word)
+
+
+_STOP = re.findall(
+    r"\w+",
+    """a an and are as at be by can do for from how i in is it me my of on or please so
+    that the this to use using want we when with you your""",
+)
+#: Terms too common to say anything (the words and their index terms, "please" and
+#: "pleas"); dropped from a query when it has other words.
+STOPWORDS = frozenset(_STOP) | frozenset(map(stem, _STOP))
 
 
 def tokens(text: str) -> list[str]:
-    """Index terms of ``text``: lower-cased Unicode words, plurals folded; runs of CJK, Thai,
-    Lao, Khmer or Myanmar characters become overlapping character bigrams."""
+    """Index terms of ``text``: lower-cased Unicode words, English forms folded ("rebasing"
+    and "rebase" give one term); runs of CJK, Thai, Lao, Khmer or Myanmar characters become
+    overlapping character bigrams."""
     out: list[str] = []
     cache = _TOKEN_CACHE
     for word in WORD.findall(text.lower()):

@@ -21,7 +21,7 @@ from skillcore.sources.source import SKILL_FILE
 
 
 def parse_entry(
-    reader: SourceReader, entry: ScanEntry, mode: ValidationMode, head_bytes: int
+    reader: SourceReader, mode: ValidationMode, head_bytes: int, entry: ScanEntry
 ) -> ParseResult:
     """The parse result of one scanned ``SKILL.md`` (read again when the scan brought no
     head, and read further when its frontmatter is longer than the head)."""
@@ -33,19 +33,7 @@ def parse_entry(
             head = reader.read_file(entry.directory, SKILL_FILE, head_bytes)
         except ReadError as exc:
             return ParseResult(None, (read_diag(reader, path, exc),))
-
-    def parse(data: bytes, complete: bool) -> ParseResult:
-        return parse_skill_file(
-            data,
-            directory_name=entry.dir_name,
-            location=location,
-            path=path,
-            mode=mode,
-            complete=complete,
-            stamp=entry.stamp,
-        )
-
-    result = parse(head, entry.complete)
+    result = _parse(head, entry.complete, entry, location, path, mode)
     if result.need_more:
         # Frontmatter longer than the head: read a prefix that holds any frontmatter under
         # the cap, whatever the size of the body after it.
@@ -54,7 +42,7 @@ def parse_entry(
         except ReadError as exc:
             return ParseResult(None, (read_diag(reader, path, exc),))
         if more:
-            result = parse(more, complete)
+            result = _parse(more, complete, entry, location, path, mode)
         if not more or result.need_more:
             result = ParseResult(
                 None,
@@ -69,6 +57,25 @@ def parse_entry(
                 ),
             )
     return result
+
+
+def _parse(
+    data: bytes,
+    complete: bool,
+    entry: ScanEntry,
+    location: SkillLocation,
+    path: str,
+    mode: ValidationMode,
+) -> ParseResult:
+    return parse_skill_file(
+        data,
+        directory_name=entry.dir_name,
+        location=location,
+        path=path,
+        mode=mode,
+        complete=complete,
+        stamp=entry.stamp,
+    )
 
 
 def scan_diagnostics(scan: Scan, mode: ValidationMode, reader: SourceReader) -> list[Diagnostic]:

@@ -267,7 +267,7 @@ class SkillLibrary(DocumentReads):
         if isinstance(scan, BaseException):
             return failed_scan(src.label, state, scan), False
         reader = self.reader(src)
-        parse = partial(parse_entry, reader, mode=self.mode, head_bytes=self.head_bytes)
+        parse = partial(parse_entry, reader, self.mode, self.head_bytes)
         how = Folding(src.label, parse, self._clock, self.progress)
         changed = fold_scan(state, scan, how)
         return scan_diagnostics(scan, self.mode, reader), changed

@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import attrs
-
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillMetadata
 from skillcore.parse.allowed_tools import read_allowed_tools_field
 from skillcore.parse.bounds import KNOWN_FIELDS, SPEC_FIELDS
 from skillcore.parse.context import ParseContext, ParseResult
 from skillcore.parse.fields import (
+    FLAG_FIELDS,
+    LIST_FIELDS,
     read_argument_hint,
     read_description,
     read_flags,
@@ -35,29 +35,19 @@ _FAIL_CLOSED_ON_DUPLICATE = {"allowed-tools"}
 #: from files.
 _KNOWN_SPELLINGS: dict[str, str] = {}
 _MAX_SPELLINGS = 1024
+#: The list and flag fields, by their normal spelling.
+_LIST_KEYS = frozenset(field for field, _ in LIST_FIELDS)
+_FLAG_KEYS = frozenset(field for field, _ in FLAG_FIELDS)
 
 
-@attrs.frozen
-class Loaded:
-    """A frontmatter as the YAML loader gave it, and what the loader learnt on the way."""
-
-    #: The top-level mapping.
-    raw: Mapping[Any, Any]
-    #: Keys dropped as repeats: ``(key, line, top_level)``.
-    dropped: list[tuple[str, int, bool]]
-    #: Whether values may carry characters the cleaner removes.
-    needs_cleaning: bool
-    #: Where the body starts in the file's text.
-    body_offset: int
-
-
-def build(loaded: Loaded, ctx: ParseContext) -> ParseResult:
-    """The parse result of a loaded frontmatter (``ctx.diags`` holds the findings so far)."""
-    if loaded.needs_cleaning:
-        ctx.cleaner = Cleaner()
-        ctx.clean = ctx.cleaner
-    duplicated = _report_duplicates(loaded.dropped, ctx)
-    fm, extra = _sort_keys(loaded.raw, ctx)
+def build(
+    raw: Mapping[Any, Any], dropped: list[tuple[str, int, bool]], ctx: ParseContext
+) -> ParseResult:
+    """The parse result of a frontmatter as the YAML loader gave it: ``raw``, its top-level
+    mapping, and ``dropped``, the keys it dropped as repeats (``(key, line, top_level)``).
+    ``ctx`` holds the findings so far, the body's offset and the cleaner, if any."""
+    duplicated = _report_duplicates(dropped, ctx) if dropped else set()
+    fm, extra = _sort_keys(raw, ctx)
     name = read_name_field(fm, ctx)
     if isinstance(name, ParseResult):
         return name
@@ -65,20 +55,30 @@ def build(loaded: Loaded, ctx: ParseContext) -> ParseResult:
     if isinstance(description, ParseResult):
         return description
     kwargs: dict[str, Any] = {}
-    read_text_fields(fm, ctx, kwargs)
-    meta = read_metadata_field(fm, ctx, kwargs)
-    read_allowed_tools_field(fm, ctx, duplicated, kwargs)
-    read_version(fm, ctx, kwargs)
-    read_list_fields(fm, ctx, kwargs)
-    read_priority(fm, ctx, kwargs)
-    read_flags(fm, ctx, kwargs)
-    read_metadata_version(meta, ctx, kwargs)
-    read_argument_hint(fm, ctx, kwargs)
+    # Each reader does nothing for an absent field; asking first spares the call (this runs
+    # for every skill discovered, and most fields are absent from most files).
+    if "license" in fm or "compatibility" in fm:
+        read_text_fields(fm, ctx, kwargs)
+    meta = read_metadata_field(fm, ctx, kwargs) if "metadata" in fm else None
+    if "allowed-tools" in fm:
+        read_allowed_tools_field(fm, ctx, duplicated, kwargs)
+    if "version" in fm:
+        read_version(fm, ctx, kwargs)
+    if not _LIST_KEYS.isdisjoint(fm):
+        read_list_fields(fm, ctx, kwargs)
+    if "priority" in fm:
+        read_priority(fm, ctx, kwargs)
+    if not _FLAG_KEYS.isdisjoint(fm):
+        read_flags(fm, ctx, kwargs)
+    if meta:
+        read_metadata_version(meta, ctx, kwargs)
+    if "argument-hint" in fm:
+        read_argument_hint(fm, ctx, kwargs)
     diags = ctx.diags
     if ctx.cleaner is not None:
         diags.extend(_cleaning_diagnostics(ctx.cleaner, ctx))
     if ctx.strict and any(d.severity is Severity.ERROR for d in diags):
-        return ParseResult(None, tuple(diags), body_offset=loaded.body_offset)
+        return ParseResult(None, tuple(diags), body_offset=ctx.body_offset)
     metadata = SkillMetadata(
         name=name,
         description=description,
@@ -87,7 +87,7 @@ def build(loaded: Loaded, ctx: ParseContext) -> ParseResult:
         stamp=ctx.stamp,
         **kwargs,
     )
-    return ParseResult(metadata, tuple(diags), body_offset=loaded.body_offset)
+    return ParseResult(metadata, tuple(diags), body_offset=ctx.body_offset)
 
 
 def _report_duplicates(dropped: list[tuple[str, int, bool]], ctx: ParseContext) -> set[str]:

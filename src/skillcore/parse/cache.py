@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillcore.parse.cache_columns import _BadPayload, build_objects, decode, encode
 from skillcore.parse.private_files import (
+    KEY_BYTES,
     KEY_FILE,
     make_private,
     private_dir,
@@ -66,6 +67,7 @@ __all__ = ["CACHE_ENV_OFF", "KEY_FILE", "ParseCache", "default_cache_dir", "priv
 
 #: Former names, kept for one release.
 _Bad = _BadPayload
+_KEY_BYTES = KEY_BYTES
 _build = build_objects
 
 #: Set to ``1`` to disable the parse cache everywhere.

@@ -35,6 +35,7 @@ class ParseContext:
     field readers share (one per file: a plain class, cheaper to make than attrs)."""
 
     __slots__ = (
+        "body_offset",
         "clean",
         "cleaner",
         "diags",
@@ -67,6 +68,8 @@ class ParseContext:
         #: Removes unsafe characters from kept text (None when the text has none to remove).
         self.cleaner: Cleaner | None = None
         self.clean: Clean = unchanged
+        #: Where the body starts in the file's text (once the frontmatter is found).
+        self.body_offset = 0
 
     def diag(self, sev: Severity, code: Code, message: str, field: str | None = None) -> Diagnostic:
         return Diagnostic(sev, code, message, self.source, self.path, field)

@@ -20,12 +20,12 @@ from skillcore.parse.context import ParseContext, ParseResult, fail
 from skillcore.parse.values import is_date, scalar_text, str_list, type_name
 
 _TEXT_FIELDS = ("license", "compatibility")
-_LIST_FIELDS = (
+LIST_FIELDS = (
     ("triggers", "triggers"),
     ("file-patterns", "file_patterns"),
     ("dependencies", "dependencies"),
 )
-_FLAG_FIELDS = (
+FLAG_FIELDS = (
     ("disable-model-invocation", "disable_model_invocation"),
     ("user-invocable", "user_invocable"),
 )
@@ -152,7 +152,7 @@ def read_version(fm: dict[str, Any], ctx: ParseContext, kwargs: dict[str, Any]) 
 
 def read_list_fields(fm: dict[str, Any], ctx: ParseContext, kwargs: dict[str, Any]) -> None:
     """``triggers``, ``file-patterns``, ``dependencies``: lists of text, capped."""
-    for field, attr in _LIST_FIELDS:
+    for field, attr in LIST_FIELDS:
         value = fm.get(field)
         if value is None:
             continue
@@ -188,7 +188,7 @@ def read_priority(fm: dict[str, Any], ctx: ParseContext, kwargs: dict[str, Any])
 
 def read_flags(fm: dict[str, Any], ctx: ParseContext, kwargs: dict[str, Any]) -> None:
     """``disable-model-invocation`` (fails closed) and ``user-invocable``: booleans."""
-    for field, attr in _FLAG_FIELDS:
+    for field, attr in FLAG_FIELDS:
         if field not in fm:
             continue
         flag = fm[field]

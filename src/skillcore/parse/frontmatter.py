@@ -22,7 +22,7 @@ from skillcore.diagnostics import Code, Severity
 from skillcore.model import SkillLocation
 from skillcore.parse.allowed_tools import parse_allowed_tools
 from skillcore.parse.bounds import FrontmatterRefused
-from skillcore.parse.build import Loaded, build
+from skillcore.parse.build import build
 from skillcore.parse.caps import (
     FRONTMATTER_HEAD_BYTES,
     MAX_COMPATIBILITY,
@@ -44,7 +44,7 @@ from skillcore.parse.document import _closing_line, body_of, decode_text, split_
 from skillcore.parse.metadata import TYPED_METADATA
 from skillcore.parse.name_field import check_name
 from skillcore.parse.nesting import _event_depth, depth_problem, too_deep
-from skillcore.parse.values import UNSAFE_TEXT
+from skillcore.parse.values import UNSAFE_TEXT, Cleaner
 
 __all__ = [
     "FRONTMATTER_HEAD_BYTES",
@@ -122,8 +122,10 @@ def parse_skill_file(
         kind = "empty" if raw is None else type(raw).__name__
         return skip(ctx, Code.NOT_A_MAPPING, f"frontmatter must be a YAML mapping, got {kind}")
     try:
-        needs_cleaning = _needs_cleaning(yaml_text, fast is not None)
-        return build(Loaded(raw, dropped, needs_cleaning, body_offset), ctx)
+        if _needs_cleaning(yaml_text, fast is not None):
+            ctx.cleaner = ctx.clean = Cleaner()
+        ctx.body_offset = body_offset
+        return build(raw, dropped, ctx)
     except Exception as exc:  # a safety net: one file never breaks discovery
         return skip(
             ctx, Code.YAML_ERROR, f"{_UNCONVERTIBLE}: {type(exc).__name__}: {str(exc)[:200]}"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 #: The file holding the checksum key, next to the cache files.
 KEY_FILE = "key"
-_KEY_BYTES = 32
+#: Bytes of the random checksum key of a cache directory.
+KEY_BYTES = 32
 _READ_FLAGS = (
     os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     | getattr(os, "O_CLOEXEC", 0)
@@ -70,19 +71,19 @@ def read_private(path: Path, cap: int, secret: bool = False) -> bytes | None:
 def read_key(directory: Path, create: bool) -> bytes | None:
     """The checksum key of ``directory`` (created when missing and ``create``), or None."""
     path = directory / KEY_FILE
-    key = read_private(path, _KEY_BYTES, secret=True)
+    key = read_private(path, KEY_BYTES, secret=True)
     if key is not None or not create:
-        return key if key is not None and len(key) == _KEY_BYTES else None
+        return key if key is not None and len(key) == KEY_BYTES else None
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
         fd = os.open(path, flags, 0o600)
     except FileExistsError:  # another process made it first: use theirs
-        key = read_private(path, _KEY_BYTES, secret=True)
-        return key if key is not None and len(key) == _KEY_BYTES else None
+        key = read_private(path, KEY_BYTES, secret=True)
+        return key if key is not None and len(key) == KEY_BYTES else None
     except OSError:
         return None
     try:
-        key = os.urandom(_KEY_BYTES)
+        key = os.urandom(KEY_BYTES)
         os.write(fd, key)
     except OSError:
         return None

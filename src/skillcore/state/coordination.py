@@ -7,6 +7,8 @@ import for the state layer's coordination parts, each in its own module.
   model's order and the :class:`TurnStore` that decides them in that order, for frameworks
   that merge parallel state writes with a reducer (LangGraph); each call writes its own
   effect and :func:`skillcore.merge_states` folds the effects in call order.
+- :mod:`skillcore.state.turn_index`: turns announced from the model's response before their
+  calls run, found again by one call's id (:class:`TurnIndex`, for the Agents SDK).
 - :mod:`skillcore.state.ledger`: the latest revision per conversation, shared by workers
   (fork detection).
 - :mod:`skillcore.state.saved`: saved state per conversation (:class:`StateStore`).
@@ -40,6 +42,7 @@ from skillcore.state.saved import (
 )
 from skillcore.state.stores import SessionRef, SessionStore, as_store
 from skillcore.state.turn_calls import MAX_TURN_CALLS, Replayer, TurnCalls
+from skillcore.state.turn_index import DEFAULT_MAX_ANNOUNCED, TurnIndex
 from skillcore.state.turns import (
     DEFAULT_ARRIVAL_SECONDS,
     DEFAULT_CONFIRM_SECONDS,
@@ -52,6 +55,7 @@ from skillcore.state.turns import (
 __all__ = [
     "DEFAULT_ARRIVAL_SECONDS",
     "DEFAULT_CONFIRM_SECONDS",
+    "DEFAULT_MAX_ANNOUNCED",
     "DEFAULT_MAX_TURNS",
     "DEFAULT_WAIT_SECONDS",
     "MAX_CONVERSATION_KEY",
@@ -77,6 +81,7 @@ __all__ = [
     "StateStore",
     "TurnCall",
     "TurnCalls",
+    "TurnIndex",
     "TurnStore",
     "Update",
     "as_store",

@@ -141,10 +141,20 @@ def test_cli_eval_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "not valid JSON" in capsys.readouterr().err
 
 
-def test_cli_lint_descriptions(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["lint-descriptions", str(EXAMPLES), "--method", "tfidf", "--top", "3"]) == 0
+def test_cli_lint_descriptions(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for name, desc in (
+        ("merge-pdfs", "Merge several PDF files into one document, keeping bookmarks."),
+        ("pdf-merger", "Merges PDF files into a single document and keeps their bookmarks."),
+        ("bake-bread", "Bake a sourdough loaf."),
+    ):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {desc}\n---\nBody.\n", encoding="utf-8"
+        )
+    assert main(["lint-descriptions", str(tmp_path), "--method", "tfidf", "--top", "3"]) == 0
     out = capsys.readouterr().out
-    assert "<->" in out
+    assert "merge-pdfs  <->  pdf-merger" in out
+    assert "bake-bread" not in out
     assert main(["lint-descriptions", str(EXAMPLES), "--method", "tfidf", "--json"]) == 0
     assert all({"first", "second", "score"} <= set(p) for p in json.loads(capsys.readouterr().out))
 
@@ -165,3 +175,16 @@ def test_semantic_linter_needs_the_extra_or_finds_paraphrases() -> None:
         return
     pairs = confusable_pairs(cat, top=1, method="semantic")
     assert {pairs[0].first, pairs[0].second} == {"ship-k8s", "deploy-pods"}
+
+
+def test_confusable_pairs_name_the_shared_words_as_written() -> None:
+    cat = Catalog(
+        (
+            meta("deploy-a", "Proposes deployments of services and rebasing of branches."),
+            meta("deploy-b", "Proposes deployments of services and rebasing of the branches."),
+            meta("bread", "Bake a loaf."),
+        )
+    )
+    (pair,) = confusable_pairs(cat, top=1, method="tfidf")
+    # Index terms ("propos", "rebas") are shown as the skills write them.
+    assert {"proposes", "rebasing", "deploy"} <= set(pair.shared)  # "deploy": the name
