@@ -279,7 +279,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         # loaded skills whose delivery is not among them (configured skills, state preloaded
         # by hand, include_contents='none', compaction) get their instructions again.
         s, load = tool_context.session, self.names.load
-        seen = self.model_calls.seen(
+        seen = self.deliveries.visible(
             session,
             llm_request.contents or [],
             lambda content: _requests.load_replies(content, load),

@@ -258,7 +258,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         """Loaded skills whose delivery (the reply to the recorded ``load_skill`` call id) is
         among ``messages``: read once per thread, then only what was added."""
         thread = thread_id() or ""
-        return self.model_calls.seen(
+        return self.deliveries.visible(
             session, messages, reply_of, conversation=thread, key=message_key
         )
 
@@ -348,7 +348,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         if messages is None:
             return frozenset()
         session = self.session_for(state)
-        return self.model_calls.hidden(
+        return self.deliveries.hidden(
             session, messages, reply_of, conversation=thread, key=message_key
         )
 

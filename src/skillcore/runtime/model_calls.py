@@ -7,12 +7,11 @@ write the result back into it; the rules of what goes in live here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Collection
 from functools import partial
-from typing import Any
 
 from skillcore.state.session import SkillSession
-from skillcore.tools.reinjection import DeliveryIndex, Reinjection, Replies
+from skillcore.tools.reinjection import DeliveryIndex, Reinjection
 from skillcore.tools.toolkit import SkillToolkit
 
 
@@ -25,34 +24,6 @@ class ModelCalls:
         self.reinjection = Reinjection(toolkit)
         #: Where each conversation's load replies sit in its history (delivery by call id).
         self.deliveries = DeliveryIndex()
-
-    def seen(
-        self,
-        session: SkillSession,
-        history: Sequence[Any],
-        replies: Replies,
-        *,
-        conversation: Hashable,
-        key: Callable[[Any], object] | None = None,
-    ) -> frozenset[str]:
-        """Loaded skills whose delivery is in ``history`` (see :meth:`DeliveryIndex.visible`):
-        read once per conversation, then only what was added."""
-        return self.deliveries.visible(
-            session, history, replies, conversation=conversation, key=key
-        )
-
-    def hidden(
-        self,
-        session: SkillSession,
-        history: Sequence[Any],
-        replies: Replies,
-        *,
-        conversation: Hashable,
-        key: Callable[[Any], object] | None = None,
-    ) -> frozenset[str]:
-        """Loaded skills whose delivery is not in ``history`` (what a load is told the model
-        no longer sees; see :meth:`DeliveryIndex.hidden`)."""
-        return self.deliveries.hidden(session, history, replies, conversation=conversation, key=key)
 
     def instructions(
         self,

@@ -76,16 +76,6 @@ def test_the_note_is_off_with_no_suggestions(tmp_path: Path) -> None:
     assert ModelCalls(off.toolkit).note_for(off.restore(None).session) is None
 
 
-def test_hidden_is_what_is_loaded_and_not_delivered(tmp_path: Path) -> None:
-    p = parts(tmp_path)
-    calls = ModelCalls(p.toolkit)
-    session = loaded(p, "alpha")
-    # No history holds a delivery of a skill loaded by configuration: it is hidden.
-    hidden = calls.hidden(session, [], lambda item: (), conversation="c")
-    assert hidden == frozenset({"alpha"})
-    assert calls.hidden(p.restore(None).session, [], lambda item: (), conversation="c") == set()
-
-
 # -- turn entry ------------------------------------------------------------------------------
 
 
