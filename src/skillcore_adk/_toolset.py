@@ -1,15 +1,14 @@
 """``SkillToolset``: the skill tools as a Google ADK ``BaseToolset``.
 
 Translation only: schemas, argument validation, execution, rendering and the tool policy all
-come from :class:`skillcore.SkillToolkit` and :class:`skillcore.SkillSession`.
+come from :class:`skillcore.SkillToolkit` and :class:`skillcore.SkillSession`; what a model
+call gets from :class:`skillcore.runtime.model_calls.ModelCalls`. Reading ADK's requests is in
+:mod:`skillcore_adk._requests`, a tool call's translation in :mod:`skillcore_adk._calls`.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
@@ -18,20 +17,22 @@ from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
 from skillcore import (
-    OutcomeCode,
     SkillConfig,
     SkillSession,
     ToolDecision,
-    ToolResult,
     ToolSpec,
-    TurnCalls,
     replies,
 )
 from skillcore._deprecate import renamed_keywords
-from skillcore.catalog.relevance import query_text
+from skillcore.runtime import turn_entry
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
+from skillcore.runtime.model_calls import ModelCalls
+from skillcore.runtime.recent import Recent
 from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
-from skillcore.tools.reinjection import DeliveryIndex, Reinjection
+from skillcore_adk import _calls, _requests
+from skillcore_adk._calls import ClearedCalls, StateBinding
+from skillcore_adk._requests import latest_user_text as _latest_user_text
+from skillcore_adk._scan import SharedScan
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext
@@ -45,53 +46,8 @@ DEFAULT_STATE_KEY_PREFIX = "skillcore"
 #: look theirs up; older entries are only needed by calls still running).
 _HIDDEN_KEPT = 256
 
-#: Cleared function calls remembered for gated tools (oldest dropped first).
-_CLEARED_KEPT = 4096
-
 #: ADK's own control-flow tool for handing a conversation to another agent.
 AGENT_TRANSFER_TOOL = "transfer_to_agent"
-
-
-class _StateBinding:
-    """One tool call's view of its agent's persisted skill state (ADK session state): a
-    :class:`skillcore.SessionStore`, so the toolkit reads, transitions and writes it with no
-    ``await`` in between and parallel calls of one model response never lose an update."""
-
-    __slots__ = ("_raw", "_session", "key", "state", "toolset")
-
-    def __init__(self, toolset: SkillToolset, state: Any, key: str) -> None:
-        self.toolset = toolset
-        self.state = state
-        self.key = key
-        self._raw: Any = None
-        self._session: SkillSession | None = None
-
-    def read(self) -> SkillSession:
-        raw = self.state.get(self.key)
-        # A call reads the state several times; state values are replaced, never mutated, so
-        # the same object means the same session (saves re-validating it each time).
-        if self._session is None or raw is not self._raw:
-            request = self.state.get(f"{self.key}:load")
-            self._raw, self._session = raw, self.toolset.session_from_state(raw, load=request)
-        return self._session
-
-    def rev(self) -> str:
-        """The revision of the saved state ("" when it has none)."""
-        raw = self.state.get(self.key)
-        rev = raw.get("rev") if isinstance(raw, Mapping) else None
-        return rev if isinstance(rev, str) else ""
-
-    def write(self, session: SkillSession) -> None:
-        self.write_marked(session, {})
-
-    def write_marked(self, session: SkillSession, marks: Mapping[str, Any]) -> None:
-        # A fresh dict assigned (never mutated in place) so ADK records the delta, and so its
-        # merge of parallel calls can tell which write is the latest.
-        self.state[self.key] = {**session.to_state(), **marks}
-        self._raw, self._session = self.state.get(self.key), session
-        # The saved session now holds the run's load request: consumed, so it is cleared.
-        if self.state.get(f"{self.key}:load") is not None:
-            self.state[f"{self.key}:load"] = None
 
 
 def _adk_schema(spec: ToolSpec) -> dict[str, Any]:
@@ -166,12 +122,11 @@ class GatedTool(BaseTool):
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Run the tool, unless the policy callback did not clear this call and it is locked."""
-        if not self._toolset._cleared(tool_context):
+        request = _requests.request_key(tool_context)
+        if not self._toolset.cleared.take(request, tool_context.function_call_id):
             decision = self._toolset.check_tool(self.name, tool_context, args)
             if not decision.allowed:
-                return self._toolset._error(
-                    replies.blocked(decision), replies.blocked_code(decision)
-                )
+                return _calls.error(replies.blocked(decision), replies.blocked_code(decision))
         return await self.inner.run_async(args=args, tool_context=tool_context)
 
 
@@ -225,33 +180,35 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
         also = (AGENT_TRANSFER_TOOL,) if allow_agent_transfer else ()
         inner = [t if isinstance(t, BaseTool) else FunctionTool(t) for t in tools]
-        AdapterParts.build(
+        gated = [t.name for t in inner]
+        parts = AdapterParts.build(
             skills,
             config,
             refresh=refresh,
             also_allowed=also,
-            gated=[t.name for t in inner],
+            gated=gated,
+            ledger=ledger,
             **options,
-        ).attach(self)
-        if ledger is not None:
-            self.turns.ledger = ledger
+        )
+        parts.attach(self)
         self.gated = [GatedTool(self, t) for t in inner]
         self.state_key_prefix = state_key_prefix
         self._init_memory()
 
     def _init_memory(self) -> None:
         """What the toolset remembers between the hooks and calls of a run."""
-        # Function call ids the policy callback cleared (a gated tool then skips its own check,
-        # which could not see earlier calls of the same model response).
-        self._cleared_calls: OrderedDict[str, None] = OrderedDict()
-        self.reinjection = Reinjection(self.toolkit)
+        #: Function calls the policy callback cleared (see :class:`GatedTool`).
+        self.cleared = ClearedCalls()
+        #: The skill text of each model call (catalog, lost instructions, notes).
+        self.model_calls = ModelCalls(self.toolkit)
+        self.reinjection = self.model_calls.reinjection
         #: Where each agent's load replies sit in its requests (delivery by call id).
-        self.deliveries = DeliveryIndex()
-        self._pending: asyncio.Future[Any] | None = None
+        self.deliveries = self.model_calls.deliveries
+        self._scan = SharedScan()
         # Per invocation and agent: the loaded skills whose load reply the last model request
         # lacked (what the model saw, after include_contents and any compaction). Skills
         # loaded after that request are never in it.
-        self._hidden: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self._hidden: Recent[str, frozenset[str]] = Recent(_HIDDEN_KEPT)
         # Declarations depend on the catalog only (the enum of skill names).
         self._tools_for: CatalogMemo[list[BaseTool]] = CatalogMemo(
             lambda catalog: [SkillTool(self, s) for s in self.toolkit.specs(catalog)]
@@ -299,22 +256,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     async def _ensure_catalog(self, invocation_id: str | None) -> None:
         """Discover on first use; then re-scan as :class:`~skillcore.RefreshGate` says (once
         per invocation). Concurrent callers (ADK resolves tools in parallel) share one scan."""
-        if not self.refresh.due(invocation_id or ""):
-            pending = self._pending
-            if (
-                pending is not None
-                and not pending.done()
-                and (pending.get_loop() is asyncio.get_running_loop())
-            ):
-                await asyncio.shield(pending)
-            return
-        self._pending = asyncio.ensure_future(self.library.arefresh())
-        try:
-            # Shielded: one caller being cancelled must not cancel the scan the others share.
-            await asyncio.shield(self._pending)
-        except BaseException:
-            self.refresh.reset()  # try again on the next call
-            raise
+        await self._scan.ensure(self.library, self.refresh, invocation_id)
 
     # -- BaseToolset -----------------------------------------------------------------------
 
@@ -333,56 +275,38 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         """
         await self._ensure_catalog(tool_context.invocation_id)
         session = await self._asession_for(tool_context)
-        key = _request_key(tool_context)
-        # The request's contents are read once per conversation, then only what was added.
-        s = tool_context.session
-        load = self.names.load
+        # The request's contents are read once per conversation, then only what was added;
+        # loaded skills whose delivery is not among them (configured skills, state preloaded
+        # by hand, include_contents='none', compaction) get their instructions again.
+        s, load = tool_context.session, self.names.load
         seen = self.deliveries.visible(
             session,
             llm_request.contents or [],
-            lambda content: _load_replies(content, load),
+            lambda content: _requests.load_replies(content, load),
             conversation=(s.app_name, s.user_id, s.id, tool_context.agent_name),
-            key=_content_key,
+            key=_requests.content_key,
         )
-        self._hidden[key] = frozenset(session.loaded_names) - seen
-        self._hidden.move_to_end(key)
-        while len(self._hidden) > _HIDDEN_KEPT:
-            self._hidden.popitem(last=False)
-        text = self.toolkit.instructions(session, query=_latest_user_text(llm_request))
+        self._hidden.set(
+            _requests.request_key(tool_context), frozenset(session.loaded_names) - seen
+        )
+        # Skills named like a tool the model can call (e.g. transfer_to_agent): both keep
+        # working, and the model is told which a call by that name reaches.
+        clash = _requests.clashing_skills(
+            session, {*llm_request.tools_dict, *self.toolkit.tool_names}
+        )
+        text = await self.model_calls.ainstructions(
+            session,
+            seen,
+            query=_latest_user_text(llm_request),
+            extra=replies.name_collision(clash, self.names.load),
+        )
         if not text:
             return
-        # Per-request suggestions go with the user messages, after the stable prefix (a walk
-        # over the request, so only when the note is on).
-        if self.toolkit.suggestions:
-            _add_notes(llm_request, partial(self.toolkit.suggestion_note, session))
-        note = self._collision_note(session, llm_request)
-        # Loaded skills whose delivery is not in this request (configured skills, state
-        # preloaded by hand, include_contents='none', compaction): their instructions go in
-        # the system instruction, as in every adapter.
-        missing = self.reinjection.missing(session, seen)
-        if missing:
-            note = f"{note}\n{await self.reinjection.atext(session, missing)}"
-        llm_request.append_instructions([text + note] if note else [text])
-
-    def _collision_note(self, session: SkillSession, llm_request: LlmRequest) -> str:
-        """A warning for skills named like a tool the model can call (e.g. transfer_to_agent).
-
-        Both keep working -- a call by that name runs the tool, the skill is reached through
-        the load tool -- and the model is told so instead of guessing.
-        """
-        catalog = session.catalog
-        names = {*llm_request.tools_dict, *self.toolkit.tool_names}
-        clash = sorted(
-            n for n in names if (m := catalog.get(n)) is not None and not m.disable_model_invocation
-        )
-        if not clash:
-            return ""
-        listed = ", ".join(clash)
-        return (
-            f"\nNote: the skill(s) {listed} share a name with a tool. Calling the tool by that "
-            "name runs the tool, not the skill; to use the skill, call "
-            f'{self.names.load} with skill_name="<name>".\n'
-        )
+        # Per-request suggestions go with the user messages, after the stable prefix.
+        note_for = self.model_calls.note_for(session)
+        if note_for is not None:
+            _requests.add_notes(llm_request, note_for)
+        llm_request.append_instructions([text])
 
     # -- tools -----------------------------------------------------------------------------
 
@@ -392,70 +316,31 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             result = await self.toolkit.acall(
                 view, tool, dict(args), **view.context, call_id=tool_context.function_call_id
             )
-        return self._reply(result, tool_context)
-
-    async def _agent_tools(self, tool_context: ToolContext) -> frozenset[str] | None:
-        """Names of the calling agent's tools (None when they cannot be resolved: the
-        TOOL_NOT_AVAILABLE check is then skipped)."""
-        agent = getattr(getattr(tool_context, "_invocation_context", None), "agent", None)
-        resolve = getattr(agent, "canonical_tools", None)
-        if resolve is None:
-            return None
-        try:
-            tools = await resolve(tool_context)
-        except Exception:  # a toolset that fails to list its tools: skip the check
-            return None
-        return frozenset(t.name for t in tools)
+        return _calls.reply(result, tool_context, self.state_key(tool_context.agent_name))
 
     async def _aturn(self, tool_context: ToolContext) -> TurnCall:
         """The call's place in its model turn (the event listing the function calls, with
         their arguments, so earlier calls can be worked out again), keyed by the ADK session
         and agent; the session itself is the live session state."""
         call_id = tool_context.function_call_id or ""
-        s = tool_context.session
-        turns = (
-            (e.id, ((c.id or "", c.name or "", c.args) for c in e.get_function_calls()))
-            for e in reversed(s.events)
+        history = _calls.history(tool_context.session)
+        calls = turn_entry.locate(self.toolkit, _calls.conversation(tool_context), call_id, history)
+        key = self.state_key(tool_context.agent_name)
+        binding = StateBinding(
+            lambda raw, load: self.session_from_state(raw, load=load), tool_context.state, key
         )
-        conversation = f"{s.app_name}|{s.user_id}|{s.id}|{tool_context.agent_name}"
-        calls = TurnCalls.locate(conversation, call_id, turns, self.toolkit.is_skill_tool)
-        binding = _StateBinding(self, tool_context.state, self.state_key(tool_context.agent_name))
-        loads = self.names.load in calls.args_tools()
-        check = loads and self.toolkit.check_tools_available
-        have = await self._agent_tools(tool_context) if check else None
-        gone = self._hidden.get(_request_key(tool_context), frozenset())
-        return self.turns.enter(
-            calls, call_id, binding, hidden=gone, available=have, rev=binding.rev()
-        )
-
-    def _reply(self, result: ToolResult, tool_context: ToolContext) -> dict[str, Any]:
-        if result.ok:
-            if result.binary is not None:
-                # ADK moves a returned Part into FunctionResponse.parts (inline data).
-                blob = types.Blob(data=result.binary.data, mime_type=result.binary.mime_type)
-                return {"result": result.text, "content": types.Part(inline_data=blob)}
-            return {"result": result.text}
-        text = result.text
-        if result.terminal:
-            text = self._repeat_guard(result, tool_context) or text
-        return self._error(text, result.code)
-
-    def _repeat_guard(self, result: ToolResult, tool_context: ToolContext) -> str | None:
-        """Stop retry loops: the same failing call again in one invocation gets a firmer reply.
-
-        Kept under ``temp:`` so it lives for the invocation only and is never persisted.
-        """
-        key = f"temp:{self.state_key(tool_context.agent_name)}:terminal"
-        seen = list(tool_context.state.get(key) or [])
-        marker = f"{result.tool}\x1f{result.text}"
-        count = seen.count(marker) + 1
-        tool_context.state[key] = [*seen, marker]
-        if count < 2:
-            return None
-        return (
-            f"{result.text} This exact call has now failed {count} times in this turn with "
-            f"{result.code.value}; it cannot succeed. Stop retrying it: continue without it or "
-            "tell the user what is missing."
+        wanted = turn_entry.wants_tools(self.toolkit, calls)
+        have = await _calls.agent_tools(tool_context) if wanted else None
+        request = _requests.request_key(tool_context)
+        return turn_entry.enter(
+            self.toolkit,
+            self.turns,
+            calls,
+            call_id,
+            binding,
+            rev=binding.rev(),
+            hidden=lambda: self._hidden.get(request) or frozenset(),
+            available=have,
         )
 
     # -- policy ----------------------------------------------------------------------------
@@ -482,108 +367,15 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         async with await self._aturn(tool_context) as view:
             decision = self.toolkit.check_call(view, tool.name, arguments=args)
         if decision.allowed:
-            self._clear(tool_context)
+            request = _requests.request_key(tool_context)
+            self.cleared.clear(request, tool_context.function_call_id)
             return None
-        return self._error(replies.blocked(decision), replies.blocked_code(decision))
-
-    def _clear(self, tool_context: ToolContext) -> None:
-        key = f"{_request_key(tool_context)}|{tool_context.function_call_id}"
-        self._cleared_calls[key] = None
-        while len(self._cleared_calls) > _CLEARED_KEPT:
-            self._cleared_calls.popitem(last=False)
-
-    def _cleared(self, tool_context: ToolContext) -> bool:
-        key = f"{_request_key(tool_context)}|{tool_context.function_call_id}"
-        return self._cleared_calls.pop(key, 0) is None
+        return _calls.error(replies.blocked(decision), replies.blocked_code(decision))
 
     async def before_model_callback(self, callback_context: Any, llm_request: LlmRequest) -> None:
         """With ``hide_blocked_tools``: leave the tools the loaded skills block (RESTRICT)
         out of the request's declarations (``LlmAgent(before_model_callback=...)``, or the
         :class:`SkillPolicyPlugin`). Calls are still checked by the policy callback."""
-        if not self.config.hide_blocked_tools:
-            return None
-        session = self.session_for(callback_context)
-        names = [
-            d.name
-            for t in (llm_request.config.tools or ())
-            if isinstance(t, types.Tool)
-            for d in t.function_declarations or ()
-            if d.name
-        ]
-        shown = set(session.offered_tools(names, hide_blocked=True))
-        for t in llm_request.config.tools or ():
-            if isinstance(t, types.Tool) and t.function_declarations:
-                t.function_declarations = [
-                    d for d in t.function_declarations if not d.name or d.name in shown
-                ]
+        if self.config.hide_blocked_tools:
+            _requests.hide_blocked(llm_request, self.session_for(callback_context))
         return None
-
-    @staticmethod
-    def _error(text: str, code: OutcomeCode) -> dict[str, Any]:
-        return {"error": text, "error_code": code.value}
-
-
-def _request_key(context: ReadonlyContext) -> str:
-    return f"{context.invocation_id}|{context.agent_name}"
-
-
-def _load_replies(content: types.Content, load: str) -> list[tuple[str | None, object]]:
-    """The load tool's replies in one request content, as ``(function response id,
-    result)`` for :meth:`SkillSession.delivered`. Only responses named ``load`` are read: ADK
-    sets a response's name from its call, never from what a tool returned. ADK removes its
-    own ``adk-`` ids from requests to models that pair calls by position; such a reply
-    comes with the id None."""
-    out: list[tuple[str | None, object]] = []
-    for part in content.parts or ():
-        response = part.function_response
-        if response is not None and response.name == load:
-            body = response.response
-            # A plain dict check: an ABC isinstance would cost more than the whole read.
-            if type(body) is dict:
-                out.append((response.id, body.get("result")))
-    return out
-
-
-def _content_key(content: types.Content) -> object:
-    """What identifies a request content across the copies ADK makes for every request:
-    its first part's payload (text, call arguments or response), shared with the session
-    event it was copied from."""
-    parts = content.parts
-    if not parts:
-        return None
-    part = parts[0]
-    if part.text is not None:
-        return id(part.text)
-    if part.function_response is not None:
-        return id(part.function_response.response)
-    if part.function_call is not None:
-        return id(part.function_call.args)
-    return None
-
-
-def _add_notes(llm_request: LlmRequest, note_for: Callable[[str | None], str]) -> None:
-    """Give each user-authored content with text its note (``note_for`` its text) as one
-    more part, in a copy (the contents may be the session's own event objects: nothing is
-    stored). Every user message gets its own note, so earlier requests' text is unchanged
-    (the prompt cache keeps the history)."""
-    contents = llm_request.contents or []
-    for i, content in enumerate(contents):
-        if content.role != "user" or not content.parts:
-            continue
-        texts = [p.text for p in content.parts if p.text and not p.thought]
-        note = note_for(query_text(texts)) if texts else ""
-        if note:
-            parts = [*content.parts, types.Part(text=note)]
-            contents[i] = content.model_copy(update={"parts": parts})
-
-
-def _latest_user_text(llm_request: LlmRequest) -> str | None:
-    """Text of the last user-authored content with text (function responses are user
-    contents too, without text; they are skipped), or None."""
-    for content in reversed(llm_request.contents or ()):
-        if content.role != "user":
-            continue
-        texts = [p.text for p in content.parts or () if p.text and not p.thought]
-        if texts:
-            return query_text(texts)
-    return None

@@ -36,6 +36,7 @@ from skillcore.testing import (
     Attachment,
     Call,
     Reply,
+    scenario_config,
     scenario_profiles,
     shell_reply,
 )
@@ -188,17 +189,8 @@ class AdkDriver(AdapterDriver):
 
     def _toolset(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         """The adapter under test (the profiled driver builds another)."""
-        return SkillToolset(
-            library,
-            limits=limits,
-            allowed_tools_policy=policy.mode,
-            always_allowed_tools=policy.always_allowed,
-            **self.options,
-            tool_aliases=policy.aliases,
-            unrestricted_skills=policy.unrestricted_skills,
-            prompt_mode=self.prompt_mode,
-            tools=[_gated_tool(n) for n in self.gated],
-        )
+        config = scenario_config(self, limits, policy)
+        return SkillToolset(library, config, tools=[_gated_tool(n) for n in self.gated])
 
     def _session_state(self) -> dict[str, Any]:
         """The state a new ADK session starts with."""

@@ -36,6 +36,15 @@ def merge_load(left: Any, right: Any) -> Any:
     return right
 
 
+def state_update(value: dict[str, Any], share_with_subagents: bool) -> dict[str, Any]:
+    """The graph state update saving a session's state ``value`` (also as the seed that
+    deepagents' ``task`` tool forwards to subagents, when they share it)."""
+    update: dict[str, Any] = {STATE_KEY: value}
+    if share_with_subagents:
+        update[SEED_KEY] = value
+    return update
+
+
 class SkillsState(AgentState):
     """Graph state added by :class:`SkillsMiddleware`."""
 

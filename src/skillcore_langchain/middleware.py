@@ -2,16 +2,16 @@
 
 Translation only: schemas, execution and replies come from :class:`skillcore.SkillToolkit`,
 the policy from :meth:`skillcore.SkillSession.check_tool`, call order and the per-turn session
-from :class:`skillcore.TurnStore`; persistence is the JSON-native
+from :class:`skillcore.TurnStore`, what a model call gets from
+:class:`skillcore.runtime.model_calls.ModelCalls`; persistence is the JSON-native
 :meth:`skillcore.SkillSession.to_state` in one graph state key merged by
-:func:`skillcore.merge_states`.
+:func:`skillcore.merge_states`. A tool call's translation is in :mod:`skillcore_langchain._calls`,
+the run start's in :mod:`skillcore_langchain._run_start`.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
 from langchain.agents.middleware.types import (
@@ -20,22 +20,29 @@ from langchain.agents.middleware.types import (
     ModelResponse,
 )
 from langchain.tools import ToolRuntime
-from langchain_core.messages import (
-    AIMessage,
-    ToolMessage,
-)
-from langchain_core.tools import BaseTool, StructuredTool, Tool
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as as_tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from skillcore import RawInput, SkillConfig, SkillSession, ToolSpec, TurnCalls, replies
-from skillcore._deprecate import renamed_value, warn_renamed
+from skillcore import SkillConfig, SkillSession
+from skillcore._deprecate import warn_renamed
+from skillcore.runtime import turn_entry
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
+from skillcore.runtime.model_calls import ModelCalls
+from skillcore.runtime.recent import Recent
 from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
-from skillcore.tools.reinjection import DeliveryIndex, Reinjection
 from skillcore_langchain._approval import gate
+from skillcore_langchain._calls import (
+    blocked_call,
+    history,
+    messages_of,
+    reply,
+    skill_tool,
+    thread_of,
+)
 from skillcore_langchain._messages import (
     append_block,
     latest_user_text,
@@ -43,9 +50,10 @@ from skillcore_langchain._messages import (
     reply_of,
     required_call_id,
     thread_id,
-    tool_message,
     with_notes,
 )
+from skillcore_langchain._requests import offer
+from skillcore_langchain._run_start import skills_argument, start, started
 from skillcore_langchain._state import (
     LOAD_KEY,
     SEED_KEY,
@@ -53,6 +61,7 @@ from skillcore_langchain._state import (
     SkillsState,
     merge_load,
     merge_seed,
+    state_update,
 )
 
 __all__ = [
@@ -64,6 +73,9 @@ __all__ = [
     "merge_load",
     "merge_seed",
 ]
+
+#: Threads whose tool lists are remembered (least recently used are dropped first).
+_THREADS_KEPT = 1024
 
 
 class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes):
@@ -120,7 +132,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 are noticed (``state.forked``) and can never lift a restriction; by default
                 only runs within this process are compared.
         """
-        skills = _skills_argument(skills, sources, backend)
+        skills = skills_argument(skills, sources, backend)
         gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
         AdapterParts.build(
             skills,
@@ -129,28 +141,33 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             backend=backend,
             thread=thread_id,
             gated=[t.name for t in gated],
+            ledger=ledger,
             **options,
         ).attach(self)
-        if ledger is not None:
-            self.turns.ledger = ledger
         self.share_with_subagents = share_with_subagents
-        self.reinjection = Reinjection(self.toolkit)
+        #: The skill text of each model call (catalog, lost instructions, notes).
+        self.model_calls = ModelCalls(self.toolkit)
+        self.reinjection = self.model_calls.reinjection
         #: Where each thread's load replies sit in its messages (delivery by call id).
-        self.deliveries = DeliveryIndex()
+        self.deliveries = self.model_calls.deliveries
         self._init_tools(gated)
 
     def _init_tools(self, gated: list[BaseTool]) -> None:
         # The tools shown to the model: per-catalog copies with the skill names as an enum.
         self._tools_for: CatalogMemo[dict[str, BaseTool]] = CatalogMemo(
-            lambda catalog: {s.name: self._make_tool(s) for s in self.toolkit.specs(catalog)}
+            lambda catalog: {
+                s.name: skill_tool(s, self._run, self._arun) for s in self.toolkit.specs(catalog)
+            }
         )
         # Registered with the tool node once (the model sees none when there are no skills);
         # the gated tools too, so they can run once a skill unlocks them.
-        self.tools = [self._make_tool(spec) for spec in self.toolkit.generic_specs()]
+        self.tools = [
+            skill_tool(spec, self._run, self._arun) for spec in self.toolkit.generic_specs()
+        ]
         self.tools.extend(gated)
         # Per thread: the agent's tool names at its latest model call, for the load-time
         # check that a skill's allowed-tools exist (TOOL_NOT_AVAILABLE).
-        self._agent_tools: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self._agent_tools: Recent[str, frozenset[str]] = Recent(_THREADS_KEPT)
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -168,10 +185,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         # A tool call writes its own effect with the turn's base and order (merged by
         # merge_states); a run-start write is the session itself.
         value = session.to_state() if view is None else view.saved_state(session)
-        update: dict[str, Any] = {STATE_KEY: value}
-        if self.share_with_subagents:
-            update[SEED_KEY] = value
-        return update
+        return state_update(value, self.share_with_subagents)
 
     def gate_interrupts(self, interrupt_on: Mapping[str, Any]) -> dict[str, Any]:
         """``interrupt_on`` for ``HumanInTheLoopMiddleware`` that does not ask about calls the
@@ -186,13 +200,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         requested ones (``skillcore_load``), or persist a repaired session."""
         if self.refresh.due():
             self.library.refresh()
-        session, seed, fresh, changed = self._start(state)
+        session, seed, fresh, changed = start(state, self.restore)
         if seed:
             session = self.toolkit.load_all(session, seed)[0]
         request = state.get(LOAD_KEY)
         ensured = self.toolkit.ensure(session, fresh=fresh, load=request)[0]
-        started = self._started(ensured, changed or ensured is not session, request is not None)
-        return _keep_rev(started, state)
+        changed = changed or ensured is not session
+        return started(self._state_update, ensured, changed, request is not None, state)
 
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
@@ -200,38 +214,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         """Async :meth:`before_agent` (sources are scanned without blocking the loop)."""
         if self.refresh.due():
             await self.library.arefresh()
-        session, seed, fresh, changed = self._start(state)
+        session, seed, fresh, changed = start(state, self.restore)
         if seed:
             session = (await self.toolkit.aload_all(session, seed))[0]
         request = state.get(LOAD_KEY)
         ensured = (await self.toolkit.aensure(session, fresh=fresh, load=request))[0]
-        started = self._started(ensured, changed or ensured is not session, request is not None)
-        return _keep_rev(started, state)
-
-    def _started(
-        self, session: SkillSession, changed: bool, requested: bool
-    ) -> dict[str, Any] | None:
-        """The run-start state update: the session if it changed; a run's load request
-        (``skillcore_load``) cleared once applied, so it does not repeat on later runs."""
-        update = self._state_update(session) if changed else {}
-        if requested:
-            update[LOAD_KEY] = None
-        return update or None
-
-    def _start(self, state: Mapping[str, Any]) -> tuple[SkillSession, list[str], bool, bool]:
-        """The thread's session at the start of a run: ``(session, names to seed it with,
-        new thread?, must be written?)``."""
-        raw = state.get(STATE_KEY)
-        if raw is None:
-            seed = state.get(SEED_KEY)
-            if isinstance(seed, Mapping):
-                return self.restore(seed).session, [], True, True
-            listed = seed if isinstance(seed, list | tuple) else ()
-            names = [n for n in listed if isinstance(n, str)]
-            return self.session_for(None), names, True, bool(names)
-        restored = self.restore(raw)
-        # Unreadable state or skills removed from disk: persist the repaired session.
-        return restored.session, [], False, restored.repaired
+        changed = changed or ensured is not session
+        return started(self._state_update, ensured, changed, request is not None, state)
 
     # -- wrap_model_call: catalog, tools, re-injection -------------------------------------
 
@@ -242,8 +231,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ModelResponse[Any] | AIMessage:
         """Show the budgeted catalog and the skill tools; restore compacted instructions."""
         session = self.session_for(request.state)
-        missing = self.reinjection.missing(session, self._seen(session, request.messages))
-        return handler(self._prepare(request, session, self.reinjection.text(session, missing)))
+        tools, shown = self._offer(request, session)
+        if not shown:  # no skills: no catalog and no skill tools
+            return handler(request.override(tools=tools))
+        text = self.model_calls.instructions(
+            session, self._seen(session, request.messages), query=latest_user_text(request.messages)
+        )
+        return handler(self._prepare(request, session, tools, text))
 
     async def awrap_model_call(
         self,
@@ -252,57 +246,44 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         session = self.session_for(request.state)
-        missing = self.reinjection.missing(session, self._seen(session, request.messages))
-        repeated = await self.reinjection.atext(session, missing)
-        return await handler(self._prepare(request, session, repeated))
+        tools, shown = self._offer(request, session)
+        if not shown:
+            return await handler(request.override(tools=tools))
+        text = await self.model_calls.ainstructions(
+            session, self._seen(session, request.messages), query=latest_user_text(request.messages)
+        )
+        return await handler(self._prepare(request, session, tools, text))
 
-    def _seen(
-        self, session: SkillSession, messages: Sequence[Any], thread: str | None = None
-    ) -> frozenset[str]:
+    def _seen(self, session: SkillSession, messages: Sequence[Any]) -> frozenset[str]:
         """Loaded skills whose delivery (the reply to the recorded ``load_skill`` call id) is
         among ``messages``: read once per thread, then only what was added."""
-        key = thread_id() if thread is None else thread
+        thread = thread_id() or ""
         return self.deliveries.visible(
-            session, messages, reply_of, conversation=key or "", key=message_key
+            session, messages, reply_of, conversation=thread, key=message_key
         )
 
-    def _prepare(
-        self, request: ModelRequest[Any], session: SkillSession, repeated: str
-    ) -> ModelRequest[Any]:
+    def _offer(
+        self, request: ModelRequest[Any], session: SkillSession
+    ) -> tuple[list[BaseTool | dict[str, Any]], bool]:
+        """The request's tools as the model may see them now, and whether there are skills;
+        the names are remembered for the load-time tool check (TOOL_NOT_AVAILABLE)."""
         shown = self._tools_for(session.catalog)
-        ours = self.toolkit.tool_names
-        names = [_tool_name(t) for t in request.tools]
-        self._remember_tools(names)
-        # Locked gated tools (and, with hide_blocked_tools, blocked ones) are left out.
-        offered = set(
-            session.offered_tools(
-                (n for n in names if n is not None),
-                hide_blocked=self.config.hide_blocked_tools,
-            )
-        )
-        tools: list[BaseTool | dict[str, Any]] = []
-        for t, name in zip(request.tools, names):
-            if isinstance(t, BaseTool) and t.name in ours:
-                if shown:  # the copy whose schema lists this catalog's skill names
-                    tools.append(shown.get(t.name, t))
-                continue
-            if name is None or name in offered:
-                tools.append(t)
-        if not shown:  # no skills: no catalog and no skill tools
-            return request.override(tools=tools)
-        # The latest user message: with catalog_order="relevance" the catalog is ranked for it
-        # (the same message on every model call of a run, so the same text).
-        text = self.toolkit.instructions(session, query=latest_user_text(request.messages))
-        if repeated:
-            text += "\n" + repeated
+        tools, names = offer(request.tools, session, shown, self.toolkit.tool_names, self.config)
+        self._agent_tools.set(thread_id() or "", names)
+        return tools, bool(shown)
+
+    def _prepare(
+        self,
+        request: ModelRequest[Any],
+        session: SkillSession,
+        tools: list[BaseTool | dict[str, Any]],
+        text: str,
+    ) -> ModelRequest[Any]:
+        system = append_block(request.system_message, text)
         # Per-request suggestions go with the user messages, after the stable prefix (a walk
         # over the history, so only when the note is on).
-        noted = (
-            with_notes(request.messages, partial(self.toolkit.suggestion_note, session))
-            if self.toolkit.suggestions
-            else None
-        )
-        system = append_block(request.system_message, text)
+        note_for = self.model_calls.note_for(session)
+        noted = None if note_for is None else with_notes(request.messages, note_for)
         if noted is None:
             return request.override(system_message=system, tools=tools)
         return request.override(system_message=system, tools=tools, messages=noted)
@@ -314,52 +295,21 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         thread id (never by session value) and the message, whose tool calls (names and
         arguments) let any process work out the earlier calls' effects."""
         call_id = required_call_id(call_id)
-        thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
-        messages = (state or {}).get("messages", ()) if isinstance(state, Mapping) else ()
-        turns = (
-            (
-                m.id,
-                ((str(c.get("id")), c.get("name", ""), c.get("args")) for c in m.tool_calls),
-            )
-            for m in reversed(messages)
-            if isinstance(m, AIMessage)
-        )
-        calls = TurnCalls.locate(thread, call_id, turns, self.toolkit.is_skill_tool)
-        loads = self.names.load in calls.args_tools()
-        hidden = self._hidden(state, config) if loads else frozenset()
+        thread = thread_of(config)
+        calls = turn_entry.locate(self.toolkit, thread, call_id, history(state))
         raw = state.get(STATE_KEY) if isinstance(state, Mapping) else None
-        rev = raw.get("rev") if isinstance(raw, Mapping) else None
-        return self.turns.enter(
+        return turn_entry.enter(
+            self.toolkit,
+            self.turns,
             calls,
             call_id,
             self.session_for(state),
-            hidden=hidden,
-            available=self._available(config),
-            rev=rev if isinstance(rev, str) else "",
+            rev=turn_entry.saved_rev(raw),
+            hidden=lambda: self._hidden(state, thread),
+            # The agent's tool names at this thread's latest model call (None: unknown, so
+            # the TOOL_NOT_AVAILABLE check is skipped).
+            available=self._agent_tools.get(thread),
         )
-
-    def _remember_tools(self, names: list[str | None]) -> None:
-        thread = thread_id() or ""
-        self._agent_tools[thread] = frozenset(n for n in names if n is not None)
-        self._agent_tools.move_to_end(thread)
-        while len(self._agent_tools) > _THREADS_KEPT:
-            self._agent_tools.popitem(last=False)
-
-    def _available(self, config: Any) -> frozenset[str] | None:
-        """The agent's tool names at this thread's latest model call (None: unknown, so the
-        TOOL_NOT_AVAILABLE check is skipped)."""
-        thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
-        return self._agent_tools.get(thread)
-
-    def _blocked(
-        self, view: TurnCall, call: Mapping[str, Any], tool: BaseTool | None
-    ) -> ToolMessage | None:
-        arguments = _policy_arguments(tool, call.get("args"))
-        decision = self.toolkit.check_call(view, call["name"], arguments=arguments)
-        if decision.allowed:
-            return None
-        text = replies.blocked(decision)
-        return tool_message(text, replies.blocked_code(decision), call["id"], call["name"])
 
     def wrap_tool_call(
         self,
@@ -372,7 +322,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return handler(request)
         config = getattr(request.runtime, "config", None)
         with self._turn(request.state, config, call["id"]) as view:
-            blocked = self._blocked(view, call, request.tool)
+            blocked = blocked_call(self.toolkit, view, call, request.tool)
         return blocked if blocked is not None else handler(request)
 
     async def awrap_tool_call(
@@ -386,105 +336,36 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return await handler(request)
         config = getattr(request.runtime, "config", None)
         async with self._turn(request.state, config, call["id"]) as view:
-            blocked = self._blocked(view, call, request.tool)
+            blocked = blocked_call(self.toolkit, view, call, request.tool)
         return blocked if blocked is not None else await handler(request)
 
-    def _hidden(self, state: Any, config: Any) -> frozenset[str]:
+    def _hidden(self, state: Any, thread: str) -> frozenset[str]:
         """Skills loaded before this turn whose delivery is not in the state's messages
         (what the model receives, after any summarization); the state is the one the tool
         calls of a model response share, so skills they load are never among them. Only a
         load consults it."""
-        messages = state.get("messages") if isinstance(state, Mapping) else None
-        if not isinstance(messages, Sequence):
+        messages = messages_of(state)
+        if messages is None:
             return frozenset()
         session = self.session_for(state)
-        thread = str(((config or {}).get("configurable") or {}).get("thread_id", ""))
-        return frozenset(session.loaded_names) - self._seen(session, messages, thread)
-
-    def _make_tool(self, spec: ToolSpec) -> StructuredTool:
-        name = spec.name
-
-        def run(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
-            with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                result = self.toolkit.call(
-                    view, name, arguments, **view.context, call_id=runtime.tool_call_id
-                )
-                return self._reply(result, runtime, view)
-
-        async def arun(runtime: ToolRuntime, **arguments: Any) -> ToolMessage | Command[Any]:
-            async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
-                result = await self.toolkit.acall(
-                    view, name, arguments, **view.context, call_id=runtime.tool_call_id
-                )
-                return self._reply(result, runtime, view)
-
-        return StructuredTool.from_function(
-            func=run,
-            coroutine=arun,
-            name=name,
-            description=spec.description,
-            args_schema=spec.json_schema(),
+        return self.deliveries.hidden(
+            session, messages, reply_of, conversation=thread, key=message_key
         )
 
-    def _reply(
-        self, result: Any, runtime: ToolRuntime, view: TurnCall
+    def _run(
+        self, name: str, runtime: ToolRuntime, arguments: dict[str, Any]
     ) -> ToolMessage | Command[Any]:
-        message = tool_message(
-            result.text, result.code, runtime.tool_call_id, result.tool, result.ok, result.binary
-        )
-        if not result.changed:
-            return message
-        update = self._state_update(result.session, view)
-        return Command(update={**update, "messages": [message]})
+        with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
+            result = self.toolkit.call(
+                view, name, arguments, **view.context, call_id=runtime.tool_call_id
+            )
+            return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
 
-
-def _skills_argument(
-    skills: Sources | None, sources: Sources | None, backend: Any
-) -> Sources | None:
-    """The ``skills`` argument, or ``sources``: deepagents' spelling next to ``backend`` (kept,
-    as the drop-in replacement of deepagents' middleware takes it), else its old name."""
-    if sources is not None and backend is None:
-        warn_renamed("SkillsMiddleware(sources=...)", "skills=", stacklevel=3)
-    return renamed_value("SkillsMiddleware", "sources", "skills", sources, skills)
-
-
-def _keep_rev(update: dict[str, Any] | None, state: Mapping[str, Any]) -> dict[str, Any] | None:
-    """A run-start write (a repair, configured skills) keeps the revision of the state it
-    rewrites: it is the same point of the conversation, not a new turn."""
-    raw = state.get(STATE_KEY)
-    value = update.get(STATE_KEY) if update else None
-    if isinstance(value, dict) and isinstance(raw, Mapping) and isinstance(raw.get("rev"), str):
-        value["rev"] = raw["rev"]
-    return update
-
-
-#: Threads whose tool lists are remembered (least recently used are dropped first).
-_THREADS_KEPT = 1024
-
-
-def _tool_name(tool: Any) -> str | None:
-    """A bound tool's name: a ``BaseTool``, or a provider dict (OpenAI function shape or a
-    plain ``name``); None when it has none."""
-    if isinstance(tool, BaseTool):
-        return tool.name
-    if isinstance(tool, Mapping):
-        function = tool.get("function")
-        name = function.get("name") if isinstance(function, Mapping) else tool.get("name")
-        return name if isinstance(name, str) else None
-    return None
-
-
-def _policy_arguments(tool: BaseTool | None, args: Any) -> Any:
-    """The call's arguments as the tool will receive them: a single-input ``Tool`` (how
-    free-form tools are built) gets one raw string, its only argument, so that string is
-    what the policy judges; with more than one argument it refuses to run (and the policy,
-    finding no command, does not allow it either)."""
-    if isinstance(tool, Tool) and not isinstance(tool, StructuredTool):
-        if isinstance(args, str):
-            return RawInput(args)
-        if isinstance(args, Mapping) and len(args) == 1:
-            (value,) = args.values()
-            if isinstance(value, str):
-                return RawInput(value)
-        return None
-    return args
+    async def _arun(
+        self, name: str, runtime: ToolRuntime, arguments: dict[str, Any]
+    ) -> ToolMessage | Command[Any]:
+        async with self._turn(runtime.state, runtime.config, runtime.tool_call_id) as view:
+            result = await self.toolkit.acall(
+                view, name, arguments, **view.context, call_id=runtime.tool_call_id
+            )
+            return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))

@@ -45,6 +45,7 @@ from skillcore.testing import (
     Attachment,
     Call,
     Reply,
+    scenario_config,
     scenario_profiles,
     shell_reply,
 )
@@ -183,18 +184,8 @@ class LangChainDriver(AdapterDriver):
 
     def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         """The adapter under test (the profiled driver builds another)."""
-        return SkillsMiddleware(
-            library,
-            limits=limits,
-            allowed_tools_policy=policy.mode,
-            always_allowed_tools=policy.always_allowed,
-            tool_aliases=policy.aliases,
-            unrestricted_skills=policy.unrestricted_skills,
-            tool_name_prefix=self.tool_name_prefix,
-            **self.options,
-            prompt_mode=self.prompt_mode,
-            tools=[_gated_tool(n) for n in self.gated],
-        )
+        config = scenario_config(self, limits, policy, tool_name_prefix=self.tool_name_prefix)
+        return SkillsMiddleware(library, config, tools=[_gated_tool(n) for n in self.gated])
 
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.model = ScriptedChatModel()

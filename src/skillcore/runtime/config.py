@@ -32,7 +32,7 @@ from skillcore.policy.rules import (
 )
 from skillcore.runtime import settings
 from skillcore.sources.base import SkillSource
-from skillcore.state.ledger import MemoryLedger
+from skillcore.state.ledger import Ledger, MemoryLedger
 from skillcore.state.refresh import RefreshGate
 from skillcore.state.restore import Restorer
 from skillcore.state.turns import TurnStore
@@ -292,13 +292,15 @@ class AdapterParts:
         gated: Iterable[str] = (),
         backend: Any = None,
         thread: Callable[[], str | None] | None = None,
+        ledger: Ledger | None = None,
         **options: Any,
     ) -> AdapterParts:
         """The parts for ``sources`` and ``config`` (or its fields as ``options``);
         ``also_allowed`` adds adapter-specific always-allowed tools; ``gated`` names the
         skill-gated tools (the adapter's ``tools=``); ``backend`` and ``thread``: see
         :meth:`SkillConfig.library`. ``refresh`` None: the configured interval
-        (``SKILLCORE_REFRESH``), else once per run."""
+        (``SKILLCORE_REFRESH``), else once per run. ``ledger``: where workers sharing the
+        saved state record each conversation's latest revision (None: this process only)."""
         cfg = SkillConfig.build(config, **options)
         if refresh is None:
             refresh = settings.current().get("refresh", True)
@@ -318,7 +320,7 @@ class AdapterParts:
         gate = RefreshGate(refresh, library)  # paced by the library's scan cost
         # Earlier calls of a turn are worked out again; overlapping runs in this process are
         # noticed (pass a shared ledger to notice them across workers).
-        turns = TurnStore(replay=toolkit, ledger=MemoryLedger())
+        turns = TurnStore(replay=toolkit, ledger=MemoryLedger() if ledger is None else ledger)
         return cls(cfg, library, limits, policy, toolkit, names, gate, turns, restore)
 
     def attach(self, adapter: AdapterAttributes) -> None:

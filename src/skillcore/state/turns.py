@@ -183,13 +183,16 @@ class TurnStore:
             {"conversation": calls.conversation, "expected": turn.rev, "found": head.rev, "at": at},
         )
 
-    def _finish(self, view: TurnCall) -> None:
+    def _finish(self, view: TurnCall, failed: bool = False) -> None:
         turn, calls, call_id = view._turn, view.calls, view.call_id
         with self._cond:
             if call_id in calls.skill:
                 if call_id not in turn.after:  # refused or failed: no effect
                     turn.after[call_id] = view._before
-                turn.confirmed.add(call_id)
+                # A call that raised before it wrote did not run: an effect another call
+                # worked out for it stays an inference (it never reaches saved state).
+                if not failed or view._written is not None:
+                    turn.confirmed.add(call_id)
                 turn.busy.discard(call_id)
             turn.done.add(call_id)
             if turn.done >= set(calls.order) and self._turns.get(calls.key) is turn:
@@ -273,12 +276,13 @@ class TurnCall:
         return self._before if self._written is None else self._written
 
     def write(self, session: SkillSession) -> None:
-        """Record ``session`` as the session after this call (and write the longest known
-        prefix of the turn to the live store, if any)."""
+        """Record ``session`` as the session after this call (and write to the live store,
+        if any, the turn's base with the effects of the calls seen to run so far)."""
         self._written = session
         with self._store._cond:
             self._turn.after[self.call_id] = session
-            latest = self._latest_known()
+            self._turn.confirmed.add(self.call_id)
+            latest = self._ran()
         if self._live is not None:
             marked = getattr(self._live, "write_marked", None)
             if callable(marked):
@@ -298,13 +302,19 @@ class TurnCall:
             if head is not None:
                 self._store._forked(self._turn, self.calls, head, "write")
 
-    def _latest_known(self) -> SkillSession:
-        # Under the lock: the session after the last skill call of the unbroken known prefix.
-        session = self._turn.base
+    def _ran(self) -> SkillSession:
+        # Under the lock: the turn's base with the effects of the skill calls seen to run
+        # (this one included), in call order, over the unbroken known prefix. An effect only
+        # worked out for a call that has not run (or never will) is left out, so live state
+        # never holds an inference (it could lift a restriction).
+        session = prev = self._turn.base
         for k in self.calls.skill_order:
-            if k not in self._turn.after:
+            after = self._turn.after.get(k)
+            if after is None:
                 break
-            session = self._turn.after[k]
+            if k in self._turn.confirmed:
+                session = apply_effect(session, effect_between(prev, after))
+            prev = after
         return session
 
     def settled(self) -> Any:
@@ -495,7 +505,7 @@ class TurnCall:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._store._finish(self)
+        self._store._finish(self, failed=exc_type is not None)
 
     async def __aexit__(
         self,

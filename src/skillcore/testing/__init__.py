@@ -85,6 +85,7 @@ from skillcore.testing.scenario import (
     make_scenario_library,
     make_tenant_libraries,
     prefix_stats,
+    scenario_config,
     scenario_profiles,
     write_skill,
 )
@@ -146,6 +147,7 @@ __all__ = [
     "requires",
     "run_check",
     "run_conformance",
+    "scenario_config",
     "scenario_profiles",
     "shell_reply",
     "skip_reason",

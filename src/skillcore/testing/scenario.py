@@ -7,6 +7,7 @@ import itertools
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -187,14 +188,13 @@ def make_tenant_libraries(root: Path) -> dict[str, Path]:
 SCENARIO_PROFILE = "scenario"
 
 
-def scenario_profiles(
-    driver: AdapterDriver, library: SkillLibrary, limits: Limits, policy: ToolPolicy
-) -> dict[str, tuple[SkillLibrary, SkillConfig]]:
-    """The profiles a driver of a profiled adapter serves for :meth:`AdapterDriver.start`:
-    the scenario (``library`` with ``limits``, ``policy`` and the driver's options) as
-    :data:`SCENARIO_PROFILE`, which every run selects, beside an ``"other"`` profile over no
-    skills, so every check goes through the selection."""
-    config = SkillConfig(
+def scenario_config(
+    driver: AdapterDriver, limits: Limits, policy: ToolPolicy, **extra: Any
+) -> SkillConfig:
+    """The adapter options of the scenario for :meth:`AdapterDriver.start`: ``limits``,
+    ``policy``, the driver's ``prompt_mode`` and :attr:`~AdapterDriver.options`, and
+    ``extra`` (an adapter's own, such as ``tool_name_prefix``)."""
+    return SkillConfig(
         limits=limits,
         allowed_tools_policy=policy.mode,
         always_allowed_tools=policy.always_allowed,
@@ -202,5 +202,16 @@ def scenario_profiles(
         unrestricted_skills=policy.unrestricted_skills,
         prompt_mode=driver.prompt_mode,
         **driver.options,
+        **extra,
     )
+
+
+def scenario_profiles(
+    driver: AdapterDriver, library: SkillLibrary, limits: Limits, policy: ToolPolicy
+) -> dict[str, tuple[SkillLibrary, SkillConfig]]:
+    """The profiles a driver of a profiled adapter serves for :meth:`AdapterDriver.start`:
+    the scenario (``library`` with :func:`scenario_config`) as :data:`SCENARIO_PROFILE`,
+    which every run selects, beside an ``"other"`` profile over no skills, so every check
+    goes through the selection."""
+    config = scenario_config(driver, limits, policy)
     return {SCENARIO_PROFILE: (library, config), "other": (SkillLibrary([]), config)}

@@ -61,6 +61,28 @@ def blocked_code(decision: ToolDecision) -> OutcomeCode:
     return OutcomeCode(decision.code.value) if not decision.allowed else OutcomeCode.TOOL_BLOCKED
 
 
+def repeated_failure(text: str, code: OutcomeCode, count: int) -> str:
+    """The firmer reply to a failing call made again in one run (``count`` times so far):
+    it cannot succeed, so the model stops retrying it."""
+    return (
+        f"{text} This exact call has now failed {count} times in this turn with "
+        f"{code.value}; it cannot succeed. Stop retrying it: continue without it or "
+        "tell the user what is missing."
+    )
+
+
+def name_collision(skills: list[str], load_tool: str) -> str:
+    """The note for skills named like a tool the model can call (empty for none): both keep
+    working, and the model is told which a call by that name reaches."""
+    if not skills:
+        return ""
+    return (
+        f"\nNote: the skill(s) {', '.join(skills)} share a name with a tool. Calling the tool "
+        "by that name runs the tool, not the skill; to use the skill, call "
+        f'{load_tool} with skill_name="<name>".\n'
+    )
+
+
 def tools_unlocked(tools: tuple[str, ...]) -> str:
     """The line a load reply ends with when the skill unlocks skill-gated tools (empty for
     none): they are allowed while it is loaded, whatever its allowed-tools list says."""
@@ -269,9 +291,11 @@ __all__ = [
     "blocked_code",
     "error",
     "invalid_arguments",
+    "name_collision",
     "read_failed",
     "refusal",
     "reinjection",
+    "repeated_failure",
     "resource",
     "search",
     "skill_content_marker",

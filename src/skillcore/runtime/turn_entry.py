@@ -1,0 +1,68 @@
+"""How every adapter places a tool call in its model turn: the turn found in the
+conversation's history, the facts a load needs gathered only when the turn loads a skill,
+and the revision of the saved state the turn starts from."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import Any
+
+from skillcore.state.session import SkillSession
+from skillcore.state.stores import SessionStore
+from skillcore.state.turn_calls import TurnCalls
+from skillcore.state.turns import TurnCall, TurnStore
+from skillcore.tools.toolkit import SkillToolkit
+
+#: A conversation's model turns, newest first, as :meth:`TurnCalls.locate` reads them.
+History = Iterable[tuple[str | None, Iterable[tuple[str, str, Any]]]]
+
+
+def saved_rev(raw: object) -> str:
+    """The revision a saved state value records ("" when it has none)."""
+    rev = raw.get("rev") if isinstance(raw, Mapping) else None
+    return rev if isinstance(rev, str) else ""
+
+
+def locate(toolkit: SkillToolkit, conversation: str, call_id: str, history: History) -> TurnCalls:
+    """The turn of ``call_id`` among the conversation's model turns (see
+    :meth:`TurnCalls.locate`)."""
+    return TurnCalls.locate(conversation, call_id, history, toolkit.is_skill_tool)
+
+
+def loads(toolkit: SkillToolkit, calls: TurnCalls) -> bool:
+    """Whether the turn loads a skill: only a load reads which skills the model no longer
+    sees and which tools the agent has."""
+    return toolkit.names.load in calls.args_tools()
+
+
+def wants_tools(toolkit: SkillToolkit, calls: TurnCalls) -> bool:
+    """Whether the turn needs the agent's tool names (a load, with the check configured)."""
+    return toolkit.check_tools_available and loads(toolkit, calls)
+
+
+def enter(
+    toolkit: SkillToolkit,
+    turns: TurnStore,
+    calls: TurnCalls,
+    call_id: str,
+    base: SkillSession | SessionStore,
+    *,
+    rev: str,
+    hidden: Callable[[], Collection[str]],
+    available: Collection[str] | None = None,
+) -> TurnCall:
+    """The call's store in its turn (see :meth:`TurnStore.enter`); ``hidden`` (the loaded
+    skills whose delivery the model no longer receives) is asked for only when the turn
+    loads a skill, and ``available`` (the agent's tool names) passed only then too."""
+    load = loads(toolkit, calls)
+    return turns.enter(
+        calls,
+        call_id,
+        base,
+        hidden=hidden() if load else frozenset(),
+        available=available if load else None,
+        rev=rev,
+    )
+
+
+__all__ = ["History", "enter", "loads", "locate", "saved_rev", "wants_tools"]
