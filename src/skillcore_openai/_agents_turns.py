@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from skillcore.runtime.recent import Recent
 from skillcore.state.coordination import TurnCall, TurnCalls, TurnIndex, TurnStore
 from skillcore_openai._agents_conversations import AgentConversations
 from skillcore_openai._agents_guard import _agent_tools, _calls_of, _Run, _server_kept
@@ -43,7 +43,7 @@ class TurnOrder(AgentConversations):
         self._warned = False
         # Conversations the server keeps (the model input holds only new items, so which load
         # replies the model still receives cannot be told), learned by the hooks.
-        self._server_kept: OrderedDict[str, None] = OrderedDict()
+        self._server_kept: Recent[str, bool] = Recent(_KEPT_CONVERSATIONS)
 
     def _run(self, ctx: Any) -> _Run:
         with self._lock:
@@ -72,13 +72,10 @@ class TurnOrder(AgentConversations):
         key = state._turn_key
         with self._lock:
             if learned:
-                self._server_kept[key] = None
-                self._server_kept.move_to_end(key)
-                while len(self._server_kept) > _KEPT_CONVERSATIONS:
-                    self._server_kept.popitem(last=False)
+                self._server_kept.set(key, True)
             elif learned is not None:
-                self._server_kept.pop(key, None)
-            return key in self._server_kept
+                self._server_kept.pop(key)
+            return self._server_kept.get(key) is not None
 
     def _announce(self, ctx: Any, agent: Any, response: ModelResponse) -> None:
         """When a model response arrives, before its tool calls run: its calls in the
