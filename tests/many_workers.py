@@ -541,10 +541,12 @@ def run_turn(agent: Any, thread: str, turn: int) -> str:
     messages = agent.get_state(config).values.get("messages", [])
     humans = sum(isinstance(m, HumanMessage) for m in messages)
     if humans == turn:
-        agent.invoke({"messages": [HumanMessage(f"{thread}|{turn}")]}, config)
+        # "sync": the model's message is saved before its tool calls run, so a resumed
+        # turn is the same turn (with "async" a crash can make it a new one: a fork report).
+        agent.invoke({"messages": [HumanMessage(f"{thread}|{turn}")]}, config, durability="sync")
         return "ran"
     if humans == turn + 1 and unfinished(messages):
-        agent.invoke(None, config)
+        agent.invoke(None, config, durability="sync")
         return "resumed"
     if humans == turn + 1:
         return "done"
