@@ -5,7 +5,9 @@ and the per-request suggestion note. A part of :class:`~skillcore.tools.toolkit.
 
 from __future__ import annotations
 
-import functools
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -18,13 +20,13 @@ from skillcore.catalog.ranking import Ranker, Selection, index_for
 from skillcore.catalog.relevance import CatalogOrder, query_text, relevant_catalog
 from skillcore.catalog.render import (
     CatalogFormat,
-    CatalogKey,
     catalog_intro,
     catalog_view,
     render_load_reply,
 )
 from skillcore.diagnostics import Severity
 from skillcore.library import SkillLibrary
+from skillcore.memo import per_catalog
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.state.session import SkillSession
@@ -210,7 +212,17 @@ class ModelView:
         text = query_text([message])
         if not self.suggestions or text is None:
             return ()
-        return _suggested(CatalogKey(catalog), text, self.ranker, self.suggestions)
+        memo: _Suggestions = per_catalog(catalog, "suggestions", _Suggestions)
+        key = (
+            hashlib.blake2b(text.encode(), digest_size=16).digest(),
+            self.ranker,
+            self.suggestions,
+        )
+        names = memo.get(key)
+        if names is None:
+            found = index_for(catalog).select(text, None, self.suggestions, self.ranker)
+            names = memo.put(key, tuple(h.skill.name for h in found.close))
+        return names
 
     def suggestion_note(self, session: SkillSession | Catalog, message: str | None) -> str:
         """The "skills that may fit this request" note for one user message ("" for none).
@@ -223,11 +235,33 @@ class ModelView:
         return replies.suggestions(self.names, metas)
 
 
-# Keyed by user message: a conversation asks again on every model call of one message.
-@functools.lru_cache(maxsize=256)
-def _suggested(key: CatalogKey, text: str, ranker: Ranker, count: int) -> tuple[str, ...]:
-    found = index_for(key.catalog).select(text, None, count, ranker)
-    return tuple(h.skill.name for h in found.close)
+#: User messages whose suggestions are remembered per catalog. Every model call asks again
+#: for every user message of the conversation (each keeps its own note), so each message is
+#: ranked once; the least recently asked are dropped past this many (keys are 16-byte
+#: digests of the message text, so the memo stays small whatever users write).
+SUGGESTION_MEMO_ENTRIES = 16_384
+
+
+class _Suggestions:
+    """One catalog's suggestions by message digest, ranker and count (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._names: OrderedDict[tuple[bytes, Ranker, int], tuple[str, ...]] = OrderedDict()
+
+    def get(self, key: tuple[bytes, Ranker, int]) -> tuple[str, ...] | None:
+        with self._lock:
+            names = self._names.get(key)
+            if names is not None:
+                self._names.move_to_end(key)
+            return names
+
+    def put(self, key: tuple[bytes, Ranker, int], names: tuple[str, ...]) -> tuple[str, ...]:
+        with self._lock:
+            self._names[key] = names
+            while len(self._names) > SUGGESTION_MEMO_ENTRIES:
+                self._names.popitem(last=False)
+        return names
 
 
 __all__ = ["SEARCH_LIMIT", "ModelView"]
