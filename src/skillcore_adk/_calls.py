@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 from skillcore import OutcomeCode, SkillSession, ToolResult, replies
-from skillcore.runtime.recent import Recent
+from skillcore._recent import Recent
 from skillcore.runtime.turn_entry import History, saved_rev
 
 if TYPE_CHECKING:

@@ -24,10 +24,10 @@ from skillcore import (
     replies,
 )
 from skillcore._deprecate import renamed_keywords
+from skillcore._recent import Recent
 from skillcore.runtime import turn_entry
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.runtime.model_calls import ModelCalls
-from skillcore.runtime.recent import Recent
 from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
 from skillcore_adk import _calls, _requests
 from skillcore_adk._calls import ClearedCalls, StateBinding

@@ -29,10 +29,10 @@ from langgraph.types import Command
 
 from skillcore import SkillConfig, SkillSession
 from skillcore._deprecate import warn_renamed
+from skillcore._recent import Recent
 from skillcore.runtime import turn_entry
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
 from skillcore.runtime.model_calls import ModelCalls
-from skillcore.runtime.recent import Recent
 from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
 from skillcore_langchain._approval import gate
 from skillcore_langchain._calls import (

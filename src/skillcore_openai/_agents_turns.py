@@ -10,7 +10,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillcore.runtime.recent import Recent
+from skillcore._recent import Recent
 from skillcore.state.coordination import TurnCall, TurnCalls, TurnIndex, TurnStore
 from skillcore_openai._agents_conversations import AgentConversations
 from skillcore_openai._agents_guard import _agent_tools, _calls_of, _Run, _server_kept

@@ -8,13 +8,13 @@ import json
 import os
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
 from skillcore._frozen import to_tuple
+from skillcore._recent import Recent
 from skillcore.errors import require
 from skillcore.state.sql import Connections, create_once
 from skillcore.state.turn_calls import MAX_TURN_CALLS
@@ -63,13 +63,10 @@ class MemoryLedger:
     def __init__(self, *, max_conversations: int = 10_000) -> None:
         self.max_conversations = max_conversations
         self._lock = threading.Lock()
-        self._heads: OrderedDict[str, Head] = OrderedDict()
+        self._heads: Recent[str, Head] = Recent(max_conversations)
 
     def _set(self, key: str, head: Head) -> None:
-        self._heads[key] = head
-        self._heads.move_to_end(key)
-        while len(self._heads) > self.max_conversations:
-            self._heads.popitem(last=False)
+        self._heads.set(key, head)
 
     def head(self, key: str) -> Head | None:
         """See :meth:`Ledger.head`."""

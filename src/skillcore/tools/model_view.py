@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import attrs
 
 from skillcore import events
+from skillcore._recent import Recent
 from skillcore._text import single_line
 from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
 from skillcore.catalog.ranking import Ranker, Selection, index_for
@@ -237,8 +237,8 @@ class ModelView:
 
 #: User messages whose suggestions are remembered per catalog. Every model call asks again
 #: for every user message of the conversation (each keeps its own note), so each message is
-#: ranked once; the least recently asked are dropped past this many (keys are 16-byte
-#: digests of the message text, so the memo stays small whatever users write).
+#: ranked once; the oldest are dropped past this many (keys are 16-byte digests of the
+#: message text, so the memo stays small whatever users write).
 SUGGESTION_MEMO_ENTRIES = 16_384
 
 
@@ -247,20 +247,17 @@ class _Suggestions:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._names: OrderedDict[tuple[bytes, Ranker, int], tuple[str, ...]] = OrderedDict()
+        self._names: Recent[tuple[bytes, Ranker, int], tuple[str, ...]] = Recent(
+            SUGGESTION_MEMO_ENTRIES
+        )
 
     def get(self, key: tuple[bytes, Ranker, int]) -> tuple[str, ...] | None:
         with self._lock:
-            names = self._names.get(key)
-            if names is not None:
-                self._names.move_to_end(key)
-            return names
+            return self._names.get(key)
 
     def put(self, key: tuple[bytes, Ranker, int], names: tuple[str, ...]) -> tuple[str, ...]:
         with self._lock:
-            self._names[key] = names
-            while len(self._names) > SUGGESTION_MEMO_ENTRIES:
-                self._names.popitem(last=False)
+            self._names.set(key, names)
         return names
 
 

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillcore import SkillConfig, SkillLibrary, SkillSession
+from skillcore._recent import Recent
 from skillcore.runtime import turn_entry
 from skillcore.runtime.config import AdapterParts
 from skillcore.runtime.model_calls import ModelCalls
-from skillcore.runtime.recent import Recent
 from skillcore.testing import write_skill
 
 

@@ -1,5 +1,6 @@
-"""A bounded memory of recent entries, for what an adapter remembers between the hooks of a
-run (per conversation or per call): the least recently set entry is dropped first."""
+"""A bounded memory of recent entries (what an adapter remembers between the hooks of a run,
+a memo per catalog, a ledger's heads): the least recently set entry is dropped first. Not
+locked: callers that share one across threads hold their own lock."""
 
 from __future__ import annotations
 
