@@ -83,11 +83,21 @@ def _meta(name: str, description: str) -> SkillMetadata:
 def library(n: int, seed: int = 0) -> tuple[Catalog, list[EvalCase]]:
     """A catalog of ``n`` skills (name order, as one source lists them) and its queries."""
     base = json.loads(DATA.read_text(encoding="utf-8"))
+    each = 1 if n <= 100 else 3 if n <= 1_000 else 5
+    skills = _grown(base, n, each, seed, digits=5)
+    cases = [EvalCase(q, b["name"]) for b in base for q in b["queries"]]
+    return Catalog(skills), cases
+
+
+def _grown(
+    base: list[dict[str, Any]], n: int, each: int, seed: int, digits: int
+) -> list[SkillMetadata]:
+    """``base`` grown to ``n`` skills, sorted by name: ``each`` confusable near-duplicates per
+    skill (its first sentence with another scope), then synthetic filler."""
     skills = [_meta(b["name"], b["description"]) for b in base]
-    variants_each = 1 if n <= 100 else 3 if n <= 1_000 else 5
     for b in base:
         first = b["description"].split(". ")[0].rstrip(".") + "."
-        for v in range(variants_each):
+        for v in range(each):
             if len(skills) >= n:
                 break
             skills.append(_meta(f"{b['name']}-{TAGS[v]}", f"{first} {SCOPES[v]}"))
@@ -100,11 +110,10 @@ def library(n: int, seed: int = 0) -> tuple[Catalog, list[EvalCase]]:
             rng.choice(synth._VERBS),
             rng.choice(synth._OBJECTS),
         )
-        name = f"{verb}-{domain}-{obj.replace(' ', '-')}-{i:05d}"
+        name = f"{verb}-{domain}-{obj.replace(' ', '-')}-{i:0{digits}d}"
         skills.append(_meta(name, synth._description(rng, domain, verb, obj)))
     skills.sort(key=lambda s: s.name)
-    cases = [EvalCase(q, b["name"]) for b in base for q in b["queries"]]
-    return Catalog(skills[:n]), cases
+    return skills[:n]
 
 
 def synthetic_catalog(n: int, seed: int = 0) -> Catalog:
@@ -417,27 +426,8 @@ def real_library(n: int, seed: int = 0) -> Catalog:
     confusable near-duplicates of them (the first sentence with another scope: 1 each up to
     1,000 skills, 5 up to 10,000, 8 beyond) and synthetic filler."""
     base = json.loads((EVALS / "skills.json").read_text(encoding="utf-8"))["skills"]
-    skills = [_meta(b["name"], b["description"]) for b in base]
     each = 0 if n <= len(base) else 1 if n <= 1_000 else 5 if n <= 10_000 else 8
-    for b in base:
-        first = b["description"].split(". ")[0].rstrip(".") + "."
-        for v in range(each):
-            if len(skills) >= n:
-                break
-            skills.append(_meta(f"{b['name']}-{TAGS[v]}", f"{first} {SCOPES[v]}"))
-    rng = random.Random(seed)
-    i = 0
-    while len(skills) < n:
-        i += 1
-        domain, verb, obj = (
-            rng.choice(synth._DOMAINS),
-            rng.choice(synth._VERBS),
-            rng.choice(synth._OBJECTS),
-        )
-        name = f"{verb}-{domain}-{obj.replace(' ', '-')}-{i:06d}"
-        skills.append(_meta(name, synth._description(rng, domain, verb, obj)))
-    skills.sort(key=lambda s: s.name)
-    return Catalog(tuple(skills[:n]))
+    return Catalog(tuple(_grown(base, n, each, seed, digits=6)))
 
 
 def _rrf(index: SearchIndex, query: str, limit: int = 10) -> list[str]:

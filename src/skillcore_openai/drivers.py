@@ -222,6 +222,13 @@ _NO_ARGS = {"type": "object", "properties": {}, "required": [], "additionalPrope
 _TASK = {"role": "user", "content": "Work on the task."}
 
 
+def _gated_tools(names: Sequence[str]) -> list[dict[str, Any]]:
+    """The scenario's gated tools as Responses function tools (no arguments)."""
+    return [
+        {"type": "function", "name": n, "description": n, "parameters": _NO_ARGS} for n in names
+    ]
+
+
 def _dispatch_parts(r: Any) -> tuple[Attachment, ...]:
     """Binary parts the model gets for a call: in a Responses output, or (Chat Completions)
     in the attachment message that follows the tool messages."""
@@ -255,10 +262,7 @@ class DispatcherDriver(AdapterDriver):
         """The adapter under test: an ``OpenAISkills`` (the profiled driver selects one)."""
         from skillcore_openai.dispatcher import OpenAISkills
 
-        gated = [
-            {"type": "function", "name": n, "description": n, "parameters": _NO_ARGS}
-            for n in self.gated
-        ]
+        gated = _gated_tools(self.gated)
         return OpenAISkills(
             library, handlers=handlers, tools=gated, prompt_mode=self.prompt_mode, **self.options
         )
@@ -389,10 +393,7 @@ class _Profiled:
     ) -> Any:
         from skillcore_openai.profiles import ProfiledOpenAISkills
 
-        gated = [
-            {"type": "function", "name": n, "description": n, "parameters": _NO_ARGS}
-            for n in self.gated
-        ]
+        gated = _gated_tools(self.gated)
         profiled = ProfiledOpenAISkills(
             scenario_profiles(self, library, limits, policy),
             handlers=handlers,
