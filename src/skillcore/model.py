@@ -95,6 +95,10 @@ class SkillMetadata:
     extra: FrozenDict[str, Any] = attrs.field(factory=FrozenDict, converter=to_frozen)
     #: A cheap change marker of the file (size/mtime/etag/blob id), used by refresh.
     stamp: str = ""
+    #: The section headings of the body (from the part of the file discovery reads; see
+    #: ``skillcore.parse.headings``): search matches their words, weighted below the
+    #: description's. Never shown to the model.
+    headings: tuple[str, ...] = attrs.field(default=(), converter=_tuple_of_str)
 
     @property
     def declares_allowed_tools(self) -> bool:

@@ -45,6 +45,7 @@ from skillcore.catalog.terms import WORD, word_terms
 from skillcore.errors import SkillcoreError
 from skillcore.limits import Limits
 from skillcore.model import Catalog, SkillMetadata
+from skillcore.parse.caps import MAX_HEADINGS
 from skillcore.state.session import SkillSession
 from skillcore.tools.toolkit import NOTE_SUGGESTIONS
 
@@ -415,7 +416,9 @@ def report_table(reports: Sequence[EvalReport]) -> str:
 
 def load_skill_facts(path: str | Path) -> Catalog:
     """A catalog of skill facts from a JSON file: a list of ``{"name", "description"}``
-    objects (or ``{"skills": [...]}``), e.g. ``examples/evals/selection/skills.json``."""
+    objects (or ``{"skills": [...]}``), e.g. ``examples/evals/selection/skills.json``; an
+    optional ``"headings"`` list holds the body's section headings (as discovery reads
+    them, at most :data:`~skillcore.parse.caps.MAX_HEADINGS` kept)."""
     from skillcore.model import SkillLocation
 
     path = Path(path)
@@ -435,7 +438,11 @@ def load_skill_facts(path: str | Path) -> Catalog:
         name, desc = entry.get("name"), entry.get("description")
         if not isinstance(name, str) or not name or not isinstance(desc, str):
             raise EvalFileError(f"{path}: entry {i}: needs a 'name' and a 'description'")
-        skills.append(SkillMetadata(name, desc, SkillLocation(path.name, name, f"{path}#{name}")))
+        headings = entry.get("headings", [])
+        if not isinstance(headings, list) or not all(isinstance(h, str) for h in headings):
+            raise EvalFileError(f"{path}: entry {i}: 'headings' must be a list of strings")
+        location = SkillLocation(path.name, name, f"{path}#{name}")
+        skills.append(SkillMetadata(name, desc, location, headings=headings[:MAX_HEADINGS]))
     if not skills:
         raise EvalFileError(f"{path}: no skills")
     return Catalog(tuple(skills))

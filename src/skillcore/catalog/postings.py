@@ -32,6 +32,8 @@ BUILD_VECTOR_MIN_SKILLS = 5_000
 BEST_KEPT = 64
 
 _SEP = "\x00"
+#: Indexed fields per skill (each skill's texts come in this many, in order).
+_FIELDS = len(FIELD_WEIGHTS)
 # A field's words and the separator after each field, for many fields joined in one text.
 _WORD_OR_SEP = re.compile(r"\w+|\x00")
 # ASCII text in one C-level pass: word characters (``\w``) lower-cased, the rest spaces
@@ -240,19 +242,17 @@ def _build_vector(
     """:func:`_build_pure` with numpy: lengths, and flat doc ids and weighted term
     frequencies grouped by term (``offsets[t]:offsets[t + 1]``), docs sorted in each.
 
-    The sums differ in order only: weights and counts are multiples of 0.5 far below 2**52,
+    The sums differ in order only: weights and counts are multiples of 0.25 far below 2**52,
     so every partial sum is exact and the floats are the same.
     """
     field_no, tids = _term_occurrences(np, stream, single, multi)
     weights = np.array(list(FIELD_WEIGHTS.values()))
-    per_field = np.bincount(field_no, minlength=4 * n).reshape(n, 4)
-    lengths = (
-        (
-            ((per_field[:, 0] * weights[0]) + per_field[:, 1] * weights[1])
-            + per_field[:, 2] * weights[2]
-        )
-        + per_field[:, 3] * weights[3]
-    ).tolist()
+    per_field = np.bincount(field_no, minlength=_FIELDS * n).reshape(n, _FIELDS)
+    # Summed field by field, in the order the pure build adds them.
+    total = per_field[:, 0] * weights[0]
+    for f in range(1, _FIELDS):
+        total = total + per_field[:, f] * weights[f]
+    lengths = total.tolist()
     docs, freqs, offsets = _group_by_term(np, field_no, tids, weights, n_terms)
     return lengths, docs, freqs, offsets
 
@@ -260,7 +260,7 @@ def _build_vector(
 def _term_occurrences(
     np: Any, stream: array[int], single: list[int], multi: dict[int, tuple[int, ...]]
 ) -> tuple[Any, Any]:
-    """Each term occurrence of the word stream: its field text's number (doc * 4 + field)
+    """Each term occurrence of the word stream: its field text's number (doc * fields + field)
     and its term id, in stream order."""
     ids = np.frombuffer(stream, dtype=np.int32)
     sep = ids == 0
@@ -296,8 +296,8 @@ def _group_by_term(
         order = order[np.argsort(digit, kind="stable")]
         shift += 16
     per_term = np.bincount(tids, minlength=n_terms)
-    doc = (field_no >> 2)[order]
-    field = (field_no & 3).astype(np.uint8)[order]
+    doc = (field_no // _FIELDS)[order]
+    field = (field_no % _FIELDS).astype(np.uint8)[order]
     del order
     # A (term, doc) pair starts where the doc or the term changes.
     term_starts = np.cumsum(per_term) - per_term

@@ -74,6 +74,8 @@ def build(
         read_metadata_version(meta, ctx, kwargs)
     if "argument-hint" in fm:
         read_argument_hint(fm, ctx, kwargs)
+    if ctx.headings:
+        kwargs["headings"] = ctx.headings
     diags = ctx.diags
     if ctx.cleaner is not None:
         diags.extend(_cleaning_diagnostics(ctx.cleaner, ctx))

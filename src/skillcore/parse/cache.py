@@ -73,7 +73,7 @@ _build = build_objects
 #: Set to ``1`` to disable the parse cache everywhere.
 CACHE_ENV_OFF = "SKILLCORE_NO_CACHE"
 _MAGIC = b"SKCPARSE3\n"
-_FORMAT = 3
+_FORMAT = 4
 _DIGEST = 32
 #: Cache files larger than this are not read (about 300,000 skills).
 MAX_CACHE_BYTES = 512 * 1024 * 1024
@@ -102,6 +102,7 @@ def default_cache_dir() -> Path:
 #: The files whose rules decide a parse, relative to the ``skillcore`` package.
 _RULE_MODULES = (
     "parse/frontmatter",
+    "parse/headings",
     "parse/allowed_tools",
     "parse/build",
     "parse/capping",

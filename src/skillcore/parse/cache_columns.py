@@ -78,6 +78,7 @@ _SPARSE: tuple[tuple[str, int, Any], ...] = (
     ("user_invocable", _FLAG, True),
     ("argument_hint", _TEXT, None),
     ("extra", _JSON, FrozenDict()),
+    ("headings", _STRS, ()),
 )
 
 _DUMP: dict[int, Callable[[Any], Any]] = {

@@ -40,6 +40,7 @@ class ParseContext:
         "cleaner",
         "diags",
         "directory_name",
+        "headings",
         "location",
         "mode",
         "path",
@@ -70,6 +71,8 @@ class ParseContext:
         self.clean: Clean = unchanged
         #: Where the body starts in the file's text (once the frontmatter is found).
         self.body_offset = 0
+        #: The body's section headings read from the same text.
+        self.headings: tuple[str, ...] = ()
 
     def diag(self, sev: Severity, code: Code, message: str, field: str | None = None) -> Diagnostic:
         return Diagnostic(sev, code, message, self.source, self.path, field)

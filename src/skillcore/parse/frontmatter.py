@@ -41,6 +41,7 @@ from skillcore.parse.caps import (
 )
 from skillcore.parse.context import ParseContext, ParseResult, ValidationMode, skip
 from skillcore.parse.document import _closing_line, body_of, decode_text, split_frontmatter
+from skillcore.parse.headings import body_headings
 from skillcore.parse.metadata import TYPED_METADATA
 from skillcore.parse.name_field import check_name
 from skillcore.parse.nesting import _event_depth, depth_problem, too_deep
@@ -103,7 +104,7 @@ def parse_skill_file(
     found = _frontmatter_text(data, ctx, complete)
     if isinstance(found, ParseResult):
         return found
-    yaml_text, body_offset = found
+    yaml_text, body_offset, text = found
     # What the fast scanner accepts nests two levels at most, so only text it declines needs
     # the depth check before a YAML parser sees it.
     fast = scan_frontmatter(yaml_text)
@@ -125,6 +126,7 @@ def parse_skill_file(
         if _needs_cleaning(yaml_text, fast is not None):
             ctx.cleaner = ctx.clean = Cleaner()
         ctx.body_offset = body_offset
+        ctx.headings = body_headings(text[body_offset:], complete)
         return build(raw, dropped, ctx)
     except Exception as exc:  # a safety net: one file never breaks discovery
         return skip(
@@ -134,9 +136,9 @@ def parse_skill_file(
 
 def _frontmatter_text(
     data: bytes, ctx: ParseContext, complete: bool
-) -> tuple[str, int] | ParseResult:
-    """``(yaml_text, body_offset)`` of a file whose frontmatter is whole and within its size
-    cap; otherwise the skip result (or ``need_more`` for a head cut too short)."""
+) -> tuple[str, int, str] | ParseResult:
+    """``(yaml_text, body_offset, text)`` of a file whose frontmatter is whole and within its
+    size cap; otherwise the skip result (or ``need_more`` for a head cut too short)."""
     if not data or data.isspace():  # what ``not data.strip()`` says, without a copy
         return skip(ctx, Code.EMPTY_FILE, "SKILL.md is empty")
     text, err, msg = decode_text(data)
@@ -167,7 +169,7 @@ def _frontmatter_text(
         return skip(
             ctx, Code.YAML_TOO_COMPLEX, f"frontmatter is larger than {MAX_FRONTMATTER_BYTES} bytes"
         )
-    return yaml_text, body_offset
+    return yaml_text, body_offset, text
 
 
 def _load_slow(

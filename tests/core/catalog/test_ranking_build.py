@@ -52,6 +52,7 @@ def reference(skills: Sequence[SkillMetadata]) -> dict[str, Any]:
             "triggers": tokens(" ".join(skill.triggers)),
             "description": tokens(skill.description),
             "patterns": tokens(" ".join(skill.file_patterns).replace("*", " ")),
+            "headings": tokens(" ".join(skill.headings)),
         }
         length = 0.0
         tf: dict[str, float] = {}
@@ -173,6 +174,7 @@ def skill_lists(draw: st.DrawFn) -> list[SkillMetadata]:
                 ),
                 priority=draw(st.integers(-1, 1)),
                 disable_model_invocation=draw(st.booleans()) and draw(st.booleans()),
+                headings=tuple(draw(st.lists(_texts, max_size=2))),
             )
         )
     return skills
@@ -232,6 +234,7 @@ def test_a_large_mixed_catalog_across_joined_runs(kind: str) -> None:
             ),
             triggers=("audit tables",) if i % 2 else (),
             file_patterns=("**/*.sql",) if i % 5 == 0 else (),
+            headings=("Overview", f"Reports {i % 7}") if i % 3 == 1 else (),
         )
         for i in range(1_500)
     ]

@@ -71,6 +71,7 @@ _strs = st.lists(_text, max_size=3).map(tuple)
             "argument_hint": _opt,
             "extra": st.dictionaries(_text, st.integers(), max_size=2).map(FrozenDict),
             "stamp": _text,
+            "headings": _strs,
         }
     )
 )
