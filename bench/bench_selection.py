@@ -33,6 +33,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -76,8 +77,30 @@ SCOPES = (
 TAGS = ("legacy", "finance", "airgap", "monorepo", "lite", "enterprise", "mobile", "next")
 
 
-def _meta(name: str, description: str) -> SkillMetadata:
-    return SkillMetadata(name, description, SkillLocation("bench", name, f"/bench/{name}"))
+def _meta(name: str, description: str, headings: Sequence[str] = ()) -> SkillMetadata:
+    location = SkillLocation("bench", name, f"/bench/{name}")
+    return SkillMetadata(name, description, location, headings=tuple(headings))
+
+
+#: A heading at least this many of the real skills share is a generic one ("Overview").
+GENERIC_HEADING_SKILLS = 8
+
+
+def _filler_headings(
+    rng: random.Random, generic: Sequence[str], domain: str, verb: str, obj: str
+) -> list[str]:
+    """What a filler skill's body would be titled: a few generic headings of the real skills
+    and headings in its own words (only when the real skills have headings at all)."""
+    if not generic:
+        return []
+    picked = rng.sample(list(generic), min(len(generic), rng.randint(3, 8)))
+    return [
+        *picked,
+        f"{verb.capitalize()} {obj}",
+        f"{domain.capitalize()} {obj}",
+        f"{verb.capitalize()} {domain} {obj} checklist",
+        f"Common {domain} mistakes",
+    ]
 
 
 def library(n: int, seed: int = 0) -> tuple[Catalog, list[EvalCase]]:
@@ -94,14 +117,19 @@ def _grown(
 ) -> list[SkillMetadata]:
     """``base`` grown to ``n`` skills, sorted by name: ``each`` confusable near-duplicates per
     skill (its first sentence with another scope), then synthetic filler."""
-    skills = [_meta(b["name"], b["description"]) for b in base]
+    skills = [_meta(b["name"], b["description"], b.get("headings", ())) for b in base]
     for b in base:
         first = b["description"].split(". ")[0].rstrip(".") + "."
         for v in range(each):
             if len(skills) >= n:
                 break
-            skills.append(_meta(f"{b['name']}-{TAGS[v]}", f"{first} {SCOPES[v]}"))
+            # A variant of a skill keeps its body, so its headings.
+            name = f"{b['name']}-{TAGS[v]}"
+            skills.append(_meta(name, f"{first} {SCOPES[v]}", b.get("headings", ())))
+    shared = Counter(h.lower() for b in base for h in {*b.get("headings", ())})
+    generic = sorted(h for h, count in shared.items() if count >= GENERIC_HEADING_SKILLS)
     rng = random.Random(seed)
+    filler = random.Random(f"{seed}:headings")  # its own stream: the filler's words stay
     i = 0
     while len(skills) < n:
         i += 1
@@ -111,7 +139,8 @@ def _grown(
             rng.choice(synth._OBJECTS),
         )
         name = f"{verb}-{domain}-{obj.replace(' ', '-')}-{i:0{digits}d}"
-        skills.append(_meta(name, synth._description(rng, domain, verb, obj)))
+        headings = _filler_headings(filler, generic, domain, verb, obj)
+        skills.append(_meta(name, synth._description(rng, domain, verb, obj), headings))
     skills.sort(key=lambda s: s.name)
     return skills[:n]
 
@@ -421,11 +450,15 @@ EVALS = HERE.parent / "examples" / "evals" / "selection"
 REAL_SIZES = (431, 1_000, 10_000, 100_000)
 
 
-def real_library(n: int, seed: int = 0) -> Catalog:
+def real_library(n: int, seed: int = 0, headings: bool = True) -> Catalog:
     """The real skills of ``examples/evals/selection/skills.json`` (431), grown to ``n`` with
     confusable near-duplicates of them (the first sentence with another scope: 1 each up to
-    1,000 skills, 5 up to 10,000, 8 beyond) and synthetic filler."""
+    1,000 skills, 5 up to 10,000, 8 beyond) and synthetic filler. A variant keeps its
+    skill's body headings; a filler skill gets a few generic headings of the real skills and
+    some in its own words. ``headings=False``: names and descriptions only."""
     base = json.loads((EVALS / "skills.json").read_text(encoding="utf-8"))["skills"]
+    if not headings:
+        base = [{k: v for k, v in b.items() if k != "headings"} for b in base]
     each = 0 if n <= len(base) else 1 if n <= 1_000 else 5 if n <= 10_000 else 8
     return Catalog(tuple(_grown(base, n, each, seed, digits=6)))
 
@@ -451,12 +484,14 @@ def _unfolded(index: SearchIndex, query: str, ranker: str, limit: int = 10) -> l
     return [index.skills[d].name for d, _ in index._blend(lexical, dense, sims, query)[:limit]]
 
 
-def real_selection(sizes: Sequence[int]) -> list[dict[str, Any]]:
-    """Per size, split and ranker: recall@k, MRR, ms/query, abstention and reach."""
+def real_selection(sizes: Sequence[int], headings: bool = True) -> list[dict[str, Any]]:
+    """Per size, split and ranker: recall@k, MRR, ms/query, abstention and reach.
+    ``headings=False``: the skills without their body headings, BM25 and the blend only
+    (rows labelled "(description only)")."""
     rows: list[dict[str, Any]] = []
     splits = {s: load_routing(EVALS / f"routing-{s}.json") for s in ("dev", "heldout")}
     for n in sizes:
-        cat = real_library(n)
+        cat = real_library(n, headings=headings)
         index = index_for(cat)
         started = time.perf_counter()
         index.search("warm up", None, 10, "bm25")
@@ -467,8 +502,9 @@ def real_selection(sizes: Sequence[int]) -> list[dict[str, Any]]:
             started = time.perf_counter()
             index.semantic()
             semantic_build = time.perf_counter() - started
-            rankers += ["hybrid", "rrf"]
-        rankers += [f"{r} (no folding)" for r in rankers if r != "rrf"]
+            rankers += ["hybrid", "rrf"] if headings else ["hybrid"]
+        if headings:
+            rankers += [f"{r} (no folding)" for r in rankers if r != "rrf"]
         for split, cases in splits.items():
             routed = [c for c in cases if c.skill]
             for ranker in rankers:
@@ -495,7 +531,7 @@ def real_selection(sizes: Sequence[int]) -> list[dict[str, Any]]:
                 row = {
                     "n": n,
                     "split": split,
-                    "ranker": ranker,
+                    "ranker": ranker if headings else f"{ranker} (description only)",
                     **{f"recall@{k}": report.recall[k] for k in KS},
                     "mrr": report.mrr,
                     "ms_per_query": statistics.median(times) * 1000,
@@ -544,10 +580,11 @@ def real_markdown(rows: list[dict[str, Any]], rss: dict[int, float]) -> str:
     out = [
         "### Real skills: recall of the ranked search, per ranker (held-out requests)",
         "",
-        "431 real skills from public repositories (`examples/evals/selection/skills.json`), "
-        "grown with near-duplicates and synthetic filler; 225 routed requests per split "
-        "written in users' words. `dev` tuned the parameters; `heldout` was not used for "
-        "tuning.",
+        "431 real skills from public repositories (`examples/evals/selection/skills.json`: "
+        "name, description and the section headings of the body), grown with near-duplicates "
+        "and synthetic filler; 225 routed requests per split written in users' words. `dev` "
+        "tuned the parameters; `heldout` was not used for tuning. The `(description only)` "
+        "rows rank the same skills without their headings.",
         "",
         "Near-duplicates are folded (the general skill before its scoped variants, one "
         "place per family among the first results); the `(no folding)` rows rank without it. "
@@ -559,6 +596,7 @@ def real_markdown(rows: list[dict[str, Any]], rss: dict[int, float]) -> str:
         "ms/query (median) | CPU ms/query (median) |",
         "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
+    rows = sorted(rows, key=lambda r: (r["n"], r["split"]))  # stable: rankers keep their order
     for r in rows:
         out.append(
             f"| {r['n']:,} | {r['split']} | {r['ranker']} | {r['recall@1']:.2f} | "
@@ -621,6 +659,8 @@ def main(argv: list[str] | None = None) -> None:
         chart(json.loads(args.replot.read_text())["selection"], args.chart)
         return
     real = real_selection(args.real_sizes) if args.real_sizes else []
+    if args.real_sizes:
+        real += real_selection(args.real_sizes, headings=False)
     rss = (
         {n: semantic_rss(n) for n in (10_000,) if n in args.real_sizes}
         if semantic_available() and sys.platform.startswith("linux")

@@ -42,6 +42,9 @@ _IS_EIGHT = (8).__eq__
 
 #: The line closing a frontmatter, as ``parsing.split_frontmatter`` finds it (LF endings).
 _CLOSING_LINE = re.compile(rb"^(?:---|\.\.\.)[ \t\r]*\n", re.M)
+#: A body line that may be an ATX heading or a code fence (a superset of what the heading
+#: reader matches), with its newline.
+_HEADING_OR_FENCE = re.compile(rb"^ {0,3}[#`~][^\n]*\n?", re.M)
 
 
 def file_stamp(st: os.stat_result) -> str:
@@ -64,10 +67,11 @@ def same_file(st: os.stat_result, stamp: str, hardlinks: bool) -> bool:
 
 
 def frontmatter_prefix(head: bytes) -> bytes:
-    """``head`` up to the end of its frontmatter's closing line (the rest is body, which
-    discovery does not need): a scan holds every head until it is parsed, so keeping only
-    the frontmatter divides the peak memory of a large discovery. Unchanged when no closing
-    line is found (the parser then asks for more, as before)."""
+    """``head`` up to the end of its frontmatter's closing line, then only the body's lines
+    that may be headings or code fences (what :mod:`skillcore.parse.headings` reads; the
+    rest of the body discovery does not need): a scan holds every head until it is parsed,
+    so keeping this little divides the peak memory of a large discovery. Unchanged when no
+    closing line is found (the parser then asks for more, as before)."""
     if not head.startswith(b"---") or b"\x00" in head[:8192]:
         return head  # the parser reports NUL bytes anywhere in the first 8 KiB
     if not head.isascii():
@@ -79,7 +83,10 @@ def frontmatter_prefix(head: bytes) -> bytes:
     if first == -1:
         return head
     m = _CLOSING_LINE.search(head, first + 1)
-    return head if m is None else head[: m.end()]
+    if m is None:
+        return head
+    # A cut last line stays cut (no newline), so the parser still knows not to read it.
+    return head[: m.end()] + b"".join(_HEADING_OR_FENCE.findall(head, m.end()))
 
 
 class SkillDirectories:
