@@ -118,7 +118,9 @@ def test_discovery_keeps_the_headings_and_the_parse_cache_restores_them(tmp_path
 
 
 def _skill(name: str, description: str, headings: tuple[str, ...] = ()) -> SkillMetadata:
-    return SkillMetadata(name, description, SkillLocation("s", name, f"/s/{name}"), headings=headings)
+    return SkillMetadata(
+        name, description, SkillLocation("s", name, f"/s/{name}"), headings=headings
+    )
 
 
 @pytest.mark.parametrize("ranker", ["bm25", "auto"])
