@@ -10,7 +10,7 @@ from skillcore import Limits
 from skillcore.apps import evaluate, mcp_server
 from skillcore.catalog import ranking
 from skillcore.library import SKILL_GRACE_SECONDS
-from skillcore.parse import bounds, private_files
+from skillcore.parse import bounds, caps, private_files
 from skillcore.parse import frontmatter as parsing
 from skillcore.policy import gating
 from skillcore.policy import rules as policy
@@ -39,6 +39,8 @@ def _n(value: int) -> str:
         f"{bounds.MAX_INT_CHARS} characters",
         f"{parsing.MAX_LIST_ITEMS} / {parsing.MAX_LIST_ITEM} characters",
         f"| metadata entries | {parsing.MAX_METADATA_ENTRIES} |",
+        f"{caps.MAX_HEADINGS} headings of {caps.MAX_HEADING_CHARS} characters, from at most "
+        f"{_n(caps.MAX_HEADINGS_SCANNED)} characters",
         f"at most {sources.MAX_SYMLINK_HOPS} hops",
         f"{_n(sources.MAX_LISTED_DIRS)} directories",
         f"{_n(sources.MAX_LISTED_ENTRIES)} directory entries examined",
