@@ -8,7 +8,9 @@ among them), and a scoped variant whose shorter description scores a little high
 before the general skill.
 
 A *family* is a set of skills whose descriptions open with the same first sentence (ignoring
-case and spacing; at least :data:`FAMILY_MIN_WORDS` words, so a bare "Helper." makes none).
+case and spacing): of at least :data:`FAMILY_MIN_WORDS` words, or shorter when their names
+say they are variants too (``qiskit`` and ``qiskit-legacy`` both opening with "IBM quantum
+computing framework."); a bare "Helper." shared by unrelated skills makes none.
 A ranked list is folded in two steps, which move results but never add or drop one:
 
 1. within a family, a skill whose name is another member's name plus qualifier words
@@ -42,14 +44,33 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 _SPACE = re.compile(r"\s+")
 
 
-def family_key(description: str) -> str | None:
-    """What groups a skill with its near-duplicates: the description's first sentence,
-    lower-cased with spaces collapsed and the closing stop dropped; None when it has fewer
-    than :data:`FAMILY_MIN_WORDS` words."""
+def first_sentence(description: str) -> str:
+    """The description's first sentence, lower-cased with spaces collapsed and the closing
+    stop dropped (at most :data:`FAMILY_KEY_CHARS` characters)."""
     head = description[: FAMILY_KEY_CHARS * 2].strip()
     first = _SENTENCE_END.split(head, maxsplit=1)[0]
-    key = _SPACE.sub(" ", first.lower()).strip().rstrip(".!?")[:FAMILY_KEY_CHARS]
+    return _SPACE.sub(" ", first.lower()).strip().rstrip(".!?")[:FAMILY_KEY_CHARS]
+
+
+def family_key(description: str) -> str | None:
+    """What groups a skill with its near-duplicates whatever their names: the first sentence
+    (:func:`first_sentence`); None when it has fewer than :data:`FAMILY_MIN_WORDS` words."""
+    key = first_sentence(description)
     return key if len(key.split()) >= FAMILY_MIN_WORDS else None
+
+
+def _digest(key: str) -> int:
+    # A 64-bit digest, not the text: the build's memory stays small at 100,000 skills.
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+
+
+def _base_name(own: str, names: dict[str, int] | set[str]) -> int:
+    """Where the longest other name of ``names`` that ``own`` extends ends ("pdf-legacy"
+    -> "pdf": 3), one look-up per hyphen; 0 when it extends none."""
+    cut = own.rfind("-")
+    while cut > 0 and own[:cut] not in names:
+        cut = own.rfind("-", 0, cut)
+    return max(cut, 0)
 
 
 class Families:
@@ -68,12 +89,14 @@ class Families:
         self._family = array("i", [-1]) * n
         first: dict[int, int] = {}  # key digest -> the first skill with it
         numbers: dict[int, int] = {}  # key digest -> family number, from its second skill on
+        short: dict[int, list[int]] = {}  # a short first sentence's digest -> its skills
         for doc, skill in enumerate(skills):
-            key = family_key(skill.description)
-            if key is None:
+            key = first_sentence(skill.description)
+            if len(key.split()) < FAMILY_MIN_WORDS:
+                if key:
+                    short.setdefault(_digest(key), []).append(doc)
                 continue
-            # A 64-bit digest, not the text: the build's memory stays small at 100,000 skills.
-            digest = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+            digest = _digest(key)
             seen = first.setdefault(digest, doc)
             if seen != doc:
                 number = numbers.get(digest)
@@ -81,7 +104,12 @@ class Families:
                     number = numbers[digest] = len(numbers)
                     self._family[seen] = number
                 self._family[doc] = number
+        count = len(numbers)
         del first, numbers
+        for docs in short.values():
+            if len(docs) > 1 and self._variants(skills, docs, count):
+                count += 1
+        del short
         self._members = sum(1 for f in self._family if f >= 0)
         #: doc -> the qualifier terms its name adds to another member's name.
         self.qualifiers: dict[int, frozenset[str]] = {}
@@ -91,13 +119,22 @@ class Families:
                 by_family.setdefault(number, {})[skills[doc].name.lower()] = doc
         for names in by_family.values():
             for own, doc in names.items():
-                # The longest other member's name this one extends ("pdf-legacy" -> "pdf"):
-                # one look-up per hyphen, whatever the family's size.
-                cut = own.rfind("-")
-                while cut > 0 and own[:cut] not in names:
-                    cut = own.rfind("-", 0, cut)
+                cut = _base_name(own, names)
                 if cut > 0:
                     self.qualifiers[doc] = frozenset(terms(own[cut + 1 :].replace("-", " ")))
+
+    def _variants(self, skills: Sequence[SkillMetadata], docs: list[int], number: int) -> bool:
+        """Make family ``number`` of the skills of ``docs`` (which share a short first
+        sentence) whose names say they are variants of one another; True when there were."""
+        names = {skills[d].name.lower(): d for d in docs}
+        related: set[int] = set()
+        for own, doc in names.items():
+            cut = _base_name(own, names)
+            if cut > 0:
+                related.update((doc, names[own[:cut]]))
+        for doc in related:
+            self._family[doc] = number
+        return bool(related)
 
     def __len__(self) -> int:
         """How many skills have a near-duplicate."""

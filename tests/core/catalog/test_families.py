@@ -144,6 +144,37 @@ def test_families_group_by_first_sentence_and_know_qualifiers() -> None:
     assert by_name["payments-api"] not in fams.qualifiers
 
 
+def test_a_short_first_sentence_makes_a_family_only_of_named_variants() -> None:
+    # "IBM quantum computing framework." is too short to say two skills are one, unless
+    # their names say so too: qiskit-legacy and qiskit-mobile extend qiskit.
+    short = "IBM quantum computing framework."
+    cat = Catalog(
+        (
+            meta("qiskit", f"{short} Circuits, transpiling and running jobs on IBM backends."),
+            meta("qiskit-legacy", f"{short} {SCOPES['legacy']}"),
+            meta("qiskit-mobile", f"{short} {SCOPES['mobile']}"),
+            meta("quantum-notes", f"{short} Notes on quantum algorithms."),
+            meta("helper", "Helper. Runs the formatter."),
+            meta("helper-lite", "Helper. Runs the linter."),
+            meta("tools", "Helper. Does other things."),
+        )
+    )
+    fams = Families(cat.skills, tokens)
+    by_name = {s.name: d for d, s in enumerate(cat.skills)}
+    number = fams.family_of(by_name["qiskit"])
+    assert number is not None
+    assert fams.family_of(by_name["qiskit-legacy"]) == number
+    assert fams.family_of(by_name["qiskit-mobile"]) == number
+    assert fams.family_of(by_name["quantum-notes"]) is None  # same sentence, unrelated name
+    assert fams.family_of(by_name["tools"]) is None
+    assert fams.family_of(by_name["helper"]) == fams.family_of(by_name["helper-lite"])
+    assert fams.family_of(by_name["helper"]) not in (None, number)
+    assert fams.qualifiers[by_name["qiskit-legacy"]] == frozenset(tokens("legacy"))
+    # Folded: one place for the family, the general skill in it.
+    names = [h.skill.name for h in search_skills(cat, "IBM quantum computing framework")]
+    assert set(names[:2]) == {"qiskit", "quantum-notes"}
+
+
 def test_one_huge_family_builds_in_linear_time_and_folds_to_one_place() -> None:
     # 20,000 skills with one description: comparing every pair of names would take
     # hundreds of millions of steps; one look-up per hyphen does not.
