@@ -40,7 +40,7 @@ def _n(value: int) -> str:
         f"{parsing.MAX_LIST_ITEMS} / {parsing.MAX_LIST_ITEM} characters",
         f"| metadata entries | {parsing.MAX_METADATA_ENTRIES} |",
         f"{caps.MAX_HEADINGS} headings of {caps.MAX_HEADING_CHARS} characters, from at most "
-        f"{_n(caps.MAX_HEADINGS_SCANNED)} characters",
+        f"{_n(caps.MAX_HEADINGS_SCANNED)} bytes",
         f"at most {sources.MAX_SYMLINK_HOPS} hops",
         f"{_n(sources.MAX_LISTED_DIRS)} directories",
         f"{_n(sources.MAX_LISTED_ENTRIES)} directory entries examined",

@@ -20,8 +20,8 @@ license, argument-hint         1,024        truncated (lenient) / error (strict)
 version                        128          truncated (lenient) / error (strict)
 metadata key / value           128 / 1,024  truncated (lenient) / error (strict)
 metadata entries               100          first 100 kept (lenient) / error (strict)
-body headings                  32 / 120 /   headings kept / characters each (cut) / body
-                               16,384       characters read for them (the rest is not read)
+body headings                  16 / 120 /   headings kept / characters each (cut) / bytes
+                               4,096        at the start of the body read for them
 list item                      256          triggers, file-patterns, dependencies: item dropped;
                                             allowed-tools entry: the whole list unreadable
 list items                     100          first 100 kept; allowed-tools: unreadable
@@ -60,10 +60,10 @@ MAX_FRONTMATTER_BYTES = 64 * 1024
 #: whatever the size of the body: BOM, ``---`` lines with CRLF and trailing blanks included.
 FRONTMATTER_HEAD_BYTES = MAX_FRONTMATTER_BYTES + 64
 #: Section headings kept from a skill's body for search (``skillcore.parse.headings``): how
-#: many, how long each (longer is cut), and how many characters of the body are read for
-#: them (only what discovery already read: the file's head).
-MAX_HEADINGS = 32
+#: many, how long each (longer is cut), and how many bytes at the start of the body are read
+#: for them (measured: the first 4 KiB and 16 headings find as much as 16 KiB and 32).
+MAX_HEADINGS = 16
 MAX_HEADING_CHARS = 120
-MAX_HEADINGS_SCANNED = 16 * 1024
+MAX_HEADINGS_SCANNED = 4 * 1024
 #: Bracket / indentation nesting deeper than this is refused before parsing.
 MAX_NESTING = 32

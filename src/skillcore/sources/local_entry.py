@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from itertools import compress, islice
 
 from skillcore.diagnostics import Code, Diagnostic
+from skillcore.parse.caps import MAX_HEADINGS_SCANNED
 from skillcore.paths import undecodable
 from skillcore.sources.cursor import (
     O_DIR,
@@ -43,8 +44,9 @@ _IS_EIGHT = (8).__eq__
 #: The line closing a frontmatter, as ``parsing.split_frontmatter`` finds it (LF endings).
 _CLOSING_LINE = re.compile(rb"^(?:---|\.\.\.)[ \t\r]*\n", re.M)
 #: A body line that may be an ATX heading or a code fence (a superset of what the heading
-#: reader matches), with its newline.
-_HEADING_OR_FENCE = re.compile(rb"^ {0,3}[#`~][^\n]*\n?", re.M)
+#: reader matches), with the newline before it: a leading literal lets the regex engine skip
+#: to each newline (five times faster than ``^`` in multi-line mode).
+_HEADING_OR_FENCE = re.compile(rb"\n {0,3}[#`~][^\n]*")
 
 
 def file_stamp(st: os.stat_result) -> str:
@@ -85,8 +87,18 @@ def frontmatter_prefix(head: bytes) -> bytes:
     m = _CLOSING_LINE.search(head, first + 1)
     if m is None:
         return head
-    # A cut last line stays cut (no newline), so the parser still knows not to read it.
-    return head[: m.end()] + b"".join(_HEADING_OR_FENCE.findall(head, m.end()))
+    # The part of the body the heading reader reads (cut at a line end when there is more),
+    # from the closing line's newline.
+    region = head[m.end() - 1 : m.end() + MAX_HEADINGS_SCANNED]
+    if len(head) > m.end() + MAX_HEADINGS_SCANNED:
+        region = region[: region.rfind(b"\n") + 1]
+    lines = _HEADING_OR_FENCE.findall(region)
+    if not lines:
+        return head[: m.end()]
+    # A last line at the very end of a head may be cut: it stays without a newline, so the
+    # parser still knows not to read it.
+    end = b"" if region.endswith(lines[-1]) else b"\n"
+    return head[: m.end() - 1] + b"".join(lines) + end
 
 
 class SkillDirectories:

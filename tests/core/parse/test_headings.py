@@ -140,15 +140,35 @@ def test_a_heading_word_finds_its_skill_and_counts_below_the_description(ranker)
     assert first.skill.name == "pdf" and "headings: extract, tables" in first.reasons
 
 
+_LINES = [
+    "# A",
+    "## Bé",
+    "```",
+    "~~~~",
+    "text",
+    "x" * 1_500,
+    "文" * 700,
+    "   # c",
+    "#d",
+    "  ```py",
+    "",
+]
+
+
 @given(
-    st.text(alphabet=st.sampled_from("#`~ ab\n"), max_size=300),
-    st.integers(0, 400),
+    st.lists(st.sampled_from(_LINES), max_size=24).map("\n".join),
+    st.booleans(),
+    st.integers(0, 12_000),
 )
-def test_the_head_a_local_scan_keeps_gives_the_same_headings(body: str, cut: int) -> None:
-    # The local scan keeps only the frontmatter and the lines that may be headings or fences.
+def test_the_head_a_local_scan_keeps_gives_the_same_headings(
+    body: str, newline: bool, cut: int
+) -> None:
+    # The local scan keeps only the frontmatter and the lines that may be headings or fences
+    # within the bytes the heading reader reads; a head may end anywhere, even mid-character.
     from skillcore.sources.local_entry import frontmatter_prefix
 
     data = ("---\nname: astropy\ndescription: Astronomy.\n---\n" + body).encode()
+    data += b"\n" if newline else b""
     head, complete = data[: 40 + cut], 40 + cut >= len(data)
     kept = frontmatter_prefix(head)
     assert _headings_of(kept, complete) == _headings_of(head, complete)
