@@ -56,7 +56,12 @@ def family_key(description: str) -> str | None:
     """What groups a skill with its near-duplicates whatever their names: the first sentence
     (:func:`first_sentence`); None when it has fewer than :data:`FAMILY_MIN_WORDS` words."""
     key = first_sentence(description)
-    return key if len(key.split()) >= FAMILY_MIN_WORDS else None
+    return key if _long_enough(key) else None
+
+
+def _long_enough(key: str) -> bool:
+    """True when a first sentence says two skills are one whatever their names."""
+    return len(key.split()) >= FAMILY_MIN_WORDS
 
 
 def _digest(key: str) -> int:
@@ -92,7 +97,7 @@ class Families:
         short: dict[int, list[int]] = {}  # a short first sentence's digest -> its skills
         for doc, skill in enumerate(skills):
             key = first_sentence(skill.description)
-            if len(key.split()) < FAMILY_MIN_WORDS:
+            if not _long_enough(key):
                 if key:
                     short.setdefault(_digest(key), []).append(doc)
                 continue

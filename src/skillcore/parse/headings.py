@@ -14,9 +14,6 @@ import re
 from skillcore.parse.caps import MAX_HEADING_CHARS, MAX_HEADINGS, MAX_HEADINGS_SCANNED
 from skillcore.parse.values import UNSAFE_TEXT
 
-# An ATX heading (``## Title``, up to three spaces of indent, optional closing ``#``s) or a
-# code fence (three or more backticks or tildes), one line each. Setext headings (a line
-# underlined with ``===``) are not read: skill bodies rarely use them.
 # An ATX heading's text (after ``#`` to ``######`` and a space or tab, up to three spaces of
 # indent) or a code fence (three or more backticks or tildes), one line each. Each match
 # starts at the newline before its line: a leading literal lets the regex engine skip to
