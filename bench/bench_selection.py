@@ -560,7 +560,7 @@ def semantic_rss(n: int) -> float:
 
     code = (
         "import gc,sys; sys.path.insert(0, sys.argv[1]); import bench_selection as b\n"
-        "from skillcore.ranking import SearchIndex\n"
+        "from skillcore.catalog.ranking import SearchIndex\n"
         "def rss():\n"
         "    for line in open('/proc/self/status'):\n"
         "        if line.startswith('VmRSS'): return int(line.split()[1]) / 1024\n"

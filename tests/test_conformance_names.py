@@ -1,8 +1,8 @@
 """The same names for the same concepts in every adapter class (the four adapters and their
 profiled variants): the first argument ``skills``, the profile selector ``select``, the
-conversation's session ``session_for(...)``. Each old name still works for one release, warns
-naming the new one, and behaves the same: a conformance check runs through an adapter built
-either way, through the real framework runtime."""
+conversation's session ``session_for(...)``. A conformance check runs through each adapter
+built with these names, through the real framework runtime; the names used before them are
+gone (a clear ``TypeError`` / ``AttributeError``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from skillcore import Limits, SkillConfig, SkillLibrary, SkillSession, ToolPolicy
-from skillcore._deprecate import SkillcoreDeprecationWarning
 from skillcore.testing import (
     SCENARIO_PROFILE,
     AdapterDriver,
@@ -53,9 +52,6 @@ from skillcore_openai.testing import (
 #: The context / session-state key the profiled adapters are told to select by (``select=``).
 TENANT = "tenant"
 
-#: How an adapter is built: ``new`` names, or ``old`` ones (each must warn).
-Spelling = str
-
 
 def _scenario(
     driver: AdapterDriver, library: SkillLibrary, limits: Limits, policy: ToolPolicy
@@ -73,29 +69,12 @@ def _profiles(
     return {SCENARIO_PROFILE: config, "other": (SkillLibrary([]), config)}
 
 
-def _built(spelling: Spelling, build: Callable[[], Any], *old: str) -> Any:
-    """``build()``; with the old spelling it must warn once per old name, naming the new."""
-    if spelling == "new":
-        return build()
-    with pytest.warns(SkillcoreDeprecationWarning) as caught:
-        made = build()
-    said = [str(w.message) for w in caught]
-    for name in old:
-        assert any(f"({name}=...) is deprecated" in s for s in said), said
-    return made
-
-
-# -- drivers building each adapter with the given spelling ---------------------------------
+# -- drivers building each adapter with the shared names ------------------------------------
 
 
 class LangChain(LangChainDriver):
-    spelling: Spelling = "new"
-
     def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
-        config = _scenario(self, library, limits, policy)
-        if self.spelling == "new":
-            return SkillsMiddleware(skills=library, config=config)
-        return _built("old", lambda: SkillsMiddleware(sources=library, config=config), "sources")
+        return SkillsMiddleware(skills=library, config=_scenario(self, library, limits, policy))
 
     def framework_session(self) -> SkillSession:
         result: SkillSession = self.middleware.session_for(self.agent.get_state(self.config).values)
@@ -103,18 +82,11 @@ class LangChain(LangChainDriver):
 
 
 class ProfiledLangChain(ProfiledLangChainDriver):
-    spelling: Spelling = "new"
     context: Any = MappingProxyType({TENANT: SCENARIO_PROFILE})
 
     def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         profiles = _profiles(self, library, limits, policy)
-        if self.spelling == "new":
-            return ProfiledSkillsMiddleware(profiles, skills=library, select=TENANT)
-        return _built(
-            "old",
-            lambda: ProfiledSkillsMiddleware(profiles, sources=library, select=TENANT),
-            "sources",
-        )
+        return ProfiledSkillsMiddleware(profiles, skills=library, select=TENANT)
 
     def framework_session(self) -> SkillSession:
         state = self.agent.get_state(self.config).values
@@ -123,13 +95,8 @@ class ProfiledLangChain(ProfiledLangChainDriver):
 
 
 class Adk(AdkDriver):
-    spelling: Spelling = "new"
-
     def _toolset(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
-        config = _scenario(self, library, limits, policy)
-        if self.spelling == "new":
-            return SkillToolset(skills=library, config=config)
-        return _built("old", lambda: SkillToolset(sources=library, config=config), "sources")
+        return SkillToolset(skills=library, config=_scenario(self, library, limits, policy))
 
     def _state_key(self) -> str:
         toolset = self.toolset
@@ -153,14 +120,7 @@ class Adk(AdkDriver):
 class ProfiledAdk(Adk, ProfiledAdkDriver):
     def _toolset(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         profiles = _profiles(self, library, limits, policy)
-        if self.spelling == "new":
-            return ProfiledSkillToolset(profiles, skills=library, select=TENANT)
-        return _built(
-            "old",
-            lambda: ProfiledSkillToolset(profiles, sources=library, profile_key=TENANT),
-            "sources",
-            "profile_key",
-        )
+        return ProfiledSkillToolset(profiles, skills=library, select=TENANT)
 
     def _session_state(self) -> dict[str, Any]:
         return {TENANT: SCENARIO_PROFILE}
@@ -178,17 +138,9 @@ class AgentsSdk(AgentsSdkDriver):
 
 
 class ProfiledAgentsSdk(AgentsSdk, ProfiledAgentsSdkDriver):
-    spelling: Spelling = "new"
-
     def _make_skills(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         profiles = _profiles(self, library, limits, policy)
-        if self.spelling == "new":
-            return ProfiledAgentSkills(profiles, skills=library, select=TENANT)
-        return _built(
-            "old",
-            lambda: ProfiledAgentSkills(profiles, sources=library, select=TENANT),
-            "sources",
-        )
+        return ProfiledAgentSkills(profiles, skills=library, select=TENANT)
 
     def _context(self, key: str) -> Any:
         return {TENANT: SCENARIO_PROFILE, "conversation": key}
@@ -208,24 +160,13 @@ class Dispatcher(ChatDriver):
 
 
 class ProfiledDispatcher(Dispatcher):
-    spelling: Spelling = "new"
-
     def _make_skills(
         self, library: SkillLibrary, limits: Limits, policy: ToolPolicy, handlers: Any
     ) -> Any:
         profiles = _profiles(self, library, limits, policy)
-        if self.spelling == "new":
-            self.profiled = ProfiledOpenAISkills(
-                profiles, skills=library, select=TENANT, handlers=handlers
-            )
-        else:
-            self.profiled = _built(
-                "old",
-                lambda: ProfiledOpenAISkills(
-                    profiles, sources=library, select=TENANT, handlers=handlers
-                ),
-                "sources",
-            )
+        self.profiled = ProfiledOpenAISkills(
+            profiles, skills=library, select=TENANT, handlers=handlers
+        )
         return self.profiled.for_context({TENANT: SCENARIO_PROFILE})
 
     def framework_session(self) -> SkillSession:
@@ -244,27 +185,18 @@ DRIVERS: dict[str, type[Any]] = {
     "openai": Dispatcher,
     "openai-profiled": ProfiledDispatcher,
 }
-#: Adapters that had another name for an argument (the others always said ``skills``).
-RENAMED = ("langchain", "langchain-profiled", "adk", "adk-profiled")
-RENAMED += ("agents-sdk-profiled", "openai-profiled")
-
-CASES = [(name, "new") for name in DRIVERS] + [(name, "old") for name in RENAMED]
 
 
 @pytest.mark.parametrize("check", [check_restrict_policy, check_limit_and_unload])
-@pytest.mark.parametrize(("adapter", "spelling"), CASES, ids=lambda v: str(v))
-def test_same_behaviour_under_each_name(
-    adapter: str, spelling: Spelling, check: Any, tmp_path: Path
-) -> None:
-    """A conformance check passes through the adapter built with the new names and with the
-    old ones; ``session_for`` of the framework's own context then gives the session the
+@pytest.mark.parametrize("adapter", list(DRIVERS))
+def test_same_behaviour_under_each_name(adapter: str, check: Any, tmp_path: Path) -> None:
+    """A conformance check passes through the adapter built with these names, without a
+    warning; ``session_for`` of the framework's own context then gives the session the
     adapter saved."""
     driver = DRIVERS[adapter]()
-    driver.spelling = spelling
     try:
         with warnings.catch_warnings():
-            # The new names never warn (the old ones are asserted by _built).
-            warnings.simplefilter("error", SkillcoreDeprecationWarning)
+            warnings.simplefilter("error", DeprecationWarning)
             check(driver, tmp_path)
             session = driver.framework_session()
         assert isinstance(session, SkillSession)
@@ -277,42 +209,22 @@ def test_same_behaviour_under_each_name(
 # -- old method, attribute and type names ----------------------------------------------------
 
 
-def test_langchain_session_is_session_for(tmp_path: Path) -> None:
-    """``SkillsMiddleware.session(state)`` (and the profiled one's) warn and give what
-    ``session_for`` gives, for a state a real agent run saved."""
-    for kind in (LangChain, ProfiledLangChain):
-        driver = kind()
-        check_limit_and_unload(driver, tmp_path / kind.__name__)
-        state = driver.agent.get_state(driver.config).values
-        args = (state,) if kind is LangChain else (state, driver.context)
-        with pytest.warns(SkillcoreDeprecationWarning, match=r"session\(\) is deprecated"):
-            old = driver.middleware.session(*args)
-        assert old == driver.middleware.session_for(*args)
-        assert sorted(old.loaded_names) == ["beta-open", "gamma-files"]
-
-
-def test_adk_profile_key_attribute(tmp_path: Path) -> None:
-    toolset = ProfiledSkillToolset({"a": str(tmp_path)}, select=TENANT)
-    with pytest.warns(SkillcoreDeprecationWarning, match="use select"):
-        assert toolset.profile_key == TENANT
-    with pytest.warns(SkillcoreDeprecationWarning, match="use select"):
-        toolset.profile_key = "other"
-    assert toolset.select == "other"
-
-
-def test_agents_sdk_state_type_name() -> None:
-    """``SkillState`` (from the package or the module) is ``SkillConversation``, with a
-    warning; LangChain's graph schema keeps its own, distinct name ``SkillsState``."""
+def test_names_used_before_are_gone(tmp_path: Path) -> None:
+    """The spellings used before the names were made the same are gone, each with a clear
+    error rather than a silent second path."""
     import skillcore_openai
     import skillcore_openai.agents_sdk
     from skillcore_langchain import SkillsState
 
+    path = str(tmp_path)
+    assert not hasattr(SkillsMiddleware(path), "session")
+    assert not hasattr(ProfiledSkillToolset({"a": path}, select=TENANT), "profile_key")
     for module in (skillcore_openai, skillcore_openai.agents_sdk):
-        with pytest.warns(SkillcoreDeprecationWarning, match="use .*SkillConversation"):
-            assert module.SkillState is SkillConversation
+        with pytest.raises(AttributeError):
+            _ = module.SkillState
     assert SkillsState is not SkillConversation
-    with pytest.raises(AttributeError):
-        _ = skillcore_openai.NoSuchName
+    with pytest.raises(TypeError, match="only with backend="):
+        SkillsMiddleware(sources=path)
 
 
 def test_state_for_is_the_holder(tmp_path: Path) -> None:
@@ -330,7 +242,6 @@ def test_state_for_is_the_holder(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "build",
     [
-        lambda p: SkillsMiddleware(p, sources=p),
         lambda p: SkillToolset(p, sources=p),
         lambda p: ProfiledSkillToolset({"a": p}, p, sources=p),
         lambda p: ProfiledSkillToolset({"a": p}, select="x", profile_key="y"),
@@ -339,11 +250,9 @@ def test_state_for_is_the_holder(tmp_path: Path) -> None:
         lambda p: ProfiledSkillsMiddleware({"a": p}, skills=p, sources=p),
     ],
 )
-def test_both_names_is_an_error(build: Callable[[str], Any], tmp_path: Path) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SkillcoreDeprecationWarning)
-        with pytest.raises(TypeError, match=r"got both|multiple values"):
-            build(str(tmp_path))
+def test_old_keywords_are_refused(build: Callable[[str], Any], tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match=r"unexpected keyword|sources"):
+        build(str(tmp_path))
 
 
 def test_deepagents_spelling_does_not_warn(tmp_path: Path) -> None:

@@ -24,8 +24,8 @@ RUNNER = """
 import json, sys, traceback, warnings
 import skillcore
 print("SKILLCORE_FROM", skillcore.__file__, flush=True)
-# The docs show the current names: an old one (kept for one release) fails the page.
-warnings.simplefilter("error", skillcore.SkillcoreDeprecationWarning)
+# A page whose example warns about a deprecated use fails.
+warnings.simplefilter("error", DeprecationWarning)
 page, blocks = sys.argv[1], json.loads(sys.stdin.read())
 namespace = {"__name__": "docs_" + page}
 for i, code in enumerate(blocks):

@@ -9,14 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from skillcore import _moved
-
-_moved.install()  # module paths from before the layer packages (one release)
-
 if TYPE_CHECKING:
-    from skillcore._deprecate import (
-        SkillcoreDeprecationWarning,
-    )
     from skillcore.catalog.prompt import PromptMode, PromptTemplate
     from skillcore.catalog.relevance import (
         CatalogOrder,
@@ -186,7 +179,6 @@ _LAZY: dict[str, str] = {
     "ConfigError": "skillcore.runtime.settings",
     "load_settings": "skillcore.runtime.settings",
     "backend_sources": "skillcore.sources.deepagents",
-    "SkillcoreDeprecationWarning": "skillcore._deprecate",
 }
 
 
@@ -260,7 +252,6 @@ __all__ = [
     "SkillSession",
     "SkillSource",
     "SkillToolkit",
-    "SkillcoreDeprecationWarning",
     "SkillcoreError",
     "SourceError",
     "SourceReader",

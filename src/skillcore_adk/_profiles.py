@@ -15,7 +15,6 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
 
 from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
-from skillcore._deprecate import renamed_keywords, warn_renamed
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import ProfileChoice, read_selector
 from skillcore_adk._toolset import DEFAULT_STATE_KEY_PREFIX, SkillToolset
@@ -47,7 +46,6 @@ class ProfiledSkillToolset(BaseToolset):
     ``App(plugins=[SkillPolicyPlugin()])``, as for :class:`SkillToolset`.
     """
 
-    @renamed_keywords(sources="skills", profile_key="select")
     def __init__(
         self,
         profiles: Mapping[str, Any],
@@ -100,17 +98,6 @@ class ProfiledSkillToolset(BaseToolset):
     def toolset(self, context: ReadonlyContext | None) -> SkillToolset:
         """The toolset of the profile of the session running in ``context``."""
         return self.choose(context).item
-
-    @property
-    def profile_key(self) -> str | Callable[[Any], object]:
-        """Deprecated name of :attr:`select`."""
-        warn_renamed("ProfiledSkillToolset.profile_key", "select")
-        return self.select
-
-    @profile_key.setter
-    def profile_key(self, value: str | Callable[[Any], object]) -> None:
-        warn_renamed("ProfiledSkillToolset.profile_key", "select")
-        self.select = value
 
     def session_for(self, context: ReadonlyContext) -> SkillSession:
         """The skill session of the agent running in ``context``, in its session's profile

@@ -23,7 +23,6 @@ from skillcore import (
     ToolSpec,
     replies,
 )
-from skillcore._deprecate import renamed_keywords
 from skillcore._recent import Recent
 from skillcore.runtime import turn_entry
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
@@ -143,7 +142,6 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     ``App(plugins=[SkillPolicyPlugin()])`` (every agent of an app).
     """
 
-    @renamed_keywords(sources="skills")
     def __init__(
         self,
         skills: Sources | None = None,

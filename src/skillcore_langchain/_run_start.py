@@ -8,7 +8,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from skillcore import SkillSession
-from skillcore._deprecate import renamed_value, warn_renamed
 from skillcore.runtime.config import Sources
 from skillcore.state.session import Restored
 from skillcore_langchain._state import LOAD_KEY, SEED_KEY, STATE_KEY
@@ -61,8 +60,12 @@ def keep_rev(update: dict[str, Any] | None, state: Mapping[str, Any]) -> dict[st
 def skills_argument(
     skills: Sources | None, sources: Sources | None, backend: Any
 ) -> Sources | None:
-    """The ``skills`` argument, or ``sources``: deepagents' spelling next to ``backend`` (kept,
-    as the drop-in replacement of deepagents' middleware takes it), else its old name."""
-    if sources is not None and backend is None:
-        warn_renamed("SkillsMiddleware(sources=...)", "skills=", stacklevel=3)
-    return renamed_value("SkillsMiddleware", "sources", "skills", sources, skills)
+    """The ``skills`` argument, or ``sources``: deepagents' spelling, accepted next to
+    ``backend`` only (the drop-in replacement of deepagents' middleware takes it)."""
+    if sources is None:
+        return skills
+    if backend is None:
+        raise TypeError("SkillsMiddleware() takes sources= only with backend=; use skills=")
+    if skills is not None:
+        raise TypeError("SkillsMiddleware() got both skills= and sources=")
+    return sources

@@ -28,7 +28,6 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import SkillConfig, SkillSession
-from skillcore._deprecate import warn_renamed
 from skillcore._recent import Recent
 from skillcore.runtime import turn_entry
 from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
@@ -113,8 +112,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 with ``backend``, paths in it or ``(path, label)`` tuples, as deepagents takes.
             config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``.
             sources: deepagents' name for ``skills`` next to ``backend``, accepted there as
-                deepagents' own ``SkillsMiddleware`` takes it; without ``backend`` it is the
-                old name of ``skills`` (deprecated).
+                deepagents' own ``SkillsMiddleware`` takes it (only there).
             backend: a deepagents backend holding the skills (``StateBackend``,
                 ``StoreBackend``, ``FilesystemBackend``, ``CompositeBackend``, a sandbox).
                 Backends whose files depend on the thread get one catalog per thread.
@@ -175,11 +173,6 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         """The skill session stored in an agent state (empty if there is none or it is
         unreadable; see :func:`skillcore.restore_session`)."""
         return self.restore((state or {}).get(STATE_KEY)).session
-
-    def session(self, state: Mapping[str, Any] | None) -> SkillSession:
-        """Deprecated name of :meth:`session_for`."""
-        warn_renamed("SkillsMiddleware.session()", "session_for()")
-        return self.session_for(state)
 
     def _state_update(self, session: SkillSession, view: TurnCall | None = None) -> dict[str, Any]:
         # A tool call writes its own effect with the turn's base and order (merged by

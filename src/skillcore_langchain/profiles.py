@@ -21,7 +21,6 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import OutcomeCode, SkillConfig, SkillLibrary, SkillSession, replies
-from skillcore._deprecate import renamed_keywords, warn_renamed
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import (
     ProfileChoice,
@@ -73,7 +72,6 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
 
     state_schema = SkillsState
 
-    @renamed_keywords(sources="skills")
     def __init__(
         self,
         profiles: Mapping[str, Any],
@@ -147,11 +145,6 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         """The skill session stored in an agent state, as the profile of ``context`` (the
         run's ``runtime.context``) sees it."""
         return self.middleware(context).session_for(state)
-
-    def session(self, state: Mapping[str, Any] | None, context: Any = None) -> SkillSession:
-        """Deprecated name of :meth:`session_for`."""
-        warn_renamed("ProfiledSkillsMiddleware.session()", "session_for()")
-        return self.session_for(state, context)
 
     @staticmethod
     def _context(runtime: Any) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from skillcore._deprecate import renamed_attributes
 from skillcore_openai.functions import (
     ChatDeltas,
     FunctionCall,
@@ -71,5 +70,4 @@ def _lazy(name: str) -> Any:
     raise AttributeError(f"module 'skillcore_openai' has no attribute {name!r}")
 
 
-#: Old names kept for one release.
-__getattr__ = renamed_attributes(__name__, {"SkillState": "SkillConversation"}, _lazy)
+__getattr__ = _lazy

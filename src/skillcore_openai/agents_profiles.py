@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
-from skillcore._deprecate import renamed_keywords
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
 from skillcore.state.coordination import MemoryStateStore, StateStore
@@ -61,7 +60,6 @@ class ProfiledAgentSkills:
     refused (``agents.UserError``): tenants never share one state.
     """
 
-    @renamed_keywords(sources="skills")
     def __init__(
         self,
         profiles: Mapping[str, Any],

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from skillcore import Limits, SkillConfig, SkillToolkit, ToolPolicy
-from skillcore._deprecate import renamed_attributes
 from skillcore.errors import require
 from skillcore.runtime.config import Sources, check_toolkit_options, with_gated_tools
 from skillcore.state.coordination import StateStore
@@ -43,9 +42,6 @@ from skillcore_openai._agents_instructions import (  # noqa: E402
 from skillcore_openai._agents_instructions import Instructions as Instructions  # noqa: E402
 
 __all__ = ["AgentSkills", "SkillConversation"]
-
-#: Old names kept for one release (``SkillState``: too close to LangChain's ``SkillsState``).
-__getattr__ = renamed_attributes(__name__, {"SkillState": "SkillConversation"})
 
 
 class AgentSkills(AgentInstructions, AgentGuarding):

@@ -12,7 +12,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
-from skillcore._deprecate import renamed_keywords
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
 from skillcore.state.coordination import MemoryStateStore, StateStore
@@ -39,7 +38,6 @@ class ProfiledOpenAISkills:
     Use one profile's object for a whole run: its sessions belong to its catalog.
     """
 
-    @renamed_keywords(sources="skills")
     def __init__(
         self,
         profiles: Mapping[str, Any],

@@ -15,8 +15,8 @@ from mcp.shared.exceptions import MCPError
 
 from skillcore import Code, SkillLibrary, SkillSource, SkillToolkit
 from skillcore._text import is_clean
-from skillcore.backends.mcp import MAX_LISTED_ITEMS, MAX_PAGES, mcp_source
-from skillcore.mcp_server import SkillMCPServer
+from skillcore.apps.mcp_server import SkillMCPServer
+from skillcore.sources.mcp import MAX_LISTED_ITEMS, MAX_PAGES, mcp_source
 
 from .test_mcp_server import _ANY, _ListSkills
 

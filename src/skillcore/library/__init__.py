@@ -14,7 +14,6 @@ from skillcore.library.state import (
     SKILL_GRACE_SECONDS,
     ProgressCallback,
     SourceState,
-    _SourceState,
 )
 
 __all__ = [
@@ -27,6 +26,5 @@ __all__ = [
     "ResourceContent",
     "SkillLibrary",
     "SourceState",
-    "_SourceState",
     "missing_dependencies",
 ]

@@ -59,10 +59,6 @@ class SourceState:
     checked_at: float = float("-inf")
 
 
-#: The former name of :class:`SourceState`.
-_SourceState = SourceState
-
-
 def failed_scan(label: str, state: SourceState, exc: BaseException) -> list[Diagnostic]:
     """The diagnostic of a source whose scan failed: its last good skills are kept (stale),
     or it is unreachable."""

@@ -94,7 +94,7 @@ def _metadata(meta: Mapping[Any, Any], ctx: ParseContext) -> dict[str, str]:
 
 #: ``metadata`` keys whose peers give them a type other than text, with the type skillcore
 #: reads them as: ADK's ``adk_additional_tools`` (a list of tool names, see
-#: :mod:`skillcore.gating`) and ``adk_inject_state`` (a bool).
+#: :mod:`skillcore.policy.gating`) and ``adk_inject_state`` (a bool).
 TYPED_METADATA: Mapping[str, str] = {"adk_additional_tools": "list", "adk_inject_state": "bool"}
 
 

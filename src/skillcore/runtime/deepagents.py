@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from skillcore.library import SkillLibrary, _SourceState
+from skillcore.library import SkillLibrary, SourceState
 from skillcore.model import Catalog
 from skillcore.sources.deepagents import SourceSpec, backend_sources
 
@@ -67,7 +67,7 @@ def _reads_runtime(backend: Any) -> bool:
 
 @attrs.define
 class _Scope:
-    states: dict[str, _SourceState]
+    states: dict[str, SourceState]
     catalog: Catalog | None = None
     dirty: bool = False
 
@@ -102,7 +102,7 @@ class ScopedLibrary(SkillLibrary):
         with self._scopes_lock:
             slot = self._scopes.get(key)
             if slot is None:
-                slot = _Scope({s.label: _SourceState() for s in self.sources})
+                slot = _Scope({s.label: SourceState() for s in self.sources})
                 self._scopes[key] = slot
                 while len(self._scopes) > self._max_scopes:
                     self._scopes.popitem(last=False)
@@ -112,11 +112,11 @@ class ScopedLibrary(SkillLibrary):
 
     # The three pieces of per-scan state of SkillLibrary, kept per scope.
     @property
-    def _states(self) -> dict[str, _SourceState]:
+    def _states(self) -> dict[str, SourceState]:
         return self._slot().states
 
     @_states.setter
-    def _states(self, value: dict[str, _SourceState]) -> None:
+    def _states(self, value: dict[str, SourceState]) -> None:
         self._slot().states = value
 
     @property

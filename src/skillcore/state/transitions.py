@@ -281,28 +281,6 @@ class SkillSession(Deliveries, ToolAccess):
             return Outcome(OutcomeCode.DISABLED, name)
         return None
 
-    # -- rendering -------------------------------------------------------------------------
-
-    def render_catalog(self, format: str | None = None, budget: int | None = None) -> str:
-        """The catalog text for the system prompt (empty when there are no skills).
-
-        Deprecated: use :func:`skillcore.render_catalog` (the catalog layer renders; the
-        session holds state). Kept for one release.
-        """
-        import warnings
-
-        # The one import from a layer above, for this deprecated convenience only
-        # (import-linter lists it as an exception).
-        from skillcore.catalog.render import CatalogFormat, render_catalog
-
-        warnings.warn(
-            "SkillSession.render_catalog() is deprecated; use skillcore.render_catalog(session)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        fmt = CatalogFormat(format) if format else CatalogFormat.MARKDOWN
-        return render_catalog(self, fmt, self.limits.catalog_budget if budget is None else budget)
-
     # -- serialization ---------------------------------------------------------------------
 
     def to_state(self, *, turn: str | None = None, seq: int = 0) -> dict[str, Any]:

@@ -192,13 +192,13 @@ class ModelView:
         self, session: SkillSession | Catalog, query: str | None, path: str | None = None
     ) -> Selection:
         """What the search tool finds for ``query``/``path``, with its "no close match"
-        verdict (:meth:`skillcore.ranking.SearchIndex.select`)."""
+        verdict (:meth:`skillcore.catalog.ranking.SearchIndex.select`)."""
         catalog = session.catalog if isinstance(session, SkillSession) else session
         return index_for(catalog).select(query, path, SEARCH_LIMIT, self.ranker)
 
     def search_text(self, session: SkillSession, query: str | None, path: str | None) -> str:
         """The reply of the search tool: when no skill is a close match, at most
-        :data:`~skillcore.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well."""
+        :data:`~skillcore.catalog.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well."""
         found = self.select(session, query, path)
         return replies.search(session, found.hits, query, path, found.abstained)
 

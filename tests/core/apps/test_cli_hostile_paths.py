@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcore.cli import main
+from skillcore.apps.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "skills"

@@ -46,8 +46,3 @@ def test_the_walk_finds_the_source_errors() -> None:
 @pytest.mark.parametrize("exc", EXCEPTIONS, ids=lambda e: f"{e.__module__}.{e.__name__}")
 def test_public_exception_derives_from_skillcore_error(exc: type[BaseException]) -> None:
     assert issubclass(exc, SkillcoreError), f"{exc.__module__}.{exc.__name__}: {exc.__mro__}"
-
-
-def test_the_deprecation_warning_is_a_deprecation_warning() -> None:
-    """Filters on ``DeprecationWarning`` catch skillcore's renamed names too."""
-    assert issubclass(skillcore.SkillcoreDeprecationWarning, DeprecationWarning)

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import skillcore.cache as cache_mod
+import skillcore.parse.cache as cache_mod
 from skillcore import SkillLibrary
-from skillcore.gating import skill_gated_tools
+from skillcore.policy.gating import skill_gated_tools
 
 OTHER_UID = 4242 if os.geteuid() != 4242 else 4243
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from skillcore import Code, Severity, SkillLibrary
-from skillcore.cli import main
-from skillcore.gating import skill_gated_tools
+from skillcore.apps.cli import main
+from skillcore.policy.gating import skill_gated_tools
 
 
 def _skill(root: Path, body: str) -> Path:

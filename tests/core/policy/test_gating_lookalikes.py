@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skillcore import Limits, PolicyMode, SkillLibrary, ToolPolicy
-from skillcore.gating import gating_diagnostics, parse_tool_list
+from skillcore.policy.gating import gating_diagnostics, parse_tool_list
 from skillcore.testing import write_skill
 
 LOOKALIKES = ["\u212aubectl", "\u212bdmin", "\u2126mega", "K\u0301ubectl", "\uff2bubectl"]
