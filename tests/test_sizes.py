@@ -1,10 +1,11 @@
-"""Size limits of the source: no module over 600 lines, no function over 60, no class over 300.
+"""Size guidance for the source: modules up to 600 lines, functions up to 60.
 
-Long files and functions hide their jobs; the limits keep each module to one job a reader can
-name. The modules not yet within them are listed in ``NOT_YET`` (by name, not by size: they
-may change, but no new offender may appear); the list only shrinks.
+A class is one concept whatever its length, so classes have no limit. Long modules and
+functions usually hide more than one job; one over its guidance fails unless ``REASONS`` says
+why it is one job (by ``kind path[:qualified name]``, with the reason as the value).
 
-Run as a script (``python tests/test_sizes.py [paths]``) to print every offender with its size.
+Run as a script (``python tests/test_sizes.py [paths]``) to print every module and function
+over its guidance with its size, listed or not.
 """
 
 from __future__ import annotations
@@ -21,15 +22,14 @@ SRC = ROOT / "src"
 
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
-MAX_CLASS_LINES = 300
 
-#: Offenders that predate the limits, by ``kind path[:qualified name]``; to be split.
-NOT_YET: frozenset[str] = frozenset()
+#: Modules and functions over their guidance on purpose: key -> why it is one job.
+REASONS: dict[str, str] = {}
 
 
 @attrs.frozen
 class Offender:
-    """A module, function or class over its limit."""
+    """A module or function over its guidance."""
 
     kind: str
     where: str
@@ -41,11 +41,11 @@ class Offender:
         return f"{self.kind} {self.where}"
 
     def __str__(self) -> str:
-        return f"{self.key}: {self.lines} lines (limit {self.limit})"
+        return f"{self.key}: {self.lines} lines (guidance {self.limit})"
 
 
 def offenders(source: str, name: str) -> Iterator[Offender]:
-    """The parts of one module's ``source`` over their limits (``name``: its path)."""
+    """The parts of one module's ``source`` over their guidance (``name``: its path)."""
     lines = len(source.splitlines())
     if lines > MAX_MODULE_LINES:
         yield Offender("module", name, lines, MAX_MODULE_LINES)
@@ -54,15 +54,14 @@ def offenders(source: str, name: str) -> Iterator[Offender]:
 
 def _walk(node: ast.AST, name: str, prefix: str) -> Iterator[Offender]:
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             qualname = f"{prefix}{child.name}"
             length = (child.end_lineno or child.lineno) - child.lineno + 1
-            is_class = isinstance(child, ast.ClassDef)
-            limit = MAX_CLASS_LINES if is_class else MAX_FUNCTION_LINES
-            if length > limit:
-                kind = "class" if is_class else "function"
-                yield Offender(kind, f"{name}:{qualname}", length, limit)
+            if length > MAX_FUNCTION_LINES:
+                yield Offender("function", f"{name}:{qualname}", length, MAX_FUNCTION_LINES)
             yield from _walk(child, name, f"{qualname}.")
+        elif isinstance(child, ast.ClassDef):
+            yield from _walk(child, name, f"{prefix}{child.name}.")
         else:
             yield from _walk(child, name, prefix)
 
@@ -77,18 +76,22 @@ def measure(paths: Iterable[Path]) -> list[Offender]:
     return found
 
 
-def test_no_new_oversized_module_function_or_class() -> None:
-    new = [str(o) for o in measure([SRC]) if o.key not in NOT_YET]
-    assert not new, "over the size limits (split by job):\n" + "\n".join(new)
+def test_modules_and_functions_within_guidance_or_listed_with_a_reason() -> None:
+    found = measure([SRC])
+    unlisted = [str(o) for o in found if o.key not in REASONS]
+    assert not unlisted, "over the size guidance, with no reason listed:\n" + "\n".join(unlisted)
+    stale = sorted(set(REASONS) - {o.key for o in found})
+    assert not stale, f"listed in REASONS but within the guidance now: {stale}"
+    assert all(reason.strip() for reason in REASONS.values())
 
 
-def test_the_checker_finds_each_kind() -> None:
+def test_the_checker_finds_each_kind_and_ignores_class_length() -> None:
     body = "\n".join(f"        x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
     source = f"class C:\n    def long(self) -> None:\n{body}\n"
-    source += "\n" * (MAX_CLASS_LINES - len(source.splitlines()))
-    source += "    y = 1\n" + "z = 0\n" * (MAX_MODULE_LINES - MAX_CLASS_LINES)
+    source += "".join(f"    def m{i}(self) -> None: ...\n" for i in range(400))
+    source += "z = 0\n" * MAX_MODULE_LINES
     found = {o.key for o in offenders(source, "m.py")}
-    assert found == {"module m.py", "class m.py:C", "function m.py:C.long"}
+    assert found == {"module m.py", "function m.py:C.long"}
     short = "def f() -> None:\n" + "\n".join(f"    x{i} = {i}" for i in range(59))
     assert list(offenders(short, "m.py")) == []
 
@@ -96,4 +99,4 @@ def test_the_checker_finds_each_kind() -> None:
 if __name__ == "__main__":
     targets = [Path(p) for p in sys.argv[1:]] or [SRC]
     for offender in measure(targets):
-        print(offender)
+        print(offender, "" if offender.key not in REASONS else f"[{REASONS[offender.key]}]")
