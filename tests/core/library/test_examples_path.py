@@ -64,7 +64,7 @@ def test_the_deepagents_extra_exists_and_is_documented() -> None:
 
 
 def test_without_deepagents_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("langchain")
+    pytest.importorskip("langchain.agents")
     from skillcore import MissingDependencyError
     from skillcore_langchain.deepagents import create_deep_agent
 

@@ -132,7 +132,9 @@ def test_adk_preset_names() -> None:
 
 
 def test_presets_name_real_framework_tools() -> None:
-    import agents
+    agents = pytest.importorskip("agents")
+    pytest.importorskip("google.adk")
+    pytest.importorskip("deepagents")
     from google.adk.tools import google_search, load_artifacts, url_context
     from google.adk.tools.bash_tool import ExecuteBashTool
 

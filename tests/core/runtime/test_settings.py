@@ -161,7 +161,7 @@ def test_a_bad_variable_fails_the_adapter_build(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_langchain_middleware_reads_the_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("langchain")
+    pytest.importorskip("langchain.agents")
     from skillcore_langchain import SkillsMiddleware
 
     monkeypatch.setenv("SKILLCORE_SOURCES", EXAMPLES)

@@ -33,7 +33,7 @@ def test_each_message_is_ranked_once_however_long_the_conversation(
         return select(text, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(index, "select", counting)
-    messages = [f"audit the csv export number {i}" for i in range(600)]
+    messages = [f"audit the csv files for broken rows, export {i}" for i in range(600)]
     notes = [toolkit.suggestion_note(catalog, m) for m in messages]
     for _ in range(3):  # three more model calls of the same conversation
         assert [toolkit.suggestion_note(catalog, m) for m in messages] == notes
