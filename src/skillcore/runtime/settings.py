@@ -255,7 +255,7 @@ def _yaml_loader() -> type:
 
     base: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    class SettingsLoader(base):  # type: ignore[misc,valid-type]  # picked at run time
+    class SettingsLoader(base):  # type: ignore[misc]  # a base picked at run time is untyped
         pass
 
     def construct_int(loader: Any, node: Any) -> Any:
@@ -393,8 +393,8 @@ def _find(environ: Mapping[str, str], cwd: Path) -> _File | None:
             )
         return None
     # It mentions skillcore: a file that cannot be read is an error, never "no settings".
-    table = _pyproject_table(path, _toml_loads(path, _text(path, data)))
-    return None if table is None else _File(path, f"{path} [tool.skillcore]", table, False)
+    found = _pyproject_table(path, _toml_loads(path, _text(path, data)))
+    return None if found is None else _File(path, f"{path} [tool.skillcore]", found, False)
 
 
 def _trust_list(environ: Mapping[str, str]) -> tuple[str, ...]:
