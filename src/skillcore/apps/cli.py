@@ -271,17 +271,16 @@ def _budget(text: str) -> int:
 def _apply_settings(args: argparse.Namespace) -> None:
     """Options not given on the command line from the settings (``SKILLCORE_*``,
     ``skills.yaml``; see :mod:`skillcore.runtime.settings`): the command line wins."""
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", settings.ConfigWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", settings.ConfigWarning)
+        try:
             found = settings.load_settings(trust=getattr(args, "trust_settings", False))
-    except settings.ConfigError as exc:
-        raise UsageError(single_line(str(exc))) from exc
-    for warning in caught:  # one line each, not Python's two-line warning format
-        print(
-            f"skillcore {args.command}: warning: {single_line(str(warning.message))}",
-            file=sys.stderr,
-        )
+        except settings.ConfigError as exc:
+            raise UsageError(single_line(str(exc))) from exc
+        finally:  # also before an error: a mistyped variable may explain it
+            for warning in caught:  # one line each, not Python's two-line format
+                message = single_line(str(warning.message))
+                print(f"skillcore {args.command}: warning: {message}", file=sys.stderr)
     args.settings = found
     if getattr(args, "mode", "") is None:
         args.mode = found.get("validation_mode", ValidationMode.LENIENT.value)
