@@ -28,7 +28,7 @@ import stat
 import sys
 import warnings
 from collections.abc import Callable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -312,7 +312,7 @@ def _toml_loads(path: Path, text: str) -> Any:
                 f"or use {SETTINGS_FILE}"
             ) from None
     try:
-        return tomllib.loads(text)
+        return _parsed_toml(text, tomllib.loads)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
     except RecursionError:
@@ -320,6 +320,12 @@ def _toml_loads(path: Path, text: str) -> Any:
     except ValueError:
         # The parser's int() refuses numbers of ~4,300 digits and more: name the key.
         raise ConfigError(f"{path}: {_long_number(text)}") from None
+
+
+@lru_cache(maxsize=4)
+def _parsed_toml(text: str, loads: Callable[[str], Any]) -> Any:
+    # Adapters read the settings a few times while they are built: parse a file once.
+    return loads(text)
 
 
 _LONG_NUMBER = re.compile(
@@ -348,6 +354,11 @@ def _pyproject_table(path: Path, data: Any) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: [tool.skillcore] must be a table")
     # TOML keys are often written with dashes.
     return {str(k).replace("-", "_"): v for k, v in data.items()}
+
+
+#: A ``pyproject.toml`` naming skillcore as a word (``[tool.skillcore]`` however spelt or
+#: broken, not the ``skillcore-agents`` of a dependency list) is read as a settings file.
+_MENTION = re.compile(rb"(?<![\w-])skillcore(?![\w-])", re.I)
 
 
 @attrs.frozen
@@ -382,7 +393,7 @@ def _find(environ: Mapping[str, str], cwd: Path) -> _File | None:
     if not os.path.lexists(path):
         return None
     data = _read_bounded(path)
-    if b"skillcore" not in data.lower():
+    if _MENTION.search(data) is None:
         if len(data) > MAX_SETTINGS_BYTES:
             warnings.warn(
                 ConfigWarning(

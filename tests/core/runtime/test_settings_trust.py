@@ -371,3 +371,11 @@ def test_an_unknown_variable_warns_on_the_cli(clean: Path) -> None:
     proc = cli(clean, "list", EXAMPLES, SKILLCORE_MAX_LOADDE="3")
     assert proc.returncode == 0, proc.stderr
     assert "SKILLCORE_MAX_LOADDE" in proc.stderr and "SKILLCORE_MAX_LOADED" in proc.stderr
+
+
+def test_a_project_that_only_depends_on_skillcore_is_not_a_settings_file(clean: Path) -> None:
+    # Its pyproject.toml is the project's business: even broken, it is not read as settings.
+    (clean / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndependencies = ["skillcore-agents>=1"]\n[broken\n'
+    )
+    assert load_settings({}).values == {}
