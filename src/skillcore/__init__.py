@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from skillcore.runtime.profiles import ProfileChoice, SkillProfiles
     from skillcore.runtime.settings import (
         ConfigError,
+        ConfigWarning,
         load_settings,
     )
     from skillcore.sources.base import (
@@ -184,6 +185,7 @@ _LAZY: dict[str, str] = {
     "file_marker": "skillcore.state.refresh",
     "relevant_catalog": "skillcore.catalog.relevance",
     "ConfigError": "skillcore.runtime.settings",
+    "ConfigWarning": "skillcore.runtime.settings",
     "load_settings": "skillcore.runtime.settings",
     "backend_sources": "skillcore.sources.deepagents",
     "SkillcoreDeprecationWarning": "skillcore._deprecate",
@@ -219,6 +221,7 @@ __all__ = [
     "CatalogView",
     "Code",
     "ConfigError",
+    "ConfigWarning",
     "DecisionCode",
     "Diagnostic",
     "Ledger",

@@ -444,7 +444,7 @@ def _untrusted_source(source: str, folder: Path) -> str | None:
 
 
 def _refusal(found: _File, key: str, value: str, why: str) -> str:
-    folder = found.path.parent
+    folder = os.path.abspath(found.path.parent)
     return (
         f"{found.shown}: {key}: {value[:120]!r} {why}. A settings file found in the current "
         "directory is not trusted; if you trust this one, run with --trust-settings or set "
