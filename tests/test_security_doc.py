@@ -81,3 +81,18 @@ def test_security_page_states_the_code_caps(text: str) -> None:
 def test_one_stated_cap_covers_tool_names_and_patterns() -> None:
     """The page states one length for both; they must stay the same number."""
     assert policy.MAX_TOOL_NAME == policy.MAX_TOOL_PATTERN
+
+
+def test_security_page_states_the_settings_caps() -> None:
+    """The settings-file bounds and the state secret's minimum are the constants in code."""
+    from skillcore.runtime import settings
+
+    for text in (
+        f"at most {_n(settings.MAX_SETTINGS_BYTES)} bytes read",
+        f"nesting at most {caps.MAX_NESTING} levels",
+        f"numbers of more than {bounds.MAX_INT_CHARS} characters",
+        f"at least {state_token.MIN_SECRET_BYTES} bytes with at least "
+        f"{state_token.MIN_SECRET_DISTINCT} different byte values",
+        settings.TRUST_ENV,
+    ):
+        assert text in DOC, text

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from skillcore.runtime.profiles import ProfileChoice, SkillProfiles
     from skillcore.runtime.settings import (
         ConfigError,
+        ConfigWarning,
         load_settings,
     )
     from skillcore.sources.base import (
@@ -177,6 +178,7 @@ _LAZY: dict[str, str] = {
     "file_marker": "skillcore.state.refresh",
     "relevant_catalog": "skillcore.catalog.relevance",
     "ConfigError": "skillcore.runtime.settings",
+    "ConfigWarning": "skillcore.runtime.settings",
     "load_settings": "skillcore.runtime.settings",
     "backend_sources": "skillcore.sources.deepagents",
 }
@@ -211,6 +213,7 @@ __all__ = [
     "CatalogView",
     "Code",
     "ConfigError",
+    "ConfigWarning",
     "DecisionCode",
     "Diagnostic",
     "Ledger",

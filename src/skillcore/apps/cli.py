@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from skillcore._text import single_line
@@ -124,6 +125,12 @@ def _add_command(
     )
     p.add_argument(
         "--max-depth", type=int, default=4, help="how deep --recursive looks (default: 4)"
+    )
+    p.add_argument(
+        "--trust-settings",
+        action="store_true",
+        help="use the sources of the settings file in this directory even when they are URLs "
+        f"or lead outside it (default: only folders inside it; see {settings.TRUST_ENV})",
     )
     return p
 
@@ -264,10 +271,16 @@ def _budget(text: str) -> int:
 def _apply_settings(args: argparse.Namespace) -> None:
     """Options not given on the command line from the settings (``SKILLCORE_*``,
     ``skills.yaml``; see :mod:`skillcore.runtime.settings`): the command line wins."""
-    try:
-        found = settings.current()
-    except settings.ConfigError as exc:
-        raise UsageError(single_line(str(exc))) from exc
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", settings.ConfigWarning)
+        try:
+            found = settings.load_settings(trust=getattr(args, "trust_settings", False))
+        except settings.ConfigError as exc:
+            raise UsageError(single_line(str(exc))) from exc
+        finally:  # also before an error: a mistyped variable may explain it
+            for warning in caught:  # one line each, not Python's two-line format
+                message = single_line(str(warning.message))
+                print(f"skillcore {args.command}: warning: {message}", file=sys.stderr)
     args.settings = found
     if getattr(args, "mode", "") is None:
         args.mode = found.get("validation_mode", ValidationMode.LENIENT.value)

@@ -56,8 +56,9 @@ class SkillsProblem(SkillcoreError):
 def open_library(args: argparse.Namespace, *, need_skills: bool = True) -> SkillLibrary:
     """The discovered library of ``args.sources``; a source that cannot be read is a
     :class:`UsageError` and, with ``need_skills``, finding no skill a :class:`SkillsProblem`."""
-    configured = args.settings.get("sources")
-    sources: list[SkillSource | str] = list(args.sources or configured or [default_examples()])
+    sources: list[SkillSource | str] = list(
+        args.sources or _configured(args) or [default_examples()]
+    )
     if args.recursive:
         sources = [SkillSource(str(s), recursive=True, max_depth=args.max_depth) for s in sources]
     progress = _Progress(sys.stderr)
@@ -74,6 +75,16 @@ def open_library(args: argparse.Namespace, *, need_skills: bool = True) -> Skill
     if need_skills and not lib.catalog.skills:
         raise SkillsProblem(no_skills_message(lib))
     return lib
+
+
+def _configured(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The configured sources (asked for only when the command line names none: a settings
+    file's refused sources matter only then)."""
+    try:
+        configured: tuple[str, ...] | None = args.settings.get("sources")
+    except SkillcoreError as exc:  # ConfigError: a source the settings file may not name
+        raise UsageError(single_line(str(exc))) from exc
+    return configured
 
 
 def no_skills_message(lib: SkillLibrary) -> str:

@@ -148,7 +148,7 @@ class SkillMCPServer(SkillFiles):
         budget: int | None = None,
         refresh: float | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
-        state_secret: bytes | None = None,
+        state_secret: bytes | str | None = None,
     ) -> None:
         from skillcore import __version__
 
@@ -159,8 +159,8 @@ class SkillMCPServer(SkillFiles):
         self.budget = budget
         self.refresh_interval = refresh
         self.max_sessions = max_sessions
-        #: Signs the state tokens of stateless clients (``state_secret``: shared by every
-        #: process of a deployment; None: a random per-process secret).
+        #: Signs the state tokens of stateless clients (``state_secret``, bytes or text:
+        #: shared by every process of a deployment; None: a random per-process secret).
         self.signer = StateSigner(state_secret)
         # Keyed by the connection's outbound channel (one per client connection); weak, so a
         # closed connection's state goes with it, and capped in number.

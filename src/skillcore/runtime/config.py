@@ -8,6 +8,7 @@ that rule for every adapter.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Union
 
@@ -170,14 +171,26 @@ class SkillConfig:
         """The library for ``sources`` (used as is when it already is one).
 
         ``sources`` None: the configured ones (``SKILLCORE_SOURCES``, or ``sources`` in the
-        settings file). With ``enabled`` off in the settings, a library without sources: no
-        catalog, no skill tools. With a deepagents ``backend``, ``sources`` are paths in it
-        (or ``(path, label)`` tuples) and ``thread`` names the running conversation (see
-        :func:`skillcore.runtime.deepagents.backend_library`)."""
+        settings file); with ``enabled`` off in the settings, a library without sources: no
+        catalog, no skill tools. Sources given here are explicit and win over ``enabled``
+        (a warning says it is ignored). With a deepagents ``backend``, ``sources`` are paths
+        in it (or ``(path, label)`` tuples) and ``thread`` names the running conversation
+        (see :func:`skillcore.runtime.deepagents.backend_library`)."""
         found = settings.current()
-        if found.get("enabled") is False:
-            return SkillLibrary([], cache=False)
+        if sources is not None and found.get("enabled") is False:
+            # Explicit code beats files and environment for every key: dropping the library
+            # would also drop its pinned (restricting) skills.
+            warnings.warn(
+                settings.ConfigWarning(
+                    f"{found.origin['enabled']}: enabled is off but ignored: the sources are "
+                    "given in code, and explicit arguments win (leave sources out to use the "
+                    "configured ones)"
+                ),
+                stacklevel=4,
+            )
         if sources is None:
+            if found.get("enabled") is False:
+                return SkillLibrary([], cache=False)
             sources = found.get("sources")
             if sources is None:
                 raise ValueError(

@@ -8,32 +8,57 @@ The settings file is the one ``SKILLCORE_CONFIG`` names, else ``skills.yaml`` in
 directory, else the ``[tool.skillcore]`` table of ``pyproject.toml`` there. Its keys are the
 names in :data:`SETTINGS` (``sources``, ``enabled``, ``refresh``, ...); an unknown key or a bad
 value is a :class:`ConfigError` naming the file and the key (or the variable).
+
+A settings file found through the current directory (``skills.yaml``, ``pyproject.toml``, a
+relative ``SKILLCORE_CONFIG``) is not trusted: a checkout may carry one. Its ``sources`` may
+name only folders inside its own folder (never a URL, which may start a program or reach a
+network, nor a path that leads outside) unless the user trusts it: ``SKILLCORE_TRUST_SETTINGS``
+(folders or files, or ``*``), the CLI's ``--trust-settings``, or an absolute
+``SKILLCORE_CONFIG``. The file is read bounded (size, nesting, no YAML aliases, numbers).
 """
 
 from __future__ import annotations
 
+import difflib
+import json
 import os
+import re
+import reprlib
+import stat
 import sys
+import warnings
 from collections.abc import Callable, Mapping
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 import attrs
 
 from skillcore.errors import SkillcoreError
+from skillcore.parse.bounds import MAX_INT_CHARS
+from skillcore.parse.caps import MAX_NESTING
 
 #: The file looked for in the current directory, and the table of ``pyproject.toml``.
 SETTINGS_FILE = "skills.yaml"
 PYPROJECT_TABLE = ("tool", "skillcore")
 #: The variable naming a settings file explicitly.
 CONFIG_ENV = "SKILLCORE_CONFIG"
-#: The largest settings file read (bytes): it is YAML, parsed with the safe loader.
+#: The variable naming the settings files (or their folders) the user trusts, or ``*``.
+TRUST_ENV = "SKILLCORE_TRUST_SETTINGS"
+#: The largest settings file read (bytes; a larger ``pyproject.toml`` is read no further).
 MAX_SETTINGS_BYTES = 256 * 1024
+#: URL schemes of sources that start a program (named in the refusal).
+PROGRAM_SCHEMES = frozenset({"mcp+stdio"})
 
 
 class ConfigError(SkillcoreError, ValueError):
     """A setting from the environment or a settings file has a bad value; the message names
     the variable or the file and key."""
+
+
+class ConfigWarning(UserWarning):
+    """A setting that is ignored: an unknown ``SKILLCORE_*`` variable, ``enabled`` off beside
+    explicit sources, a ``pyproject.toml`` too large to read."""
 
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -51,8 +76,20 @@ def _bool(value: Any) -> bool:
     raise ValueError("expected one of 1/0, true/false, yes/no, on/off")
 
 
+_JSON_LIST = 'expected a JSON list of names such as ["a", "b"] (or names separated by commas)'
+
+
 def _names(value: Any) -> tuple[str, ...]:
-    """A list, or text separated by commas."""
+    """A list, a JSON list in text (``["a", "b"]``), or text separated by commas."""
+    if isinstance(value, str) and value.lstrip().startswith("["):
+        # A list written in the environment: never taken as one path.
+        try:
+            items = json.loads(value)
+        except (ValueError, RecursionError):
+            raise ValueError(_JSON_LIST) from None
+        if not isinstance(items, list) or not items or not all(isinstance(v, str) for v in items):
+            raise ValueError(_JSON_LIST)
+        value = items
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)):
         raise ValueError("expected a list, or names separated by commas")
@@ -66,6 +103,8 @@ def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise ValueError("expected a whole number")
     text = str(value).strip()
+    if len(text) > MAX_INT_CHARS:
+        raise ValueError(f"a number of {len(text)} digits (at most {MAX_INT_CHARS})")
     if not text.isdigit():
         raise ValueError("expected a whole number (1 or more)")
     number = int(text)
@@ -143,9 +182,15 @@ class Settings:
 
     values: Mapping[str, Any] = attrs.field(factory=dict)
     origin: Mapping[str, str] = attrs.field(factory=dict)
+    #: Keys an untrusted settings file set to a value it may not set: key -> why.
+    refused: Mapping[str, str] = attrs.field(factory=dict)
 
     def get(self, key: str, default: Any = None) -> Any:
-        """The value of ``key`` (see :data:`SETTINGS`), or ``default`` when not set."""
+        """The value of ``key`` (see :data:`SETTINGS`), or ``default`` when not set. Raises
+        :class:`ConfigError` for a key the settings file may not set (see :data:`TRUST_ENV`):
+        only when the value is asked for, so explicit arguments still work."""
+        if key in self.refused:
+            raise ConfigError(self.refused[key])
         return self.values.get(key, default)
 
     def config_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -162,37 +207,100 @@ def _parse(key: str, raw: Any, where: str) -> Any:
     try:
         return SETTINGS[key].parse(raw)
     except (ValueError, TypeError) as exc:
-        raise ConfigError(f"{where}: bad value {str(raw)[:80]!r}: {exc}") from None
+        # reprlib: a nested value is shown bounded, never expanded whole.
+        shown = raw if isinstance(raw, str) else reprlib.repr(raw)
+        raise ConfigError(f"{where}: bad value {shown[:80]!r}: {exc}") from None
 
 
-def _read_file(path: Path) -> tuple[dict[str, Any], str]:
-    """The settings table of ``path`` (YAML, or a ``pyproject.toml``) and its display name."""
+def _read_bounded(path: Path) -> bytes:
+    """At most ``MAX_SETTINGS_BYTES + 1`` bytes of the regular file ``path`` (a FIFO or a
+    device is refused without blocking)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        if path.stat().st_size > MAX_SETTINGS_BYTES:
-            raise ConfigError(f"{path}: larger than {MAX_SETTINGS_BYTES} bytes")
-        text = path.read_text(encoding="utf-8")
+        fd = os.open(path, flags)
     except OSError as exc:
         raise ConfigError(f"cannot read the settings file {path}: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ConfigError(f"{path}: not a regular file")
+        chunks: list[bytes] = []
+        left = MAX_SETTINGS_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise ConfigError(f"cannot read the settings file {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+def _text(path: Path, data: bytes) -> str:
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_SETTINGS_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text") from None
-    if path.name == "pyproject.toml":
-        return _pyproject_table(path, text), f"{path} [tool.skillcore]"
+
+
+@cache
+def _yaml_loader() -> type:
+    """The safe loader (libyaml's when present) keeping an over-long integer as its text, so
+    the setting's own parser refuses it naming the key."""
     import yaml
 
+    base: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class SettingsLoader(base):  # type: ignore[misc]  # a base picked at run time is untyped
+        pass
+
+    def construct_int(loader: Any, node: Any) -> Any:
+        if len(node.value) > MAX_INT_CHARS:
+            return str(node.value)
+        return yaml.SafeLoader.construct_yaml_int(loader, node)
+
+    SettingsLoader.add_constructor("tag:yaml.org,2002:int", construct_int)
+    return SettingsLoader
+
+
+def _yaml_table(path: Path, text: str) -> Any:
+    """The YAML of a settings file, bounded before it is built as a ``SKILL.md`` frontmatter
+    is: at most ``MAX_NESTING`` levels, and no aliases (a settings file needs none, and they
+    can expand without bound)."""
+    import yaml
+
+    from skillcore.parse.nesting import too_deep
+
+    if too_deep(text):
+        raise ConfigError(f"{path}: nests more than {MAX_NESTING} levels deep; refused")
+    loader = _yaml_loader()
     try:
-        data = yaml.safe_load(text)
+        # The event stream builds nothing and stops at the first alias.
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, yaml.AliasEvent):
+                raise ConfigError(
+                    f"{path}: YAML aliases (*{str(event.anchor)[:40]}) are not allowed in a "
+                    "settings file"
+                )
+        return yaml.load(text, Loader=loader)
     except (yaml.YAMLError, RecursionError) as exc:
         raise ConfigError(f"{path}: not valid YAML ({str(exc).splitlines()[0]})") from None
+
+
+def _read_yaml(path: Path, text: str) -> dict[str, Any]:
+    data = _yaml_table(path, text)
     if data is None:
-        return {}, str(path)
+        return {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
-    return data, str(path)
+    return data
 
 
-def _pyproject_table(path: Path, text: str) -> dict[str, Any]:
-    if "skillcore" not in text:
-        return {}
+def _toml_loads(path: Path, text: str) -> Any:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # Python 3.10
@@ -204,66 +312,212 @@ def _pyproject_table(path: Path, text: str) -> dict[str, Any]:
                 f"or use {SETTINGS_FILE}"
             ) from None
     try:
-        data: Any = tomllib.loads(text)
+        return _parsed_toml(text, tomllib.loads)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML (nested too deep)") from None
+    except ValueError:
+        # The parser's int() refuses numbers of ~4,300 digits and more: name the key.
+        raise ConfigError(f"{path}: {_long_number(text)}") from None
+
+
+@lru_cache(maxsize=4)
+def _parsed_toml(text: str, loads: Callable[[str], Any]) -> Any:
+    # Adapters read the settings a few times while they are built: parse a file once.
+    return loads(text)
+
+
+_LONG_NUMBER = re.compile(
+    rf"^[ \t]*([^=\n]{{1,80}}?)[ \t]*=[ \t]*[+-]?([0-9_]{{{MAX_INT_CHARS + 1},}})", re.M
+)
+
+
+def _long_number(text: str) -> str:
+    found = _LONG_NUMBER.search(text)
+    if found is None:
+        return "not valid TOML (a number too long to read)"
+    line = text.count("\n", 0, found.start()) + 1
+    return (
+        f"{found.group(1).strip()} (line {line}): bad value: a number of "
+        f"{len(found.group(2))} digits (at most {MAX_INT_CHARS})"
+    )
+
+
+def _pyproject_table(path: Path, data: Any) -> dict[str, Any] | None:
+    """The ``[tool.skillcore]`` table (however the TOML spells it), or None without one."""
     for part in PYPROJECT_TABLE:
-        data = data.get(part, {}) if isinstance(data, dict) else {}
+        if not isinstance(data, dict) or part not in data:
+            return None
+        data = data[part]
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: [tool.skillcore] must be a table")
     # TOML keys are often written with dashes.
     return {str(k).replace("-", "_"): v for k, v in data.items()}
 
 
-def settings_file(environ: Mapping[str, str], cwd: Path) -> Path | None:
-    """The settings file in effect: ``SKILLCORE_CONFIG``, else ``skills.yaml``, else a
-    ``pyproject.toml`` with a ``[tool.skillcore]`` table (in ``cwd``), else None."""
+#: A ``pyproject.toml`` naming skillcore as a word (``[tool.skillcore]`` however spelt or
+#: broken, not the ``skillcore-agents`` of a dependency list) is read as a settings file.
+_MENTION = re.compile(rb"(?<![\w-])skillcore(?![\w-])", re.I)
+
+
+@attrs.frozen
+class _File:
+    """The settings file in effect: its path, the name messages give it, its table, and
+    whether the user named it (an absolute ``SKILLCORE_CONFIG``)."""
+
+    path: Path
+    shown: str
+    table: dict[str, Any]
+    named: bool
+
+
+def _find(environ: Mapping[str, str], cwd: Path) -> _File | None:
+    """``SKILLCORE_CONFIG``, else ``skills.yaml``, else a ``pyproject.toml`` with a
+    ``[tool.skillcore]`` table (in ``cwd``), else None."""
     named = environ.get(CONFIG_ENV, "").strip()
     if named:
-        path = (cwd / named).expanduser()
+        path = cwd / Path(named).expanduser()
         if not path.is_file():
             raise ConfigError(f"{CONFIG_ENV}: no such settings file {named!r}")
-        return path
-    for candidate in (cwd / SETTINGS_FILE, cwd / "pyproject.toml"):
-        if candidate.is_file():
-            if candidate.name == SETTINGS_FILE:
-                return candidate
-            try:
-                head = candidate.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                return None
-            return candidate if "[tool.skillcore]" in head else None
+        text = _text(path, _read_bounded(path))
+        absolute = Path(named).expanduser().is_absolute()
+        if path.name == "pyproject.toml":
+            table = _pyproject_table(path, _toml_loads(path, text)) or {}
+            return _File(path, f"{path} [tool.skillcore]", table, absolute)
+        return _File(path, str(path), _read_yaml(path, text), absolute)
+    path = cwd / SETTINGS_FILE
+    if os.path.lexists(path):
+        return _File(path, str(path), _read_yaml(path, _text(path, _read_bounded(path))), False)
+    path = cwd / "pyproject.toml"
+    if not os.path.lexists(path):
+        return None
+    data = _read_bounded(path)
+    if _MENTION.search(data) is None:
+        if len(data) > MAX_SETTINGS_BYTES:
+            warnings.warn(
+                ConfigWarning(
+                    f"{path}: not read: larger than {MAX_SETTINGS_BYTES} bytes (settings in it "
+                    f"are ignored; use {SETTINGS_FILE})"
+                ),
+                stacklevel=3,
+            )
+        return None
+    # It mentions skillcore: a file that cannot be read is an error, never "no settings".
+    found = _pyproject_table(path, _toml_loads(path, _text(path, data)))
+    return None if found is None else _File(path, f"{path} [tool.skillcore]", found, False)
+
+
+def _trust_list(environ: Mapping[str, str]) -> tuple[str, ...]:
+    raw = environ.get(TRUST_ENV, "")
+    if not raw.strip():
+        return ()
+    names = _parse("sources", raw, TRUST_ENV)  # the same list syntax as the sources
+    for name in names:
+        if name != "*" and not os.path.isabs(os.path.expanduser(name)):
+            raise ConfigError(
+                f"{TRUST_ENV}: {name[:80]!r} is not an absolute path (name settings files or "
+                "their folders, or * for any)"
+            )
+    return tuple(names)
+
+
+def _trusted(found: _File, trust: bool, trusted: tuple[str, ...]) -> bool:
+    if trust or found.named or "*" in trusted:
+        return True
+    own = {os.path.realpath(found.path), os.path.realpath(found.path.parent)}
+    return any(os.path.realpath(os.path.expanduser(t)) in own for t in trusted)
+
+
+def _untrusted_source(source: str, folder: Path) -> str | None:
+    """Why an untrusted settings file may not name ``source``, or None when it may."""
+    if "://" in source or "::" in source:
+        scheme = re.split(r"://|::", source, maxsplit=1)[0].lower()
+        if scheme in PROGRAM_SCHEMES:
+            return "starts a program"
+        return "is a URL (only folders inside the file's folder are allowed)"
+    root = os.path.realpath(folder)
+    real = os.path.realpath(folder / os.path.expanduser(source))
+    if real != root and not real.startswith(root.rstrip(os.sep) + os.sep):
+        return f"leads outside {folder} (only folders inside it are allowed)"
     return None
 
 
+def _refusal(found: _File, key: str, value: str, why: str) -> str:
+    folder = os.path.abspath(found.path.parent)
+    return (
+        f"{found.shown}: {key}: {value[:120]!r} {why}. A settings file found in the current "
+        "directory is not trusted; if you trust this one, run with --trust-settings or set "
+        f"{TRUST_ENV}={folder} (or pass the sources explicitly)"
+    )
+
+
+def _warn_unknown(environ: Mapping[str, str]) -> None:
+    """Warn about each ``SKILLCORE_*`` variable that is no setting (a typo is ignored
+    otherwise), suggesting the closest known name."""
+    from skillcore.parse.cache import CACHE_ENV_OFF
+
+    known = [s.env for s in SETTINGS.values()] + [CONFIG_ENV, TRUST_ENV, CACHE_ENV_OFF]
+    for name in environ:
+        if not name.startswith("SKILLCORE_") or name in known or name.startswith(_TOOLING):
+            continue
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        warnings.warn(
+            ConfigWarning(f"{name[:80]} is not a skillcore setting and is ignored{hint}"),
+            stacklevel=3,
+        )
+
+
+#: Variables of skillcore's own test and benchmark scripts, not settings.
+_TOOLING = ("SKILLCORE_TEST_", "SKILLCORE_BENCH_", "SKILLCORE_REQUIRE_TEST_TOOLS")
+
+
 def load_settings(
-    environ: Mapping[str, str] | None = None, cwd: str | os.PathLike[str] | None = None
+    environ: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    trust: bool = False,
 ) -> Settings:
     """The settings from the environment (``SKILLCORE_*``) over those of the settings file.
-    Raises :class:`ConfigError` naming the variable or key of a bad value."""
+    Raises :class:`ConfigError` naming the variable or key of a bad value. ``trust``: the
+    user trusts the settings file found in ``cwd`` (the CLI's ``--trust-settings``); else
+    :data:`TRUST_ENV` decides."""
     env = os.environ if environ is None else environ
     base = Path.cwd() if cwd is None else Path(cwd)
+    _warn_unknown(env)
+    trusted = _trust_list(env)
     values: dict[str, Any] = {}
     origin: dict[str, str] = {}
-    path = settings_file(env, base)
-    if path is not None:
-        table, shown = _read_file(path)
-        for key, raw in table.items():
+    refused: dict[str, str] = {}
+    found = _find(env, base)
+    if found is not None:
+        for key, raw in found.table.items():
             if key not in SETTINGS:
                 raise ConfigError(
-                    f"{shown}: unknown setting {str(key)[:60]!r} (known: {', '.join(SETTINGS)})"
+                    f"{found.shown}: unknown setting {str(key)[:60]!r} "
+                    f"(known: {', '.join(SETTINGS)})"
                 )
-            values[key] = _parse(key, raw, f"{shown}: {key}")
-            origin[key] = f"{shown}: {key}"
+            values[key] = _parse(key, raw, f"{found.shown}: {key}")
+            origin[key] = f"{found.shown}: {key}"
+        if "sources" in values:
+            # Relative paths in a file are relative to the file, not to wherever it runs.
+            folder = found.path.parent
+            values["sources"] = tuple(_beside(s, folder) for s in values["sources"])
+            if not _trusted(found, trust, trusted):
+                for source in values["sources"]:
+                    why = _untrusted_source(source, folder)
+                    if why is not None:
+                        refused["sources"] = _refusal(found, "sources", source, why)
+                        del values["sources"], origin["sources"]
+                        break
     for key, setting in SETTINGS.items():
         raw = env.get(setting.env)
         if raw is not None and raw.strip():
             values[key] = _parse(key, raw, setting.env)
             origin[key] = setting.env
-    if "sources" in values and path is not None and origin["sources"] != "SKILLCORE_SOURCES":
-        # Relative paths in a file are relative to the file, not to wherever the program runs.
-        values["sources"] = tuple(_beside(s, path.parent) for s in values["sources"])
-    return Settings(values, origin)
+            refused.pop(key, None)  # the environment is the user's: it replaces the file
+    return Settings(values, origin, refused)
 
 
 def _beside(source: str, folder: Path) -> str:
@@ -281,7 +535,9 @@ __all__ = [
     "CONFIG_ENV",
     "SETTINGS",
     "SETTINGS_FILE",
+    "TRUST_ENV",
     "ConfigError",
+    "ConfigWarning",
     "Setting",
     "Settings",
     "load_settings",

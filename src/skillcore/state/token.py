@@ -30,6 +30,10 @@ from skillcore.state.session import SkillSession
 MAX_STATE_TOKEN_BYTES = 1024 * 1024
 #: Bytes of the random secret a signer makes for itself when none is given.
 SECRET_BYTES = 32
+#: A given secret: at least this many bytes (text counts as its UTF-8 bytes)...
+MIN_SECRET_BYTES = 16
+#: ...with at least this many different byte values (``"a" * 40`` signs nothing).
+MIN_SECRET_DISTINCT = 8
 #: What every token starts with (the format, so it can change without misreading old ones).
 _PREFIX = "sc1."
 
@@ -42,16 +46,34 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def _key(secret: object) -> bytes:
+    """``secret`` as HMAC key bytes; raises TypeError/ValueError (caller misuse) for a value
+    that cannot be one or is too weak."""
+    if isinstance(secret, str):
+        key = secret.encode("utf-8", "surrogatepass")
+    elif isinstance(secret, (bytes, bytearray, memoryview)):
+        key = bytes(secret)
+    else:
+        raise TypeError(f"a state secret is bytes or text, got {type(secret).__name__}")
+    if len(key) < MIN_SECRET_BYTES:
+        raise ValueError(f"a state secret needs at least {MIN_SECRET_BYTES} bytes")
+    if len(set(key)) < MIN_SECRET_DISTINCT:
+        raise ValueError(
+            f"a state secret needs at least {MIN_SECRET_DISTINCT} different byte values "
+            "(use e.g. secrets.token_hex(32))"
+        )
+    return key
+
+
 class StateSigner:
     """Turns a session's state into a signed token and back.
 
-    ``secret``: bytes shared by every process that must accept the same tokens; None makes a
-    random one (tokens then hold for this process only)."""
+    ``secret``: bytes or text (used as its UTF-8 bytes) shared by every process that must
+    accept the same tokens; None makes a random one (tokens then hold for this process only).
+    A secret too weak to sign with is refused here, when the signer is built."""
 
-    def __init__(self, secret: bytes | None = None) -> None:
-        if secret is not None and len(secret) < 16:
-            raise ValueError("a state secret needs at least 16 bytes")
-        self._key = secret if secret is not None else secrets.token_bytes(SECRET_BYTES)
+    def __init__(self, secret: bytes | str | None = None) -> None:
+        self._key = secrets.token_bytes(SECRET_BYTES) if secret is None else _key(secret)
 
     def _mac(self, payload: str) -> str:
         return _b64(hmac.new(self._key, payload.encode("ascii"), hashlib.sha256).digest())
@@ -82,4 +104,4 @@ class StateSigner:
         return state
 
 
-__all__ = ["MAX_STATE_TOKEN_BYTES", "StateSigner"]
+__all__ = ["MAX_STATE_TOKEN_BYTES", "MIN_SECRET_BYTES", "MIN_SECRET_DISTINCT", "StateSigner"]

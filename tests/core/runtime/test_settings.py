@@ -78,7 +78,8 @@ def test_the_settings_file(clean: Path) -> None:
     (clean / "skills.yaml").write_text(
         "sources: [skills, s3://bucket/x]\nmax_loaded: 2\npolicy: restrict\nrefresh: 5\n"
     )
-    found = load_settings({})
+    # A URL from a file found in the current directory needs the user's trust.
+    found = load_settings({"SKILLCORE_TRUST_SETTINGS": str(clean)})
     assert found.get("sources") == (str(clean / "skills"), "s3://bucket/x")  # beside the file
     assert (found.get("max_loaded"), found.get("policy"), found.get("refresh")) == (
         2,
@@ -148,8 +149,10 @@ def test_no_sources_anywhere_is_a_clear_error() -> None:
 
 
 def test_the_off_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    # It switches off the configured sources; sources given in code win (with a warning).
     monkeypatch.setenv("SKILLCORE_ENABLED", "false")
-    parts = AdapterParts.build(EXAMPLES)
+    monkeypatch.setenv("SKILLCORE_SOURCES", EXAMPLES)
+    parts = AdapterParts.build(None)
     assert len(parts.library.catalog) == 0
     assert parts.toolkit.instructions(parts.library.session()) == ""  # no catalog at all
 
