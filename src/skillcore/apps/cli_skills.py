@@ -20,11 +20,13 @@ from skillcore.apps.cli_common import (
     exit_status,
     no_skills_message,
     open_library,
+    default_examples,
     print_diagnostics,
     user_path,
 )
+from skillcore.apps.cli_reference import check_folder, reference_properties, skill_folders
 from skillcore.catalog.render import entry_description
-from skillcore.diagnostics import Code, Severity
+from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.model import SkillMetadata
@@ -70,7 +72,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     return exit_status(lib, printed=True)
 
 
+#: The ``validate`` mode that gives the Agent Skills reference validator's verdicts.
+REFERENCE_MODE = "reference"
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
+    if args.mode == REFERENCE_MODE:
+        return _validate_reference(args)
     lib = open_library(args, need_skills=False)
     cat = lib.catalog
     # Validating a folder that holds no SKILL.md is an error in every mode (as the spec's
@@ -97,6 +105,45 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_SKILL_PROBLEMS if errors or not cat.skills else EXIT_OK
 
 
+def _validate_reference(args: argparse.Namespace) -> int:
+    """``validate --mode reference``: each local skill folder judged by the reference's rules
+    (:mod:`skillcore.parse.reference`), its messages printed as diagnostics."""
+    if args.recursive:
+        raise UsageError("--recursive cannot be used with --mode reference")
+    sources = list(args.sources or args.settings.get("sources") or [default_examples()])
+    names: list[str] = []
+    diags: list[Diagnostic] = []
+    for source in map(str, sources):
+        folders = skill_folders(source)
+        if folders is None:
+            raise UsageError(
+                single_line(f"{source}: --mode reference reads local folders only (a path)")
+            )
+        if not folders:
+            diags.append(
+                Diagnostic(
+                    Severity.ERROR,
+                    Code.REFERENCE_RULE,
+                    "Missing required file: SKILL.md (no skill folder here)",
+                    source,
+                )
+            )
+        for folder in folders:
+            name, found = check_folder(folder, source)
+            names.extend([name] if name else [])
+            diags.extend(found)
+    if args.json:
+        json.dump(
+            {"skills": names, "diagnostics": [d.to_dict() for d in diags]}, sys.stdout, indent=2
+        )
+        sys.stdout.write("\n")
+    else:
+        for diag in diags:
+            sys.stdout.write(single_line(user_path(diag).format()) + "\n")
+        print(f"{len(names)} valid skills, {len(diags)} errors, 0 warnings (reference mode)")
+    return EXIT_SKILL_PROBLEMS if diags or not names else EXIT_OK
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     lib = open_library(args, need_skills=False)
     meta = lib.catalog.get(args.name)
@@ -113,6 +160,10 @@ def cmd_show(args: argparse.Namespace) -> int:
                 print(single_line(user_path(diag).format()), file=sys.stderr)
             return EXIT_SKILL_PROBLEMS
         raise UsageError(single_line(f"no skill named {args.name!r}; see 'skillcore list'"))
+    if args.json:
+        json.dump(reference_properties(meta), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return EXIT_OK
     error: ReadError | None
     try:
         doc = lib.read_document(meta)
