@@ -28,9 +28,10 @@ from skillcore.apps.cli_reference import check_folder, reference_properties, ski
 from skillcore.catalog.render import entry_description
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.library import SkillLibrary
-from skillcore.limits import Limits
+from skillcore.limits import DEFAULT_MAX_FILE_BYTES, Limits
 from skillcore.model import SkillMetadata
 from skillcore.parse.frontmatter import ValidationMode, check_name
+from skillcore.parse.length import length_problem
 from skillcore.policy.rules import PolicyMode, ToolPattern, ToolPolicy
 from skillcore.sources.base import ReadError
 from skillcore.tools.toolkit import SkillToolkit
@@ -87,6 +88,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         attrs.evolve(d, severity=Severity.ERROR) if d.code is Code.EMPTY_SOURCE else d
         for d in cat.diagnostics
     ]
+    diags.extend(_line_counts(lib, diags))
     errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     if args.json:
         json.dump(
@@ -103,6 +105,31 @@ def cmd_validate(args: argparse.Namespace) -> int:
         if not cat.skills:
             print(no_skills_message(lib), file=sys.stderr)
     return EXIT_SKILL_PROBLEMS if errors or not cat.skills else EXIT_OK
+
+
+def _line_counts(lib: SkillLibrary, diags: list[Diagnostic]) -> list[Diagnostic]:
+    """The length warnings discovery could not give: it reads only the head of each file, so
+    it judges by size; ``validate`` reads every ``SKILL.md`` whole and counts its lines."""
+    warned = {(d.source, d.path) for d in diags if d.code is Code.SKILL_TOO_LONG}
+    found: list[Diagnostic] = []
+    for meta in lib.catalog:
+        path = f"{meta.location.directory}/SKILL.md" if meta.location.directory else "SKILL.md"
+        if (meta.location.source, path) in warned:
+            continue
+        try:
+            content = lib.read_resource(meta, "SKILL.md", DEFAULT_MAX_FILE_BYTES)
+        except ReadError:
+            continue  # a file that cannot be read now: discovery's findings stand
+        if content.text is None:
+            continue
+        problem = length_problem(content.size, content.text.count("\n") + 1)
+        if problem is not None:
+            found.append(
+                Diagnostic(
+                    Severity.WARNING, Code.SKILL_TOO_LONG, problem, meta.location.source, path
+                )
+            )
+    return found
 
 
 def _validate_reference(args: argparse.Namespace) -> int:
