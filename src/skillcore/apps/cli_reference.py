@@ -21,9 +21,9 @@ def skill_folders(source: str) -> list[Path] | None:
     """The skill folders of a local ``source``: the folder itself when it holds a skill file
     (or ``source`` is that file), else its sub-folders that do; None when it is not a local
     folder or file."""
-    path = Path(source[len("file://") :] if source.startswith("file://") else source)
     if "://" in source and not source.startswith("file://"):
         return None
+    path = _local(source)
     if path.is_file() and path.name.lower() == "skill.md":
         return [path.parent]
     if not path.is_dir():
@@ -37,6 +37,10 @@ def skill_folders(source: str) -> list[Path] | None:
     return [Path(e.path) for e in children if e.is_dir() and _skill_file(Path(e.path))]
 
 
+def _local(source: str) -> Path:
+    return Path(source[len("file://") :] if source.startswith("file://") else source)
+
+
 def _skill_file(folder: Path) -> Path | None:
     for name in _SKILL_FILES:
         candidate = folder / name
@@ -46,10 +50,11 @@ def _skill_file(folder: Path) -> Path | None:
 
 
 def check_folder(folder: Path, source: str) -> tuple[str | None, list[Diagnostic]]:
-    """``(name, diagnostics)`` of one skill folder under the reference's rules: the name when
-    the skill is valid, one error per broken rule otherwise."""
+    """``(name, diagnostics)`` of one skill folder of ``source`` (as :func:`skill_folders`
+    gave it) under the reference's rules: the name when the skill is valid, one error per
+    broken rule otherwise."""
     skill_file = _skill_file(folder)
-    rel = folder.name if folder != Path(source) else ""
+    rel = folder.name if folder.parent == _local(source) else ""
     where = f"{rel}/{skill_file.name}" if rel and skill_file else (skill_file or folder).name
 
     def error(message: str) -> Diagnostic:

@@ -31,6 +31,7 @@ from skillcore.library import SkillLibrary
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES, Limits
 from skillcore.model import SkillMetadata
 from skillcore.parse.frontmatter import ValidationMode, check_name
+from skillcore.parse.document import body_span
 from skillcore.parse.length import length_problem
 from skillcore.policy.rules import PolicyMode, ToolPattern, ToolPolicy
 from skillcore.sources.base import ReadError
@@ -122,7 +123,9 @@ def _line_counts(lib: SkillLibrary, diags: list[Diagnostic]) -> list[Diagnostic]
             continue  # a file that cannot be read now: discovery's findings stand
         if content.text is None:
             continue
-        problem = length_problem(content.size, content.text.count("\n") + 1)
+        start, body = body_span(content.text)
+        head = len(content.text[:start].encode())
+        problem = length_problem(content.size - head, body.count("\n") + 1)
         if problem is not None:
             found.append(
                 Diagnostic(
@@ -142,10 +145,12 @@ def _validate_reference(args: argparse.Namespace) -> int:
     diags: list[Diagnostic] = []
     for source in map(str, sources):
         folders = skill_folders(source)
+        if folders and source.lower().endswith("skill.md"):
+            source = str(folders[0])  # the file itself was named: report its folder
         if folders is None:
-            raise UsageError(
-                single_line(f"{source}: --mode reference reads local folders only (a path)")
-            )
+            remote = "://" in source and not source.startswith("file://")
+            why = "--mode reference reads local folders only (a path)" if remote else "not found"
+            raise UsageError(single_line(f"{source}: {why}"))
         if not folders:
             diags.append(
                 Diagnostic(

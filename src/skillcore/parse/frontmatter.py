@@ -130,10 +130,12 @@ def parse_skill_file(
             ctx.cleaner = ctx.clean = Cleaner()
         ctx.body_offset = body_offset
         ctx.headings = body_headings(text[body_offset:], complete)
+        # The guidance is about the instructions: the body, not the frontmatter before it.
         whole = complete and (size is None or size == len(data))
+        total = len(data) if size is None and complete else size
         too_long = length_problem(
-            len(data) if size is None and complete else size,
-            text.count("\n") + 1 if whole else None,
+            None if total is None else total - len(text[:body_offset].encode()),
+            text.count("\n", body_offset) + 1 if whole else None,
         )
         if too_long is not None:
             ctx.diags.append(ctx.diag(Severity.WARNING, Code.SKILL_TOO_LONG, too_long))

@@ -7,8 +7,9 @@ from skillcore.limits import CHARS_PER_TOKEN, GUIDANCE_BYTES, GUIDANCE_LINES, GU
 
 
 def length_problem(size: int | None, lines: int | None = None) -> str | None:
-    """The warning for a ``SKILL.md`` of ``size`` bytes and ``lines`` lines (each None when
-    unknown), or None when it is within the guidance."""
+    """The warning for a ``SKILL.md`` whose body (its instructions, after the frontmatter) is
+    ``size`` bytes and ``lines`` lines long (each None when unknown), or None when it is
+    within the guidance."""
     over = []
     if size is not None and size > GUIDANCE_BYTES:
         over.append(f"{size:,} bytes (about {size // CHARS_PER_TOKEN:,} tokens)")
@@ -17,10 +18,10 @@ def length_problem(size: int | None, lines: int | None = None) -> str | None:
     if not over:
         return None
     return (
-        f"SKILL.md is {' and '.join(over)}, past the spec's guidance of about "
-        f"{GUIDANCE_LINES} lines and {GUIDANCE_TOKENS:,} tokens: move detail into files under "
-        "references/ that the instructions point to (a load delivers only the first part, "
-        "the rest is read as a resource)"
+        f"the instructions of SKILL.md are {' and '.join(over)}, past the spec's guidance "
+        f"of about {GUIDANCE_LINES} lines and {GUIDANCE_TOKENS:,} tokens: move detail into "
+        "files under references/ that they point to (one load delivers at most "
+        "Limits.max_load_chars characters; the rest is read as a resource)"
     )
 
 

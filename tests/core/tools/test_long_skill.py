@@ -69,7 +69,7 @@ def test_validate_warns_by_size_and_by_lines(library: Path) -> None:
     warned = [line for line in done.stdout.splitlines() if "SKILL_TOO_LONG" in line]
     assert len(warned) == 2, done.stdout
     assert any("huge/SKILL.md" in w and "bytes" in w for w in warned)
-    assert any("short-lines/SKILL.md" in w and re.search(r"is 60\d lines", w) for w in warned)
+    assert any("short-lines/SKILL.md" in w and re.search(r"are 60\d lines", w) for w in warned)
     assert "3 valid skills, 0 errors, 2 warnings" in done.stdout
 
 
