@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import Limits
-from skillcore import limits
+from skillcore import Limits, limits
 from skillcore.apps import evaluate, mcp_server
 from skillcore.catalog import ranking
 from skillcore.library import SKILL_GRACE_SECONDS

@@ -17,10 +17,10 @@ from skillcore.apps.cli_common import (
     EXIT_SKILL_PROBLEMS,
     EXIT_USAGE,
     UsageError,
+    default_examples,
     exit_status,
     no_skills_message,
     open_library,
-    default_examples,
     print_diagnostics,
     user_path,
 )
@@ -30,8 +30,8 @@ from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.library import SkillLibrary
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES, Limits
 from skillcore.model import SkillMetadata
-from skillcore.parse.frontmatter import ValidationMode, check_name
 from skillcore.parse.document import body_span
+from skillcore.parse.frontmatter import ValidationMode, check_name
 from skillcore.parse.length import length_problem
 from skillcore.policy.rules import PolicyMode, ToolPattern, ToolPolicy
 from skillcore.sources.base import ReadError

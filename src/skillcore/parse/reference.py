@@ -70,8 +70,7 @@ def check_fields(fields: dict[str, Any], directory: str | None) -> list[str]:
             errors.append("Field 'description' must be a non-empty string")
         elif len(description) > MAX_DESCRIPTION:
             errors.append(
-                f"Description exceeds {MAX_DESCRIPTION} character limit "
-                f"({len(description)} chars)"
+                f"Description exceeds {MAX_DESCRIPTION} character limit ({len(description)} chars)"
             )
     if "compatibility" in fields:
         compatibility = fields["compatibility"]
@@ -93,9 +92,7 @@ def _name_errors(value: Any, directory: str | None) -> list[str]:
     name = unicodedata.normalize("NFKC", value.strip())
     errors: list[str] = []
     if len(name) > MAX_NAME:
-        errors.append(
-            f"Skill name '{name}' exceeds {MAX_NAME} character limit ({len(name)} chars)"
-        )
+        errors.append(f"Skill name '{name}' exceeds {MAX_NAME} character limit ({len(name)} chars)")
     if name != name.lower():
         errors.append(f"Skill name '{name}' must be lowercase")
     if name.startswith("-") or name.endswith("-"):
@@ -147,16 +144,7 @@ def _read_yaml(text: str) -> Any:
                 documents += 1
                 if documents > 1:
                     raise _Refused("more than one document")
-            elif isinstance(event, yaml.AliasEvent):
-                raise _Refused("aliases are not allowed")
-            elif isinstance(event, yaml.NodeEvent) and event.anchor is not None:
-                raise _Refused("anchors are not allowed")
-            elif isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent)) and (
-                event.tag is not None
-            ):
-                raise _Refused("tags are not allowed")
-            if isinstance(event, yaml.CollectionStartEvent) and event.flow_style:
-                raise _Refused("flow collections ([...], {...}) are not allowed")
+            _refuse_strict(event)
             if isinstance(event, yaml.ScalarEvent):
                 add(event.value)
             elif isinstance(event, yaml.SequenceStartEvent):
@@ -174,6 +162,20 @@ def _read_yaml(text: str) -> Any:
     except RecursionError:  # pragma: no cover - the parser keeps its own stack
         raise _Refused("nested too deeply") from None
     return root[0] if root else ""
+
+
+def _refuse_strict(event: Any) -> None:
+    """Raise for what StrictYAML refuses in one parser event."""
+    import yaml
+
+    if isinstance(event, yaml.AliasEvent):
+        raise _Refused("aliases are not allowed")
+    if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
+        raise _Refused("anchors are not allowed")
+    if isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent)) and event.tag is not None:
+        raise _Refused("tags are not allowed")
+    if isinstance(event, yaml.CollectionStartEvent) and event.flow_style:
+        raise _Refused("flow collections ([...], {...}) are not allowed")
 
 
 __all__ = ["REFERENCE_FIELDS", "check_fields", "reference_errors"]

@@ -21,10 +21,10 @@ EXAMPLES = ROOT / "examples" / "skills"
 EXAMPLE_NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "SKILL.md").is_file())
 
 
-def run_module(*args: str) -> subprocess.CompletedProcess[str]:
+def run_module(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONIOENCODING": "utf-8"}
     return subprocess.run(
-        [sys.executable, "-m", *args], capture_output=True, text=True, timeout=60, env=env
+        [sys.executable, "-m", *args], capture_output=True, text=True, timeout=60, env=env, cwd=cwd
     )
 
 
@@ -141,8 +141,18 @@ def test_validate_reference_mode_on_examples_and_bad_skills(tmp_path: Path) -> N
     assert "Unexpected fields in frontmatter: version" in messages["number/SKILL.md"]
     assert {d["code"] for d in report["diagnostics"]} == {"REFERENCE_RULE"}
     # A SKILL.md given directly, and a relative path (the folder's real name is compared).
-    one = run_module("skillcore", "validate", "--mode", "reference", str(EXAMPLES / "csv-data-audit" / "SKILL.md"))
+    one = run_module(
+        "skillcore",
+        "validate",
+        "--mode",
+        "reference",
+        str(EXAMPLES / "csv-data-audit" / "SKILL.md"),
+    )
     assert one.returncode == 0, one.stdout
+    here = run_module(
+        "skillcore", "validate", "--mode", "reference", ".", cwd=EXAMPLES / "csv-data-audit"
+    )
+    assert here.returncode == 0, here.stdout
     remote = run_module("skillcore", "validate", "--mode", "reference", "s3://bucket/skills")
     assert remote.returncode == 2 and "local folders only" in remote.stderr
 

@@ -87,7 +87,7 @@ def test_load_is_capped_and_the_rest_is_read_in_pages(library: Path) -> None:
     whole = (library / "huge" / "SKILL.md").read_text(encoding="utf-8")
     session, offset, pages = loaded.session, _offset(loaded.text), []
     delivered = loaded.text.split("\n", 1)[1].split("\n\n[Cut here")[0]
-    assert whole[: offset].endswith(delivered)
+    assert whole[:offset].endswith(delivered)
     while True:
         args = {"skill_name": "huge", "path": "SKILL.md", "offset": offset}
         page = toolkit.call(session, "load_skill_resource", args)
