@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import Limits
+from skillcore import Limits, limits
 from skillcore.apps import evaluate, mcp_server
 from skillcore.catalog import ranking
 from skillcore.library import SKILL_GRACE_SECONDS
@@ -72,6 +72,12 @@ def _n(value: int) -> str:
         f"cut at {replies.SUGGESTION_DESCRIPTION_CHARS} characters",
         f"at most {_n(ranking.MAX_QUERY_CHARS)} characters of a query ({ranking.MAX_QUERY_TERMS}",
         f"at most {ranking.MAX_EMBED_TOKENS} tokens of a text",
+        f"about {limits.GUIDANCE_LINES} lines and {_n(limits.GUIDANCE_TOKENS)} tokens",
+        f"over {_n(limits.GUIDANCE_BYTES)} bytes ({_n(limits.GUIDANCE_TOKENS)} tokens at "
+        f"{limits.CHARS_PER_TOKEN} characters a token",
+        f"also when it is over {limits.GUIDANCE_LINES} lines",
+        f"at most {_n(limits.DEFAULT_MAX_LOAD_CHARS)} characters of instructions",
+        f"at least {_n(limits.MIN_LOAD_CHARS)})",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:

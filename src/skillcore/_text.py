@@ -109,6 +109,19 @@ def quoteattr(text: str) -> str:
     return '"' + escape(single_line(text)).replace('"', "&quot;") + '"'
 
 
+def cut_page(text: str, start: int, limit: int) -> tuple[str, int | None]:
+    """``(page, next)``: at most ``limit`` characters of ``text`` from ``start``, ending at a
+    line end when one falls in the page's second half, and where the next page starts (None
+    when this one reaches the end)."""
+    end = start + limit
+    if end >= len(text):
+        return text[start:], None
+    newline = text.rfind("\n", start + limit // 2, end)
+    if newline != -1:
+        end = newline + 1
+    return text[start:end], end
+
+
 #: How every load reply starts (what a context editor that clears it takes away; delivery
 #: itself is proven by call ids, see :meth:`SkillSession.delivered`).
 SKILL_CONTENT_PREFIX = "<skill_content"

@@ -57,6 +57,10 @@ class Code(str, enum.Enum):
     PLACEHOLDER_DESCRIPTION = "PLACEHOLDER_DESCRIPTION"
     # A ``dependencies`` entry that names no skill in the catalog.
     MISSING_DEPENDENCY = "MISSING_DEPENDENCY"
+    # A rule of the Agent Skills reference validator broken (``validate --mode reference``).
+    REFERENCE_RULE = "REFERENCE_RULE"
+    # A ``SKILL.md`` longer than the spec's guidance (see ``skillcore.limits``).
+    SKILL_TOO_LONG = "SKILL_TOO_LONG"
 
 
 @attrs.frozen

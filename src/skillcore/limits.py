@@ -16,6 +16,30 @@ def _positive(instance: Any, attribute: attrs.Attribute[Any], value: int) -> Non
         raise ValueError(f"{attribute.name} must be a non-negative integer, got {value!r}")
 
 
+#: The smallest ``Limits.max_load_chars``: a page must hold some instructions besides the
+#: note that says where the rest is.
+MIN_LOAD_CHARS = 1_000
+
+
+def _load_cap(instance: Any, attribute: attrs.Attribute[Any], value: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < MIN_LOAD_CHARS:
+        raise ValueError(f"{attribute.name} must be an integer >= {MIN_LOAD_CHARS}, got {value!r}")
+
+
+#: The spec's guidance for one ``SKILL.md``: under about 500 lines and 5,000 tokens. Past it,
+#: discovery and ``skillcore validate`` warn (``SKILL_TOO_LONG``).
+GUIDANCE_LINES = 500
+GUIDANCE_TOKENS = 5_000
+#: Characters (bytes, for ASCII text) a token is estimated at, as tokenizers average on
+#: English prose and Markdown.
+CHARS_PER_TOKEN = 4
+#: The guidance in bytes, what discovery can tell without reading the whole file (20,000).
+GUIDANCE_BYTES = GUIDANCE_TOKENS * CHARS_PER_TOKEN
+#: Default cap on the instructions one ``load_skill`` delivers (``Limits.max_load_chars``):
+#: twice the guidance (40,000 characters, about 10,000 tokens), so a skill within the
+#: guidance, or somewhat past it, arrives whole; the rest of a longer one stays readable as a
+#: resource, a page of this size at a time.
+DEFAULT_MAX_LOAD_CHARS = 2 * GUIDANCE_BYTES
 #: Default cap on one binary resource delivered to the model (``Limits.max_binary_bytes``).
 DEFAULT_MAX_BINARY_BYTES = 5 * 1024 * 1024
 
@@ -31,6 +55,9 @@ class Limits:
     max_resource_bytes: int = attrs.field(default=256 * 1024, validator=_positive)
     #: Cap on one binary resource (image, PDF) delivered with ``binary_resources=True``.
     max_binary_bytes: int = attrs.field(default=DEFAULT_MAX_BINARY_BYTES, validator=_positive)
+    #: Cap, in characters, on the instructions one ``load_skill`` delivers; the rest of a
+    #: longer ``SKILL.md`` is read with the resource tool from the offset the reply names.
+    max_load_chars: int = attrs.field(default=DEFAULT_MAX_LOAD_CHARS, validator=_load_cap)
 
 
 # Defaults callers outside a session need, read from Limits (attrs types a field's default as

@@ -137,6 +137,9 @@ class SkillDocument:
     body: str
     resources: tuple[Resource, ...] = ()
     resources_truncated: bool = False
+    #: Where ``body`` starts in the text of ``SKILL.md`` (characters, without a BOM): a load
+    #: cut short names the offset of the rest in the file from it.
+    body_start: int = 0
 
     @property
     def name(self) -> str:

@@ -33,6 +33,32 @@ def tool_locked_reason(tool: str, unlockers: tuple[str, ...], load_tool: str) ->
     )
 
 
+def page_cut(
+    skill: str, path: str, shown: tuple[int, int], total: int, rest: int, tool: str | None
+) -> str:
+    """The line that ends a cut load or page: which characters were shown (``shown``: from,
+    to, of ``total``) and how to read on from the file offset ``rest``."""
+    where = f"characters {shown[0]:,} to {shown[1]:,} of {total:,}"
+    how = (
+        f"call {tool} with skill_name {quoted_excerpt(skill)}, path {quoted_excerpt(path)} "
+        f"and offset {rest}"
+        if tool
+        else f"read {quoted_excerpt(path)} in the skill directory from character {rest}"
+    )
+    return (
+        f"[Cut here: {where} shown. The text goes on: to read the next part, {how}. Read on "
+        "only while the task needs it.]"
+    )
+
+
+def offset_past_end(path: str, offset: int, total: int) -> str:
+    """Why a read from ``offset`` gave nothing: the file is shorter."""
+    return (
+        f"offset {offset} is past the end of {quoted_excerpt(path)} ({total:,} characters); "
+        "there is nothing more to read"
+    )
+
+
 def tools_locked_again(tools: tuple[str, ...]) -> str:
     """The sentence an unload reply ends with when skill-gated tools it unlocked are locked
     again (no other loaded skill unlocks them); empty for none."""

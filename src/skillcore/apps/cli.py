@@ -27,6 +27,7 @@ from skillcore.apps.cli_common import (
 )
 from skillcore.apps.cli_eval import cmd_eval, cmd_lint_descriptions, eval_table, plot_reports
 from skillcore.apps.cli_skills import (
+    REFERENCE_MODE,
     SKELETON,
     cmd_demo,
     cmd_list,
@@ -98,6 +99,7 @@ def _add_command(
     help: str,
     sources: bool = True,
     first: tuple[str, str] | None = None,
+    modes: tuple[str, ...] = (),
 ) -> argparse.ArgumentParser:
     """A subcommand's parser, with the options every command over sources takes."""
     p = sub.add_parser(name, help=help, description=help)
@@ -114,9 +116,10 @@ def _add_command(
     )
     p.add_argument(
         "--mode",
-        choices=[m.value for m in ValidationMode],
+        choices=[*(m.value for m in ValidationMode), *modes],
         default=None,
-        help="validation mode (default: SKILLCORE_VALIDATION_MODE, else lenient)",
+        help="validation mode (default: SKILLCORE_VALIDATION_MODE, else lenient)"
+        + ("; reference: the verdicts of the Agent Skills reference validator" if modes else ""),
     )
     p.add_argument(
         "--recursive",
@@ -142,13 +145,21 @@ def _add_skill_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     p.set_defaults(func=cmd_list)
 
     p = _add_command(
-        sub, "validate", "validate skills and print every diagnostic (exit 1 on errors)"
+        sub,
+        "validate",
+        "validate skills and print every diagnostic (exit 1 on errors)",
+        modes=(REFERENCE_MODE,),
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_validate)
 
     p = _add_command(
         sub, "show", "show one skill's metadata and resources", first=("name", "skill name")
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the skill's properties as JSON, as the reference's read-properties does",
     )
     p.add_argument("--body", action="store_true", help="also print the instructions")
     p.set_defaults(func=cmd_show)

@@ -17,18 +17,22 @@ from skillcore.apps.cli_common import (
     EXIT_SKILL_PROBLEMS,
     EXIT_USAGE,
     UsageError,
+    default_examples,
     exit_status,
     no_skills_message,
     open_library,
     print_diagnostics,
     user_path,
 )
+from skillcore.apps.cli_reference import check_folder, reference_properties, skill_folders
 from skillcore.catalog.render import entry_description
-from skillcore.diagnostics import Code, Severity
+from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.library import SkillLibrary
-from skillcore.limits import Limits
+from skillcore.limits import DEFAULT_MAX_FILE_BYTES, Limits
 from skillcore.model import SkillMetadata
+from skillcore.parse.document import body_span
 from skillcore.parse.frontmatter import ValidationMode, check_name
+from skillcore.parse.length import length_problem
 from skillcore.policy.rules import PolicyMode, ToolPattern, ToolPolicy
 from skillcore.sources.base import ReadError
 from skillcore.tools.toolkit import SkillToolkit
@@ -70,7 +74,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     return exit_status(lib, printed=True)
 
 
+#: The ``validate`` mode that gives the Agent Skills reference validator's verdicts.
+REFERENCE_MODE = "reference"
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
+    if args.mode == REFERENCE_MODE:
+        return _validate_reference(args)
     lib = open_library(args, need_skills=False)
     cat = lib.catalog
     # Validating a folder that holds no SKILL.md is an error in every mode (as the spec's
@@ -79,6 +89,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         attrs.evolve(d, severity=Severity.ERROR) if d.code is Code.EMPTY_SOURCE else d
         for d in cat.diagnostics
     ]
+    diags.extend(_line_counts(lib, diags))
     errors = sum(1 for d in diags if d.severity is Severity.ERROR)
     if args.json:
         json.dump(
@@ -97,6 +108,74 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_SKILL_PROBLEMS if errors or not cat.skills else EXIT_OK
 
 
+def _line_counts(lib: SkillLibrary, diags: list[Diagnostic]) -> list[Diagnostic]:
+    """The length warnings discovery could not give: it reads only the head of each file, so
+    it judges by size; ``validate`` reads every ``SKILL.md`` whole and counts its lines."""
+    warned = {(d.source, d.path) for d in diags if d.code is Code.SKILL_TOO_LONG}
+    found: list[Diagnostic] = []
+    for meta in lib.catalog:
+        path = f"{meta.location.directory}/SKILL.md" if meta.location.directory else "SKILL.md"
+        if (meta.location.source, path) in warned:
+            continue
+        try:
+            content = lib.read_resource(meta, "SKILL.md", DEFAULT_MAX_FILE_BYTES)
+        except ReadError:
+            continue  # a file that cannot be read now: discovery's findings stand
+        if content.text is None:
+            continue
+        start, body = body_span(content.text)
+        head = len(content.text[:start].encode())
+        problem = length_problem(content.size - head, body.count("\n") + 1)
+        if problem is not None:
+            found.append(
+                Diagnostic(
+                    Severity.WARNING, Code.SKILL_TOO_LONG, problem, meta.location.source, path
+                )
+            )
+    return found
+
+
+def _validate_reference(args: argparse.Namespace) -> int:
+    """``validate --mode reference``: each local skill folder judged by the reference's rules
+    (:mod:`skillcore.parse.reference`), its messages printed as diagnostics."""
+    if args.recursive:
+        raise UsageError("--recursive cannot be used with --mode reference")
+    sources = list(args.sources or args.settings.get("sources") or [default_examples()])
+    names: list[str] = []
+    diags: list[Diagnostic] = []
+    for source in map(str, sources):
+        folders = skill_folders(source)
+        if folders and source.lower().endswith("skill.md"):
+            source = str(folders[0])  # the file itself was named: report its folder
+        if folders is None:
+            remote = "://" in source and not source.startswith("file://")
+            why = "--mode reference reads local folders only (a path)" if remote else "not found"
+            raise UsageError(single_line(f"{source}: {why}"))
+        if not folders:
+            diags.append(
+                Diagnostic(
+                    Severity.ERROR,
+                    Code.REFERENCE_RULE,
+                    "Missing required file: SKILL.md (no skill folder here)",
+                    source,
+                )
+            )
+        for folder in folders:
+            name, found = check_folder(folder, source)
+            names.extend([name] if name else [])
+            diags.extend(found)
+    if args.json:
+        json.dump(
+            {"skills": names, "diagnostics": [d.to_dict() for d in diags]}, sys.stdout, indent=2
+        )
+        sys.stdout.write("\n")
+    else:
+        for diag in diags:
+            sys.stdout.write(single_line(user_path(diag).format()) + "\n")
+        print(f"{len(names)} valid skills, {len(diags)} errors, 0 warnings (reference mode)")
+    return EXIT_SKILL_PROBLEMS if diags or not names else EXIT_OK
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     lib = open_library(args, need_skills=False)
     meta = lib.catalog.get(args.name)
@@ -113,6 +192,10 @@ def cmd_show(args: argparse.Namespace) -> int:
                 print(single_line(user_path(diag).format()), file=sys.stderr)
             return EXIT_SKILL_PROBLEMS
         raise UsageError(single_line(f"no skill named {args.name!r}; see 'skillcore list'"))
+    if args.json:
+        json.dump(reference_properties(meta), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return EXIT_OK
     error: ReadError | None
     try:
         doc = lib.read_document(meta)

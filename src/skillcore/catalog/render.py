@@ -16,11 +16,19 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from skillcore._text import escape, folded, prompt_text, single_line, skill_content_marker
+from skillcore._text import (
+    cut_page,
+    escape,
+    folded,
+    prompt_text,
+    single_line,
+    skill_content_marker,
+)
 from skillcore.model import Catalog, Resource, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.parse.frontmatter import MAX_DESCRIPTION
 from skillcore.sources.base import SKILL_FILE
+from skillcore.texts import page_cut
 
 if TYPE_CHECKING:
     from skillcore.state.session import LoadedSkill, SkillSession
@@ -280,14 +288,27 @@ def _xml_wrap(body: str, omitted: int, names: ToolNames) -> str:
 
 
 def render_load_reply(
-    document: SkillDocument, resources_truncated: bool = False, resource_tool: str | None = None
+    document: SkillDocument,
+    resources_truncated: bool = False,
+    resource_tool: str | None = None,
+    max_chars: int | None = None,
 ) -> str:
     """The reply to a successful load: the body wrapped in ``<skill_content>`` so it can be
-    recognised later, the skill directory, its resources and dependencies."""
+    recognised later, the skill directory, its resources and dependencies. A body longer than
+    ``max_chars`` is cut, with a line saying where the rest is read from."""
     meta = document.metadata
+    body = document.body.strip("\n")
+    cut = None
+    if max_chars is not None and len(body) > max_chars:
+        body, rest = cut_page(body, 0, max_chars)
+        assert rest is not None
+        start = document.body_start
+        shown = (start, start + rest)
+        total = start + len(document.body)
+        cut = page_cut(meta.name, SKILL_FILE, shown, total, shown[1], resource_tool)
     parts = [
         skill_content_marker(meta.name),
-        prompt_text(document.body.strip("\n")),
+        prompt_text(body) + (f"\n\n{cut}" if cut else ""),
         "</skill_content>",
         "",
         f"Skill directory: {single_line(meta.location.url)}",

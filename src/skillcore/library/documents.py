@@ -10,7 +10,8 @@ import attrs
 from skillcore.codes import OutcomeCode
 from skillcore.limits import DEFAULT_MAX_RESOURCE_BYTES
 from skillcore.model import Catalog, SkillDocument, SkillMetadata
-from skillcore.parse.frontmatter import body_of, decode_text
+from skillcore.parse.document import body_span
+from skillcore.parse.frontmatter import decode_text
 from skillcore.sources.errors import ReadError
 from skillcore.sources.reader import SourceReader
 from skillcore.sources.source import SKILL_FILE, SkillSource
@@ -35,7 +36,8 @@ def document_from(meta: SkillMetadata, data: bytes, listing: tuple[Any, bool]) -
     if text is None:
         raise ReadError(OutcomeCode.DECODE_ERROR, f"SKILL.md {msg}")
     resources, truncated = listing
-    return SkillDocument(meta, body_of(text), resources, truncated)
+    start, body = body_span(text)
+    return SkillDocument(meta, body, resources, truncated, start)
 
 
 def document_error(exc: ReadError) -> ReadError:

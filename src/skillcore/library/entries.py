@@ -75,6 +75,7 @@ def _parse(
         mode=mode,
         complete=complete,
         stamp=entry.stamp,
+        size=entry.size,
     )
 
 

@@ -24,7 +24,7 @@ from skillcore.parse.fields import (
     read_text_fields,
     read_version,
 )
-from skillcore.parse.metadata import read_metadata_field
+from skillcore.parse.metadata import metadata_extensions, read_metadata_field
 from skillcore.parse.name_field import read_name_field
 from skillcore.parse.values import Cleaner, char_name, jsonable
 
@@ -60,6 +60,10 @@ def build(
     if "license" in fm or "compatibility" in fm:
         read_text_fields(fm, ctx, kwargs)
     meta = read_metadata_field(fm, ctx, kwargs) if "metadata" in fm else None
+    if meta:
+        extensions = metadata_extensions(meta, fm)
+        if extensions:
+            fm = {**fm, **extensions}
     if "allowed-tools" in fm:
         read_allowed_tools_field(fm, ctx, duplicated, kwargs)
     if "version" in fm:

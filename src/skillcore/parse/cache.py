@@ -103,6 +103,8 @@ def default_cache_dir() -> Path:
 _RULE_MODULES = (
     "parse/frontmatter",
     "parse/headings",
+    "parse/length",
+    "limits",
     "parse/allowed_tools",
     "parse/build",
     "parse/capping",

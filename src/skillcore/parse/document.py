@@ -79,8 +79,17 @@ def _closing_line(text: str, nl: int) -> tuple[int, int] | None:
 
 def body_of(text: str) -> str:
     """The Markdown body of a full ``SKILL.md`` text (everything after the frontmatter)."""
+    return body_span(text)[1]
+
+
+def body_span(text: str) -> tuple[int, str]:
+    """``(start, body)``: the body of :func:`body_of` and where it starts in ``text``."""
     _, offset, terminated = split_frontmatter(text)
     if "\r" in text:
         text = _LONE_CR.sub("\n", text)  # same length: ``offset`` stays valid
+    if not terminated:
+        return 0, text
     # "\r" too: a CRLF file would otherwise start with a blank "\r\n" line and end with "\r".
-    return text[offset:].strip("\r\n") if terminated else text
+    rest = text[offset:]
+    body = rest.lstrip("\r\n")
+    return offset + len(rest) - len(body), body.rstrip("\r\n")

@@ -42,6 +42,7 @@ from skillcore.parse.caps import (
 from skillcore.parse.context import ParseContext, ParseResult, ValidationMode, skip
 from skillcore.parse.document import _closing_line, body_of, decode_text, split_frontmatter
 from skillcore.parse.headings import body_headings
+from skillcore.parse.length import length_problem
 from skillcore.parse.metadata import TYPED_METADATA
 from skillcore.parse.name_field import check_name
 from skillcore.parse.nesting import _event_depth, depth_problem, too_deep
@@ -94,11 +95,13 @@ def parse_skill_file(
     mode: ValidationMode = ValidationMode.LENIENT,
     complete: bool = True,
     stamp: str = "",
+    size: int | None = None,
 ) -> ParseResult:
     """Parse and validate one ``SKILL.md`` (its head or all of it).
 
     ``complete`` says whether ``data`` is the whole file; if it is only a head and the
-    frontmatter does not end inside it, the result has ``need_more=True``.
+    frontmatter does not end inside it, the result has ``need_more=True``. ``size``: the
+    file's size in bytes when known (a file past the spec's length guidance is warned about).
     """
     ctx = ParseContext(location, path, mode, directory_name, stamp)
     found = _frontmatter_text(data, ctx, complete)
@@ -127,6 +130,15 @@ def parse_skill_file(
             ctx.cleaner = ctx.clean = Cleaner()
         ctx.body_offset = body_offset
         ctx.headings = body_headings(text[body_offset:], complete)
+        # The guidance is about the instructions: the body, not the frontmatter before it.
+        whole = complete and (size is None or size == len(data))
+        total = len(data) if size is None and complete else size
+        too_long = length_problem(
+            None if total is None else total - len(text[:body_offset].encode()),
+            text.count("\n", body_offset) + 1 if whole else None,
+        )
+        if too_long is not None:
+            ctx.diags.append(ctx.diag(Severity.WARNING, Code.SKILL_TOO_LONG, too_long))
         return build(raw, dropped, ctx)
     except Exception as exc:  # a safety net: one file never breaks discovery
         return skip(

@@ -3,6 +3,7 @@ typed keys of Google ADK read as their type."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -90,6 +91,42 @@ def _metadata(meta: Mapping[Any, Any], ctx: ParseContext) -> dict[str, str]:
         text = clean(scalar_text(v), "metadata")
         clean_meta[key] = cap_text(text, "metadata value", MAX_TEXT, ctx)
     return clean_meta
+
+
+#: skillcore's extension fields a spec-valid skill writes under ``metadata`` (the spec allows
+#: no other top-level field): read as the field when the frontmatter does not set it.
+METADATA_EXTENSIONS = frozenset(
+    {
+        "triggers",
+        "file-patterns",
+        "dependencies",
+        "priority",
+        "disable-model-invocation",
+        "user-invocable",
+        "argument-hint",
+    }
+)
+_INTEGER = re.compile(r"[+-]?[0-9]{1,9}")
+
+
+def metadata_extensions(meta: Mapping[str, str], fm: Mapping[str, Any]) -> dict[str, Any]:
+    """The extension fields given as ``metadata`` text and not as fields of their own, as the
+    field readers take them: lists stay comma-separated text, ``priority`` an integer when it
+    is one, the flags ``true``/``false`` as booleans (anything else is left as text, which
+    ``disable-model-invocation`` reads as disabled: it fails closed)."""
+    found: dict[str, Any] = {}
+    for key, text in meta.items():
+        field = key.strip().lower().replace("_", "-")
+        if field not in METADATA_EXTENSIONS or field in fm or field in found:
+            continue
+        value: Any = text
+        if field == "priority" and _INTEGER.fullmatch(text.strip()):
+            value = int(text)
+        elif field in ("disable-model-invocation", "user-invocable"):
+            flag = text.strip().lower()
+            value = True if flag == "true" else False if flag == "false" else text
+        found[field] = value
+    return found
 
 
 #: ``metadata`` keys whose peers give them a type other than text, with the type skillcore

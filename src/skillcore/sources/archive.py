@@ -377,7 +377,9 @@ class ArchiveReader(SourceReader):
                 entries.append(ScanEntry(directory, dir_name, stamp, None))
             else:
                 entries.append(
-                    ScanEntry(directory, dir_name, stamp, head, member.size <= len(head))
+                    ScanEntry(
+                        directory, dir_name, stamp, head, member.size <= len(head), size=member.size
+                    )
                 )
         return Scan(tuple(entries), tuple(diags))
 

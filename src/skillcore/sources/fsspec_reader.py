@@ -144,7 +144,8 @@ class FsspecReader(SourceReader):
                     entries.append(ScanEntry(directory, dir_name, stamp, None, error=error))
                 continue
             complete = size is not None and size <= len(head)
-            entries.append(ScanEntry(directory, dir_name, stamp, head, complete))
+            known_size = size if isinstance(size, int) else None
+            entries.append(ScanEntry(directory, dir_name, stamp, head, complete, size=known_size))
         return entries
 
     def _read_heads(self, paths: list[str], head_bytes: int) -> list[bytes | BaseException]:

@@ -215,7 +215,7 @@ class GitReader(SourceReader):
                 file_rel,
             )
             return ScanEntry(rel, dir_name, stamp, None, error=error)
-        return ScanEntry(rel, dir_name, stamp, head, complete=size <= head_bytes)
+        return ScanEntry(rel, dir_name, stamp, head, complete=size <= head_bytes, size=size)
 
     def _lookup(self, directory: str, rel_path: str) -> tuple[Any, Any, str]:
         rel = safe_relpath(rel_path)

@@ -209,7 +209,9 @@ class SkillDirectories:
             return ScanEntry(rel, dir_name, stamp, None)
         head = read_fd(cur.open_file(name, st, self.hardlinks), self.head_bytes)
         complete = st.st_size <= len(head)
-        return ScanEntry(rel, dir_name, stamp, frontmatter_prefix(head), complete=complete)
+        return ScanEntry(
+            rel, dir_name, stamp, frontmatter_prefix(head), complete=complete, size=st.st_size
+        )
 
     @staticmethod
     def _enter(cur: Cursor, rel: str) -> None:

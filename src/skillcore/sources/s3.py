@@ -204,7 +204,9 @@ class S3Reader(SourceReader):
                     entries.append(ScanEntry(directory, dir_name, stamp, None, error=error))
                 continue
             data = bytes(head)
-            entries.append(ScanEntry(directory, dir_name, stamp, data, size <= len(data)))
+            entries.append(
+                ScanEntry(directory, dir_name, stamp, data, size <= len(data), size=size)
+            )
 
     def _read_heads(self, keys: list[str], head_bytes: int) -> list[bytes | BaseException]:
         if not keys:

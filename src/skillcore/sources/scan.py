@@ -27,6 +27,8 @@ class ScanEntry:
     #: Why SKILL.md could not be read this time (``head`` is then None). The library keeps
     #: the skill's last good version for a grace period instead of dropping it at once.
     error: Diagnostic | None = None
+    #: Size of SKILL.md in bytes, when the scan knows it (the length checks use it).
+    size: int | None = None
 
 
 @attrs.frozen

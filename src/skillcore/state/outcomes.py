@@ -61,6 +61,8 @@ class ResourceRequest:
 
     name: str
     path: str
+    #: Read one page of the file from this character offset (None: the whole file).
+    offset: int | None = None
 
 
 __all__ = ["LoadRequest", "Outcome", "ResourceRequest"]

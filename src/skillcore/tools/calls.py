@@ -67,6 +67,8 @@ def read(
             return library.read_document(effect.name, file_cap(library, session))
         if isinstance(effect, ResourceRequest):
             limits = session.limits
+            if effect.offset is not None:  # one page of a text file: read as a load reads
+                return library.read_resource(effect.name, effect.path, file_cap(library, session))
             try:
                 return library.read_resource(effect.name, effect.path, limits.max_resource_bytes)
             except ReadError as exc:
@@ -88,6 +90,9 @@ async def aread(
             return await library.aread_document(effect.name, file_cap(library, session))
         if isinstance(effect, ResourceRequest):
             limits = session.limits
+            if effect.offset is not None:  # one page of a text file: read as a load reads
+                cap = file_cap(library, session)
+                return await library.aread_resource(effect.name, effect.path, cap)
             try:
                 cap = limits.max_resource_bytes
                 return await library.aread_resource(effect.name, effect.path, cap)
@@ -141,6 +146,11 @@ def resource_result(
             return ToolResult(session, text, OutcomeCode.TOO_LARGE, tool)
         text = replies.binary_attached(payload)
         return ToolResult(session, text, OutcomeCode.RESOURCE_READ, tool, binary=payload)
+    if req.offset is not None:
+        cap = session.limits.max_load_chars
+        text, ok = replies.resource_page(path, name, data, req.offset, cap, names.resource)
+        code = OutcomeCode.RESOURCE_READ if ok else OutcomeCode.INVALID_ARGUMENTS
+        return ToolResult(session, text, code, tool)
     return ToolResult(session, replies.resource(path, name, data), OutcomeCode.RESOURCE_READ, tool)
 
 

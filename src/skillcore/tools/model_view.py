@@ -184,7 +184,10 @@ class ModelView:
         truncated = bool(loaded and loaded.resources_truncated)
         shown = attrs.evolve(document, resources=loaded.resources) if loaded else document
         text = render_load_reply(
-            shown, truncated, self.names.resource if self.include_resource_tool else None
+            shown,
+            truncated,
+            self.names.resource if self.include_resource_tool else None,
+            session.limits.max_load_chars,
         )
         return text + replies.tools_unlocked(session.gated_by(document.name))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from skillcore._text import (
+    cut_page,
     folded,
     prompt_text,
     quoteattr,
@@ -29,6 +30,8 @@ from skillcore.policy.rules import ToolDecision
 from skillcore.sources.base import ReadError
 from skillcore.state.session import Outcome, SkillSession
 from skillcore.texts import (
+    offset_past_end,
+    page_cut,
     tool_locked_reason,
     tools_not_available_reason,
 )
@@ -152,6 +155,13 @@ def read_failed(
             if listing
             else f" Load the skill with {names.load} to see its files."
         )
+    if exc.code is OutcomeCode.TOO_LARGE:
+        # Text too long for one reply may still be read a part at a time.
+        hint += (
+            f" If it is text, read it in parts: call {names.resource} with offset 0, then "
+            "with the offset each part names."
+        )
+        return error(f"cannot read {path!r} of skill {skill!r}: {exc.message}.{hint}")
     return error(
         f"cannot read {path!r} of skill {skill!r}: {exc.message}.{hint} Do not retry this path."
     )
@@ -201,6 +211,25 @@ def resource(path: str, skill: str, content: ResourceContent) -> str:
         f"<skill_resource skill={quoteattr(skill)} path={quoteattr(path)}>\n"
         f"{prompt_text(content.text or '')}\n</skill_resource>"
     )
+
+
+def resource_page(
+    path: str, skill: str, content: ResourceContent, offset: int, cap: int, tool: str
+) -> tuple[str, bool]:
+    """``(reply, ok)`` for one page of a text resource read from the character ``offset``: at
+    most ``cap`` characters, then, when the file goes on, the line naming the next offset. An
+    offset past the end is an error reply (not ok)."""
+    text = content.text or ""
+    text = text[1:] if text.startswith("\ufeff") else text  # offsets as a load counts them
+    if offset > 0 and offset >= len(text):
+        return error(offset_past_end(path, offset, len(text))), False
+    page, rest = cut_page(text, offset, cap)
+    end = rest if rest is not None else len(text)
+    note = f"\n{page_cut(skill, path, (offset, end), len(text), rest, tool)}" if rest else ""
+    return (
+        f"<skill_resource skill={quoteattr(skill)} path={quoteattr(path)} "
+        f'offset="{offset}">\n{prompt_text(page)}\n</skill_resource>{note}'
+    ), True
 
 
 def search(

@@ -38,9 +38,15 @@ class ToolKind(str, enum.Enum):
 _ARGUMENTS: dict[ToolKind, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ToolKind.LOAD: (("skill_name",), ()),
     ToolKind.UNLOAD: (("skill_name",), ()),
-    ToolKind.RESOURCE: (("skill_name", "path"), ()),
+    ToolKind.RESOURCE: (("skill_name", "path"), ("offset",)),
     ToolKind.SEARCH: ((), ("query", "path")),
 }
+
+
+#: Optional arguments that are whole numbers (0 or more), not text.
+_INTEGER_ARGUMENTS = frozenset({"offset"})
+#: The largest offset accepted (far past any file a skill may hold).
+MAX_OFFSET = 2**31
 
 
 class ArgumentError(SkillcoreError, ValueError):
@@ -129,6 +135,11 @@ def _resource_spec(names: ToolNames) -> ToolSpec:
             {
                 "skill_name": _string("Skill name."),
                 "path": _string("Path relative to the skill directory, e.g. references/guide.md."),
+                "offset": {
+                    "type": ["integer", "null"],
+                    "description": "null to read the whole file; a character offset to read "
+                    "one part from there (a cut reply names the offset of the next part).",
+                },
             }
         ),
     )
@@ -202,10 +213,26 @@ def parse_arguments(kind: ToolKind, tool: str, arguments: Any) -> dict[str, Any]
         out[key] = value.strip()
     for key in optional:
         value = args.get(key)
+        if key in _INTEGER_ARGUMENTS:
+            out[key] = _offset(key, value)
+            continue
         if value is not None and not isinstance(value, str):
             raise ArgumentError(f"argument {key!r} must be a string or null, {_got(value)}")
         out[key] = value.strip() if isinstance(value, str) and value.strip() else None
     return out
+
+
+def _offset(key: str, value: Any) -> int | None:
+    """A whole number 0 or more (digits in a string too: models send ``"120"``), or None."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.strip().isdigit() and len(value) < 12:
+        value = int(value.strip())
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if type(value) is not int or not 0 <= value <= MAX_OFFSET:
+        raise ArgumentError(f"argument {key!r} must be a whole number 0 or more, or null")
+    return value
 
 
 def _got(value: Any) -> str:

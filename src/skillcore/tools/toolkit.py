@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
+import attrs
+
 from skillcore import events
 from skillcore.catalog.prompt import PromptMode, PromptTemplate
 from skillcore.catalog.ranking import RANKERS, Ranker
@@ -296,6 +298,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
             if report:
                 events.tool_outcome(kind.value, result, args["skill_name"], args.get("path"))
             return result
+        if isinstance(step, ResourceRequest) and args.get("offset") is not None:
+            step = attrs.evolve(step, offset=args["offset"])
         return step
 
     def finish(
