@@ -57,6 +57,9 @@ class Code(str, enum.Enum):
     PLACEHOLDER_DESCRIPTION = "PLACEHOLDER_DESCRIPTION"
     # A ``dependencies`` entry that names no skill in the catalog.
     MISSING_DEPENDENCY = "MISSING_DEPENDENCY"
+    # Invisible characters (tag characters, zero-width characters, BOM, soft hyphen) in a
+    # SKILL.md: kept, and shown escaped wherever the text reaches a model or a terminal.
+    INVISIBLE_CHARACTERS = "INVISIBLE_CHARACTERS"
 
 
 @attrs.frozen

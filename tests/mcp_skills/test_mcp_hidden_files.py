@@ -32,9 +32,7 @@ def test_the_resource_tool_refuses_hidden_files(tmp_path: Path) -> None:
             loaded = await c.call_tool("load_skill", {"skill_name": "alpha"})
             assert not loaded.is_error
             for rel in HIDDEN:
-                res = await c.call_tool(
-                    "load_skill_resource", {"skill_name": "alpha", "path": rel}
-                )
+                res = await c.call_tool("load_skill_resource", {"skill_name": "alpha", "path": rel})
                 text = res.content[0]
                 assert isinstance(text, types.TextContent)
                 assert res.is_error and "hidden" in text.text, (rel, text.text)

@@ -9,6 +9,8 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from skillcore._text import escape_char, find_invisible
+
 if TYPE_CHECKING:
     from datetime import date
 
@@ -49,6 +51,25 @@ def str_list(value: Any) -> list[str]:
                 out.append(v)
         return out
     raise TypeError(type_name(value))
+
+
+def invisible_warning(text: str, where: str = "SKILL.md") -> str | None:
+    """What a warning says about the invisible characters in ``text`` (None: there are none;
+    the rule is :func:`skillcore._text.find_invisible`)."""
+    if text.isascii():  # the common case: one C-level scan
+        return None
+    found = find_invisible(text)
+    first = next(found, None)
+    if first is None:
+        return None
+    char = first.group()
+    count = 1 + sum(1 for _ in found)
+    line = f", line {text.count(chr(10), 0, first.start()) + 1}" if where == "SKILL.md" else ""
+    return (
+        f"{where} contains {count} invisible character(s) (first: {char_name(char)}{line}): "
+        "text a reader cannot see but a model reads; shown escaped (as "
+        f"{escape_char(char)}) wherever skillcore shows it"
+    )
 
 
 def char_name(char: str) -> str:

@@ -50,7 +50,7 @@ def test_the_rule_is_one_predicate() -> None:
         assert hidden_name(name)
     for name in ("guide.md", "env", "git", "modules", "a.env"):
         assert not hidden_name(name)
-    for path in HIDDEN + ("./.env", "references//.secret", "Node_Modules/x"):
+    for path in (*HIDDEN, "./.env", "references//.secret", "Node_Modules/x"):
         assert path_problem(path) is PathProblem.HIDDEN
     assert path_problem("references/guide.md") is None
 
@@ -111,7 +111,10 @@ def test_every_reader_applies_the_rule(root: Path, tmp_path: Path) -> None:
     mem = fsspec.filesystem("memory")
     for path in sorted((root / "alpha").rglob("*")):
         if path.is_file():
-            mem.pipe(f"/hidden-test/alpha/{path.relative_to(root / 'alpha').as_posix()}", path.read_bytes())
+            mem.pipe(
+                f"/hidden-test/alpha/{path.relative_to(root / 'alpha').as_posix()}",
+                path.read_bytes(),
+            )
     for source in (str(bundle), "memory://hidden-test"):
         lib = SkillLibrary([source])
         listed = {r.path for r in lib.read_document("alpha").resources}
