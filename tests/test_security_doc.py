@@ -17,7 +17,7 @@ from skillcore.policy import rules as policy
 from skillcore.runtime import profiles
 from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
-from skillcore.state import coordination
+from skillcore.state import coordination, refresh
 from skillcore.state import token as state_token
 from skillcore.state.schema import MAX_CALL_ID
 from skillcore.tools import binary, replies, specs
@@ -72,6 +72,7 @@ def _n(value: int) -> str:
         f"cut at {replies.SUGGESTION_DESCRIPTION_CHARS} characters",
         f"at most {_n(ranking.MAX_QUERY_CHARS)} characters of a query ({ranking.MAX_QUERY_TERMS}",
         f"at most {ranking.MAX_EMBED_TOKENS} tokens of a text",
+        f"at most {refresh.MAX_MARKER_BYTES} bytes of it",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:
