@@ -121,7 +121,6 @@ _RULE_MODULES = (
     "diagnostics",
     "_text",
     "_frozen",
-    "sources/local_entry",  # what of a head the parser sees (frontmatter_prefix)
 )
 
 

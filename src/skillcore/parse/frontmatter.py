@@ -105,7 +105,9 @@ def parse_skill_file(
     if isinstance(found, ParseResult):
         return found
     yaml_text, body_offset, text = found
-    invisible = invisible_warning(text)
+    # The frontmatter is what the catalog and search show; the body reaches a model only
+    # when loaded, escaped there (scanning all of it would cost every non-ASCII skill).
+    invisible = invisible_warning(yaml_text)
     if invisible is not None:
         ctx.diags.append(ctx.diag(Severity.WARNING, Code.INVISIBLE_CHARACTERS, invisible))
     # What the fast scanner accepts nests two levels at most, so only text it declines needs

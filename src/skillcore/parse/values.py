@@ -53,9 +53,10 @@ def str_list(value: Any) -> list[str]:
     raise TypeError(type_name(value))
 
 
-def invisible_warning(text: str, where: str = "SKILL.md") -> str | None:
-    """What a warning says about the invisible characters in ``text`` (None: there are none;
-    the rule is :func:`skillcore._text.find_invisible`)."""
+def invisible_warning(text: str, where: str = "the frontmatter") -> str | None:
+    """What a warning says about the invisible characters in ``text``, a frontmatter or (with
+    ``where``) one of its values (None: there are none; the rule is
+    :func:`skillcore._text.find_invisible`)."""
     if text.isascii():  # the common case: one C-level scan
         return None
     found = find_invisible(text)
@@ -64,7 +65,9 @@ def invisible_warning(text: str, where: str = "SKILL.md") -> str | None:
         return None
     char = first.group()
     count = 1 + sum(1 for _ in found)
-    line = f", line {text.count(chr(10), 0, first.start()) + 1}" if where == "SKILL.md" else ""
+    line = ""
+    if where == "the frontmatter":  # (+2: it starts on the line after the opening ---)
+        line = f", line {text.count(chr(10), 0, first.start()) + 2}"
     return (
         f"{where} contains {count} invisible character(s) (first: {char_name(char)}{line}): "
         "text a reader cannot see but a model reads; shown escaped (as "

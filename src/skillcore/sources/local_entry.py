@@ -13,7 +13,6 @@ import stat as stat_mod
 from collections.abc import Mapping
 from itertools import compress, islice
 
-from skillcore._text import find_invisible
 from skillcore.diagnostics import Code, Diagnostic
 from skillcore.parse.caps import MAX_HEADINGS_SCANNED
 from skillcore.paths import undecodable
@@ -79,11 +78,9 @@ def frontmatter_prefix(head: bytes) -> bytes:
         return head  # the parser reports NUL bytes anywhere in the first 8 KiB
     if not head.isascii():
         try:
-            text = head.decode("utf-8")
+            head.decode("utf-8")
         except UnicodeDecodeError:
             return head  # the parser judges the whole head's UTF-8
-        if any(find_invisible(text)):
-            return head  # the parser warns about invisible characters anywhere in the head
     first = head.find(b"\n")
     if first == -1:
         return head

@@ -166,9 +166,9 @@ def test_no_invisible_character_reaches_a_reply(description: str, body: str) -> 
         outputs += [loaded.text, render_catalog(loaded.session)]
         for out in outputs:
             assert out and not leftovers(out), out
-        if leftovers(description + body):
-            codes = {d.code for d in lib.catalog.diagnostics}
-            assert Code.INVISIBLE_CHARACTERS in codes
+        # Discovery warns about what the catalog and search show (the frontmatter).
+        codes = {d.code for d in lib.catalog.diagnostics}
+        assert (Code.INVISIBLE_CHARACTERS in codes) == bool(leftovers(description))
 
 
 TAGGED = "Format reports.\U000e0049\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065"
@@ -192,7 +192,7 @@ def test_discovery_warns_and_the_cache_keeps_the_warning(tagged: Path) -> None:
         catalog = lib.discover()
         assert catalog.get("reports").description == TAGGED  # kept as written
         [diag] = [d for d in catalog.diagnostics if d.code is Code.INVISIBLE_CHARACTERS]
-        assert "U+E0049 TAG LATIN CAPITAL LETTER I" in diag.message
+        assert "U+E0049 TAG LATIN CAPITAL LETTER I, line 3" in diag.message
         assert "\\U000e0049" in diag.message and not leftovers(diag.message)
 
 
