@@ -17,7 +17,7 @@ from skillcore.policy import rules as policy
 from skillcore.runtime import profiles
 from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
-from skillcore.state import coordination
+from skillcore.state import coordination, refresh
 from skillcore.state import token as state_token
 from skillcore.state.schema import MAX_CALL_ID
 from skillcore.tools import binary, replies, specs
@@ -78,6 +78,7 @@ def _n(value: int) -> str:
         f"also when it is over {limits.GUIDANCE_LINES} lines",
         f"at most {_n(limits.DEFAULT_MAX_LOAD_CHARS)} characters of instructions",
         f"at least {_n(limits.MIN_LOAD_CHARS)})",
+        f"at most {refresh.MAX_MARKER_BYTES} bytes of it",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:

@@ -61,6 +61,9 @@ class Code(str, enum.Enum):
     REFERENCE_RULE = "REFERENCE_RULE"
     # A ``SKILL.md`` longer than the spec's guidance (see ``skillcore.limits``).
     SKILL_TOO_LONG = "SKILL_TOO_LONG"
+    # Invisible characters (tag characters, zero-width characters, BOM, soft hyphen) in a
+    # SKILL.md: kept, and shown escaped wherever the text reaches a model or a terminal.
+    INVISIBLE_CHARACTERS = "INVISIBLE_CHARACTERS"
 
 
 @attrs.frozen

@@ -11,6 +11,10 @@ import enum
 #: Longer paths are refused before any other check (they cannot name a real resource).
 MAX_PATH_CHARS = 1024
 
+#: Directory names never descended into, nor listed or read as resources (compared
+#: case-insensitively: on macOS and Windows ``NODE_MODULES`` opens ``node_modules``).
+SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".hg", ".svn"})
+
 
 class PathProblem(enum.Enum):
     """Why a path cannot name a file inside a skill directory; the value is the reason."""
@@ -23,6 +27,17 @@ class PathProblem(enum.Enum):
     ABSOLUTE = "the path is absolute; give a path relative to the skill directory"
     OUTSIDE = "the path goes outside the skill directory ('..')"
     DIRECTORY = "the path names the skill directory itself"
+    HIDDEN = (
+        "the path names a hidden file or folder (a name starting with '.', or .git, "
+        "node_modules, __pycache__, venv); only the files the skill lists can be read"
+    )
+
+
+def hidden_name(name: str) -> bool:
+    """True for a path segment that is hidden (``.env``, ``.git``) or a folder never
+    descended into (:data:`SKIP_DIRS`). The one rule for what a resource listing leaves out
+    and what no read may open, whatever path a model or a link gives."""
+    return name.startswith(".") or name.casefold() in SKIP_DIRS
 
 
 def undecodable(name: str) -> bool:
@@ -62,6 +77,8 @@ def path_problem(path: object, *, max_chars: int = MAX_PATH_CHARS) -> PathProble
         return PathProblem.OUTSIDE
     if not parts:
         return PathProblem.DIRECTORY
+    if any(hidden_name(seg) for seg in parts):
+        return PathProblem.HIDDEN
     return None
 
 

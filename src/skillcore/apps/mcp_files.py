@@ -14,6 +14,7 @@ from urllib.parse import quote, unquote
 
 import anyio
 
+from skillcore._text import single_line
 from skillcore.codes import OutcomeCode
 from skillcore.errors import require
 from skillcore.library import SkillLibrary
@@ -94,7 +95,7 @@ class SkillFiles:
             types.Resource(
                 uri=skill_uri(m.name),
                 name=m.name,
-                description=m.description,
+                description=single_line(m.description),  # no control or invisible chars
                 mime_type="text/markdown",
             )
             for m in page

@@ -26,7 +26,7 @@ from skillcore.parse.fields import (
 )
 from skillcore.parse.metadata import metadata_extensions, read_metadata_field
 from skillcore.parse.name_field import read_name_field
-from skillcore.parse.values import Cleaner, char_name, jsonable
+from skillcore.parse.values import Cleaner, char_name, invisible_warning, jsonable
 
 #: Duplicated keys whose safe reading is not "the first one": allowed-tools fails closed.
 _FAIL_CLOSED_ON_DUPLICATE = {"allowed-tools"}
@@ -81,6 +81,8 @@ def build(
     if ctx.headings:
         kwargs["headings"] = ctx.headings
     diags = ctx.diags
+    if not description.isascii():
+        _escaped_invisibles(description, ctx)
     if ctx.cleaner is not None:
         diags.extend(_cleaning_diagnostics(ctx.cleaner, ctx))
     if ctx.strict and any(d.severity is Severity.ERROR for d in diags):
@@ -170,6 +172,17 @@ def _sort_keys(raw: Mapping[Any, Any], ctx: ParseContext) -> tuple[dict[str, Any
                 )
             )
     return fm, extra
+
+
+def _escaped_invisibles(description: str, ctx: ParseContext) -> None:
+    """Warn about invisible characters written as YAML escapes (``"\\u200b"``): the scan of
+    the file's text (see ``parse_skill_file``) does not see those."""
+    if any(d.code is Code.INVISIBLE_CHARACTERS for d in ctx.diags):
+        return
+    found = invisible_warning(description, "the description")
+    if found is not None:
+        warning = ctx.diag(Severity.WARNING, Code.INVISIBLE_CHARACTERS, found, "description")
+        ctx.diags.append(warning)
 
 
 def _cleaning_diagnostics(cleaner: Cleaner, ctx: ParseContext) -> list[Diagnostic]:

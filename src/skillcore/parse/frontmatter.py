@@ -46,7 +46,7 @@ from skillcore.parse.length import length_problem
 from skillcore.parse.metadata import TYPED_METADATA
 from skillcore.parse.name_field import check_name
 from skillcore.parse.nesting import _event_depth, depth_problem, too_deep
-from skillcore.parse.values import UNSAFE_TEXT, Cleaner
+from skillcore.parse.values import UNSAFE_TEXT, Cleaner, invisible_warning
 
 __all__ = [
     "FRONTMATTER_HEAD_BYTES",
@@ -108,6 +108,11 @@ def parse_skill_file(
     if isinstance(found, ParseResult):
         return found
     yaml_text, body_offset, text = found
+    # The frontmatter is what the catalog and search show; the body reaches a model only
+    # when loaded, escaped there (scanning all of it would cost every non-ASCII skill).
+    invisible = invisible_warning(yaml_text)
+    if invisible is not None:
+        ctx.diags.append(ctx.diag(Severity.WARNING, Code.INVISIBLE_CHARACTERS, invisible))
     # What the fast scanner accepts nests two levels at most, so only text it declines needs
     # the depth check before a YAML parser sees it.
     fast = scan_frontmatter(yaml_text)

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from typing import Any
 
+from skillcore._text import INVISIBLE, find_invisible, single_line
 from skillcore.diagnostics import Code, Severity
 from skillcore.parse.caps import MAX_NAME, MAX_NAME_USABLE
 from skillcore.parse.context import ParseContext, ParseResult, ValidationMode, fail
@@ -48,12 +49,15 @@ def check_name(name: str, mode: ValidationMode) -> tuple[bool, str | None]:
     if len(name) > MAX_NAME_USABLE:
         return False, f"name is {len(name)} characters long (at most {MAX_NAME_USABLE} are usable)"
     bad = _FORBIDDEN_NAME.search(name)
-    if (bad is None or not bad.group().isspace()) and not name.isprintable():
-        # Cc, Cf (zero-width, bidi), Cs, Co, Cn, Zl, Zp: invisible or control characters.
-        char = next(c for c in name if not c.isprintable())
+    if (bad is None or not bad.group().isspace()) and (
+        not name.isprintable() or (not name.isascii() and any(find_invisible(name)))
+    ):
+        # Cc, Cf (zero-width, bidi), Cs, Co, Cn, Zl, Zp, and the invisible letters and marks
+        # (Hangul fillers, variation selectors): invisible or control characters.
+        char = next(c for c in name if not c.isprintable() or INVISIBLE.fullmatch(c))
         return False, (
-            f"name {name!r} contains {char_name(char)}, an invisible or control character; "
-            "use lowercase letters, digits and hyphens"
+            f"name {single_line(repr(name))} contains {char_name(char)}, an invisible or "
+            "control character; use lowercase letters, digits and hyphens"
         )
     if bad:
         char = bad.group()

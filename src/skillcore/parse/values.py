@@ -9,6 +9,8 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from skillcore._text import escape_char, find_invisible
+
 if TYPE_CHECKING:
     from datetime import date
 
@@ -49,6 +51,28 @@ def str_list(value: Any) -> list[str]:
                 out.append(v)
         return out
     raise TypeError(type_name(value))
+
+
+def invisible_warning(text: str, where: str = "the frontmatter") -> str | None:
+    """What a warning says about the invisible characters in ``text``, a frontmatter or (with
+    ``where``) one of its values (None: there are none; the rule is
+    :func:`skillcore._text.find_invisible`)."""
+    if text.isascii():  # the common case: one C-level scan
+        return None
+    found = find_invisible(text)
+    first = next(found, None)
+    if first is None:
+        return None
+    char = first.group()
+    count = 1 + sum(1 for _ in found)
+    line = ""
+    if where == "the frontmatter":  # (+2: it starts on the line after the opening ---)
+        line = f", line {text.count(chr(10), 0, first.start()) + 2}"
+    return (
+        f"{where} contains {count} invisible character(s) (first: {char_name(char)}{line}): "
+        "text a reader cannot see but a model reads; shown escaped (as "
+        f"{escape_char(char)}) wherever skillcore shows it"
+    )
 
 
 def char_name(char: str) -> str:

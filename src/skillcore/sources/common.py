@@ -7,15 +7,16 @@ from typing import TypeVar
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import Resource, ResourceKind
-from skillcore.paths import undecodable
-from skillcore.sources.source import SKILL_FILE, SKIP_DIRS, SkillSource
+from skillcore.paths import hidden_name, undecodable
+from skillcore.sources.source import SKILL_FILE, SkillSource
 
 _T = TypeVar("_T")
 
 
 def hidden_or_skipped(segments: Iterable[str]) -> bool:
-    """True when any path segment is hidden (``.x``) or a directory never descended into."""
-    return any(s.startswith(".") or s in SKIP_DIRS for s in segments)
+    """True when any path segment is hidden (``.x``) or a directory never descended into
+    (the rule is :func:`skillcore.paths.hidden_name`)."""
+    return any(hidden_name(s) for s in segments)
 
 
 def skill_directories(rel_files: Iterable[str], source: SkillSource) -> list[str]:

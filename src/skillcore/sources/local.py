@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from skillcore.codes import OutcomeCode
 from skillcore.model import Resource
+from skillcore.paths import PathProblem, hidden_name
 from skillcore.sources.cursor import (
     O_ROOT,
     Cursor,
@@ -203,6 +204,14 @@ class LocalReader(SourceReader):
             name, st = cur.walk(rel.split("/"), last_is_file=True)  # type: ignore[misc]
             if cur.canon[: len(base)] != base:
                 raise PathEscape(False)
+            if any(hidden_name(seg) for seg in (*cur.canon[len(base) :], name)):
+                # A listed name that is a link to .git/config or .env: the rule holds for
+                # what a path resolves to, not only for what it spells.
+                raise ReadError(
+                    OutcomeCode.PATH_REJECTED,
+                    f"{PathProblem.HIDDEN.value}: {rel_path!r} leads to one",
+                    problem=PathProblem.HIDDEN,
+                )
         except PathEscape:
             raise ReadError(
                 OutcomeCode.PATH_REJECTED,

@@ -7,9 +7,9 @@ import os
 import stat as stat_mod
 
 from skillcore.model import Resource, ResourceKind
-from skillcore.paths import undecodable
+from skillcore.paths import hidden_name, undecodable
 from skillcore.sources.cursor import Cursor, NotRegularFile, PathEscape, open_dirs
-from skillcore.sources.source import SKILL_FILE, SKIP_DIRS
+from skillcore.sources.source import SKILL_FILE
 
 #: Directories one resource listing visits at most (symlinked directories are never entered).
 MAX_LISTED_DIRS = 1_000
@@ -54,7 +54,7 @@ class Listing:
             subdirs: list[str] = []
             for child in self._children(dir_fd):
                 name = child.name
-                if name.startswith(".") or name in SKIP_DIRS or undecodable(name):
+                if hidden_name(name) or undecodable(name):
                     continue  # an undecodable name could not be shown nor asked for
                 child_rel = f"{rel}/{name}" if rel else name
                 if child_rel == SKILL_FILE:
@@ -99,9 +99,12 @@ class Listing:
                 cur = Cursor(self.top.root, self.top.fds[0])
                 try:
                     cur.walk(self.base, last_is_file=False)
-                    _, st = cur.walk(child_rel.split("/"), last_is_file=True)  # type: ignore[misc]
-                    if cur.canon[: len(self.base)] != self.base:
-                        return None
+                    name, st = cur.walk(child_rel.split("/"), last_is_file=True)  # type: ignore[misc]
+                    inside = cur.canon[len(self.base) :]
+                    if cur.canon[: len(self.base)] != self.base or any(
+                        hidden_name(seg) for seg in (*inside, name)
+                    ):
+                        return None  # outside, or a link to a hidden file: never offered
                 finally:
                     cur.close()
         except (OSError, PathEscape, NotRegularFile):

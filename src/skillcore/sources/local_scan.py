@@ -11,13 +11,13 @@ import os
 from collections.abc import Iterator, Mapping
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.paths import printable_name, undecodable
+from skillcore.paths import hidden_name, printable_name, undecodable
 from skillcore.sources.cursor import Cursor, PathEscape, path_parts
 from skillcore.sources.errors import SourceUnavailable
 from skillcore.sources.local_entry import NOT_A_SKILL, SkillDirectories, same_file
 from skillcore.sources.reader import SourceReader
 from skillcore.sources.scan import ScanEntry
-from skillcore.sources.source import SKILL_FILE, SKIP_DIRS
+from skillcore.sources.source import SKILL_FILE
 
 #: A key of ``plain`` (no directory entry is called that) meaning "do not trust this scan".
 UNTRUSTED = "/"
@@ -96,7 +96,7 @@ class LocalScan:
                 )
                 return
             self.budget -= 1
-            if name.startswith(".") or name in SKIP_DIRS or not (is_dir or is_link):
+            if hidden_name(name) or not (is_dir or is_link):
                 continue
             self._visit(rel, depth, (name, is_dir, is_link), plain, found)
 
@@ -149,12 +149,7 @@ class LocalScan:
             child = pop(name, None)
             if child is None:
                 continue
-            if (
-                child.is_dir(follow_symlinks=False)
-                and name.isascii()
-                and name[0] != "."
-                and name not in SKIP_DIRS
-            ):
+            if child.is_dir(follow_symlinks=False) and name.isascii() and not hidden_name(name):
                 # The refresh hot path of SkillDirectories.entry() for the common top-level
                 # skill: one lstat of SKILL.md below a real directory tells "unchanged"
                 # without opening anything (nothing is read here; reads use a cursor).

@@ -13,6 +13,7 @@ from typing import Any
 import attrs
 
 from skillcore.errors import SkillcoreError
+from skillcore.paths import PathProblem
 from skillcore.sources.errors import ReadError
 from skillcore.sources.mcp_spec import MAX_SKILL_BYTES, MAX_SKILL_FILES
 from skillcore.sources.reader import safe_relpath
@@ -71,6 +72,8 @@ def parse_entry(raw: Any) -> SkillEntry:
             try:
                 rel = safe_relpath(_unquote_path(f_uri[len(root) :]))
             except ReadError as exc:
+                if exc.problem is PathProblem.HIDDEN:
+                    continue  # neither listed nor read, as in a local folder
                 raise InvalidEntry(f"{uri[:200]}: {exc.message}") from None
             if not isinstance(digest, str) or not _DIGEST.match(digest):
                 raise InvalidEntry(f"{uri[:200]}: {rel!r} has no valid sha256 digest")

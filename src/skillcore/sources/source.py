@@ -9,10 +9,9 @@ import attrs
 
 from skillcore._frozen import FrozenDict, thaw, to_frozen
 from skillcore.errors import SourceError
+from skillcore.paths import SKIP_DIRS as SKIP_DIRS  # re-exported: its home is paths
 
 SKILL_FILE = "SKILL.md"
-#: Directory names never descended into.
-SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv", ".hg", ".svn"})
 #: File names of packaged skill libraries (read by the archive reader).
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 

@@ -4,10 +4,13 @@ signal a deploy bumps so every worker re-scans on its next run (:func:`file_mark
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+from skillcore.sources.cursor import O_FILE, read_fd
 
 #: A cheap shared signal that the skills changed: a function returning a value (a version
 #: string, a file's stamp) that a deploy changes after editing the skills. Every worker's
@@ -15,18 +18,35 @@ from typing import Any
 #: next run after it changes, however the pacing spaces their scans otherwise.
 Marker = Callable[[], object]
 _UNSEEN = object()
+#: Bytes of a marker file read on each check (its first ones: a version, a stamp).
+MAX_MARKER_BYTES = 256
 
 
 def file_marker(path: str | os.PathLike[str]) -> Marker:
     """A :data:`Marker` reading a small file (e.g. ``skills/.version``, on a disk the workers
-    share): its contents, or None while it is missing. A deploy rewrites it after changing
-    the skills. One ``open`` and read of a few bytes per check."""
+    share): its first :data:`MAX_MARKER_BYTES` bytes, or None while it is missing. A deploy
+    rewrites it after changing the skills. One ``open`` and read of a few bytes per check.
+
+    The marker usually sits in the skills folder, which others may write to, so it is read as
+    a ``SKILL.md`` is: never through a symlink as its last component, never blocking (a FIFO
+    planted there would otherwise hang every run), regular files only. Anything else reads
+    as missing (None)."""
     where = os.fspath(path)
 
     def read() -> object:
         try:
-            with open(where, "rb") as f:
-                return f.read(256)
+            fd = os.open(where, O_FILE)
+        except OSError:
+            return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                return None
+        except OSError:
+            os.close(fd)
+            return None
+        try:
+            return read_fd(fd, MAX_MARKER_BYTES)  # closes fd
         except OSError:
             return None
 

@@ -3,10 +3,15 @@ the next scan due at once, whatever the pacing says."""
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
+
+import pytest
 
 from skillcore import SkillLibrary
 from skillcore.state.coordination import RefreshGate, file_marker
+from skillcore.state.refresh import MAX_MARKER_BYTES
 from skillcore.testing import write_skill
 
 
@@ -51,3 +56,35 @@ def test_a_failing_marker_leaves_the_pacing_alone() -> None:
 
     gate = RefreshGate(3600.0, marker=broken)
     assert gate.due() and not gate.due()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX only")
+def test_a_fifo_marker_never_blocks_a_check(tmp_path: Path) -> None:
+    marker = tmp_path / ".version"
+    os.mkfifo(marker)  # a planted named pipe: a blocking open waits for a writer forever
+    gate = RefreshGate(False, marker=file_marker(marker))
+    results: list[object] = []
+    worker = threading.Thread(target=lambda: results.append(gate.due()), daemon=True)
+    worker.start()
+    worker.join(5)
+    blocked = worker.is_alive()
+    if blocked:  # release the stuck reader so the process can go on
+        os.close(os.open(marker, os.O_WRONLY | os.O_NONBLOCK))
+        worker.join(5)
+    assert not blocked, "the check blocked on the FIFO"
+    assert results == [True]
+    assert file_marker(marker)() is None  # read as missing, like any file that is not regular
+    assert not gate.due()
+
+
+def test_a_marker_is_read_as_skill_files_are(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.write_text("1")
+    link = tmp_path / ".version"
+    link.symlink_to(real)
+    assert file_marker(link)() is None  # the last component is never followed
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * (MAX_MARKER_BYTES + 10))
+    assert file_marker(big)() == b"x" * MAX_MARKER_BYTES  # a bounded read
+    real.write_text("2")
+    assert file_marker(real)() == b"2"
