@@ -16,6 +16,7 @@ What the server can enforce is limited to its own tools: the host runs every oth
 from __future__ import annotations
 
 import logging
+import socket
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
@@ -320,22 +321,58 @@ class SkillMCPServer(SkillFiles):
         on_ready: Callable[[str], None] | None = None,
     ) -> None:
         """Serve streamable HTTP with uvicorn; ``on_ready`` gets the URL once it listens
-        (with the real port when ``port`` is 0)."""
+        (with the real port when ``port`` is 0). Raises as :func:`listen_socket` does."""
+        await self.serve_http(listen_socket(host, port), host, on_ready)
+
+    async def serve_http(
+        self,
+        listener: socket.socket,
+        host: str = "127.0.0.1",
+        on_ready: Callable[[str], None] | None = None,
+    ) -> None:
+        """Serve streamable HTTP with uvicorn on a socket from :func:`listen_socket`
+        (closed when serving stops); ``host``: the name clients use (checked against their
+        ``Host`` header)."""
         import uvicorn
 
         app = self.streamable_http_app(host=host)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-        server = uvicorn.Server(config)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(server.serve)
-            while not server.started:
-                if server.should_exit:  # failed to start (e.g. the port is taken)
-                    return
-                await anyio.sleep(0.02)
-            if on_ready is not None:
-                bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
-                shown = f"[{host}]" if ":" in host else host
-                on_ready(f"http://{shown}:{bound}/mcp")
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        with listener:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(server.serve, [listener])
+                while not server.started:
+                    if server.should_exit:  # failed to start
+                        return
+                    await anyio.sleep(0.02)
+                if on_ready is not None:
+                    bound = listener.getsockname()[1]
+                    shown = f"[{host}]" if ":" in host else host
+                    on_ready(f"http://{shown}:{bound}/mcp")
+
+
+def listen_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` (0: any free port) for :meth:`serve_http`.
+
+    Raises ValueError for a port out of range or a host that names no address, and
+    OSError when the address cannot be bound (e.g. the port is in use): binding here, before
+    uvicorn starts, turns both into one exception instead of a server that exits."""
+    if not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"not a port number (0 to 65535): {port!r}")
+    if not host or not host.strip():
+        raise ValueError("the host is empty (use 127.0.0.1, or 0.0.0.0 for every interface)")
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise ValueError(f"{host!r:.80} is not a host name or address here ({exc})") from None
+    family, kind, proto, _name, address = found[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 __all__ = [
@@ -351,6 +388,7 @@ __all__ = [
     "ListSkillsParams",
     "SkillMCPServer",
     "digest_of",
+    "listen_socket",
     "parse_skill_uri",
     "raw_frontmatter",
     "skill_uri",
