@@ -126,7 +126,10 @@ def resource_result(
         loaded = session.loaded_skill(name)
         listing = None
         if data.code is OutcomeCode.RESOURCE_NOT_FOUND:
+            # A restored session keeps no listing (None: no hint rather than a wrong one).
             listing = tuple(r.path for r in loaded.resources) if loaded else ()
+            if loaded is not None and not listing and loaded.resource_count:
+                listing = None
         text = replies.read_failed(path, name, data, listing, names)
         return ToolResult(session, text, data.code, tool)
     assert isinstance(data, ResourceContent)
