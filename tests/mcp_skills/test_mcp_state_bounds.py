@@ -17,7 +17,7 @@ from skillcore import SkillLibrary
 from skillcore.apps.mcp_server import STATE_META_KEY, SkillMCPServer
 from skillcore.state.coordination import MemoryStateStore
 
-from .conftest import write_skill
+from .conftest import HttpServer, write_skill
 
 SKILLS, FILES = 10, 200
 #: State for ten loaded skills, whatever their listings: names and call ids only.
@@ -104,3 +104,23 @@ def test_version_1_state_is_still_read(long_listings: Path) -> None:
         {"name": "skill-1", "counts": {"reference": 1, "script": 1}, "truncated": True, "call": "c"}
     ]
     assert restore_session(state, library.catalog).session == restored.session
+
+
+def test_a_missing_file_reply_lists_the_files_after_a_restore(http_server: HttpServer) -> None:
+    """Over stateless HTTP every call restores from the token, which holds no listing: the
+    "no such file" reply lists the skill's files from the source instead."""
+
+    async def main() -> None:
+        async with Client(http_server.url) as client:
+            loaded = await client.call_tool("load_skill", {"skill_name": "csv-data-audit"})
+            assert loaded.meta is not None
+            missing = await client.call_tool(
+                "load_skill_resource",
+                {"skill_name": "csv-data-audit", "path": "references/nope.md"},
+                meta={STATE_META_KEY: loaded.meta[STATE_META_KEY]},
+            )
+            text = text_of(missing)
+            assert missing.is_error and "Files of this skill: " in text, text
+            assert "references/checklist.md" in text, text
+
+    anyio.run(main)
