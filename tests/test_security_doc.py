@@ -19,7 +19,8 @@ from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
 from skillcore.state import coordination, refresh
 from skillcore.state import token as state_token
-from skillcore.state.schema import MAX_CALL_ID
+from skillcore.state.saved import MAX_SAVED_STATE_BYTES
+from skillcore.state.schema import MAX_CALL_ID, MAX_STATE_ENTRIES
 from skillcore.tools import binary, replies, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
@@ -79,6 +80,10 @@ def _n(value: int) -> str:
         f"at most {_n(limits.DEFAULT_MAX_LOAD_CHARS)} characters of instructions",
         f"at least {_n(limits.MIN_LOAD_CHARS)})",
         f"at most {refresh.MAX_MARKER_BYTES} bytes of it",
+        f"at most {_n(MAX_STATE_ENTRIES)} entries are read back",
+        f"usable up to {caps.MAX_NAME_USABLE} characters",
+        f"a state of more than {_n(MAX_SAVED_STATE_BYTES)} bytes",
+        f"the last {mcp_server.MAX_KNOWN_TOKENS} tokens",
     ],
 )
 def test_security_page_states_the_code_caps(text: str) -> None:

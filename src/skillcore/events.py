@@ -341,7 +341,7 @@ def tool_outcome(
     loaded = session.loaded_names
     if code is O.LOADED:
         entry = session.loaded_skill(skill)
-        count = len(entry.resources) if entry is not None else 0
+        count = entry.resource_count if entry is not None else 0
         emit("skill.loaded", {"skill": skill, "resources": count, "loaded": loaded})
     elif code is O.REDELIVERED:
         emit("skill.redelivered", {"skill": skill, "loaded": loaded})

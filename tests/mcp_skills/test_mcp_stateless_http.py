@@ -59,9 +59,11 @@ def test_load_then_read_a_resource_with_the_default_client(http_server: HttpServ
                 "load_skill_resource", CHECKLIST, meta={STATE_META_KEY: token_of(unloaded)}
             )
             assert gone.is_error and "not loaded" in text_of(gone)
-            # Without a token a call starts a new conversation.
+            # Without a token a call stands alone: a resource read loads its skill first.
             fresh = await client.call_tool("load_skill_resource", CHECKLIST)
-            assert fresh.is_error and "not loaded" in text_of(fresh)
+            assert not fresh.is_error and "checklist" in text_of(fresh).lower()
+            again = await client.call_tool("load_skill", {"skill_name": "csv-data-audit"})
+            assert not again.is_error, text_of(again)
 
     anyio.run(main)
 

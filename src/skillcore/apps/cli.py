@@ -9,6 +9,7 @@ selection) and here (``mcp``), on what :mod:`~skillcore.apps.cli_common` shares.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import warnings
@@ -19,6 +20,7 @@ from skillcore.apps.cli_common import (
     EXIT_OK,
     EXIT_SKILL_PROBLEMS,
     EXIT_USAGE,
+    CommandFailed,
     SkillsProblem,
     UsageError,
     default_examples,
@@ -51,29 +53,52 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve the skills over MCP (stdio or streamable HTTP)."""
     import anyio
 
-    from skillcore.apps.mcp_server import SkillMCPServer
+    from skillcore.errors import MissingDependencyError
 
+    _check_mcp_options(args)
+    try:
+        from skillcore.apps.mcp_server import SkillMCPServer, listen_socket
+    except MissingDependencyError as exc:
+        raise UsageError(str(exc)) from None
+    listener = None
+    if args.transport == "http":  # bound before discovery: a bad host or port fails fast
+        try:
+            listener = listen_socket(args.host, args.port)
+        except ValueError as exc:
+            raise UsageError(f"--host: {exc}") from None
+        except OSError as exc:
+            where = f"[{args.host}]" if ":" in args.host else args.host
+            reason = exc.strerror or str(exc)
+            raise CommandFailed(f"cannot listen on {where}:{args.port}: {reason}") from None
     lib = open_library(args)
     for diag in lib.catalog.errors:  # stdout belongs to the protocol on stdio
         print(single_line(user_path(diag).format()), file=sys.stderr)
     server = SkillMCPServer(
         lib, limits=Limits(catalog_budget=args.budget), budget=args.budget, refresh=args.refresh
     )
-    if args.transport == "stdio":
+    if listener is None:
         anyio.run(server.run_stdio)
-    else:
+        return 0
 
-        def ready(url: str) -> None:
-            skills = len(lib.catalog.model_visible)
-            print(
-                f"skillcore mcp: serving {skills} skills over streamable HTTP at {url} "
-                "(Ctrl+C stops)",
-                file=sys.stderr,
-                flush=True,
-            )
+    def ready(url: str) -> None:
+        skills = len(lib.catalog.model_visible)
+        print(
+            f"skillcore mcp: serving {skills} skills over streamable HTTP at {url} (Ctrl+C stops)",
+            file=sys.stderr,
+            flush=True,
+        )
 
-        anyio.run(server.run_http, args.host, args.port, ready)
+    anyio.run(server.serve_http, listener, args.host, ready)
     return 0
+
+
+def _check_mcp_options(args: argparse.Namespace) -> None:
+    """``mcp``'s numbers, checked before anything starts (a usage error each)."""
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be a port number from 0 to 65535, got {args.port}")
+    refresh = args.refresh
+    if refresh is not None and not (math.isfinite(refresh) and refresh > 0):
+        raise UsageError(f"--refresh must be a number of seconds above 0, got {refresh}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -83,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="skillcore",
         description="Discover, validate and render Agent Skills. Exit codes: 0 success, "
-        "1 the skills have problems, 2 usage or I/O errors.",
+        "1 the skills have problems (or a server cannot start), 2 usage or I/O errors.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -318,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"skillcore {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except SkillsProblem as exc:
+    except (SkillsProblem, CommandFailed) as exc:
         print(f"skillcore {args.command}: {exc}", file=sys.stderr)
         return EXIT_SKILL_PROBLEMS
     except BrokenPipeError:  # pragma: no cover - e.g. piping into head

@@ -53,6 +53,11 @@ class SkillsProblem(SkillcoreError):
     """The skills cannot serve the command (none found, none usable): one line, exit code 1."""
 
 
+class CommandFailed(SkillcoreError):
+    """The command could not do its work although its input was fine (e.g. the port a
+    server must listen on is taken): one line, exit code 1."""
+
+
 def open_library(args: argparse.Namespace, *, need_skills: bool = True) -> SkillLibrary:
     """The discovered library of ``args.sources``; a source that cannot be read is a
     :class:`UsageError` and, with ``need_skills``, finding no skill a :class:`SkillsProblem`."""

@@ -7,7 +7,8 @@ translates. Each client connection has its own session (never shared). On the st
 2026-07-28 HTTP exchange, where no connection outlives a request, the conversation's state
 travels with the client: every tool result carries a signed state token in its ``_meta``
 (:data:`STATE_META_KEY`), and a call that sends it back in its own ``_meta`` is decided
-against that state (see :mod:`skillcore.state.token`); a call without one starts afresh.
+against that state (see :mod:`skillcore.state.token`); a call without one stands alone. A
+connection's own session and the tokens it hands out are one state (see ``_state_of_call``).
 
 What the server can enforce is limited to its own tools: the host runs every other tool, so
 ``allowed-tools`` (RESTRICT) is advisory over MCP. See ``docs/mcp.md``.
@@ -16,6 +17,7 @@ What the server can enforce is limited to its own tools: the host runs every oth
 from __future__ import annotations
 
 import logging
+import socket
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
@@ -68,6 +70,9 @@ library_logger(logging)  # the library convention: a NullHandler, the applicatio
 STATE_META_KEY = "io.skillcore/state"
 #: Client sessions kept at most (least recently used dropped first).
 DEFAULT_MAX_SESSIONS = 1024
+#: State tokens a connection remembers minting (their signatures), newest last: a token it
+#: minted is already part of its state (see :meth:`SkillMCPServer._call_tool`).
+MAX_KNOWN_TOKENS = 64
 #: Sent to every connected client after a refresh changed the catalog.
 _CHANGED = ("notifications/tools/list_changed", "notifications/resources/list_changed")
 
@@ -105,14 +110,27 @@ class _Server(Server[Any]):
 
 
 class _ClientState:
-    """The session of one client connection (a :class:`~skillcore.SessionStore`)."""
+    """The session of one client connection (a :class:`~skillcore.SessionStore`), and the
+    state tokens it handed out."""
 
-    __slots__ = ("__weakref__", "outbound", "server", "session")
+    __slots__ = ("__weakref__", "known", "outbound", "server", "session")
 
     def __init__(self, server: SkillMCPServer, outbound: Any) -> None:
         self.server = server
         self.session = server.new_session()
         self.outbound = outbound
+        self.known: OrderedDict[str, None] = OrderedDict()
+
+    def knows(self, token: str) -> bool:
+        """True when this connection minted (or already adopted) ``token``."""
+        return token.rpartition(".")[2] in self.known
+
+    def remember(self, token: str) -> None:
+        """Note a token minted or adopted here (its signature; the last few only)."""
+        self.known[token.rpartition(".")[2]] = None
+        self.known.move_to_end(token.rpartition(".")[2])
+        while len(self.known) > MAX_KNOWN_TOKENS:
+            self.known.popitem(last=False)
 
     def read(self) -> SkillSession:
         """The session, rebound to the library's current catalog."""
@@ -270,7 +288,7 @@ class SkillMCPServer(SkillFiles):
         ]
         return types.ListToolsResult(tools=tools, ttl_ms=LIST_TTL_MS, cache_scope="private")
 
-    def state_from_token(self, token: Any) -> _ClientState:
+    def session_from_token(self, token: Any) -> SkillSession:
         """The conversation state a client sent back (see :mod:`skillcore.state.token`),
         restored over the current catalog. A token this server did not sign is refused:
         starting afresh instead would silently lift a RESTRICT policy."""
@@ -284,21 +302,50 @@ class SkillMCPServer(SkillFiles):
             ) from None
         catalog = self.library.catalog
         restored = restore_session(saved, catalog, self.limits, self.policy, self.toolkit.names)
+        return self.toolkit.ensure(restored.session)[0]
+
+    def state_from_token(self, token: Any) -> _ClientState:
+        """A connection-less state holding :meth:`session_from_token`'s session."""
         state = _ClientState(self, None)
-        state.session = self.toolkit.ensure(restored.session)[0]
+        state.session = self.session_from_token(token)
+        return state
+
+    async def _state_of_call(self, ctx: Any, params: types.CallToolRequestParams) -> _ClientState:
+        """The one state a call is decided against and writes to.
+
+        A connection (stdio, handshake-era HTTP) is its conversation: a token it minted is
+        already part of its state; a token from elsewhere (another process with the same
+        secret) is checked and becomes the connection's state, so calls with and without
+        tokens never see two states. On stateless HTTP the token is the state; without one
+        each call stands alone: a resource read first loads its skill (the load that delivered
+        the instructions pointing at the file left no trace the server can see).
+        """
+        token = (ctx.meta or {}).get(STATE_META_KEY)
+        state = self.state_for(ctx)
+        if token is not None:
+            session = self.session_from_token(token)  # refuses what this server did not sign
+            if state.outbound is None or not state.knows(token):
+                state.session = session
+                state.remember(token)
+        elif state.outbound is None and params.name == self.toolkit.names.resource:
+            skill = (params.arguments or {}).get("skill_name")
+            if isinstance(skill, str):
+                state.session = (await self.toolkit.aensure(state.session, load=[skill]))[0]
         return state
 
     async def _call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        token = (ctx.meta or {}).get(STATE_META_KEY)
-        state = self.state_for(ctx) if token is None else self.state_from_token(token)
+        state = await self._state_of_call(ctx, params)
         result = await self.toolkit.acall(state, params.name, dict(params.arguments or {}))
         content: list[Any] = [types.TextContent(type="text", text=result.text)]
         if result.binary is not None:  # a binary resource (the toolkit's binary_resources)
             content.append(_binary_content(result.binary))
-        meta = {STATE_META_KEY: self.signer.seal(state.read())}
-        return types.CallToolResult(content=content, is_error=not result.ok, _meta=meta)
+        token = self.signer.seal(state.read())
+        state.remember(token)
+        return types.CallToolResult(
+            content=content, is_error=not result.ok, _meta={STATE_META_KEY: token}
+        )
 
     # -- running ---------------------------------------------------------------------------
 
@@ -320,22 +367,58 @@ class SkillMCPServer(SkillFiles):
         on_ready: Callable[[str], None] | None = None,
     ) -> None:
         """Serve streamable HTTP with uvicorn; ``on_ready`` gets the URL once it listens
-        (with the real port when ``port`` is 0)."""
+        (with the real port when ``port`` is 0). Raises as :func:`listen_socket` does."""
+        await self.serve_http(listen_socket(host, port), host, on_ready)
+
+    async def serve_http(
+        self,
+        listener: socket.socket,
+        host: str = "127.0.0.1",
+        on_ready: Callable[[str], None] | None = None,
+    ) -> None:
+        """Serve streamable HTTP with uvicorn on a socket from :func:`listen_socket`
+        (closed when serving stops); ``host``: the name clients use (checked against their
+        ``Host`` header)."""
         import uvicorn
 
         app = self.streamable_http_app(host=host)
-        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-        server = uvicorn.Server(config)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(server.serve)
-            while not server.started:
-                if server.should_exit:  # failed to start (e.g. the port is taken)
-                    return
-                await anyio.sleep(0.02)
-            if on_ready is not None:
-                bound = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
-                shown = f"[{host}]" if ":" in host else host
-                on_ready(f"http://{shown}:{bound}/mcp")
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+        with listener:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(server.serve, [listener])
+                while not server.started:
+                    if server.should_exit:  # failed to start
+                        return
+                    await anyio.sleep(0.02)
+                if on_ready is not None:
+                    bound = listener.getsockname()[1]
+                    shown = f"[{host}]" if ":" in host else host
+                    on_ready(f"http://{shown}:{bound}/mcp")
+
+
+def listen_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` (0: any free port) for :meth:`serve_http`.
+
+    Raises ValueError for a port out of range or a host that names no address, and
+    OSError when the address cannot be bound (e.g. the port is in use): binding here, before
+    uvicorn starts, turns both into one exception instead of a server that exits."""
+    if not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ValueError(f"not a port number (0 to 65535): {port!r}")
+    if not host or not host.strip():
+        raise ValueError("the host is empty (use 127.0.0.1, or 0.0.0.0 for every interface)")
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as exc:
+        raise ValueError(f"{host!r:.80} is not a host name or address here ({exc})") from None
+    family, kind, proto, _name, address = found[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does
+        sock.bind(address)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 __all__ = [
@@ -351,6 +434,7 @@ __all__ = [
     "ListSkillsParams",
     "SkillMCPServer",
     "digest_of",
+    "listen_socket",
     "parse_skill_uri",
     "raw_frontmatter",
     "skill_uri",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import functools
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import attrs
@@ -79,8 +79,12 @@ class CatalogView:
 
 def resource_summary(resources: Sequence[Resource], truncated: bool = False) -> str:
     """``2 scripts, 1 reference`` style summary."""
-    counts = Counter(r.kind.value for r in resources)
-    parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in sorted(counts.items())]
+    return counts_summary(Counter(r.kind.value for r in resources).items(), truncated)
+
+
+def counts_summary(counts: Iterable[tuple[str, int]], truncated: bool = False) -> str:
+    """:func:`resource_summary` from ``(kind, count)`` pairs (what a session keeps)."""
+    parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in sorted(counts)]
     if truncated:
         parts.append("more not listed")
     return ", ".join(parts) if parts else "no resource files"
@@ -91,7 +95,7 @@ def _md_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
     if loaded is None:
         return f"- **{name}**: {description}\n"
     line = f"- **{name}** [Loaded]: {description}"
-    extras = [f"resources: {resource_summary(loaded.resources, loaded.resources_truncated)}"]
+    extras = [f"resources: {counts_summary(loaded.counts, loaded.resources_truncated)}"]
     if meta.allowed_tools is not None:
         extras.append(f"allowed tools: {_tools(meta.allowed_tools, ', ') or 'none'}")
     return f"{line} ({'; '.join(extras)})\n"
@@ -108,7 +112,7 @@ def _xml_entry(meta: SkillMetadata, loaded: LoadedSkill | None) -> str:
         parts.append("<loaded>true</loaded>")
         parts.append(
             "<resources>"
-            + escape(resource_summary(loaded.resources, loaded.resources_truncated))
+            + escape(counts_summary(loaded.counts, loaded.resources_truncated))
             + "</resources>"
         )
         if meta.allowed_tools is not None:

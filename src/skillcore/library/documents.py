@@ -9,7 +9,7 @@ import attrs
 
 from skillcore.codes import OutcomeCode
 from skillcore.limits import DEFAULT_MAX_RESOURCE_BYTES
-from skillcore.model import Catalog, SkillDocument, SkillMetadata
+from skillcore.model import Catalog, Resource, SkillDocument, SkillMetadata
 from skillcore.parse.document import body_span
 from skillcore.parse.frontmatter import decode_text
 from skillcore.sources.errors import ReadError
@@ -138,6 +138,23 @@ class DocumentReads:
         meta, reader = self._located(name)
         cap = self.max_file_bytes if max_bytes is None else max_bytes
         return await aread_document(reader, meta, cap, self.max_resources)
+
+    def list_resources(
+        self, name: str | SkillMetadata, max_entries: int | None = None
+    ) -> tuple[Resource, ...]:
+        """The files of a skill as its load reply lists them (at most ``max_entries``,
+        default the library's ``max_resources``). Raises ReadError."""
+        meta, reader = self._located(name)
+        cap = self.max_resources if max_entries is None else max_entries
+        return reader.list_files(meta.location.directory, cap)[0]
+
+    async def alist_resources(
+        self, name: str | SkillMetadata, max_entries: int | None = None
+    ) -> tuple[Resource, ...]:
+        """Async :meth:`list_resources`."""
+        meta, reader = self._located(name)
+        cap = self.max_resources if max_entries is None else max_entries
+        return (await reader.alist_files(meta.location.directory, cap))[0]
 
     def read_resource(
         self,

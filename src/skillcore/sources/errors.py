@@ -30,6 +30,9 @@ class ReadError(SkillcoreError):
         self.message = message
         self.missing = missing
         self.problem = problem
+        #: For a resource that does not exist: the paths of its skill's files, when the
+        #: reader listed them for the reply (None: not listed).
+        self.listing: tuple[str, ...] | None = None
 
 
 class SourceUnavailable(SkillcoreError):

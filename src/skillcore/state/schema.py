@@ -24,26 +24,40 @@ MAX_CALL_ID = 256
 
 #: The saved state format, owned here. A JSON object::
 #:
-#:     {"schema": "skillcore.session/1",
-#:      "loaded": [{"name": str, "resources": [[path, kind, size|null], ...],
+#:     {"schema": "skillcore.session/2",
+#:      "loaded": [{"name": str, "counts": {kind: int, ...},
 #:                  "truncated": bool, "call": str}, ...],   # "call": optional
 #:      "turn": str, "seq": int,     # only on writes made by a call of a model turn:
 #:      "base": [entries], "order": [call ids],        # the turn's base and skill calls
 #:      "effects": {call id: {"add": [entries], "drop": [names]}}}   # (merge_states folds)
 #:
 #: The catalog and each skill's ``allowed-tools`` are never stored: they come from the
-#: current catalog on every restore. ``call`` (added later, optional: older states lack it and
-#: read as "not delivered") is the id of the tool call whose reply last delivered the skill's
+#: current catalog on every restore. Nor are resource listings (version 2): an entry keeps
+#: how many files of each kind its skill listed, so saved state grows with the number of
+#: loaded skills only, never with their listings (a token or store row stays far below its
+#: cap whatever the skills hold). ``call`` (optional: states lack it and read as "not
+#: delivered") is the id of the tool call whose reply last delivered the skill's
 #: instructions (:attr:`LoadedSkill.delivery`), at most one per loaded skill.
-STATE_SCHEMA = "skillcore.session/1"
-#: Also read: the same format under the name a development build wrote for a while (the
-#: format id must not follow where the module lives).
-_SCHEMA_ALIASES = frozenset({STATE_SCHEMA, "skillcore.state.session/1"})
+STATE_SCHEMA = "skillcore.session/2"
+#: Also read: version 1, whose entries hold the listing itself (``"resources": [[path, kind,
+#: size|null], ...]``; read as its counts), under its two names (a development build wrote
+#: the second for a while; the format id must not follow where the module lives).
+_SCHEMA_ALIASES = frozenset({STATE_SCHEMA, "skillcore.session/1", "skillcore.state.session/1"})
+#: The largest count of one kind of file an entry may claim.
+_MAX_COUNT = 2**31
+
+
+def _counts_of(resources: tuple[Resource, ...]) -> tuple[tuple[str, int], ...]:
+    found: dict[str, int] = {}
+    for r in resources:
+        found[r.kind.value] = found.get(r.kind.value, 0) + 1
+    return tuple(sorted(found.items()))
 
 
 @attrs.frozen(cache_hash=True)
 class LoadedSkill:
-    """A skill loaded in a session, with the resource listing the model was shown.
+    """A skill loaded in a session: how many files of each kind its listing showed the model,
+    whether the listing was cut, and which call delivered its instructions.
 
     Its ``allowed-tools`` are deliberately not here: policy inputs always come from the
     current catalog's metadata, never from stored state (a tampered or stale checkpoint must
@@ -51,19 +65,34 @@ class LoadedSkill:
     """
 
     name: str
-    resources: tuple[Resource, ...] = attrs.field(default=(), converter=to_tuple)
+    #: The listing the model was shown, when this process loaded the skill (empty after a
+    #: restore: listings are not saved, see :data:`STATE_SCHEMA`). Not part of equality.
+    resources: tuple[Resource, ...] = attrs.field(
+        default=(), converter=to_tuple, eq=False, repr=False
+    )
     resources_truncated: bool = False
     #: The id of the tool call whose reply last delivered the instructions (``LOADED`` or
     #: ``REDELIVERED``), recorded when skillcore answered it; None when no reply of skillcore
     #: did (configured or requested skills, older states). Delivery is proven by this id
     #: alone, never by reply text (see :meth:`SkillSession.delivered`).
     delivery: str | None = None
+    #: ``(kind, count)`` pairs of the listing, sorted by kind (saved; the listing is not).
+    counts: tuple[tuple[str, int], ...] = attrs.field(converter=to_tuple)
+
+    @counts.default
+    def _listed(self) -> tuple[tuple[str, int], ...]:
+        return _counts_of(self.resources)
+
+    @property
+    def resource_count(self) -> int:
+        """How many files the listing showed."""
+        return sum(n for _kind, n in self.counts)
 
     def to_json(self) -> dict[str, Any]:
         """JSON-native form used in session state."""
         data: dict[str, Any] = {
             "name": self.name,
-            "resources": [[r.path, r.kind.value, r.size] for r in self.resources],
+            "counts": dict(self.counts),
             "truncated": self.resources_truncated,
         }
         if self.delivery is not None:
@@ -72,24 +101,42 @@ class LoadedSkill:
 
     @classmethod
     def from_json(cls, data: Any) -> LoadedSkill:
-        """Inverse of :meth:`to_json`; raises StateError (with a short message) on malformed
-        data. Unknown keys, such as ``allowed_tools`` written by older versions, are ignored."""
+        """Inverse of :meth:`to_json` (and of version 1's entries, listing included); raises
+        StateError (with a short message) on malformed data. Unknown keys, such as
+        ``allowed_tools`` written by older versions, are ignored."""
         if not isinstance(data, Mapping):
             raise StateError(f"a loaded-skill entry must be an object, got {_kind(data)}")
         name = data.get("name")
         if not isinstance(name, str) or not name or len(name) > MAX_STATE_STRING:
             raise StateError(f"a loaded-skill entry needs a short string 'name', got {_kind(name)}")
-        raw = data.get("resources", ())
-        if not isinstance(raw, (list, tuple)) or len(raw) > MAX_STATE_RESOURCES:
-            raise StateError(
-                f"'resources' of {name[:80]!r} must be a list of at most "
-                f"{MAX_STATE_RESOURCES} entries"
-            )
-        resources = tuple(_resource_from_json(name, item) for item in raw)
         truncated = data.get("truncated", False)
         if not isinstance(truncated, bool):
             raise StateError(f"'truncated' of {name[:80]!r} must be a boolean")
-        return cls(name, resources, truncated, delivery_id(data.get("call")))
+        call = delivery_id(data.get("call"))
+        if "counts" not in data:  # version 1: the listing itself
+            resources = _listing_from_json(name, data.get("resources", ()))
+            return cls(name, resources, truncated, call)
+        return cls(name, (), truncated, call, _counts_from_json(name, data["counts"]))
+
+
+def _listing_from_json(name: str, raw: Any) -> tuple[Resource, ...]:
+    if not isinstance(raw, (list, tuple)) or len(raw) > MAX_STATE_RESOURCES:
+        raise StateError(
+            f"'resources' of {name[:80]!r} must be a list of at most {MAX_STATE_RESOURCES} entries"
+        )
+    return tuple(_resource_from_json(name, item) for item in raw)
+
+
+def _counts_from_json(name: str, raw: Any) -> tuple[tuple[str, int], ...]:
+    if not isinstance(raw, Mapping) or len(raw) > len(_RESOURCE_KINDS):
+        raise StateError(f"'counts' of {name[:80]!r} must be an object of resource kinds")
+    for kind, n in raw.items():
+        if kind not in _RESOURCE_KINDS:
+            kinds = ", ".join(sorted(_RESOURCE_KINDS))
+            raise StateError(f"a resource kind of {name[:80]!r} must be one of {kinds}")
+        if not isinstance(n, int) or isinstance(n, bool) or not 0 < n < _MAX_COUNT:
+            raise StateError(f"a resource count of {name[:80]!r} must be a positive integer")
+    return tuple(sorted(raw.items()))
 
 
 def delivery_id(value: Any) -> str | None:

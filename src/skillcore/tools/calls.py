@@ -77,6 +77,12 @@ def read(
                 cap = limits.max_binary_bytes
                 return wider(exc, library.read_resource(effect.name, effect.path, cap))
     except ReadError as exc:
+        if isinstance(effect, ResourceRequest) and exc.code is OutcomeCode.RESOURCE_NOT_FOUND:
+            try:
+                listed = library.list_resources(effect.name, session.limits.max_resources)
+                exc.listing = tuple(r.path for r in listed)
+            except (ReadError, OSError):
+                pass  # the reply then goes without the hint
         return exc
     return None
 
@@ -103,6 +109,12 @@ async def aread(
                 wide = await library.aread_resource(effect.name, effect.path, cap)
                 return wider(exc, wide)
     except ReadError as exc:
+        if isinstance(effect, ResourceRequest) and exc.code is OutcomeCode.RESOURCE_NOT_FOUND:
+            try:
+                listed = await library.alist_resources(effect.name, session.limits.max_resources)
+                exc.listing = tuple(r.path for r in listed)
+            except (ReadError, OSError):
+                pass
         return exc
     return None
 
@@ -128,10 +140,8 @@ def resource_result(
         return ToolResult(session, replies.refusal(again), again.code, tool)
     name, path = req.name, req.path
     if isinstance(data, ReadError):
-        loaded = session.loaded_skill(name)
-        listing = None
-        if data.code is OutcomeCode.RESOURCE_NOT_FOUND:
-            listing = tuple(r.path for r in loaded.resources) if loaded else ()
+        # The files are listed by the read (sessions keep no listing across a restore).
+        listing = data.listing if data.code is OutcomeCode.RESOURCE_NOT_FOUND else None
         text = replies.read_failed(path, name, data, listing, names)
         return ToolResult(session, text, data.code, tool)
     assert isinstance(data, ResourceContent)

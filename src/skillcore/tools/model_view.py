@@ -180,9 +180,14 @@ class ModelView:
         """The text of a successful load of ``document`` (``<skill_content ...>``, directory,
         resources as the session recorded them, dependencies), e.g. to repeat instructions
         that were compacted out of a conversation."""
+        # The listing as the load recorded it: the document's, cut at the session's cap
+        # (sessions keep no listing across a restore, so it is read again with the document).
         loaded = session.loaded_skill(document.name)
-        truncated = bool(loaded and loaded.resources_truncated)
-        shown = attrs.evolve(document, resources=loaded.resources) if loaded else document
+        listing = document.resources[: session.limits.max_resources]
+        truncated = bool(loaded and loaded.resources_truncated) or len(listing) < len(
+            document.resources
+        )
+        shown = attrs.evolve(document, resources=listing)
         text = render_load_reply(
             shown,
             truncated,

@@ -361,7 +361,7 @@ def test_demo_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(capsys, "demo", str(EXAMPLES))
     assert code == 0
     assert "BLOCKED" in out and "LOAD_LIMIT_REACHED" in out
-    assert "Unloaded skill" in out and '"schema": "skillcore.session/1"' in out
+    assert "Unloaded skill" in out and '"schema": "skillcore.session/2"' in out
 
 
 def test_recursive_flag_finds_nested_skills(tmp_path, capsys) -> None:

@@ -107,5 +107,5 @@ def test_state_schema_is_the_persisted_format_id() -> None:
     toolkit = SkillToolkit(LIBRARY)
     session = toolkit.call(LIBRARY.session(), "load_skill", {"skill_name": NAMES[0]}).session
     state = session.to_state()
-    assert state["schema"] == "skillcore.session/1"
+    assert state["schema"] == "skillcore.session/2"
     assert LIBRARY.restore({**state, "schema": "skillcore.state.session/1"}) == session
