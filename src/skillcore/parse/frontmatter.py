@@ -86,6 +86,22 @@ _TOP_KEY_LINE = re.compile(r"^([A-Za-z0-9_-]+):[ \t]+(.+?)\s*$")
 _UNCONVERTIBLE = "frontmatter could not be converted"
 
 
+def _warn_if_long(
+    ctx: ParseContext, data: bytes, text: str, complete: bool, size: int | None
+) -> None:
+    """Warn about a body past the spec's length guidance: the guidance is about the
+    instructions, not the frontmatter before them."""
+    body_offset = ctx.body_offset
+    whole = complete and (size is None or size == len(data))
+    total = len(data) if size is None and complete else size
+    too_long = length_problem(
+        None if total is None else total - len(text[:body_offset].encode()),
+        text.count("\n", body_offset) + 1 if whole else None,
+    )
+    if too_long is not None:
+        ctx.diags.append(ctx.diag(Severity.WARNING, Code.SKILL_TOO_LONG, too_long))
+
+
 def parse_skill_file(
     data: bytes,
     *,
@@ -135,15 +151,7 @@ def parse_skill_file(
             ctx.cleaner = ctx.clean = Cleaner()
         ctx.body_offset = body_offset
         ctx.headings = body_headings(text[body_offset:], complete)
-        # The guidance is about the instructions: the body, not the frontmatter before it.
-        whole = complete and (size is None or size == len(data))
-        total = len(data) if size is None and complete else size
-        too_long = length_problem(
-            None if total is None else total - len(text[:body_offset].encode()),
-            text.count("\n", body_offset) + 1 if whole else None,
-        )
-        if too_long is not None:
-            ctx.diags.append(ctx.diag(Severity.WARNING, Code.SKILL_TOO_LONG, too_long))
+        _warn_if_long(ctx, data, text, complete, size)
         return build(raw, dropped, ctx)
     except Exception as exc:  # a safety net: one file never breaks discovery
         return skip(
