@@ -55,6 +55,8 @@ class DecisionCode(str, enum.Enum):
     RECOMMEND_MODE = "RECOMMEND_MODE"
     ALWAYS_ALLOWED = "ALWAYS_ALLOWED"
     NO_SKILL_LOADED = "NO_SKILL_LOADED"
+    #: Skills are loaded, but none declares allowed-tools: nothing restricts.
+    NO_RESTRICTING_SKILL = "NO_RESTRICTING_SKILL"
     UNRESTRICTED_SKILL_LOADED = "UNRESTRICTED_SKILL_LOADED"
     MATCHED = "MATCHED"
     #: Blocked; the same value as the outcome code every adapter replies with.
