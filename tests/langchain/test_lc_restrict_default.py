@@ -33,9 +33,7 @@ def test_loading_an_unrestricted_skill_lifts_nothing_by_default(
     assert r_unload.status == "success" and r_write.status == "success", r_write
 
 
-def test_the_lenient_reading_is_an_explicit_opt_in(
-    make_agent, model, run, skills, helpers
-) -> None:
+def test_the_lenient_reading_is_an_explicit_opt_in(make_agent, model, run, skills, helpers) -> None:
     agent, _ = make_agent(skills, allowed_tools_policy="restrict", unrestricted_skills="lift")
     model.push(tool_calls(load("alpha")))
     run(agent)

@@ -14,9 +14,7 @@ from skillcore.state.turn_calls import MAX_TURN_CALLS
 
 def calls(*items: tuple[str, dict[str, Any], str]) -> AIMessage:
     """An AIMessage whose tool calls carry the given ids (repeats allowed)."""
-    return AIMessage(
-        content="", tool_calls=[{"name": n, "args": a, "id": i} for n, a, i in items]
-    )
+    return AIMessage(content="", tool_calls=[{"name": n, "args": a, "id": i} for n, a, i in items])
 
 
 LOAD = ("load_skill", {"skill_name": "alpha"})

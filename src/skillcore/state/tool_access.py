@@ -73,10 +73,7 @@ class ToolAccess:
         return decide(
             name,
             self.policy,
-            (
-                (s.name, self._allowed_tools(s.name) if declares else None)
-                for s in self.loaded
-            ),
+            ((s.name, self._allowed_tools(s.name) if declares else None) for s in self.loaded),
             _skill_tool_set(self.names),
             self.names.unload if can_unload else None,
             arguments,

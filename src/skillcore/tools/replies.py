@@ -321,7 +321,7 @@ __all__ = [
     "tools_missing_warning",
     "tools_not_available_reason",
     "turn_incomplete",
-    "turn_refused_reason",
     "turn_incomplete_reason",
+    "turn_refused_reason",
     "unknown_tool",
 ]
