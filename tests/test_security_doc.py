@@ -17,7 +17,7 @@ from skillcore.policy import rules as policy
 from skillcore.runtime import profiles
 from skillcore.sources import archive, mcp
 from skillcore.sources import base as sources
-from skillcore.state import coordination, refresh
+from skillcore.state import coordination, refresh, turns
 from skillcore.state import token as state_token
 from skillcore.state.saved import MAX_SAVED_STATE_BYTES
 from skillcore.state.schema import MAX_CALL_ID, MAX_STATE_ENTRIES
@@ -53,6 +53,8 @@ def _n(value: int) -> str:
         f"for {SKILL_GRACE_SECONDS:g} seconds",
         f"At most {_n(coordination.MAX_TURN_CALLS)} calls of a turn are tracked",
         f"at most {_n(coordination.DEFAULT_MAX_ANNOUNCED)} call ids of announced turns",
+        f"past the first {_n(coordination.MAX_TURN_CALLS)} calls of its turn",
+        f"one such wait of at most {turns.DEFAULT_CONFIRM_SECONDS:g} second",
         f"{_n(archive.ArchiveLimits().max_members)} members",
         f"longer than {_n(state_token.MAX_STATE_TOKEN_BYTES)} bytes",
         f"{state_token.SECRET_BYTES} random bytes",

@@ -41,6 +41,12 @@ class OutcomeCode(str, enum.Enum):
     TOOL_NOT_AVAILABLE = "TOOL_NOT_AVAILABLE"
     #: A plain tool's own handler raised (the model gets an error reply for that call).
     TOOL_FAILED = "TOOL_FAILED"
+    #: A call of a model turn whose call ids repeat and that calls a skill tool: the order of
+    #: its calls cannot be known from their ids, so every call of it is refused.
+    TURN_CALL_IDS_REPEAT = "TURN_CALL_IDS_REPEAT"
+    #: A call listed past the per-turn bound (``MAX_TURN_CALLS``): refused, never decided
+    #: without the calls before it.
+    TURN_TOO_LONG = "TURN_TOO_LONG"
 
 
 class DecisionCode(str, enum.Enum):
@@ -49,12 +55,18 @@ class DecisionCode(str, enum.Enum):
     RECOMMEND_MODE = "RECOMMEND_MODE"
     ALWAYS_ALLOWED = "ALWAYS_ALLOWED"
     NO_SKILL_LOADED = "NO_SKILL_LOADED"
+    #: Skills are loaded, but none declares allowed-tools: nothing restricts.
+    NO_RESTRICTING_SKILL = "NO_RESTRICTING_SKILL"
     UNRESTRICTED_SKILL_LOADED = "UNRESTRICTED_SKILL_LOADED"
     MATCHED = "MATCHED"
     #: Blocked; the same value as the outcome code every adapter replies with.
     TOOL_BLOCKED = OutcomeCode.TOOL_BLOCKED.value
     #: Blocked: a skill-gated tool no loaded skill unlocks.
     TOOL_LOCKED = OutcomeCode.TOOL_LOCKED.value
+    #: Blocked: the turn's call ids repeat (see ``OutcomeCode.TURN_CALL_IDS_REPEAT``).
+    TURN_CALL_IDS_REPEAT = OutcomeCode.TURN_CALL_IDS_REPEAT.value
+    #: Blocked: listed past the per-turn bound (see ``OutcomeCode.TURN_TOO_LONG``).
+    TURN_TOO_LONG = OutcomeCode.TURN_TOO_LONG.value
 
 
 #: Codes of calls that did what was asked.

@@ -54,8 +54,9 @@ __all__ = [
     "user_message",
 ]
 
-#: One scripted model turn: tool calls ``[(name, args), ...]`` (parallel) or a text answer.
-Step = str | Sequence[tuple[str, dict[str, Any]]]
+#: One scripted model turn: tool calls ``[(name, args), ...]`` (parallel; ``(name, args, id)``
+#: gives a call its id) or a text answer.
+Step = str | Sequence[tuple[str, dict[str, Any]] | tuple[str, dict[str, Any], str]]
 
 _ids = itertools.count(1)
 
@@ -86,9 +87,11 @@ class ScriptedLlm(BaseLlm):
         else:
             parts = [
                 types.Part(
-                    function_call=types.FunctionCall(name=name, args=args, id=f"call-{next(_ids)}")
+                    function_call=types.FunctionCall(
+                        name=c[0], args=c[1], id=c[2] if len(c) > 2 else f"call-{next(_ids)}"
+                    )
                 )
-                for name, args in step
+                for c in step
             ]
         yield LlmResponse(content=types.Content(role="model", parts=parts))
 

@@ -99,7 +99,8 @@ class TurnOrder(AgentConversations):
         load = self.toolkit.names.load
         loads = [i for i, name, _ in calls if name == load]
         have = _agent_tools(agent) if loads else None
-        self.announced.announce(turn, hidden=run.hidden, available=have)
+        ids = [i for i, _, _ in calls]
+        self.announced.announce(turn, hidden=run.hidden, available=have, ids=ids)
         with self._lock:
             run.loads.extend(loads)
 

@@ -102,3 +102,25 @@ def test_hostile_arguments_are_invalid_arguments(examples_library, raw: str, too
 def test_unreadable_state_resets_like_every_adapter(examples_library, state) -> None:
     skills = OpenAISkills(examples_library)
     assert skills.restore(state).loaded_names == ()
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_call_past_the_turn_bound_fails_closed(server, examples_library, mode) -> None:
+    """A message listing more calls than one turn tracks: the call past the bound is never
+    decided without the restricting load before it (``dispatch_all`` runs the calls one
+    after another, in order; ``adispatch_all`` refuses it with ``TURN_TOO_LONG``)."""
+    from skillcore.state.turn_calls import MAX_TURN_CALLS
+
+    skills = OpenAISkills(examples_library, handlers=HANDLERS, allowed_tools_policy="restrict")
+    load = ("load_skill", {"skill_name": "csv-data-audit"})
+    calls = assistant_calls(server, load, *[("Read", {})] * (MAX_TURN_CALLS - 1), ("Write", {}))
+    session = skills.session()
+    turn = (
+        skills.dispatch_all(session, calls)
+        if mode == "sync"
+        else asyncio.run(skills.adispatch_all(session, calls))
+    )
+    write = turn.results[-1]
+    expected = OutcomeCode.TOOL_BLOCKED if mode == "sync" else OutcomeCode.TURN_TOO_LONG
+    assert write.is_error and write.code is expected, write.output
+    assert not any(r.is_error for r in turn.results[:-1])

@@ -352,7 +352,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         decision = toolkit.check_tool(session, name)
         say(f"   {name:<8} -> {'allowed' if decision.allowed else 'BLOCKED'}: {decision.reason}")
     if other is not None:
-        say(f"\n== 6. loading {other.name!r} (no allowed-tools) lifts the restriction")
+        say(f"\n== 6. loading {other.name!r} (no allowed-tools) adds nothing and lifts nothing")
         session = toolkit.call(session, "load_skill", {"skill_name": other.name}).session
         say(f"   Write -> {'allowed' if toolkit.check_tool(session, 'Write') else 'BLOCKED'}")
         say("\n== 7. the session is full (max_loaded=2): a third load is refused")

@@ -96,10 +96,11 @@ class ProgramOptions(str, enum.Enum):
 class UnrestrictedSkills(str, enum.Enum):
     """What a loaded skill *without* ``allowed-tools`` means under RESTRICT.
 
-    ``LIFT`` (the default, as the Agent Skills convention reads): it restricts nothing, so it
-    lifts the restriction while it is loaded. ``IGNORE`` (stricter): it adds no tools, and the
-    other loaded skills' lists still apply; with only such skills loaded, only the
-    always-allowed tools may run.
+    ``IGNORE`` (the default): it adds nothing and lifts nothing. The loaded skills that declare
+    ``allowed-tools`` restrict as if it were not loaded; with none of them loaded nothing is
+    blocked. ``LIFT`` (a lenient opt-in): while it is loaded it lifts the restriction
+    entirely, so loading any such skill (most published skills declare no ``allowed-tools``)
+    lets every tool run.
     """
 
     LIFT = "lift"
@@ -116,9 +117,9 @@ class ToolPolicy:
     #: Claude-style names -> this framework's tools (a preset name, mapping or None).
     aliases: ToolAliases | None = attrs.field(default=None, converter=to_aliases)
     #: Whether a loaded skill without ``allowed-tools`` lifts RESTRICT (see
-    #: :class:`UnrestrictedSkills`).
+    #: :class:`UnrestrictedSkills`; by default it does not).
     unrestricted_skills: UnrestrictedSkills = attrs.field(
-        default=UnrestrictedSkills.LIFT, converter=UnrestrictedSkills
+        default=UnrestrictedSkills.IGNORE, converter=UnrestrictedSkills
     )
     #: Skill-gated tools: offered and callable only while a loaded skill names them (see
     #: :mod:`skillcore.policy.gating`), in every mode.
@@ -224,9 +225,10 @@ def decide(
     patterns such as ``Bash(git:*)`` on shell tools. ``pinned``: loaded skills the model
     cannot unload; while one is loaded a refusal does not advise unloading.
 
-    RESTRICT blocks a tool iff it is not always allowed, at least one skill is loaded, every
-    loaded skill declares ``allowed-tools`` (with ``unrestricted_skills="ignore"``: skills
-    without it are left out), and no entry allows the call: an entry names the tool itself
+    RESTRICT blocks a tool iff it is not always allowed, at least one loaded skill declares
+    ``allowed-tools`` (skills without it are left out; with the lenient
+    ``unrestricted_skills="lift"`` one of them loaded blocks nothing), and no entry allows
+    the call: an entry names the tool itself
     or, through ``policy.aliases``, a Claude-style name standing for it, and its argument
     pattern (on a shell tool) matches the command.
     """
@@ -255,19 +257,22 @@ _Loaded = list[tuple[str, tuple[str, ...] | None]]
 
 
 def _lifted(name: str, policy: ToolPolicy, pairs: _Loaded) -> ToolDecision | None:
-    """The decision when RESTRICT does not apply: no skill loaded, or one without
-    ``allowed-tools`` lifting it."""
+    """The decision when RESTRICT does not apply: no skill loaded, none declaring
+    ``allowed-tools``, or (lenient ``"lift"`` only) one without it lifting the restriction."""
     if not pairs:
         return ToolDecision(True, DecisionCode.NO_SKILL_LOADED, "no skill is loaded", name)
-    ignore = policy.unrestricted_skills is UnrestrictedSkills.IGNORE
-    for skill, tools in pairs:
-        if tools is None and not ignore:
-            return ToolDecision(
-                True,
-                DecisionCode.UNRESTRICTED_SKILL_LOADED,
-                f"loaded skill {skill!r} does not declare allowed-tools",
-                name,
-            )
+    if policy.unrestricted_skills is UnrestrictedSkills.LIFT:
+        for skill, tools in pairs:
+            if tools is None:
+                return ToolDecision(
+                    True,
+                    DecisionCode.UNRESTRICTED_SKILL_LOADED,
+                    f"loaded skill {skill!r} does not declare allowed-tools",
+                    name,
+                )
+    if all(tools is None for _, tools in pairs):
+        reason = "no loaded skill declares allowed-tools"
+        return ToolDecision(True, DecisionCode.NO_RESTRICTING_SKILL, reason, name)
     return None
 
 

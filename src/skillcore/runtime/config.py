@@ -80,10 +80,10 @@ class SkillConfig:
     #: Claude-style allowed-tools names -> this agent's tools: a preset name
     #: (``"deepagents"``, ``"adk"``, ``"agents_sdk"``), a mapping, or None (no aliases).
     tool_aliases: ToolAliases | None = attrs.field(default=None, converter=to_aliases)
-    #: ``"lift"``: a loaded skill without allowed-tools lifts RESTRICT; ``"ignore"``: it
-    #: does not (stricter).
+    #: ``"ignore"`` (default): a loaded skill without allowed-tools adds nothing and lifts
+    #: nothing under RESTRICT; ``"lift"`` (lenient opt-in): it lifts RESTRICT while loaded.
     unrestricted_skills: UnrestrictedSkills = attrs.field(
-        default=UnrestrictedSkills.LIFT, converter=UnrestrictedSkills
+        default=UnrestrictedSkills.IGNORE, converter=UnrestrictedSkills
     )
     catalog_format: CatalogFormat = attrs.field(
         default=CatalogFormat.MARKDOWN, converter=CatalogFormat

@@ -67,10 +67,13 @@ class ToolAccess:
         if name in self.policy.gated_tools and name not in self.unlocked_tools:
             reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
             return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
+        # With no loaded skill declaring allowed-tools nothing restricts (invariant 5): the
+        # gated tools a skill without the field unlocks are not a restriction of their own.
+        declares = any(self._declared_tools(s.name) is not None for s in self.loaded)
         return decide(
             name,
             self.policy,
-            ((s.name, self._allowed_tools(s.name)) for s in self.loaded),
+            ((s.name, self._allowed_tools(s.name) if declares else None) for s in self.loaded),
             _skill_tool_set(self.names),
             self.names.unload if can_unload else None,
             arguments,
@@ -79,9 +82,9 @@ class ToolAccess:
 
     def _allowed_tools(self, name: str) -> tuple[str, ...] | None:
         # A skill's gated tools are allowed while it is loaded: it names them so they can
-        # be used. A skill without allowed-tools (None) stays unrestricted, unless such
-        # skills do not lift RESTRICT (unrestricted_skills="ignore"): then its gated tools
-        # are its entries, or it could never use the tools it unlocks.
+        # be used. A skill without allowed-tools (None) stays unrestricted under the lenient
+        # unrestricted_skills="lift"; by default ("ignore") it does not lift RESTRICT, so its
+        # gated tools are its entries, or it could never use the tools it unlocks.
         tools = self._declared_tools(name)
         gated = self.gated_by(name)
         if not gated:

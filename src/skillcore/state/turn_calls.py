@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import attrs
 
 from skillcore._frozen import FrozenDict, to_frozenset, to_tuple
+from skillcore.codes import OutcomeCode
 
 #: The largest number of calls of one turn a store tracks (a model turn has a handful).
 MAX_TURN_CALLS = 1_000
@@ -24,7 +25,12 @@ class TurnCalls:
     model's order, those that are skill calls, and (when known) each skill call's tool name
     and arguments, so any process can work out its effect again. ``conversation`` is a
     LangGraph thread id, an ADK session id + agent, or any key your loop has: never a session
-    value."""
+    value.
+
+    A call is placed by its id, so a turn whose ids repeat cannot be placed when it calls a
+    skill tool (``ids_repeat``: each of its calls is refused), and a call listed past the
+    :data:`MAX_TURN_CALLS` tracked (``listed`` counts them all) is refused too
+    (:meth:`refusal`): neither is ever decided on the turn's starting state."""
 
     conversation: str
     turn: str
@@ -34,6 +40,10 @@ class TurnCalls:
     args: FrozenDict[str, tuple[str, Any]] = attrs.field(
         factory=lambda: FrozenDict({}), converter=_frozen_args, eq=False
     )
+    #: How many calls the model listed, when more than ``order`` holds (past the bound).
+    listed: int = 0
+    #: The model listed some call id twice (or more) in a turn that calls a skill tool.
+    ids_repeat: bool = False
 
     @classmethod
     def of(
@@ -45,10 +55,15 @@ class TurnCalls:
     ) -> TurnCalls:
         """From ``(call id, tool name)`` or ``(call id, tool name, arguments)`` tuples in the
         model's order (at most :data:`MAX_TURN_CALLS` are tracked)."""
-        pairs = [(c[0], c[1], c[2] if len(c) > 2 else None) for c in calls][:MAX_TURN_CALLS]
+        every = [(c[0], c[1], c[2] if len(c) > 2 else None) for c in calls]
+        pairs = every[:MAX_TURN_CALLS]
         skill = {i for i, name, _ in pairs if is_skill(name)}
         args = {i: (name, a) for i, name, a in pairs if i in skill and a is not None}
-        return cls(conversation, turn, tuple(i for i, _, _ in pairs), skill, args)
+        # Repeated ids matter only when a skill call changes the state between positions;
+        # every call of a turn with none is decided on the turn's base anyway.
+        repeat = len({c[0] for c in every}) < len(every) and any(is_skill(c[1]) for c in every)
+        order = tuple(i for i, _, _ in pairs)
+        return cls(conversation, turn, order, skill, args, len(every), repeat)
 
     @classmethod
     def locate(
@@ -71,6 +86,15 @@ class TurnCalls:
     def key(self) -> tuple[str, str]:
         """The store key: conversation and turn."""
         return (self.conversation, self.turn)
+
+    def refusal(self, call_id: str) -> OutcomeCode | None:
+        """Why ``call_id`` cannot be placed in its turn and is refused (None: it can be):
+        the turn's ids repeat, or the call is listed past the bound."""
+        if self.ids_repeat:
+            return OutcomeCode.TURN_CALL_IDS_REPEAT
+        if len(self.order) < self.listed and call_id not in self.order:
+            return OutcomeCode.TURN_TOO_LONG
+        return None
 
     def position(self, call_id: str) -> int:
         """1-based position of ``call_id`` in the turn (0 if it is not listed)."""

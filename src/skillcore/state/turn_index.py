@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Collection
+from collections import Counter, OrderedDict
+from collections.abc import Collection, Iterable
 
 from skillcore.state.session import SkillSession
 from skillcore.state.stores import SessionStore
@@ -18,6 +18,9 @@ __all__ = ["DEFAULT_MAX_ANNOUNCED", "TurnIndex"]
 #: Call ids a :class:`TurnIndex` remembers (the least recently announced are dropped first).
 DEFAULT_MAX_ANNOUNCED = 4096
 
+#: An announced turn and the ``hidden``/``available`` its calls enter with.
+_Entry = tuple[TurnCalls, frozenset[str], frozenset[str] | None]
+
 
 class TurnIndex:
     """Turns announced when the model's response arrives, found again from one call's id.
@@ -26,15 +29,16 @@ class TurnIndex:
     (the OpenAI Agents SDK): the adapter announces the turn's calls, in the model's order,
     before any of them runs; each call then enters its turn in a :class:`TurnStore` with
     :meth:`enter`, once. A call of no announced turn gets None. Thread-safe; at most
-    ``max_calls`` call ids are kept.
+    ``max_calls`` call ids are kept, besides those of the turn announced last (kept whole,
+    or its own earlier calls could not be placed).
     """
 
     def __init__(self, *, max_calls: int = DEFAULT_MAX_ANNOUNCED) -> None:
         self.max_calls = max_calls
         self._lock = threading.Lock()
-        self._calls: OrderedDict[
-            tuple[str, str], tuple[TurnCalls, frozenset[str], frozenset[str] | None]
-        ] = OrderedDict()
+        #: (conversation, call id) -> the announced turn and how many of its calls carry the
+        #: id (a repeated id enters once per call listed with it).
+        self._calls: OrderedDict[tuple[str, str], tuple[_Entry, int]] = OrderedDict()
 
     def __len__(self) -> int:
         with self._lock:
@@ -46,16 +50,20 @@ class TurnIndex:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        ids: Iterable[str] | None = None,
     ) -> None:
         """Record the turn ``calls`` and the ``hidden``/``available`` its calls enter with
-        (see :meth:`TurnStore.enter`). A call id announced again belongs to the newer turn."""
+        (see :meth:`TurnStore.enter`). ``ids``: every call id the model listed, in order
+        (default ``calls.order``; past the bound, those calls enter to be refused). A call
+        id announced again belongs to the newer turn."""
         entry = (calls, frozenset(hidden), None if available is None else frozenset(available))
+        counts = Counter(calls.order if ids is None else ids)
         with self._lock:
-            for call_id in calls.order:
+            for call_id, count in counts.items():
                 key = (calls.conversation, call_id)
-                self._calls[key] = entry
+                self._calls[key] = (entry, count)
                 self._calls.move_to_end(key)
-            while len(self._calls) > self.max_calls:
+            while len(self._calls) > max(self.max_calls, len(counts)):
                 self._calls.popitem(last=False)
 
     def enter(
@@ -68,9 +76,12 @@ class TurnIndex:
         """The view of ``call_id``'s announced turn in ``store`` (use as ``async with``), or
         None when no turn of ``conversation`` lists it. A call enters once: its entry is
         dropped, so running it again (e.g. a resumed approval) is decided on its own."""
+        key = (conversation, call_id)
         with self._lock:
-            entry = self._calls.pop((conversation, call_id), None)
-        if entry is None:
+            found = self._calls.pop(key, None)
+            if found is not None and found[1] > 1:
+                self._calls[key] = (found[0], found[1] - 1)
+        if found is None:
             return None
-        calls, hidden, available = entry
+        calls, hidden, available = found[0]
         return store.enter(calls, call_id, base, hidden=hidden, available=available)

@@ -37,9 +37,11 @@ DEFAULT_WAIT_SECONDS = 10.0
 #: How long a call waits for an earlier skill call of its turn to show up in this process
 #: before working its effect out itself (it may have run in another process, before a crash).
 DEFAULT_ARRIVAL_SECONDS = 0.2
-#: How long a plain call whose permission hangs on an earlier skill call's worked-out effect
-#: (e.g. ``[unload_skill(<restricting>), Write]`` with the unload's thread scheduled late)
-#: waits for that call to be seen to run before it is decided without it (refused).
+#: How long the plain calls of one turn whose permission hangs on an earlier skill call's
+#: worked-out effect (e.g. ``[unload_skill(<restricting>), Write]`` with the unload's thread
+#: scheduled late) wait, together, for that call to be seen to run before they are decided
+#: without it (refused): a budget per turn, so calls entered one after another do not each
+#: wait it again.
 DEFAULT_CONFIRM_SECONDS = 1.0
 #: Finished turns kept per store (least recently used are dropped first).
 DEFAULT_MAX_TURNS = 1024
@@ -51,6 +53,7 @@ class _Turn:
         "available",
         "base",
         "busy",
+        "confirm_until",
         "confirmed",
         "done",
         "entered",
@@ -80,6 +83,8 @@ class _Turn:
         self.results: dict[str, Any] = {}
         #: Skill calls that ran in this process (their effect is certain, not inferred).
         self.confirmed: set[str] = set()
+        #: When the turn's confirm budget ends (set by the first plain call that waits).
+        self.confirm_until: float | None = None
         self.entered: set[str] = set()
         self.busy: set[str] = set()
         self.done: set[str] = set()
@@ -258,6 +263,9 @@ class TurnCall:
         self._written: SkillSession | None = None
         self.seq = calls.position(call_id)
         self.timed_out = False
+        #: Why the call cannot be placed in its turn (see :meth:`TurnCalls.refusal`): then
+        #: it is refused, whatever it is, without waiting for or working out other calls.
+        self.refused = calls.refusal(call_id)
 
     @property
     def base(self) -> SkillSession:
@@ -416,14 +424,22 @@ class TurnCall:
             return "wait", None
         return kind, value
 
-    def _unconfirmed_matters(self, until: float) -> bool:
+    def _unconfirmed_matters(self) -> bool:
         # A plain call that only the worked-out effect of an earlier call would allow (the
         # confirmed effects alone give other loaded skills) waits a little for that call to
-        # be seen to run, rather than being refused because its thread started late.
-        if self.call_id in self.calls.skill or time.monotonic() >= until:
+        # be seen to run, rather than being refused because its thread started late. The
+        # wait is the turn's, started by its first such call: an earlier call that never
+        # runs delays the turn once, not each later call again.
+        turn = self._turn
+        if self.call_id in self.calls.skill or _past(turn.confirm_until):
             return False
         other = self.unconfirmed_base()
-        return other is not None and other.loaded_names != self._before.loaded_names
+        if other is None or other.loaded_names == self._before.loaded_names:
+            return False
+        with self._store._cond:
+            if turn.confirm_until is None:
+                turn.confirm_until = time.monotonic() + self._store.confirm_seconds
+            return not _past(turn.confirm_until)
 
     def _decided(self, kind: str, value: Any, began: float) -> None:
         # Under the lock: every earlier effect is known (or waiting for it timed out).
@@ -437,7 +453,6 @@ class TurnCall:
         deadline: float,
         arrival: float,
         earlier: tuple[str, ...],
-        confirm: float,
     ) -> tuple[str, Any]:
         """One step of entering: ``("ready", None)``, ``("wait", None)``, or ``("replay",
         (call id, session, tool, arguments))`` for an earlier call to work out here."""
@@ -448,17 +463,19 @@ class TurnCall:
             if kind in ("done", "timeout"):
                 self._decided(kind, value, began)
         if kind in ("done", "timeout"):
-            return ("wait", None) if self._unconfirmed_matters(confirm) else ("ready", None)
+            return ("wait", None) if self._unconfirmed_matters() else ("ready", None)
         k, session = value
         name, args = self.calls.args[k]
         return "replay", (k, session, name, args)
 
-    def _bounds(self) -> tuple[float, float, float, tuple[str, ...], float]:
+    def _bounds(self) -> tuple[float, float, float, tuple[str, ...]]:
         began = time.monotonic()
         deadline, arrival, earlier = self._begin()
-        return began, deadline, arrival, earlier, began + self._store.confirm_seconds
+        return began, deadline, arrival, earlier
 
     def __enter__(self) -> TurnCall:
+        if self.refused is not None:
+            return self  # decided without the other calls: refused
         store, bounds = self._store, self._bounds()
         while True:
             kind, value = self._advance(*bounds)
@@ -480,6 +497,8 @@ class TurnCall:
     async def __aenter__(self) -> TurnCall:
         # Polling keeps this loop-agnostic (asyncio or trio, any thread) and never blocks the
         # event loop; turns have few calls, so the cost is a few short sleeps.
+        if self.refused is not None:
+            return self  # decided without the other calls: refused
         store, bounds = self._store, self._bounds()
         delay = 0.0005
         while True:
@@ -514,3 +533,7 @@ class TurnCall:
         tb: TracebackType | None,
     ) -> None:
         self.__exit__(exc_type, exc, tb)
+
+
+def _past(moment: float | None) -> bool:
+    return moment is not None and time.monotonic() >= moment

@@ -128,7 +128,8 @@ def check_parallel_load_and_unload(driver: AdapterDriver, root: Path) -> None:
 
 @requires(Capability.HOST_TOOLS)
 def check_restrict_policy(driver: AdapterDriver, root: Path) -> None:
-    """RESTRICT blocks unlisted tools (exact names), allows listed ones and skill tools."""
+    """RESTRICT blocks unlisted tools (exact names), allows listed ones and skill tools; a
+    skill without allowed-tools adds nothing and lifts nothing."""
     _start(driver, root)
     r = _one(driver, Call("Write", {}))
     assert not r.is_error, f"nothing loaded: Write must be allowed: {r}"
@@ -141,7 +142,10 @@ def check_restrict_policy(driver: AdapterDriver, root: Path) -> None:
     assert not r.is_error, r
     _one(driver, Call(driver.names.load, {"skill_name": "beta-open"}))
     r = _one(driver, Call("Write", {}))
-    assert not r.is_error, f"a loaded skill without allowed-tools lifts the restriction: {r}"
+    assert r.is_error, f"a loaded skill without allowed-tools lifts nothing: {r}"
+    _one(driver, Call(driver.names.unload, {"skill_name": "alpha-tools"}))
+    r = _one(driver, Call("Write", {}))
+    assert not r.is_error, f"no loaded skill declares allowed-tools: nothing blocks: {r}"
 
 
 def check_resources(driver: AdapterDriver, root: Path) -> None:
@@ -219,7 +223,7 @@ def check_call_order_in_one_turn(driver: AdapterDriver, root: Path) -> None:
     assert not r_load.is_error, r_load
     assert r_write.is_error and "not allowed" in r_write.text, "Write after a restricting load"
     r_write, r_load = driver.turn([Call("Write", {}), Call(load, {"skill_name": "beta-open"})])
-    assert r_write.is_error and not r_load.is_error, "Write before an unrestricted load"
+    assert r_write.is_error and not r_load.is_error, "Write beside an unrestricted load"
     r_unload, r_write = driver.turn([Call(unload, {"skill_name": "beta-open"}), Call("Write", {})])
     assert not r_unload.is_error and r_write.is_error, "alpha-tools still restricts"
     r_unload, r_write = driver.turn(

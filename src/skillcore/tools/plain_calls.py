@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from skillcore import events
+from skillcore.codes import OutcomeCode
 from skillcore.policy.rules import (
     Arguments,
     DecisionCode,
@@ -63,7 +64,8 @@ class PlainCallChecks:
     ) -> ToolDecision:
         """The decision for a plain tool call about to run, as every adapter makes it: on the
         store's session, refused when the store waited in vain for the earlier skill calls
-        of its turn (``timed_out``, see :class:`~skillcore.TurnCall`), and reported as a
+        of its turn (``timed_out``, see :class:`~skillcore.TurnCall`) or cannot be placed in
+        its turn (``refused``: its ids repeat, or it is past the bound), and reported as a
         ``tool.blocked`` event when blocked. Reply with :func:`replies.blocked`.
         ``can_unload=False``: the caller has no unload tool (the reason says so).
         ``arguments``: the call's arguments (mapping or JSON text), for argument patterns
@@ -71,7 +73,12 @@ class PlainCallChecks:
         do not allow the call)."""
         store = as_store(target)
         session = store.read()
-        if getattr(store, "timed_out", False):
+        refused = getattr(store, "refused", None)
+        if isinstance(refused, OutcomeCode):
+            # The call cannot be placed in its turn: never decided as if it came first.
+            reason = replies.turn_refused_reason(refused, tool_name)
+            decision = ToolDecision(False, DecisionCode(refused.value), reason, tool_name)
+        elif getattr(store, "timed_out", False):
             reason = replies.turn_incomplete_reason(tool_name)
             decision = ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, tool_name)
         else:

@@ -29,6 +29,7 @@ from skillcore.names import ToolNames
 from skillcore.policy.rules import ToolDecision
 from skillcore.sources.base import ReadError
 from skillcore.state.session import Outcome, SkillSession
+from skillcore.state.turn_calls import MAX_TURN_CALLS
 from skillcore.texts import (
     offset_past_end,
     page_cut,
@@ -116,6 +117,22 @@ def turn_incomplete_reason(tool: str) -> str:
 def turn_incomplete(tool: str) -> str:
     """The reply for such a call (see :func:`turn_incomplete_reason`)."""
     return error(turn_incomplete_reason(tool))
+
+
+def turn_refused_reason(code: OutcomeCode, tool: str) -> str:
+    """Why a call that cannot be placed in its turn (:meth:`TurnCalls.refusal`) was not run:
+    calls are placed by their ids, so a turn whose ids repeat, or a call past the per-turn
+    bound, is never decided as if it came first."""
+    if code is OutcomeCode.TURN_CALL_IDS_REPEAT:
+        return (
+            f"{tool!r} was not run: tool calls of this turn share a call id, so their order "
+            "cannot be known and none of them was run. Call the tools again, each call with "
+            "its own id."
+        )
+    return (
+        f"{tool!r} was not run: it is listed after the first {MAX_TURN_CALLS:,} tool calls "
+        "of this turn, past the number one turn may make. Call it again in a later turn."
+    )
 
 
 #: How much of a failing handler's exception message the model sees.
@@ -334,5 +351,6 @@ __all__ = [
     "tools_not_available_reason",
     "turn_incomplete",
     "turn_incomplete_reason",
+    "turn_refused_reason",
     "unknown_tool",
 ]

@@ -174,6 +174,11 @@ class SkillToolkit(ModelView, PlainCallChecks):
     ) -> Effect | ToolResult:
         """The start of :meth:`call` and :meth:`acall`: the result a later call of the turn
         already settled for this one, else the plan on the store's session."""
+        refused = getattr(store, "refused", None)
+        if isinstance(refused, OutcomeCode):
+            # The call cannot be placed in its turn (see TurnCalls.refusal): it changes nothing.
+            text = replies.error(replies.turn_refused_reason(refused, tool))
+            return ToolResult(store.read(), text, refused, tool)
         settled = _settled(store)
         if settled is not None:
             return settled

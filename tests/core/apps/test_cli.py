@@ -361,6 +361,9 @@ def test_demo_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = call(capsys, "demo", str(EXAMPLES))
     assert code == 0
     assert "BLOCKED" in out and "LOAD_LIMIT_REACHED" in out
+    # A skill without allowed-tools lifts nothing (the default under RESTRICT).
+    step = out.split("== 6.")[1].split("== 7.")[0]
+    assert "adds nothing and lifts nothing" in step and "Write -> BLOCKED" in step, step
     assert "Unloaded skill" in out and '"schema": "skillcore.session/2"' in out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 
 from skillcore import (
@@ -109,7 +110,11 @@ def test_restrict_union_and_unrestricted_lift() -> None:
     assert "Read, Grep" in blocked.reason and "unload_skill" in blocked.reason
     assert s.check_tool("unload_skill").allowed
     s, _ = s.finish_load(_doc(cat, "c"))
-    assert s.check_tool("Write").allowed
+    # A skill without allowed-tools lifts nothing by default ...
+    assert not s.check_tool("Write").allowed
+    # ... and everything under the lenient opt-in.
+    lenient = ToolPolicy(PolicyMode.RESTRICT, always_allowed={"think"}, unrestricted_skills="lift")
+    assert attrs.evolve(s, policy=lenient).check_tool("Write").allowed
 
 
 def test_empty_allowed_tools_blocks_everything_but_skill_tools() -> None:

@@ -173,18 +173,19 @@ def test_config_selects_a_preset_or_mapping() -> None:
     assert "| `Read` |" in ALIAS_PRESETS["deepagents"].table()
 
 
-def test_unrestricted_skill_lifts_by_default_and_not_with_ignore() -> None:
-    lift = decide("write_file", DEEP, [("a", ("Read",)), ("b", None)])
-    assert lift.allowed and lift.code is DecisionCode.UNRESTRICTED_SKILL_LOADED
-    strict = ToolPolicy("restrict", aliases="deepagents", unrestricted_skills="ignore")
+def test_unrestricted_skill_lifts_nothing_by_default_and_everything_with_lift() -> None:
+    strict = DEEP
     assert strict.unrestricted_skills is UnrestrictedSkills.IGNORE
     blocked = decide("write_file", strict, [("a", ("Read",)), ("b", None)])
     assert not blocked.allowed and "do not lift" in blocked.reason
     assert decide("read_file", strict, [("a", ("Read",)), ("b", None)]).allowed
-    # Only unrestricted skills loaded: only the always-allowed tools run.
-    assert not decide("read_file", strict, [("b", None)]).allowed
-    assert decide("write_todos", strict, [("b", None)]).allowed
+    # Only unrestricted skills loaded: none declares allowed-tools, so nothing restricts.
+    only = decide("read_file", strict, [("b", None)])
+    assert only.allowed and only.code is DecisionCode.NO_RESTRICTING_SKILL
     assert decide("read_file", strict, []).allowed  # nothing loaded: nothing restricts
+    lenient = ToolPolicy("restrict", aliases="deepagents", unrestricted_skills="lift")
+    lift = decide("write_file", lenient, [("a", ("Read",)), ("b", None)])
+    assert lift.allowed and lift.code is DecisionCode.UNRESTRICTED_SKILL_LOADED
 
 
 # -- properties ---------------------------------------------------------------------------
@@ -264,13 +265,13 @@ def test_ignore_decides_as_if_unrestricted_skills_were_not_loaded(
     lists: list[tuple[str, ...] | None], tool: str
 ) -> None:
     strict = ToolPolicy("restrict", aliases="deepagents", unrestricted_skills="ignore")
+    assert ToolPolicy("restrict", aliases="deepagents") == strict  # the default
     pairs = [(f"s{i}", t) for i, t in enumerate(lists)]
     declared = [(s, t) for s, t in pairs if t is not None]
     got = decide(tool, strict, pairs).allowed
-    if declared:
-        assert got == decide(tool, strict, declared).allowed
-    else:
-        assert got == (tool in strict.always)
-    # The default (lift) never blocks more than ignore.
+    assert got == decide(tool, strict, declared).allowed
+    # The lenient opt-in (lift) never blocks more than ignore.
     if got:
-        assert decide(tool, ToolPolicy("restrict", aliases="deepagents"), pairs).allowed
+        assert decide(
+            tool, ToolPolicy("restrict", aliases="deepagents", unrestricted_skills="lift"), pairs
+        ).allowed

@@ -33,6 +33,7 @@ from skillcore import (
     ToolPolicy,
     TurnCalls,
     TurnStore,
+    UnrestrictedSkills,
     catalog_view,
     merge_states,
     render_catalog,
@@ -86,6 +87,7 @@ busy_sessions = st.builds(
         ToolPolicy,
         mode=st.sampled_from([PolicyMode.RESTRICT, PolicyMode.RESTRICT, PolicyMode.RECOMMEND]),
         always_allowed=st.frozensets(st.sampled_from(TOOLS), max_size=1),
+        unrestricted_skills=st.sampled_from(list(UnrestrictedSkills)),
     ),
 ).flatmap(lambda s: ops_strategy.map(lambda ops: _run(s, ops)))
 
@@ -185,7 +187,13 @@ def reference_decision(session: SkillSession, tool: str) -> bool:
         return True
     # Policy inputs come from the catalog's metadata (invariant 10), never from stored state.
     declared = [session.catalog.get(s.name).allowed_tools for s in session.loaded]
-    if any(tools is None for tools in declared):
+    # A skill without allowed-tools adds nothing and lifts nothing (the lenient "lift"
+    # opt-in: it lifts the restriction); with none declaring the field nothing is blocked.
+    lift = session.policy.unrestricted_skills is UnrestrictedSkills.LIFT
+    if lift and any(tools is None for tools in declared):
+        return True
+    declared = [tools for tools in declared if tools is not None]
+    if not declared:
         return True
     entries = [ToolPattern.parse(e) for tools in declared for e in tools or ()]
     for p in entries:
