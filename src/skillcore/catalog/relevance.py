@@ -33,8 +33,8 @@ from skillcore.catalog.ranking import MAX_QUERY_CHARS, Ranker, index_for
 from skillcore.catalog.render import (
     CatalogFormat,
     CatalogKey,
-    catalog_entry,
-    unloaded_entry,
+    fill_budget,
+    loaded_entries,
     wrap_catalog,
 )
 from skillcore.names import ToolNames
@@ -122,12 +122,8 @@ def _relevant(
         return RelevantCatalog((), (), (), 0, 0, "")
     markdown = fmt is CatalogFormat.MARKDOWN
     loaded_by_name = {s.name: s for s in loaded}
-    loaded_entries = [
-        catalog_entry(meta, loaded_by_name[name], fmt)
-        for name in loaded_by_name
-        if (meta := catalog.get(name)) is not None
-    ]
-    left = budget - sum(counter(e) for e in loaded_entries)
+    entries = loaded_entries(catalog, loaded_by_name, fmt)
+    left = budget - sum(counter(e) for e in entries)
     ranked = (
         [h.skill.name for h in index_for(catalog).search(query, None, RELEVANT_DEPTH, ranker)]
         if query
@@ -142,41 +138,18 @@ def _relevant(
         )
         if name not in loaded_by_name
     )
-    shown, texts, used, named = _described(key, candidates, fmt, counter, left)
+    fill = fill_budget(key, candidates, fmt, counter, left)
+    shown, texts, used = fill.shown, fill.texts, fill.used
+    named = [] if fill.unfit is None else [fill.unfit]
     tier = ""
     if named:
         named, tier = _names_only(candidates, named, names, markdown, left - used, counter)
     used += counter(tier) if tier else 0
     loaded_visible = sum(1 for name in loaded_by_name if name in catalog.model_visible_names)
     omitted = len(visible) - loaded_visible - len(shown) - len(named)
-    body = "".join(loaded_entries) + "".join(texts) + tier
+    body = "".join(entries) + "".join(texts) + tier
     text = wrap_catalog(body, omitted, names, fmt)
     return RelevantCatalog(tuple(loaded_by_name), tuple(shown), tuple(named), omitted, used, text)
-
-
-def _described(
-    key: CatalogKey,
-    candidates: Iterator[str],
-    fmt: CatalogFormat,
-    counter: Callable[[str], int],
-    left: int,
-) -> tuple[list[str], list[str], int, list[str]]:
-    """Entries with descriptions, taken from ``candidates`` while they fit in ``left``: the
-    names shown, their texts, the budget used, and the first name that did not fit (which
-    opens the names-only tier; none when every candidate fit)."""
-    catalog = key.catalog
-    shown: list[str] = []
-    texts: list[str] = []
-    used = 0
-    for name in candidates:
-        text = unloaded_entry(key, catalog.get(name), fmt)  # type: ignore[arg-type]
-        size = counter(text)
-        if used + size > left:
-            return shown, texts, used, [name]
-        used += size
-        shown.append(name)
-        texts.append(text)
-    return shown, texts, used, []
 
 
 def _names_only(

@@ -81,13 +81,21 @@ def parse_tool_list(value: str) -> ToolList:
             shown = item[:40] + ("..." if len(item) > 40 else "")
             problems.append(f"{shown!r} is not a tool name; it unlocks nothing")
             continue
-        if item in names:
-            continue
-        if len(names) == MAX_GATED_TOOLS:
-            problems.append(f"more than {MAX_GATED_TOOLS} tool names; kept the first ones")
+        if not _kept(names, item, problems, "tool names"):
             break
-        names.append(item)
     return ToolList(tuple(names), tuple(problems))
+
+
+def _kept(names: list[str], name: str, problems: list[str], what: str) -> bool:
+    """Add ``name`` to ``names`` once, up to :data:`MAX_GATED_TOOLS`; False (with the problem
+    noted) when the list is full: the first names are kept."""
+    if name in names:
+        return True
+    if len(names) == MAX_GATED_TOOLS:
+        problems.append(f"more than {MAX_GATED_TOOLS} {what}; kept the first ones")
+        return False
+    names.append(name)
+    return True
 
 
 def gated_registry(tools: Iterable[str], skill_tools: Iterable[str] = ()) -> frozenset[str]:
@@ -120,12 +128,8 @@ def skill_tool_list(meta: SkillMetadata) -> ToolList:
         found = parse_tool_list(value)
         problems.extend(f"metadata.{key}: {p}" for p in found.problems)
         for name in found.names:
-            if name in names:
-                continue
-            if len(names) == MAX_GATED_TOOLS:
-                problems.append(f"more than {MAX_GATED_TOOLS} gated tools; kept the first ones")
+            if not _kept(names, name, problems, "gated tools"):
                 break
-            names.append(name)
     return ToolList(tuple(names), tuple(problems))
 
 
