@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from typing import TextIO
 
 import attrs
 
 from skillcore._text import single_line
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SkillcoreError
+from skillcore.errors import SkillcoreError, SkillSourceWarning
 from skillcore.examples import examples_path
 from skillcore.library import SkillLibrary
 from skillcore.sources.base import SkillSource
@@ -66,7 +67,10 @@ def open_library(args: argparse.Namespace, *, need_skills: bool = True) -> Skill
         lib = SkillLibrary(sources, mode=args.mode, progress=progress, cache=cache)
     except (SkillcoreError, ValueError) as exc:  # e.g. the same source given twice
         raise UsageError(str(exc)) from exc
-    lib.discover()
+    with warnings.catch_warnings():
+        # The command prints the source's diagnostics itself: once, not also as a warning.
+        warnings.simplefilter("ignore", SkillSourceWarning)
+        lib.discover()
     progress.close()
     unreachable = [d for d in lib.catalog.diagnostics if d.code is Code.SOURCE_UNREACHABLE]
     if unreachable:
