@@ -76,12 +76,22 @@ def open_library(args: argparse.Namespace, *, need_skills: bool = True) -> Skill
     if unreachable:
         raise UsageError(single_line("; ".join(d.message for d in unreachable)))
     if need_skills and not lib.catalog.skills:
+        # Why each SKILL.md found was skipped, before the one-line verdict.
+        print_diagnostics(lib, sys.stderr, Severity.WARNING)
         raise SkillsProblem(no_skills_message(lib))
     return lib
 
 
 def no_skills_message(lib: SkillLibrary) -> str:
+    """The verdict on a library without a usable skill (printed to stderr by every command,
+    after the diagnostics that say why each SKILL.md found was skipped)."""
     where = ", ".join(s.url for s in lib.sources)
+    skipped = sum(1 for d in lib.catalog.errors if d.path)
+    if skipped:
+        return single_line(
+            f"no usable skills in {where}: {skipped} SKILL.md file(s) skipped because of the "
+            "errors listed"
+        )
     return single_line(f"no skills found in {where} (a skill is a folder with a SKILL.md)")
 
 

@@ -150,9 +150,9 @@ def test_list_shows_warnings_and_keeps_good_skills(
 
 
 def test_list_empty(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, out, _ = call(capsys, "list", str(tmp_path))
-    assert code == 1
-    assert out.startswith(f"no skills found in {tmp_path}")
+    code, out, err = call(capsys, "list", str(tmp_path))
+    assert (code, out) == (1, "")  # the verdict is a diagnostic: stderr, as in validate
+    assert f"no skills found in {tmp_path}" in err
 
 
 # -- validate ----------------------------------------------------------------------------------
