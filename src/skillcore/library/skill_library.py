@@ -103,6 +103,8 @@ class SkillLibrary(DocumentReads):
         self._states: dict[str, SourceState] = {s.label: SourceState() for s in self.sources}
         self._catalog: Catalog | None = None
         self._dirty = False
+        #: Source failures newly found by the current refresh (warned once it is merged).
+        self._failures: list[Diagnostic] = []
         self._lock = threading.RLock()
         #: The clock of the stale-skill grace period (replaceable in tests).
         self._clock: Callable[[], float] = time.monotonic
@@ -264,7 +266,7 @@ class SkillLibrary(DocumentReads):
         if src_diags != state.diagnostics:
             changed = True
             if not src.optional:
-                _warn_failed(src_diags)
+                self._failures += [d for d in src_diags if d.code in _SOURCE_FAILURES]
         state.diagnostics = src_diags
         if changed:
             self._dirty = True
@@ -285,7 +287,11 @@ class SkillLibrary(DocumentReads):
 
     def _merge(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
         with gc_paused():
-            return self._merge_paused(scans)
+            catalog = self._merge_paused(scans)
+        # After the catalog is consistent: a warnings filter set to "error" raises here.
+        failures, self._failures = self._failures, []
+        _warn_failed(failures)
+        return catalog
 
     def _merge_paused(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
         catalog = merge(self.sources, self._states, scans)
@@ -326,9 +332,8 @@ def _warn_failed(diagnostics: list[Diagnostic]) -> None:
     otherwise run with fewer skills than configured, and the logging events are silent
     until an application configures logging. The catalog's diagnostics say the same."""
     for diag in diagnostics:
-        if diag.code in _SOURCE_FAILURES:
-            warnings.warn(
-                single_line(f"skill source {diag.source!r}: {diag.code.value}: {diag.message}"),
-                SkillSourceWarning,
-                stacklevel=2,
-            )
+        warnings.warn(
+            single_line(f"skill source {diag.source!r}: {diag.code.value}: {diag.message}"),
+            SkillSourceWarning,
+            stacklevel=2,
+        )

@@ -100,6 +100,19 @@ def test_an_unreachable_source_warns_once_per_failure(tmp_path: Path) -> None:
         lib.refresh()  # the same failure again: already said
 
 
+def test_a_warning_turned_into_an_error_leaves_the_catalog_consistent(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "alpha")
+    lib = SkillLibrary([str(root), "memory://no-such-folder"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SkillSourceWarning)
+        with pytest.raises(SkillSourceWarning):
+            lib.discover()
+    catalog = lib.catalog  # already merged when the warning was raised
+    assert catalog.names == ("alpha",)
+    assert [d.code for d in catalog.diagnostics] == [Code.SOURCE_UNREACHABLE]
+
+
 def test_a_source_that_fails_later_warns_that_it_is_stale(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     write_skill(root, "alpha")
