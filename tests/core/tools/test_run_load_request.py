@@ -24,6 +24,7 @@ _VALUES = st.recursive(
 )
 
 
+@pytest.mark.filterwarnings("ignore:skill load request ignored:UserWarning")
 @settings(settings.get_profile("skillcore"))
 @given(value=_VALUES)
 def test_requested_names_never_raises_and_is_bounded(value: Any) -> None:
