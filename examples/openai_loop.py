@@ -1,8 +1,8 @@
 """A complete custom agent loop on the OpenAI SDK with skills, on either API.
 
-    python examples/openai_loop.py                      # offline, both APIs
-    python examples/openai_loop.py --api responses "Is my CSV clean?"
-    python examples/openai_loop.py --stream             # stream=True on both APIs
+    python -m skillcore.examples openai_loop            # offline, both APIs
+    python -m skillcore.examples openai_loop --api responses "Is my CSV clean?"
+    python -m skillcore.examples openai_loop --stream   # stream=True on both APIs
 
 Offline (no OPENAI_API_KEY) the model is a scripted OpenAI-compatible server on 127.0.0.1, so
 the real client, real HTTP and the real request payloads are used without a network. With

@@ -90,6 +90,35 @@ def test_doc_code_blocks_run(path: Path, installed: Path, tmp_path: Path) -> Non
     assert origin is not None and Path(origin[1]).resolve().is_relative_to(installed.resolve())
 
 
+def test_api_page_reads_without_the_site_build() -> None:
+    """docs/api.md opens with an overview generated from the docstrings (the raw ``:::``
+    directives come last, under their own heading); regenerate it with
+    ``python tests/api_overview.py``."""
+    from tests import api_overview
+
+    page = api_overview.PAGE.read_text()
+    assert page == api_overview.render(page), "run: python tests/api_overview.py"
+    overview = page[page.index(api_overview.BEGIN) : page.index(api_overview.END)]
+    assert ":::" not in overview and "| `skillcore.SkillLibrary` |" in overview
+    assert page.index(api_overview.END) < page.index(api_overview.REFERENCE)
+    assert ":::" not in page[: page.index(api_overview.REFERENCE)]
+
+
+def test_shell_commands_do_not_need_the_checkout() -> None:
+    """Commands the pages give run from any directory: the shipped examples are reached
+    through the package (``examples_path``, ``python -m skillcore.examples``), never by a
+    path inside the repository."""
+    shell = re.compile(r"^```(?:bash|sh|shell|console)\n(.*?)^```", re.M | re.S)
+    bad = [
+        f"{path.name}: {line}"
+        for path in DOC_FILES
+        for block in shell.findall(path.read_text())
+        for line in block.splitlines()
+        if re.search(r"(?<![\w$/])examples/", line)
+    ]
+    assert not bad, bad
+
+
 def test_fence_parser_finds_blocks() -> None:
     """Guard the guard: the regex must find the blocks it is meant to run."""
     assert len(python_blocks(ROOT / "docs" / "concepts.md")) >= 4

@@ -144,3 +144,65 @@ def test_wheel_installs_and_runs_outside_the_checkout(venv: Path, tmp_path: Path
     assert out["dist"].startswith(where)
     assert out["version"] == PYPROJECT["project"]["version"]
     assert not Path(out["cwd"]).resolve().is_relative_to(ROOT)
+
+
+#: The example scripts the docs run, shipped inside the package.
+SCRIPTS = ("openai_loop.py", "real_model.py")
+
+
+def test_the_wheel_ships_the_examples_the_docs_use(venv: Path) -> None:
+    import zipfile
+
+    (wheel,) = (venv.parent / "wheels").glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for script in SCRIPTS:
+        assert f"skillcore/_examples/scripts/{script}" in names, script
+    assert "skillcore/_examples/skills/csv-data-audit/SKILL.md" in names
+    assert any(n.startswith("skillcore/_examples/evals/") for n in names)
+
+
+def test_the_docs_run_the_examples_from_the_package(venv: Path, tmp_path: Path) -> None:
+    """``python -m skillcore.examples NAME`` runs the wheel's copy from any directory."""
+    python = str(venv / "bin" / "python")
+    listed = _run([python, "-m", "skillcore.examples"], cwd=tmp_path).stdout
+    assert "openai_loop" in listed and "real_model" in listed
+    env = {k: v for k, v in _env().items() if not k.startswith("OPENAI_")}  # offline
+    proc = subprocess.run(
+        [python, "-m", "skillcore.examples", "openai_loop", "--api", "chat"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "csv-data-audit" in proc.stdout
+    code = "import skillcore; print(skillcore.examples_path('scripts'))"
+    where = _run([python, "-c", code], cwd=tmp_path).stdout.strip()
+    assert Path(where).resolve().is_relative_to(venv.resolve()), where
+
+
+def test_no_page_runs_an_example_by_its_checkout_path() -> None:
+    """Example scripts run as ``python -m skillcore.examples NAME`` (works from a wheel)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    pages += [ROOT / "examples" / s for s in SCRIPTS]
+    bad = [
+        f"{p.relative_to(ROOT)}:{n}"
+        for p in pages
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if re.search(r"python3?\s+examples/", line)
+    ]
+    assert not bad, bad
+
+
+def test_every_page_with_an_install_line_says_how_to_install_from_a_checkout() -> None:
+    """The distribution is not on the index yet: a page that shows ``pip install
+    skillcore-agents...`` also shows the checkout form (``pip install -e ".[x]"``)."""
+    named = re.compile(r"""pip install\s+(-U\s+)?["']?skillcore-agents""")
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    bad = [
+        str(p.relative_to(ROOT))
+        for p in pages
+        if named.search(p.read_text()) and 'pip install -e ".[' not in p.read_text()
+    ]
+    assert not bad, bad

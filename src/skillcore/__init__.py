@@ -24,7 +24,14 @@ if TYPE_CHECKING:
     from skillcore.catalog.search import SearchHit, search_skills
     from skillcore.codes import OutcomeCode
     from skillcore.diagnostics import Code, Diagnostic, Severity
-    from skillcore.errors import MissingDependencyError, SkillcoreError, SourceError, StateError
+    from skillcore.errors import (
+        MissingDependencyError,
+        SkillcoreError,
+        SkillSourceWarning,
+        SourceError,
+        SourceNotFoundError,
+        StateError,
+    )
     from skillcore.examples import examples_path
     from skillcore.library import ResourceContent, SkillLibrary
     from skillcore.limits import Limits
@@ -115,6 +122,8 @@ _LAZY: dict[str, str] = {
     "MissingDependencyError": "skillcore.errors",
     "SkillcoreError": "skillcore.errors",
     "SourceError": "skillcore.errors",
+    "SourceNotFoundError": "skillcore.errors",
+    "SkillSourceWarning": "skillcore.errors",
     "StateError": "skillcore.errors",
     "ResourceContent": "skillcore.library",
     "SkillLibrary": "skillcore.library",
@@ -254,9 +263,11 @@ __all__ = [
     "SkillProfiles",
     "SkillSession",
     "SkillSource",
+    "SkillSourceWarning",
     "SkillToolkit",
     "SkillcoreError",
     "SourceError",
+    "SourceNotFoundError",
     "SourceReader",
     "StateError",
     "StateStore",

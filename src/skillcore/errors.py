@@ -14,6 +14,15 @@ class SourceError(SkillcoreError):
     """A source URL or object could not be turned into a readable source."""
 
 
+class SourceNotFoundError(SourceError, FileNotFoundError):
+    """A local source the caller named does not exist (raised where the library is built)."""
+
+
+class SkillSourceWarning(UserWarning):
+    """A source failed during discovery (unreachable, or stale: its last good skills are
+    kept). Shown through :mod:`warnings`, so it is seen without logging set up."""
+
+
 class StateError(SkillcoreError, ValueError):
     """A serialized session state is malformed or has an unsupported schema version."""
 

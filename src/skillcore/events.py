@@ -13,9 +13,8 @@ The table of names, loggers, levels and fields is :data:`EVENTS` (see docs/obser
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -69,14 +68,6 @@ EVENTS: Mapping[str, EventSpec] = {
             _W,
             ("source", "detail"),
             "skill source %(source)r is unreachable (SOURCE_UNREACHABLE): %(detail)s",
-        ),
-        EventSpec(
-            "source.missing",
-            _D,
-            _W,
-            ("source", "resolved", "cwd"),
-            "skill source %(source)r does not exist: it is a relative path, resolved from the "
-            "current directory %(cwd)r to %(resolved)r; no skills will be found there",
         ),
         EventSpec(
             "skill.loaded",
@@ -413,29 +404,12 @@ def discovered(catalog: Any, sources: int) -> None:
     emit("discovery.completed", fields)
 
 
-def check_sources(sources: Iterable[Any]) -> None:
-    """Warn about local sources given as a relative path that does not exist from the current
-    directory (the usual cause of an agent silently offering no skills)."""
-    for src in sources:
-        if src.fs is not None or src.protocol != "file":
-            continue
-        path = src.url.removeprefix("file://")
-        if os.path.isabs(os.path.expanduser(path)) or os.path.exists(path):
-            continue
-        cwd = os.getcwd()
-        emit(
-            "source.missing",
-            {"source": src.label, "resolved": os.path.abspath(path), "cwd": cwd},
-        )
-
-
 __all__ = [
     "EVENTS",
     "OTEL_ATTRIBUTES",
     "BudgetReport",
     "EventSpec",
     "catalog_over_budget",
-    "check_sources",
     "discovered",
     "emit",
     "enabled",

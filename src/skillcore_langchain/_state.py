@@ -31,9 +31,14 @@ def merge_load(left: Any, right: Any) -> Any:
     middleware once the request is applied) clears it, so it does not repeat on later runs."""
     if right is None:
         return None
-    if isinstance(left, list) and isinstance(right, list):
-        return [*left, *right]
+    if isinstance(left, list | str) and isinstance(right, list | str):
+        # A single name may be given as a string (see requested_names).
+        return [*_as_list(left), *_as_list(right)]
     return right
+
+
+def _as_list(value: list[Any] | str) -> list[Any]:
+    return [value] if isinstance(value, str) else value
 
 
 def state_update(value: dict[str, Any], share_with_subagents: bool) -> dict[str, Any]:
@@ -58,6 +63,6 @@ class SkillsState(AgentState):
     """Input-only: a serialized session (a parent's ``skillcore`` value) or skill names to load
     when a thread starts. Ignored once the thread has its own session."""
 
-    skillcore_load: NotRequired[Annotated[list[str] | None, OmitFromOutput, merge_load]]
+    skillcore_load: NotRequired[Annotated[list[str] | str | None, OmitFromOutput, merge_load]]
     """Input-only: skill names to load at the start of this run, under the model's load rules
     (see :func:`skillcore.tools.preload.requested_names`); cleared once applied."""

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import logging
+import sys
 from pathlib import Path
 
 import pytest
 from google.adk.agents import LlmAgent
 from google.adk.runners import InMemoryRunner
 
+from skillcore import MissingDependencyError, SourceNotFoundError
 from skillcore.testing import write_skill
-from skillcore_adk import SkillToolset
+from skillcore_adk import LibrarySkillRegistry, SkillToolset
 
 from .conftest import run_turn, scripted
 
@@ -55,11 +56,19 @@ async def test_skill_loaded_event_is_on_adks_tool_span(tmp_path: Path) -> None:
     assert span.attributes is not None and span.attributes["gen_ai.tool.name"] == "load_skill"
 
 
-def test_a_missing_relative_source_warns_at_construction(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+def test_a_typod_source_fails_at_construction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    with caplog.at_level(logging.WARNING, logger="skillcore"):
+    with pytest.raises(SourceNotFoundError, match=r"'skills-typo' does not exist"):
         SkillToolset("skills-typo")
-    found = [r for r in caplog.records if getattr(r, "skillcore_event", "") == "source.missing"]
-    assert len(found) == 1 and "skills-typo" in found[0].getMessage()
+    with pytest.raises(SourceNotFoundError, match=r"'skills-typo' does not exist"):
+        LibrarySkillRegistry("skills-typo")
+
+
+def test_a_source_without_its_extra_fails_at_construction(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "s3fs", None)  # as if it were not installed
+    with pytest.raises(MissingDependencyError, match=r'pip install "skillcore-agents\[s3\]"'):
+        SkillToolset("s3://team-skills/prod")

@@ -65,10 +65,18 @@ async def test_second_turn_loads_requested_skill(skills_dir: Path) -> None:
     assert toolset.load_key("assistant") == LOAD
 
 
+async def test_a_single_name_given_as_a_string_is_loaded(skills_dir: Path) -> None:
+    toolset = SkillToolset(skills_dir)
+    model = scripted("with beta")
+    runner, sid = await _runner(model, toolset)
+    await _turn(runner, sid, {LOAD: "beta-open"})  # not silently ignored: one name
+    assert BETA in model.instructions(), "the body reaches this turn's request"
+
+
 @pytest.mark.parametrize(
     "bad",
-    ["beta-open", {"beta-open": 1}, [1], ["beta-open"] * 40, ["nope"]],
-    ids=["str", "dict", "ints", "too-many", "unknown"],
+    [{"beta-open": 1}, [1], ["beta-open"] * 40, ["nope"]],
+    ids=["dict", "ints", "too-many", "unknown"],
 )
 async def test_bad_request_is_ignored_and_session_intact(skills_dir: Path, bad: Any) -> None:
     toolset = SkillToolset(skills_dir, default_skills=["alpha-tools"])

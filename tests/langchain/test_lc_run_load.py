@@ -51,6 +51,18 @@ def test_second_run_loads_requested_skill_and_model_sees_it(
     assert _loaded(agent) == ["beta"]
 
 
+@pytest.mark.parametrize("use_async", [False, True], ids=["invoke", "ainvoke"])
+def test_a_single_name_given_as_a_string_is_loaded(
+    model: ScriptedChatModel, skills: Any, use_async: bool
+) -> None:
+    # Not silently ignored: "beta" means ["beta"].
+    agent = _agent(model, skills)
+    _run(agent, use_async, "use beta", **{LOAD_KEY: "beta"})
+    assert _loaded(agent) == ["beta"]
+    assert "Beta says: anything goes." in model.system()
+    assert agent.get_state(CFG).values.get(LOAD_KEY) is None, "cleared once applied"
+
+
 def test_request_follows_model_rules_and_reports_skips(
     model: ScriptedChatModel, skills: Any
 ) -> None:
@@ -75,14 +87,15 @@ def test_request_follows_model_rules_and_reports_skips(
 
 @pytest.mark.parametrize(
     "bad",
-    ["beta", {"beta": 1}, [1, 2], ["x" * 500], ["beta"] * 40],
-    ids=["str", "dict", "ints", "long-name", "too-many"],
+    [{"beta": 1}, [1, 2], ["x" * 500], ["beta"] * 40],
+    ids=["dict", "ints", "long-name", "too-many"],
 )
 def test_bad_request_is_ignored_with_a_warning(
     model: ScriptedChatModel, skills: Any, bad: Any
 ) -> None:
     agent = _agent(model, skills, default_skills=["gamma"])
-    with EventRecorder() as rec:
+    # Shown through ``warnings`` too: the event alone is silent without logging set up.
+    with EventRecorder() as rec, pytest.warns(UserWarning, match="load request ignored"):
         _run(agent, False, "hi", **{LOAD_KEY: bad})
     assert _loaded(agent) == ["gamma"], "session intact, the request ignored whole"
     assert rec.names().count("load_request.ignored") == 1

@@ -123,3 +123,14 @@ def test_a_server_that_never_answers_is_one_line_naming_the_cause(tmp_path: Path
     assert "ExceptionGroup" not in diag.message and "TaskGroup" not in diag.message, diag
     assert "timed out" in diag.message, diag.message
     assert "\n" not in diag.message
+
+
+def test_a_server_over_a_typod_source_is_refused_where_it_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not a server that offers no skills: the library refuses the path it was given.
+    from skillcore import SourceNotFoundError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SourceNotFoundError, match=r"'\./skils' does not exist"):
+        SkillMCPServer(SkillLibrary("./skils"))

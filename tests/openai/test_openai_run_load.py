@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import openai
+import pytest
 from agents import Agent, RunConfig, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
 
@@ -59,11 +60,17 @@ def test_dispatcher_load_request_reaches_the_model(tmp_path: Path) -> None:
 
 def test_dispatcher_bad_request_keeps_the_session(tmp_path: Path) -> None:
     skills = OpenAISkills(_library(tmp_path), default_skills=["gamma"])
-    for bad in ("beta", [1], ["beta"] * 40, {"beta": True}):
-        with EventRecorder() as rec:
+    for bad in ([1], ["beta"] * 40, {"beta": True}):
+        with EventRecorder() as rec, pytest.warns(UserWarning, match="load request ignored"):
             session = skills.load("conv", load=bad)  # type: ignore[arg-type]
         assert session.loaded_names == ("gamma",)
         assert rec.names().count("load_request.ignored") == 1, rec.names()
+
+
+def test_dispatcher_takes_a_single_name_as_a_string(tmp_path: Path) -> None:
+    skills = OpenAISkills(_library(tmp_path))
+    session = skills.load("conv", load="beta")
+    assert session.loaded_names == ("beta",)
 
 
 @dataclasses.dataclass

@@ -384,9 +384,9 @@ def test_missing_s3fs_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ImportError, match=r'pip install "skillcore-agents\[s3\]"') as exc:
         open_reader(SkillSource("s3://bucket/skills"))
     assert isinstance(exc.value, MissingDependencyError)
-    (diag,) = SkillLibrary(["s3://bucket/skills"]).discover().diagnostics
-    assert diag.code is Code.SOURCE_UNREACHABLE
-    assert 'pip install "skillcore-agents[s3]"' in diag.message
+    # Where the user names the source: refused at once, not a library without skills.
+    with pytest.raises(MissingDependencyError, match=r'pip install "skillcore-agents\[s3\]"'):
+        SkillLibrary(["s3://bucket/skills"])
 
 
 def test_import_skillcore_loads_no_backend() -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from typing import TextIO
 
 import attrs
 
 from skillcore._text import single_line
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.errors import SkillcoreError
+from skillcore.errors import SkillcoreError, SkillSourceWarning
 from skillcore.examples import examples_path
 from skillcore.library import SkillLibrary
 from skillcore.sources.base import SkillSource
@@ -72,12 +73,17 @@ def open_library(args: argparse.Namespace, *, need_skills: bool = True) -> Skill
         lib = SkillLibrary(sources, mode=args.mode, progress=progress, cache=cache)
     except (SkillcoreError, ValueError) as exc:  # e.g. the same source given twice
         raise UsageError(str(exc)) from exc
-    lib.discover()
+    with warnings.catch_warnings():
+        # The command prints the source's diagnostics itself: once, not also as a warning.
+        warnings.simplefilter("ignore", SkillSourceWarning)
+        lib.discover()
     progress.close()
     unreachable = [d for d in lib.catalog.diagnostics if d.code is Code.SOURCE_UNREACHABLE]
     if unreachable:
         raise UsageError(single_line("; ".join(d.message for d in unreachable)))
     if need_skills and not lib.catalog.skills:
+        # Why each SKILL.md found was skipped, before the one-line verdict.
+        print_diagnostics(lib, sys.stderr, Severity.WARNING)
         raise SkillsProblem(no_skills_message(lib))
     return lib
 
@@ -93,7 +99,15 @@ def _configured(args: argparse.Namespace) -> tuple[str, ...] | None:
 
 
 def no_skills_message(lib: SkillLibrary) -> str:
+    """The verdict on a library without a usable skill (printed to stderr by every command,
+    after the diagnostics that say why each SKILL.md found was skipped)."""
     where = ", ".join(s.url for s in lib.sources)
+    skipped = sum(1 for d in lib.catalog.errors if d.path)
+    if skipped:
+        return single_line(
+            f"no usable skills in {where}: {skipped} SKILL.md file(s) skipped because of the "
+            "errors listed"
+        )
     return single_line(f"no skills found in {where} (a skill is a folder with a SKILL.md)")
 
 

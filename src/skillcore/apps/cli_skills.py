@@ -56,12 +56,14 @@ def cmd_list(args: argparse.Namespace) -> int:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
         if not cat.skills:
+            print_diagnostics(lib, sys.stderr, Severity.WARNING)
             print(no_skills_message(lib), file=sys.stderr)
             return EXIT_SKILL_PROBLEMS
         return exit_status(lib)
     if not cat.skills:
-        print(no_skills_message(lib))
+        # Diagnostics and verdicts go to stderr in every command; stdout is the listing.
         print_diagnostics(lib, sys.stderr, Severity.WARNING)
+        print(no_skills_message(lib), file=sys.stderr)
         return EXIT_SKILL_PROBLEMS
     # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._text).
     rows = [(single_line(s.name), entry_description(s)) for s in cat]
@@ -103,8 +105,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             sys.stdout.write(single_line(user_path(diag).format()) + "\n")
         warnings = sum(1 for d in diags if d.severity is Severity.WARNING)
         print(f"{len(cat)} valid skills, {errors} errors, {warnings} warnings ({args.mode} mode)")
-        if not cat.skills:
-            print(no_skills_message(lib), file=sys.stderr)
+    if not cat.skills:  # the verdict goes to stderr, as in every command (and with --json)
+        print(no_skills_message(lib), file=sys.stderr)
     return EXIT_SKILL_PROBLEMS if errors or not cat.skills else EXIT_OK
 
 

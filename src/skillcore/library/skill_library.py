@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
@@ -17,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from skillcore import events
-from skillcore.diagnostics import Diagnostic
+from skillcore._text import single_line
+from skillcore.diagnostics import Code, Diagnostic
+from skillcore.errors import SkillSourceWarning
 from skillcore.library.documents import DocumentReads
 from skillcore.library.entries import parse_entry, scan_diagnostics
 from skillcore.library.merge import merge
@@ -41,10 +44,13 @@ from skillcore.parse.frontmatter import ValidationMode
 from skillcore.policy.rules import ToolPolicy
 from skillcore.sources.local import LocalReader
 from skillcore.sources.reader import SourceReader
-from skillcore.sources.registry import open_reader
+from skillcore.sources.registry import check_source, open_reader
 from skillcore.sources.scan import Scan
 from skillcore.sources.source import SkillSource
 from skillcore.state.session import SkillSession
+
+#: The diagnostics of a source that failed as a whole (shown through ``warnings`` too).
+_SOURCE_FAILURES = frozenset({Code.SOURCE_UNREACHABLE, Code.SOURCE_STALE})
 
 #: Bytes read from the top of each SKILL.md during discovery (frontmatter sits at the top).
 DEFAULT_HEAD_BYTES = 16 * 1024
@@ -76,7 +82,10 @@ class SkillLibrary(DocumentReads):
         if isinstance(sources, (str, os.PathLike, SkillSource)):
             sources = [sources]
         self.sources: tuple[SkillSource, ...] = tuple(SkillSource.coerce(s) for s in sources)
-        events.check_sources(self.sources)
+        for src in self.sources:
+            # A typo'd path or a missing extra fails here, where the user named it, rather
+            # than giving an agent with no skills.
+            check_source(src)
         labels = [s.label for s in self.sources]
         if len(set(labels)) != len(labels):
             raise ValueError(f"source labels must be unique, got {labels}")
@@ -94,6 +103,8 @@ class SkillLibrary(DocumentReads):
         self._states: dict[str, SourceState] = {s.label: SourceState() for s in self.sources}
         self._catalog: Catalog | None = None
         self._dirty = False
+        #: Source failures newly found by the current refresh (warned once it is merged).
+        self._failures: list[Diagnostic] = []
         self._lock = threading.RLock()
         #: The clock of the stale-skill grace period (replaceable in tests).
         self._clock: Callable[[], float] = time.monotonic
@@ -254,6 +265,8 @@ class SkillLibrary(DocumentReads):
             state.cache.save(state.stamps, state.parsed)
         if src_diags != state.diagnostics:
             changed = True
+            if not src.optional:
+                self._failures += [d for d in src_diags if d.code in _SOURCE_FAILURES]
         state.diagnostics = src_diags
         if changed:
             self._dirty = True
@@ -274,7 +287,11 @@ class SkillLibrary(DocumentReads):
 
     def _merge(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
         with gc_paused():
-            return self._merge_paused(scans)
+            catalog = self._merge_paused(scans)
+        # After the catalog is consistent: a warnings filter set to "error" raises here.
+        failures, self._failures = self._failures, []
+        _warn_failed(failures)
+        return catalog
 
     def _merge_paused(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
         catalog = merge(self.sources, self._states, scans)
@@ -308,3 +325,15 @@ class SkillLibrary(DocumentReads):
         """Rebuild a session from serialized state over the current catalog (lenient: skills
         that disappeared are dropped)."""
         return SkillSession.from_state(state, self.catalog, limits, policy, names, strict=False)
+
+
+def _warn_failed(diagnostics: list[Diagnostic]) -> None:
+    """Warn (once per new failure) about a source that failed as a whole: an agent would
+    otherwise run with fewer skills than configured, and the logging events are silent
+    until an application configures logging. The catalog's diagnostics say the same."""
+    for diag in diagnostics:
+        warnings.warn(
+            single_line(f"skill source {diag.source!r}: {diag.code.value}: {diag.message}"),
+            SkillSourceWarning,
+            stacklevel=2,
+        )

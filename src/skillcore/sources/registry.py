@@ -3,11 +3,17 @@ use), local disk (also behind fsspec wrappers that can be unwrapped) and generic
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from typing import Any
 
-from skillcore.errors import SourceError, install_hint
+from skillcore.errors import (
+    MissingDependencyError,
+    SourceError,
+    SourceNotFoundError,
+    install_hint,
+)
 from skillcore.sources.fsspec_reader import FsspecReader
 from skillcore.sources.local import LocalReader
 from skillcore.sources.reader import SourceReader
@@ -37,6 +43,13 @@ _BUILTIN_READERS: dict[str, str] = {
     "mcp+https": _MCP,
 }
 
+#: The optional dependency (module, extra) each built-in backend needs.
+_BUILTIN_NEEDS: dict[str, tuple[str, str]] = {
+    _S3: ("s3fs", "s3"),
+    _GIT: ("pygit2", "git"),
+    _MCP: ("mcp", "mcp"),
+}
+
 
 def register_reader(protocol: str, factory: ReaderFactory) -> None:
     """Use ``factory`` for sources whose URL protocol is ``protocol`` (e.g. ``s3``, ``git``)."""
@@ -49,6 +62,80 @@ def _builtin_factory(spec: str) -> ReaderFactory:
     module, _, attr = spec.partition(":")
     factory: ReaderFactory = getattr(importlib.import_module(module), attr)
     return factory
+
+
+def check_source(source: SkillSource) -> None:
+    """Refuse, where the library is built, a source that can never be read.
+
+    A local path that does not exist raises :class:`~skillcore.errors.SourceNotFoundError`
+    (unless the source is ``optional``); a protocol whose backend is not installed raises
+    :class:`~skillcore.errors.MissingDependencyError` naming the ``pip install`` to run; an
+    unknown protocol raises :class:`~skillcore.errors.SourceError`. Nothing is read or
+    listed: a remote that is merely unreachable is discovery's business (a diagnostic and a
+    warning, its last good skills kept).
+    """
+    if source.fs is not None:
+        return
+    for proto in _chain_protocols(source.url):
+        _check_protocol(source, proto)
+    if source.protocol == "file" and "::" not in source.url and not source.optional:
+        _check_exists(source)
+
+
+def _chain_protocols(url: str) -> list[str]:
+    """The protocols of an fsspec URL chain (``simplecache::s3://b/k`` -> cache, s3)."""
+    links = url.split("::")
+    head = links[0]
+    protos = [head.split("://", 1)[0] if "://" in head else ("file" if len(links) == 1 else head)]
+    protos += [link.split("://", 1)[0] for link in links[1:] if "://" in link]
+    return protos
+
+
+def _check_protocol(source: SkillSource, proto: str) -> None:
+    if proto in ("file", "local") or proto in _FACTORIES:
+        return
+    spec = _BUILTIN_READERS.get(proto)
+    if spec is not None:
+        need = _BUILTIN_NEEDS.get(spec)
+        if need is not None and importlib.util.find_spec(need[0]) is None:
+            raise MissingDependencyError(
+                f"skill source {_named(source)} needs the optional dependency {need[0]!r}: "
+                f"{install_hint(need[1])}"
+            )
+        return
+    import fsspec
+
+    try:
+        fsspec.get_filesystem_class(proto)
+    except ImportError as exc:
+        raise MissingDependencyError(
+            f"skill source {_named(source)} needs a package that is not installed: {exc}"
+        ) from exc
+    except ValueError as exc:
+        raise SourceError(
+            f"skill source {_named(source)}: unknown protocol {proto!r} (a typo? local "
+            "paths need no protocol; see register_reader for custom backends)"
+        ) from exc
+
+
+def _named(source: SkillSource) -> str:
+    """How an error names a source: its URL, and its label when that differs."""
+    if source.label == source.url:
+        return repr(source.url)
+    return f"{source.label!r} ({source.url!r})"
+
+
+def _check_exists(source: SkillSource) -> None:
+    path = os.path.expanduser(source.url.removeprefix("file://"))
+    if os.path.exists(path):
+        return
+    where = ""
+    if not os.path.isabs(path):  # the usual surprise: run from another directory
+        where = f" (resolved from the current directory {os.getcwd()} to {os.path.abspath(path)})"
+    raise SourceNotFoundError(
+        f"skill source {_named(source)} does not exist{where}; check the path (a folder that "
+        "appears later: SkillSource(path, optional=True))"
+    )
 
 
 def open_reader(source: SkillSource) -> SourceReader:

@@ -49,6 +49,11 @@ class SkillSource:
     #: skill), so confinement cannot be checked. Turn on for trees built with hard links
     #: (e.g. package managers that link files from a cache).
     allow_hardlinks: bool = False
+    #: A local folder that may not exist yet (e.g. a volume mounted later): no error when
+    #: the library is built, no warning while it is absent; discovery reports it as a
+    #: ``SOURCE_UNREACHABLE`` diagnostic until it appears. Off by default: a local path
+    #: that does not exist is almost always a typo, and is refused where it is named.
+    optional: bool = False
 
     def fsspec_options(self) -> dict[str, Any]:
         """``storage_options`` as plain, mutable values (nested mappings as dicts, sequences

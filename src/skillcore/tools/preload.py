@@ -15,6 +15,7 @@ load itself. :func:`requested_names` bounds and validates such a value.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import cast
@@ -35,13 +36,18 @@ MAX_REQUESTED = 32
 def requested_names(value: object) -> tuple[str, ...]:
     """The skill names of a run's load request (``skillcore_load``, ``skillcore:load``,
     ``load=``): a list or tuple of at most :data:`MAX_REQUESTED` names, each a non-empty
-    string of at most ``MAX_NAME_USABLE`` characters. ``None`` or empty is no request;
-    anything else is ignored whole with a ``load_request.ignored`` warning (never raises):
-    the value may come from a user or from state a tool wrote."""
-    if value is None:
+    string of at most ``MAX_NAME_USABLE`` characters; a single name given as a string is one
+    name. ``None`` or empty is no request; anything else is ignored whole with a
+    ``load_request.ignored`` event and a :class:`UserWarning` (never raises): the value may
+    come from a user or from state a tool wrote."""
+    if value is None or value == "":
         return ()
+    if isinstance(value, str):
+        # ``"release-notes"`` for ``["release-notes"]``: the obvious meaning, not a reason
+        # to drop the request (nor to take it letter by letter).
+        value = [value]
     problem: str | None = None
-    if isinstance(value, str) or not isinstance(value, list | tuple):
+    if not isinstance(value, list | tuple):
         problem = f"expected a list of skill names, got {type(value).__name__}"
     elif len(value) > MAX_REQUESTED:
         problem = f"{len(value)} names requested; at most {MAX_REQUESTED} are accepted"
@@ -49,6 +55,8 @@ def requested_names(value: object) -> tuple[str, ...]:
         problem = f"every entry must be a skill name of 1 to {MAX_NAME_USABLE} characters"
     if problem is not None:
         events.emit("load_request.ignored", {"detail": problem})
+        # Also through ``warnings``: the event alone is silent until logging is set up.
+        warnings.warn(f"skill load request ignored: {problem}", UserWarning, stacklevel=2)
         return ()
     # The checks above made ``value`` a list or tuple of names; mypy cannot follow all().
     return tuple(dict.fromkeys(cast("list[str] | tuple[str, ...]", value)))

@@ -145,13 +145,14 @@ def test_list_shows_warnings_and_keeps_good_skills(
     missing = tmp_path / "missing"
     code, out, err = call(capsys, "list", str(missing), str(bad_source))
     assert (code, out) == (2, "")  # a source that cannot be read is an I/O error
-    assert err == f"skillcore list: error: source {missing} does not exist\n"
+    assert err.startswith(f"skillcore list: error: skill source '{missing}' does not exist;")
+    assert err.count("\n") == 1
 
 
 def test_list_empty(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, out, _ = call(capsys, "list", str(tmp_path))
-    assert code == 1
-    assert out.startswith(f"no skills found in {tmp_path}")
+    code, out, err = call(capsys, "list", str(tmp_path))
+    assert (code, out) == (1, "")  # the verdict is a diagnostic: stderr, as in validate
+    assert f"no skills found in {tmp_path}" in err
 
 
 # -- validate ----------------------------------------------------------------------------------

@@ -98,7 +98,7 @@ def test_a_missing_path_exits_2_with_one_message(
     missing = tmp_path / "missing"
     code, out, err = call(capsys, *_args(command, str(missing), routing))
     assert code == 2, (out, err)
-    assert err.count(f"{missing} does not exist") == 1, err
+    assert err.count(f"{missing}' does not exist") == 1, err
     assert err.startswith(f"skillcore {command}: error: ")
 
 

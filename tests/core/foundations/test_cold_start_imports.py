@@ -81,11 +81,12 @@ def test_an_unconfigured_application_sees_no_log_lines(
 ) -> None:
     # The standard library convention for libraries: a NullHandler on the package logger, so
     # Python's last-resort handler never prints skillcore's warnings into an application's
-    # output; the missing source is still a diagnostic of the catalog.
+    # output; the missing source is still a diagnostic of the catalog. (An optional source:
+    # one the user named without the flag fails at construction, see test_source_checks.)
     code = (
         ("import logging\n" if import_logging_first else "")
-        + "from skillcore import SkillLibrary\n"
-        "cat = SkillLibrary('no-such-skills-dir').catalog\n"
+        + "from skillcore import SkillLibrary, SkillSource\n"
+        "cat = SkillLibrary(SkillSource('no-such-skills-dir', optional=True)).catalog\n"
         "print([d.code.value for d in cat.diagnostics])\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC), "SKILLCORE_NO_CACHE": "1"}
@@ -101,8 +102,8 @@ def test_a_configured_application_still_gets_the_warnings(tmp_path: Path) -> Non
     code = (
         "import logging\n"
         "logging.basicConfig(format='%(name)s %(message)s')\n"
-        "from skillcore import SkillLibrary\n"
-        "SkillLibrary('no-such-skills-dir').catalog\n"
+        "from skillcore import SkillLibrary, SkillSource\n"
+        "SkillLibrary(SkillSource('no-such-skills-dir', optional=True)).catalog\n"
     )
     env = {**os.environ, "PYTHONPATH": str(SRC), "SKILLCORE_NO_CACHE": "1"}
     proc = subprocess.run(

@@ -135,24 +135,6 @@ def test_events_cost_nothing_when_nobody_listens(caplog: pytest.LogCaptureFixtur
         logging.getLogger("skillcore").setLevel(logging.NOTSET)
 
 
-def test_a_relative_source_that_does_not_exist_warns_at_construction(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "real").mkdir()
-    with caplog.at_level(logging.WARNING, logger="skillcore"):
-        SkillLibrary(["real", str(tmp_path / "absent-absolute"), "memory://x"])
-        assert not [r for r in caplog.records if r.name.startswith("skillcore")]
-        SkillLibrary(["./typo/skills"])
-    found = [r for r in caplog.records if getattr(r, "skillcore_event", "") == "source.missing"]
-    assert len(found) == 1, caplog.records
-    record = found[0]
-    assert record.levelno == logging.WARNING and record.name == "skillcore.discovery"
-    assert record.source == "./typo/skills"  # type: ignore[attr-defined]
-    assert record.resolved == str(tmp_path / "typo" / "skills")  # type: ignore[attr-defined]
-    assert str(tmp_path) in record.getMessage()
-
-
 def test_events_land_on_the_current_span(root: Path) -> None:
     sdk = pytest.importorskip("opentelemetry.sdk.trace")
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor

@@ -280,7 +280,7 @@ def test_stale_source_does_not_affect_healthy_ones(two: Path, tmp_path: Path) ->
 
 
 def test_a_source_never_seen_is_unreachable_not_stale(tmp_path: Path) -> None:
-    lib = SkillLibrary([tmp_path / "nothing"])
+    lib = SkillLibrary([SkillSource(str(tmp_path / "nothing"), optional=True)])
     assert [d.code for d in lib.discover().diagnostics] == [Code.SOURCE_UNREACHABLE]
     assert [d.code for d in lib.refresh().diagnostics] == [Code.SOURCE_UNREACHABLE]
 
@@ -360,7 +360,7 @@ def test_adiscover_equals_discover(tmp_path: Path, memfs: MemoryFileSystem, mono
             SkillSource(str(EXAMPLES), label="ex"),
             SkillSource("/lib", label="mem", fs=memfs),
             SkillSource(str(monorepo), label="mono", recursive=True, max_depth=5),
-            SkillSource(str(tmp_path / "missing"), label="missing"),
+            SkillSource(str(tmp_path / "missing"), label="missing", optional=True),
         ]
 
     sync = SkillLibrary(sources()).discover()

@@ -21,6 +21,7 @@ from skillcore import (
     SkillLibrary,
     SkillSource,
     SkillToolkit,
+    SourceError,
 )
 from skillcore.library import DEFAULT_HEAD_BYTES
 from skillcore.parse.frontmatter import (
@@ -740,7 +741,7 @@ def test_binary_resource_is_reported_not_dumped(root: Path) -> None:
 
 def test_missing_source_does_not_hide_the_others(root: Path, tmp_path: Path) -> None:
     missing = tmp_path / "does-not-exist"
-    lib = SkillLibrary([missing, root])
+    lib = SkillLibrary([SkillSource(str(missing), optional=True), root])
     cat = lib.discover()
     assert set(cat.names) == set(GOOD)
     (diag,) = cat.diagnostics
@@ -764,8 +765,6 @@ def test_source_that_is_a_file(root: Path, tmp_path: Path) -> None:
 
 
 def test_unknown_protocol_source(root: Path) -> None:
-    cat = SkillLibrary([root, "nosuchproto://bucket/skills"]).discover()
-    assert set(cat.names) == set(GOOD)
-    (diag,) = cat.diagnostics
-    assert (diag.code, diag.source) == (Code.SOURCE_UNREACHABLE, "nosuchproto://bucket/skills")
-    assert "nosuchproto" in diag.message
+    # A protocol no backend knows can never be read: refused where the library is built.
+    with pytest.raises(SourceError, match="unknown protocol 'nosuchproto'"):
+        SkillLibrary([root, "nosuchproto://bucket/skills"])

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import skillcore.library.entries as library_mod
 import skillcore.parse.cache as cache_mod
-from skillcore import SkillLibrary
+from skillcore import SkillLibrary, SkillSource
 from skillcore.model import SkillLocation
 from skillcore.parse.cache import ParseCache
 from skillcore.parse.frontmatter import parse_skill_file
@@ -256,7 +256,7 @@ def test_an_unreachable_source_does_not_serve_cached_skills(lib_root: Path, tmp_
     _ = SkillLibrary(lib_root, cache=cache_dir).catalog
     moved = tmp_path / "moved"
     lib_root.rename(moved)
-    catalog = SkillLibrary(lib_root, cache=cache_dir).catalog
+    catalog = SkillLibrary(SkillSource(str(lib_root), optional=True), cache=cache_dir).catalog
     assert len(catalog) == 0
     assert [d.code.value for d in catalog.diagnostics] == ["SOURCE_UNREACHABLE"]
 

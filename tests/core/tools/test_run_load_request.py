@@ -24,6 +24,7 @@ _VALUES = st.recursive(
 )
 
 
+@pytest.mark.filterwarnings("ignore:skill load request ignored:UserWarning")
 @settings(settings.get_profile("skillcore"))
 @given(value=_VALUES)
 def test_requested_names_never_raises_and_is_bounded(value: Any) -> None:
@@ -32,13 +33,15 @@ def test_requested_names_never_raises_and_is_bounded(value: Any) -> None:
     assert len(set(names)) == len(names)
     assert all(isinstance(n, str) and 0 < len(n) <= MAX_NAME_USABLE for n in names)
     if names:
-        assert isinstance(value, list | tuple) and set(names) == set(value)
+        if isinstance(value, str):  # one name given as a string
+            assert names == (value,)
+        else:
+            assert isinstance(value, list | tuple) and set(names) == set(value)
 
 
 @pytest.mark.parametrize(
     ("value", "detail"),
     [
-        ("beta", "expected a list of skill names, got str"),
         ({"beta": 1}, "expected a list of skill names, got dict"),
         (["beta"] * (MAX_REQUESTED + 1), f"at most {MAX_REQUESTED} are accepted"),
         (["beta", 3], "every entry must be a skill name"),
@@ -47,10 +50,17 @@ def test_requested_names_never_raises_and_is_bounded(value: Any) -> None:
     ],
 )
 def test_malformed_request_is_ignored_with_a_precise_warning(value: Any, detail: str) -> None:
-    with EventRecorder() as rec:
+    with EventRecorder() as rec, pytest.warns(UserWarning, match="load request ignored"):
         assert requested_names(value) == ()
     [event] = rec.events
     assert event.name == "load_request.ignored" and detail in event.fields["detail"]
+
+
+def test_a_single_name_given_as_a_string_is_one_name() -> None:
+    with EventRecorder() as rec:
+        assert requested_names("beta") == ("beta",)
+        assert requested_names("") == ()
+    assert rec.events == []
 
 
 @pytest.fixture
