@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from skillcore.model import SkillDocument, SkillMetadata
@@ -226,21 +227,14 @@ class DeliveryIndex:
         receives, oldest first). ``replies(item)``: the item's tool replies as ``(call id,
         content)``; ``key(item)``: a value that identifies an item across copies (a message
         id), so a history rebuilt from a checkpoint still extends the remembered one;
-        ``calls(item)``: the item's tool calls, so a reply counts only when it answers a call
-        of the load tool (:func:`answers_load`; leave it out only when ``replies`` yields
-        nothing else, as when the framework names each reply after its call)."""
+        ``calls(item)``: its tool calls, so only replies to load calls count
+        (:func:`answers_load`; omit it only when ``replies`` yields nothing else)."""
         wanted = session.deliveries
         if not wanted:
             return frozenset()
         ids = {name: call_id for call_id, name in wanted.items()}
         n = len(history)
-        load = session.names.load
-
-        def proven(i: int) -> list[tuple[str | None, object]]:
-            pairs = [(c, b) for c, b in replies(history[i]) if isinstance(c, str) and c in wanted]
-            if calls is None or not pairs:
-                return pairs
-            return [p for p in pairs if answers_load(history, i, str(p[0]), calls, load)]
+        proven = partial(_proven, history, replies, calls, wanted, session.names.load)
 
         with self._lock:
             seen = self._seen.get(conversation)
@@ -277,6 +271,23 @@ class DeliveryIndex:
             while len(self._seen) > self.max_conversations:
                 self._seen.popitem(last=False)
         return frozenset(wanted[c] for c in found)
+
+
+def _proven(
+    history: Sequence[Any],
+    replies: Replies,
+    calls: Calls | None,
+    wanted: Collection[str],
+    load: str,
+    at: int,
+) -> list[tuple[str | None, object]]:
+    """The replies of item ``at`` under a recorded delivery id that answer a load call."""
+    pairs: list[tuple[str | None, object]] = [
+        (c, b) for c, b in replies(history[at]) if isinstance(c, str) and c in wanted
+    ]
+    if calls is None or not pairs:
+        return pairs
+    return [p for p in pairs if answers_load(history, at, str(p[0]), calls, load)]
 
 
 def _extends(history: Sequence[Any], seen: _Seen, key: Callable[[Any], object] | None) -> bool:
