@@ -65,7 +65,9 @@ class Ledger(Protocol):
     """Where workers record each conversation's latest skill state revision, so a run that
     does not start from it (two workers on one thread at once) is noticed. Both methods
     return None when all is in order, or the head that was current when it was not (a fork);
-    either way the ledger then holds the caller's revision, so the conversation converges."""
+    either way the ledger then holds the caller's revision, so the conversation converges.
+    A head spells its revision and call ids as :func:`stored_id` does (a head that spells
+    them otherwise only ever fails closed: its calls are not taken as confirmed)."""
 
     def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
         """Turn ``turn`` starts from the state ``rev`` (with ``loaded``); the head may be
