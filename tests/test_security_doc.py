@@ -10,6 +10,7 @@ from skillcore import Limits, limits
 from skillcore.apps import evaluate, mcp_server
 from skillcore.catalog import ranking
 from skillcore.library import SKILL_GRACE_SECONDS
+from skillcore.limits import MAX_STORED_ID_CHARS
 from skillcore.parse import bounds, caps, private_files
 from skillcore.parse import frontmatter as parsing
 from skillcore.policy import gating
@@ -21,7 +22,7 @@ from skillcore.state import coordination, refresh, turns
 from skillcore.state import token as state_token
 from skillcore.state.saved import MAX_SAVED_STATE_BYTES
 from skillcore.state.schema import MAX_CALL_ID, MAX_STATE_ENTRIES
-from skillcore.tools import binary, replies, specs
+from skillcore.tools import binary, reinjection, replies, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024
@@ -67,6 +68,10 @@ def _n(value: int) -> str:
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
         f"at most {_n(profiles.MAX_PROFILES)} profiles",
         f"ids longer than {MAX_CALL_ID} characters are not kept",
+        f"at most {MAX_STORED_ID_CHARS} characters (`MAX_STORED_ID_CHARS`",
+        f"at most {_n(reinjection.MAX_CALL_DISTANCE)} items, `MAX_CALL_DISTANCE`",
+        f"holds at most {_n(coordination.MAX_TURN_CALLS)} call ids",
+        f"longer than {_n(coordination.MAX_CONVERSATION_KEY)} characters, or holding a NUL",
         f"at most {mcp_server.MAX_CURSOR_DIGITS} of them",
         f"at most {_n(mcp.MAX_PAGES)} pages and {_n(mcp.MAX_LISTED_ITEMS)} listed items",
         f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",

@@ -68,3 +68,9 @@ DEFAULT_MAX_FILE_BYTES = cast(int, attrs.fields(Limits).max_file_bytes.default)
 DEFAULT_MAX_RESOURCES = cast(int, attrs.fields(Limits).max_resources.default)
 #: Default cap on one resource read (``Limits.max_resource_bytes``).
 DEFAULT_MAX_RESOURCE_BYTES = cast(int, attrs.fields(Limits).max_resource_bytes.default)
+
+#: Longest id (conversation key, turn, revision, call id) a ledger stores as it is. Ids come
+#: from models and frameworks and can be any size: a longer one, or one that storage cannot
+#: hold (a NUL, a lone surrogate), is stored as a digest no longer than this, so a ledger row
+#: stays small whatever the ids (see :func:`skillcore.state.ledger.stored_id`).
+MAX_STORED_ID_CHARS = 64

@@ -3,8 +3,8 @@ load replies and user text in its contents, the suggestion notes, the tools it d
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
@@ -21,12 +21,14 @@ def request_key(context: ReadonlyContext) -> str:
     return f"{context.invocation_id}|{context.agent_name}"
 
 
-def load_replies(content: types.Content, load: str) -> list[tuple[str | None, object]]:
+def load_replies(
+    content: types.Content, load: str, stripped: StrippedIds
+) -> list[tuple[str | None, object]]:
     """The load tool's replies in one request content, as ``(function response id,
     result)`` for :meth:`SkillSession.delivered`. Only responses named ``load`` are read: ADK
     sets a response's name from its call, never from what a tool returned. ADK removes its
-    own ``adk-`` ids from requests to models that pair calls by position; such a reply
-    comes with the id None."""
+    own ``adk-`` ids from requests to models that pair calls by position: such a reply gets
+    back the id ADK gave its call (``stripped``), or proves nothing."""
     out: list[tuple[str | None, object]] = []
     for part in content.parts or ():
         response = part.function_response
@@ -34,8 +36,32 @@ def load_replies(content: types.Content, load: str) -> list[tuple[str | None, ob
             body = response.response
             # A plain dict check: an ABC isinstance would cost more than the whole read.
             if type(body) is dict:
-                out.append((response.id, body.get("result")))
+                call_id = response.id if response.id is not None else stripped(body)
+                out.append((call_id, body.get("result")))
     return out
+
+
+class StrippedIds:
+    """The ids ADK removed from its own load replies in one request, found again in the
+    session's events: a request's parts are copies that share their response payload with
+    the event they came from, so the payload identifies the event. Built on first use (one
+    pass over the events), for one model call."""
+
+    def __init__(self, events: Sequence[Any], load: str) -> None:
+        # Holds the events, so the payloads (and their ids) stay alive meanwhile.
+        self._events, self._load = events, load
+        self._ids: dict[int, str] | None = None
+
+    def __call__(self, body: object) -> str | None:
+        """The id of the event whose load reply payload is ``body`` (None if none is)."""
+        if self._ids is None:
+            self._ids = {
+                id(r.response): r.id
+                for event in self._events
+                for r in event.get_function_responses()
+                if r.name == self._load and r.id and r.response is not None
+            }
+        return self._ids.get(id(body))
 
 
 def content_key(content: types.Content) -> object:

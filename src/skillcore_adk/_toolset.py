@@ -9,6 +9,7 @@ call gets from :class:`skillcore.runtime.model_calls.ModelCalls`. Reading ADK's 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from google.adk.tools.base_tool import BaseTool
@@ -277,10 +278,11 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         # loaded skills whose delivery is not among them (configured skills, state preloaded
         # by hand, include_contents='none', compaction) get their instructions again.
         s, load = tool_context.session, self.names.load
+        stripped = _requests.StrippedIds(s.events, load)
         seen = self.deliveries.visible(
             session,
             llm_request.contents or [],
-            lambda content: _requests.load_replies(content, load),
+            partial(_requests.load_replies, load=load, stripped=stripped),
             conversation=(s.app_name, s.user_id, s.id, tool_context.agent_name),
             key=_requests.content_key,
         )

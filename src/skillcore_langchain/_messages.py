@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import (
+    AIMessage,
     AnyMessage,
     BaseMessage,
     HumanMessage,
@@ -33,6 +34,14 @@ def reply_of(message: BaseMessage) -> tuple[tuple[str, object], ...]:
     :meth:`skillcore.SkillSession.delivered` checks."""
     if isinstance(message, ToolMessage):
         return ((message.tool_call_id, message.content),)
+    return ()
+
+
+def calls_of(message: BaseMessage) -> tuple[tuple[str | None, str], ...]:
+    """A message's tool calls as ``(call id, tool name)`` (none for other messages): what
+    shows which tool a reply answers (models repeat ids)."""
+    if isinstance(message, AIMessage):
+        return tuple((call.get("id"), call.get("name", "")) for call in message.tool_calls)
     return ()
 
 

@@ -44,6 +44,7 @@ from skillcore_langchain._calls import (
 )
 from skillcore_langchain._messages import (
     append_block,
+    calls_of,
     latest_user_text,
     message_key,
     reply_of,
@@ -252,7 +253,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         among ``messages``: read once per thread, then only what was added."""
         thread = thread_id() or ""
         return self.deliveries.visible(
-            session, messages, reply_of, conversation=thread, key=message_key
+            session, messages, reply_of, conversation=thread, key=message_key, calls=calls_of
         )
 
     def _offer(
@@ -342,7 +343,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             return frozenset()
         session = self.session_for(state)
         return self.deliveries.hidden(
-            session, messages, reply_of, conversation=thread, key=message_key
+            session, messages, reply_of, conversation=thread, key=message_key, calls=calls_of
         )
 
     def _run(

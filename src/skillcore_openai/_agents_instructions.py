@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from skillcore import SkillSession
 from skillcore.errors import require
-from skillcore.tools.reinjection import Reinjection
+from skillcore.tools.reinjection import Reinjection, load_replies
 from skillcore_openai._agents_state import SkillConversation
+from skillcore_openai.calls import calls_of
 from skillcore_openai.functions import _replies_of, latest_user_text, with_notes
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
@@ -85,7 +86,7 @@ class AgentInstructions(TurnOrder):
         conversation (its input holds only new items), only the configured and requested
         skills' (no tool reply delivered them) are repeated."""
         items = list(turn_input or ())
-        seen = session.delivered(r for item in reversed(items) for r in reversed(_replies_of(item)))
+        seen = session.delivered(load_replies(items, _replies_of, calls_of, session.names.load))
         only: frozenset[str] | None = None
         if isinstance(getattr(agent, "hooks", None), _TurnHooks) and not self._kept(state):
             with self._lock:

@@ -12,9 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from skillcore._recent import Recent
 from skillcore.state.coordination import TurnCall, TurnCalls, TurnIndex, TurnStore
+from skillcore.tools.reinjection import load_replies
 from skillcore_openai._agents_conversations import AgentConversations
 from skillcore_openai._agents_guard import _agent_tools, _calls_of, _Run, _server_kept
 from skillcore_openai._agents_state import SkillConversation
+from skillcore_openai.calls import calls_of
 from skillcore_openai.functions import _replies_of
 
 if TYPE_CHECKING:
@@ -63,7 +65,7 @@ class TurnOrder(AgentConversations):
         if self._kept(state) or not session.loaded:
             run.hidden = frozenset()
             return
-        replies = (r for item in reversed(items) for r in reversed(_replies_of(item)))
+        replies = load_replies(items, _replies_of, calls_of, session.names.load)
         run.hidden = session.undelivered(replies)
 
     def _kept(self, state: SkillConversation, learned: bool | None = None) -> bool:

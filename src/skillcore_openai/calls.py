@@ -16,6 +16,7 @@ from skillcore_openai.schemas import Api
 __all__ = [
     "FunctionCall",
     "arguments_of",
+    "calls_of",
     "id_of",
     "name_of",
     "parse_call",
@@ -127,6 +128,32 @@ def replies_of(item: Any) -> tuple[tuple[str | None, object], ...]:
             if read_field(b, "type") == "tool_result"
         )
     return ()
+
+
+def calls_of(item: Any) -> tuple[tuple[str, str], ...]:
+    """An item's tool calls as ``(call id, tool name)``: a Chat Completions assistant
+    message's ``tool_calls``, a Responses ``function_call`` / ``custom_tool_call`` item, or
+    the ``tool_use`` blocks of an Anthropic message. What pairs a reply with the call it
+    answers; a call whose name cannot be read gets the name "" (it is no load)."""
+    if read_field(item, "type") in ("function_call", "custom_tool_call"):
+        found: Any = [item]
+    else:
+        found = read_field(item, "tool_calls")
+        if not isinstance(found, list):
+            content = read_field(item, "content")
+            found = content if isinstance(content, list) else []
+            found = [b for b in found if read_field(b, "type") == "tool_use"]
+    out = []
+    for call in found:
+        try:
+            parsed = parse_call(call)
+        except ValueError:
+            call_id = read_field(call, "id") or read_field(call, "call_id")
+            if isinstance(call_id, str):
+                out.append((call_id, ""))
+            continue
+        out.append((parsed.call_id, parsed.name))
+    return tuple(out)
 
 
 def name_of(call: Any) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from skillcore import SkillConfig, SkillSession, SkillToolkit, ToolPolicy
 from skillcore.tools.reinjection import DeliveryIndex, Reinjection
-from skillcore_openai.calls import parse_call, replies_of
+from skillcore_openai.calls import calls_of, parse_call, replies_of
 from skillcore_openai.messages import with_notes
 from skillcore_openai.schemas import chat_shape, chat_tool, response_shape, response_tool, tool_name
 
@@ -106,7 +106,7 @@ class ModelView:
         only the new items; any other list is read once."""
         items = history if isinstance(history, Sequence) else list(history)
         key = ("history", id(items[0])) if items else ("history", None)
-        return self.deliveries.visible(session, items, replies_of, conversation=key)
+        return self.deliveries.visible(session, items, replies_of, conversation=key, calls=calls_of)
 
     def _hidden(self, session: SkillSession, history: Any) -> frozenset[str]:
         """Loaded skills whose delivery is not in ``history`` (none when it is not given)."""

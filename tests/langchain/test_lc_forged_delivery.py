@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.messages import HumanMessage, RemoveMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, RemoveMessage, ToolMessage
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
@@ -72,3 +72,25 @@ def test_forged_load_reply_after_history_loss(model, skills, use_async) -> None:
     assert REAL not in model.system()
     model.push(tool_calls(("load_skill", {"skill_name": "beta"})))
     assert _load_codes(run("again"))[-1] == OutcomeCode.ALREADY_LOADED.value
+
+
+def test_another_tools_reply_under_the_load_call_id_is_not_delivery(model, skills) -> None:
+    """Models repeat call ids: a later ``fetch`` call given the load's id returns text that
+    opens like the load reply. Only a reply to a call of the load tool counts."""
+    agent = create_agent(
+        model,
+        [*plain_tools(), fetch],
+        middleware=[SkillsMiddleware(skills)],
+        checkpointer=InMemorySaver(),
+    )
+    model.push(AIMessage("", tool_calls=[_call("load_skill", {"skill_name": "beta"}, "x")]))
+    agent.invoke({"messages": [HumanMessage("use beta")]}, CFG)
+    agent.update_state(CFG, {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES)]})
+    model.push(AIMessage("", tool_calls=[_call("fetch", {"url": "https://e.com"}, "x")]))
+    agent.invoke({"messages": [HumanMessage("go on")]}, CFG)
+    after_fetch = model.system(-1)
+    assert REAL in after_fetch and "FORGED" not in after_fetch
+
+
+def _call(name: str, args: dict[str, Any], call_id: str) -> dict[str, Any]:
+    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}

@@ -157,3 +157,35 @@ def test_custom_loop_load_and_save(examples_library: SkillLibrary, tmp_path: Pat
     with pytest.raises(ValueError, match="conversation key"):
         restarted.save("", alice)
     assert restarted.load("alice", Limits(max_loaded=1)).limits.max_loaded == 1
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "[" * 100_000 + "]" * 100_000,
+        '{"schema": 1, "loaded": ' + "[" * 5_000 + "]" * 5_000 + "}",
+        '{"schema": 1, "loaded": [' + '{"name": ' * 900 + "1" + "}" * 900 + "]}",
+    ],
+    ids=["deep-row", "deep-loaded", "deep-entry"],
+)
+def test_a_deeply_nested_saved_row_reads_as_unreadable(
+    examples_library: SkillLibrary, tmp_path: Path, row: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A damaged row (hand-edited, truncated, hostile) never makes every load raise: it is
+    reported as unreadable state (``state.reset``) and the next save replaces it."""
+    import sqlite3
+
+    db = tmp_path / "loop.db"
+    store = SQLiteStateStore(db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("INSERT INTO skillcore_state VALUES ('alice', ?)", (row,))
+    skills = OpenAISkills(examples_library, states=store, allowed_tools_policy="restrict")
+    with caplog.at_level("WARNING", logger="skillcore"):
+        alice = skills.load("alice")
+    assert alice.loaded_names == ()
+    assert [r for r in caplog.records if getattr(r, "skillcore_event", "") == "state.reset"]
+    call = {"id": "1", "type": "function", "function": {"name": "load_skill", "arguments": "{}"}}
+    call["function"]["arguments"] = '{"skill_name": "csv-data-audit"}'
+    alice, _ = skills.dispatch_all(alice, [call])
+    skills.save("alice", alice)
+    assert skills.load("alice").loaded_names == ("csv-data-audit",)

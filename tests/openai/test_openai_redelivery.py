@@ -18,7 +18,14 @@ def test_history_without_the_load_reply_redelivers(make_skills, api: str) -> Non
     loaded, first = skills.dispatch(skills.session(), load)
     again = make_call(api, "load_skill", {"skill_name": "csv-data-audit"}, "c2")
 
-    kept = [{"role": "user", "content": "audit"}, first]
+    # A history holds the call before its reply (the APIs require it): the reply proves
+    # delivery only as the answer to that load call.
+    dumped = load.model_dump(exclude_none=True)
+    asked = {"role": "assistant", "tool_calls": [dumped]} if api == "chat" else dumped
+    kept = [{"role": "user", "content": "audit"}, asked, first]
+    assert skills.dispatch(loaded, again, history=[kept[0], first]).code is (
+        OutcomeCode.REDELIVERED  # a reply whose call is not in the history proves nothing
+    )
     seen = skills.dispatch(loaded, again, history=kept)
     assert seen.code is OutcomeCode.ALREADY_LOADED
 

@@ -37,12 +37,11 @@ class Deliveries:
 
         A skill counts only through the reply to the very call recorded as its delivery,
         and only while that reply still opens with its ``<skill_content>`` (a context editor
-        may have cleared it): a tool output carrying the same text under any other call id
-        proves nothing, since it is not skillcore's answer. ``None`` as the id stands for a
-        reply of the load tool itself whose id the framework removed from the request (ADK
-        does for its own ids with models that pair calls by position): it counts for a
-        skill with a recorded delivery. Adapters pass ``None`` only for replies whose tool
-        name, which the framework sets from the call, is the load tool's.
+        may have cleared it): a tool output carrying the same text under any other call id,
+        or under none (``None``), proves nothing, since it is not skillcore's answer.
+        Adapters pass only replies shown to answer a call of the load tool (models repeat
+        call ids: another tool's reply may carry the load's), with the id the framework
+        gave that call (see :class:`~skillcore.tools.reinjection.DeliveryIndex`).
         """
         wanted = self.deliveries
         if not wanted:
@@ -50,18 +49,11 @@ class Deliveries:
         by_name = {n: skill_content_marker(n) for n in wanted.values()}
         found: set[str] = set()
         for call_id, content in replies:
-            if call_id is None:
-                text = _head(content)
-                for name, marker in by_name.items():
-                    if name not in found and text.startswith(marker):
-                        found.add(name)
-                        break
-            else:
-                owner = wanted.get(call_id)
-                if owner is None or owner in found:
-                    continue
-                if _head(content).startswith(by_name[owner]):
-                    found.add(owner)
+            owner = wanted.get(call_id) if isinstance(call_id, str) else None
+            if owner is None or owner in found:
+                continue
+            if _head(content).startswith(by_name[owner]):
+                found.add(owner)
             if len(found) == len(by_name):
                 break
         return frozenset(found)

@@ -1,9 +1,14 @@
 """The latest skill state revision per conversation, shared by workers, so a run that does not
 start from it (two workers on one thread at once) is noticed: :class:`Ledger`, in memory
-(:class:`MemoryLedger`) or in SQL (:class:`SQLLedger`)."""
+(:class:`MemoryLedger`) or in SQL (:class:`SQLLedger`).
+
+Ids are stored as :func:`stored_id` spells them (bounded, storable), and a row that cannot be
+read is a :data:`DAMAGED` head: unknown, so the next run is a fork (reported once, then the
+row is rewritten), never an error on every later call."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -16,7 +21,8 @@ import attrs
 from skillcore._frozen import to_tuple
 from skillcore._recent import Recent
 from skillcore.errors import require
-from skillcore.state.sql import Connections, create_once
+from skillcore.limits import MAX_STORED_ID_CHARS
+from skillcore.state.sql import Connections, create_once, storable
 from skillcore.state.turn_calls import MAX_TURN_CALLS
 
 
@@ -30,6 +36,28 @@ class Head:
     seq: int = 0
     loaded: tuple[str, ...] = attrs.field(default=(), converter=to_tuple)
     calls: tuple[str, ...] = attrs.field(default=(), converter=to_tuple)
+    #: True for a row that could not be read (:data:`DAMAGED`): what it held is unknown.
+    damaged: bool = attrs.field(default=False, kw_only=True)
+
+
+#: The head of a row that cannot be read (hand-edited, truncated, another version's): its
+#: revision matches no run's (a stored id never holds a NUL), so the next run is a fork.
+DAMAGED = Head("\x00unreadable ledger row", damaged=True)
+
+#: How a digest spelled by :func:`stored_id` starts.
+_DIGEST = "sha256:"
+
+
+def stored_id(text: str) -> str:
+    """``text`` (a conversation key, turn, revision or call id) as a ledger stores it: as it
+    is when short and storable, else ``sha256:`` and a digest (at most
+    :data:`~skillcore.limits.MAX_STORED_ID_CHARS` characters). PostgreSQL refuses a NUL in
+    text and neither database stores a lone surrogate; an id that already looks like a
+    digest is digested again, so two different ids never share a spelling."""
+    if len(text) <= MAX_STORED_ID_CHARS and not text.startswith(_DIGEST) and storable(text):
+        return text
+    raw = text.encode("utf-8", "surrogatepass")
+    return _DIGEST + hashlib.sha256(raw).hexdigest()[: MAX_STORED_ID_CHARS - len(_DIGEST)]
 
 
 @runtime_checkable
@@ -37,7 +65,9 @@ class Ledger(Protocol):
     """Where workers record each conversation's latest skill state revision, so a run that
     does not start from it (two workers on one thread at once) is noticed. Both methods
     return None when all is in order, or the head that was current when it was not (a fork);
-    either way the ledger then holds the caller's revision, so the conversation converges."""
+    either way the ledger then holds the caller's revision, so the conversation converges.
+    A head spells its revision and call ids as :func:`stored_id` does (a head that spells
+    them otherwise only ever fails closed: its calls are not taken as confirmed)."""
 
     def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
         """Turn ``turn`` starts from the state ``rev`` (with ``loaded``); the head may be
@@ -71,10 +101,11 @@ class MemoryLedger:
     def head(self, key: str) -> Head | None:
         """See :meth:`Ledger.head`."""
         with self._lock:
-            return self._heads.get(key)
+            return self._heads.get(stored_id(key))
 
     def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
         """See :meth:`Ledger.observe`."""
+        key, rev, turn = stored_id(key), stored_id(rev), stored_id(turn)
         with self._lock:
             head = self._heads.get(key)
             if head is None or head.rev in (rev, turn):
@@ -87,10 +118,12 @@ class MemoryLedger:
         self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str], call: str = ""
     ) -> Head | None:
         """See :meth:`Ledger.advance`."""
+        key, parent, rev, call = stored_id(key), stored_id(parent), stored_id(rev), stored_id(call)
         with self._lock:
             head = self._heads.get(key)
-            calls = (*head.calls, call) if head is not None and head.rev == rev else (call,)
-            if head is not None and head.rev == rev and head.seq > seq:
+            same = head is not None and head.rev == rev
+            calls = (*head.calls, call)[-MAX_TURN_CALLS:] if same and head else (call,)
+            if same and head is not None and head.seq > seq:
                 self._set(key, attrs.evolve(head, calls=calls))
                 return None  # a later call of the same turn already wrote
             self._set(key, Head(rev, seq, loaded, calls))
@@ -174,9 +207,7 @@ class SQLLedger:
             (key,),
         )
         row = cur.fetchone()
-        if row is None:
-            return None
-        return Head(str(row[0]), int(row[1]), _decode_names(row[2]), _decode_names(row[3]))
+        return None if row is None else _decode_row(row)
 
     def _put(self, cur: Any, key: str, head: Head) -> None:
         p = self._p
@@ -199,6 +230,7 @@ class SQLLedger:
 
     def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
         """See :meth:`Ledger.observe`."""
+        key, rev, turn = stored_id(key), stored_id(rev), stored_id(turn)
         mine = Head(rev, 0, loaded)
         with self._tx() as cur:
             self._insert_missing(cur, key, mine)
@@ -211,12 +243,13 @@ class SQLLedger:
     def head(self, key: str) -> Head | None:
         """See :meth:`Ledger.head`."""
         with self._tx() as cur:
-            return self._head(cur, key)
+            return self._head(cur, stored_id(key))
 
     def advance(
         self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str], call: str = ""
     ) -> Head | None:
         """See :meth:`Ledger.advance`."""
+        key, parent, rev, call = stored_id(key), stored_id(parent), stored_id(rev), stored_id(call)
         with self._tx() as cur:
             self._insert_missing(cur, key, Head(parent, 0, ()))
             head = self._head(cur, key)
@@ -235,11 +268,20 @@ class SQLLedger:
         self._pool.close()
 
 
-def _decode_names(text: Any) -> tuple[str, ...]:
+def _decode_row(row: Any) -> Head:
+    """A head from its row, or :data:`DAMAGED` for one that cannot be read (a revision that
+    is not text, a position that is not an integer, names that are not a JSON list)."""
+    rev, seq, loaded, calls = row
+    if not isinstance(rev, str) or type(seq) is not int:  # SQLite keeps 'abc', 1e400 as given
+        return DAMAGED
     try:
-        value = json.loads(text)
-    except (TypeError, ValueError):
-        return ()
+        return Head(rev, seq, _decode_names(loaded), _decode_names(calls))
+    except (TypeError, ValueError, RecursionError):  # RecursionError: deeply nested JSON
+        return DAMAGED
+
+
+def _decode_names(text: Any) -> tuple[str, ...]:
+    value = json.loads(text)
     if not isinstance(value, list):
-        return ()
-    return tuple(n for n in value[:1000] if isinstance(n, str))
+        raise ValueError("not a list")
+    return tuple(n for n in value[:MAX_TURN_CALLS] if isinstance(n, str))

@@ -12,9 +12,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
+from skillcore import events
 from skillcore.errors import require
 from skillcore.state.session import SkillSession
-from skillcore.state.sql import Connections, create_once
+from skillcore.state.sql import Connections, create_once, storable
 
 #: Longest conversation key a state store accepts (keys are ids, not data).
 MAX_CONVERSATION_KEY = 1024
@@ -56,12 +57,19 @@ def update_state(states: StateStore, key: str, change: Update) -> dict[str, Any]
     return state
 
 
-def _encode_state(key: str, state: dict[str, Any]) -> str:
-    if not isinstance(key, str) or not key or len(key) > MAX_CONVERSATION_KEY:
+def _checked(key: str) -> str:
+    """``key`` if a store can hold it, else a clear ``ValueError`` (the same in every store:
+    PostgreSQL refuses a NUL in text, and no database stores a lone surrogate)."""
+    if not isinstance(key, str) or not key or len(key) > MAX_CONVERSATION_KEY or not storable(key):
         raise ValueError(
             f"a conversation key must be a non-empty string of at most {MAX_CONVERSATION_KEY} "
-            f"characters, got {key!r:.80}"
+            f"characters, without NUL or lone surrogates, got {key!r:.80}"
         )
+    return key
+
+
+def _encode_state(key: str, state: dict[str, Any]) -> str:
+    _checked(key)
     text = json.dumps(state, separators=(",", ":"), sort_keys=True)
     if len(text.encode()) > MAX_SAVED_STATE_BYTES:
         raise ValueError(f"skill state of {key!r:.80} exceeds {MAX_SAVED_STATE_BYTES} bytes")
@@ -70,14 +78,20 @@ def _encode_state(key: str, state: dict[str, Any]) -> str:
 
 def _decode_state(text: str | None) -> dict[str, Any] | None:
     # Whatever was stored is handed to restore_session, which repairs or drops what it
-    # cannot use; a row that is not a JSON object reads as "nothing saved".
+    # cannot use; a row that is not a JSON object reads as "nothing saved", reported as
+    # unreadable state (the next save replaces it), never an error on every later load.
     if text is None:
         return None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: deep nesting
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else "not JSON"
+        events.emit("state.reset", {"reason": f"unreadable saved row ({reason})"})
         return None
-    return value if isinstance(value, dict) else None
+    if not isinstance(value, dict):
+        events.emit("state.reset", {"reason": "unreadable saved row (not a JSON object)"})
+        return None
+    return value
 
 
 class MemoryStateStore:
@@ -96,6 +110,7 @@ class MemoryStateStore:
 
     def load(self, key: str) -> dict[str, Any] | None:
         """The state saved for ``key``, or None."""
+        _checked(key)
         with self._lock:
             text = self._states.get(key)
             if text is not None:
@@ -113,11 +128,13 @@ class MemoryStateStore:
 
     def delete(self, key: str) -> None:
         """Forget ``key``."""
+        _checked(key)
         with self._lock:
             self._states.pop(key, None)
 
     def update(self, key: str, change: Update) -> dict[str, Any]:
         """Read, change and save ``key``'s state atomically."""
+        _checked(key)
         with self._lock:
             state = change(_decode_state(self._states.get(key)))
             self._states[key] = _encode_state(key, state)
@@ -146,6 +163,7 @@ class SQLiteStateStore:
 
     def load(self, key: str) -> dict[str, Any] | None:
         """The state saved for ``key``, or None."""
+        _checked(key)
         with self._lock:
             row = self._conn.execute(
                 f"SELECT state FROM {self.table} WHERE conversation = ?", (key,)
@@ -164,12 +182,14 @@ class SQLiteStateStore:
 
     def delete(self, key: str) -> None:
         """Forget ``key``."""
+        _checked(key)
         with self._lock, self._conn:
             self._conn.execute(f"DELETE FROM {self.table} WHERE conversation = ?", (key,))
 
     def update(self, key: str, change: Update) -> dict[str, Any]:
         """Read, change and save ``key``'s state in one write transaction (other processes
         on the same file wait for it)."""
+        _checked(key)
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN IMMEDIATE")
@@ -226,6 +246,7 @@ class PostgresStateStore:
 
     def load(self, key: str) -> dict[str, Any] | None:
         """The state saved for ``key``, or None."""
+        _checked(key)
         row = self._run(f"SELECT state FROM {self.table} WHERE conversation = %s", (key,))
         return _decode_state(row[0] if row else None)
 
@@ -239,10 +260,12 @@ class PostgresStateStore:
 
     def delete(self, key: str) -> None:
         """Forget ``key``."""
+        _checked(key)
         self._run(f"DELETE FROM {self.table} WHERE conversation = %s", (key,))
 
     def update(self, key: str, change: Update) -> dict[str, Any]:
         """Read, change and save ``key``'s state in one transaction (the row is locked)."""
+        _checked(key)
         conn, ok = self._pool.acquire(), False
         try:
             with conn.transaction():

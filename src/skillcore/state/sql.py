@@ -1,5 +1,5 @@
 """Small helpers the SQL-backed stores share: creating a table when several workers start
-at once, and a few reusable connections."""
+at once, a few reusable connections, and which text a database can store as it is."""
 
 from __future__ import annotations
 
@@ -7,6 +7,20 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+
+
+def storable(text: str) -> bool:
+    """True when both databases store ``text`` as it is: PostgreSQL refuses a NUL in text,
+    and a lone surrogate is not UTF-8 (neither driver sends it)."""
+    if "\x00" in text:
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def create_once(create: Callable[[], None]) -> None:

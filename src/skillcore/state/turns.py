@@ -26,7 +26,7 @@ import anyio
 import attrs
 
 from skillcore import events
-from skillcore.state.ledger import Head, Ledger
+from skillcore.state.ledger import Head, Ledger, stored_id
 from skillcore.state.session import SkillSession, apply_effect, effect_between, turn_state
 from skillcore.state.stores import SessionStore
 from skillcore.state.turn_calls import Replayer, TurnCalls
@@ -361,8 +361,9 @@ class TurnCall:
             # ledger: they ran, so their effect is certain too.
             ledger = self._store.ledger
             head = ledger.head(self.calls.conversation) if ledger is not None else None
-            if head is not None and head.rev == self.calls.turn:
-                confirmed.update(head.calls)
+            if head is not None and head.rev == stored_id(self.calls.turn):
+                wrote = set(head.calls)  # as the ledger spells ids (long ones as digests)
+                confirmed.update(k for k in earlier if stored_id(k) in wrote)
         with self._store._cond:
             if confirmed.issuperset(earlier):
                 return None

@@ -1,18 +1,21 @@
 """Instructions a conversation lost: loaded skills whose load reply the model no longer
 receives are repeated in the system prompt (the re-read documents are cached, failures are
 not). Whether it receives one is decided by skillcore's own call ids
-(:meth:`SkillSession.delivered`), found cheaply by :class:`DeliveryIndex`."""
+(:meth:`SkillSession.delivered`), found cheaply by :class:`DeliveryIndex`, over replies shown
+to answer a call of the load tool (:func:`load_replies`)."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from skillcore.model import SkillDocument, SkillMetadata
 from skillcore.sources.base import ReadError
 from skillcore.state.session import SkillSession
+from skillcore.state.turn_calls import MAX_TURN_CALLS
 from skillcore.tools import replies
 from skillcore.tools.toolkit import SkillToolkit
 
@@ -110,6 +113,50 @@ class Reinjection:
 #: ``(call id, content)`` pairs (see :meth:`SkillSession.delivered`).
 Replies = Callable[[Any], Iterable[tuple[str | None, object]]]
 
+#: The tool calls a history item makes, as ``(call id, tool name)`` pairs (a LangChain
+#: ``AIMessage``, a Chat Completions assistant message, a Responses ``function_call``).
+Calls = Callable[[Any], Iterable[tuple[str | None, str]]]
+
+#: How far back (in history items) the call a reply answers is looked for: a reply follows
+#: its call's item, with at most the other replies of that turn between them.
+MAX_CALL_DISTANCE = MAX_TURN_CALLS + 1
+
+
+def answers_load(history: Sequence[Any], at: int, call_id: str, calls: Calls, load: str) -> bool:
+    """Whether the reply with ``call_id`` at position ``at`` answers a call of the tool
+    ``load``: the nearest earlier item that makes a call with this id makes only ``load``
+    calls with it. Models repeat ids, so another tool's reply can carry the load's id; a call
+    not found (or an id two different tools share in one item) proves nothing."""
+    for i in range(at - 1, max(at - 1 - MAX_CALL_DISTANCE, -1), -1):
+        names = [name for c, name in calls(history[i]) if c == call_id]
+        if names:
+            return all(name == load for name in names)
+    return False
+
+
+def load_replies(
+    history: Sequence[Any], replies: Replies, calls: Calls, load: str
+) -> list[tuple[str | None, object]]:
+    """The replies in ``history`` (oldest first) that answer a call of the tool ``load``
+    (:func:`answers_load`), newest first: what :meth:`SkillSession.delivered` reads. One
+    pass, for adapters that read a whole history anyway."""
+    latest: dict[str, tuple[int, list[str]]] = {}
+    out: list[tuple[str | None, object]] = []
+    for i, item in enumerate(history):
+        for call_id, content in replies(item):
+            seen = latest.get(call_id) if isinstance(call_id, str) else None
+            near = seen is not None and i - seen[0] <= MAX_CALL_DISTANCE
+            if near and seen is not None and all(name == load for name in seen[1]):
+                out.append((call_id, content))
+        made: dict[str, list[str]] = {}
+        for call_id, name in calls(item):
+            if isinstance(call_id, str):
+                made.setdefault(call_id, []).append(name)
+        latest.update((c, (i, names)) for c, names in made.items())
+    out.reverse()
+    return out
+
+
 #: Conversations whose history positions are remembered (least recently used dropped first).
 DEFAULT_CONVERSATIONS = 1024
 
@@ -156,13 +203,14 @@ class DeliveryIndex:
         *,
         conversation: Hashable,
         key: Callable[[Any], object] | None = None,
+        calls: Calls | None = None,
     ) -> frozenset[str]:
         """Loaded skills whose instructions the model does not see in ``history``."""
         names = session.loaded_names
         if not names:
             return frozenset()
         return frozenset(names) - self.visible(
-            session, history, replies, conversation=conversation, key=key
+            session, history, replies, conversation=conversation, key=key, calls=calls
         )
 
     def visible(
@@ -173,16 +221,21 @@ class DeliveryIndex:
         *,
         conversation: Hashable,
         key: Callable[[Any], object] | None = None,
+        calls: Calls | None = None,
     ) -> frozenset[str]:
         """Loaded skills whose recorded delivery is in ``history`` (the items the model
         receives, oldest first). ``replies(item)``: the item's tool replies as ``(call id,
         content)``; ``key(item)``: a value that identifies an item across copies (a message
-        id), so a history rebuilt from a checkpoint still extends the remembered one."""
+        id), so a history rebuilt from a checkpoint still extends the remembered one;
+        ``calls(item)``: its tool calls, so only replies to load calls count
+        (:func:`answers_load`; omit it only when ``replies`` yields nothing else)."""
         wanted = session.deliveries
         if not wanted:
             return frozenset()
         ids = {name: call_id for call_id, name in wanted.items()}
         n = len(history)
+        proven = partial(_proven, history, replies, calls, wanted, session.names.load)
+
         with self._lock:
             seen = self._seen.get(conversation)
         found: dict[str, int] = {}
@@ -193,7 +246,7 @@ class DeliveryIndex:
                 name = wanted.get(call_id)
                 if name is None:
                     continue
-                if at < n and name in session.delivered(replies(history[at])):
+                if at < n and name in session.delivered(proven(at)):
                     found[call_id] = at
                 else:  # moved or edited: read everything again
                     found, start = {}, 0
@@ -203,7 +256,7 @@ class DeliveryIndex:
         for i in range(n - 1, start - 1, -1):
             if len(found) == len(wanted):
                 break
-            pairs = replies(history[i])
+            pairs = proven(i)
             if not pairs:
                 continue
             for name in session.delivered(pairs):
@@ -220,6 +273,23 @@ class DeliveryIndex:
         return frozenset(wanted[c] for c in found)
 
 
+def _proven(
+    history: Sequence[Any],
+    replies: Replies,
+    calls: Calls | None,
+    wanted: Collection[str],
+    load: str,
+    at: int,
+) -> list[tuple[str | None, object]]:
+    """The replies of item ``at`` under a recorded delivery id that answer a load call."""
+    pairs: list[tuple[str | None, object]] = [
+        (c, b) for c, b in replies(history[at]) if isinstance(c, str) and c in wanted
+    ]
+    if calls is None or not pairs:
+        return pairs
+    return [p for p in pairs if answers_load(history, at, str(p[0]), calls, load)]
+
+
 def _extends(history: Sequence[Any], seen: _Seen, key: Callable[[Any], object] | None) -> bool:
     """True when ``history`` looks like the remembered one plus items added after it."""
     if seen.length == 0:
@@ -230,4 +300,14 @@ def _extends(history: Sequence[Any], seen: _Seen, key: Callable[[Any], object] |
     return key is not None and seen.anchor_key is not None and key(item) == seen.anchor_key
 
 
-__all__ = ["DEFAULT_CACHE_SIZE", "DEFAULT_CONVERSATIONS", "DeliveryIndex", "Reinjection", "Replies"]
+__all__ = [
+    "DEFAULT_CACHE_SIZE",
+    "DEFAULT_CONVERSATIONS",
+    "MAX_CALL_DISTANCE",
+    "Calls",
+    "DeliveryIndex",
+    "Reinjection",
+    "Replies",
+    "answers_load",
+    "load_replies",
+]

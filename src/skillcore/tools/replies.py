@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from skillcore._text import (
     cut_page,
+    escape,
     folded,
     prompt_text,
     quoteattr,
@@ -298,8 +299,9 @@ def suggestions(names: ToolNames, skills: Sequence[SkillMetadata]) -> str:
         f"{names.load} with a name if one applies; ignore them otherwise):",
     ]
     for meta in skills:
-        desc = folded(meta.description, SUGGESTION_DESCRIPTION_CHARS)
-        lines.append(f"- {single_line(meta.name)}: {desc}")
+        # Escaped as every XML-ish rendering is: a description cannot close the note.
+        desc = escape(folded(meta.description, SUGGESTION_DESCRIPTION_CHARS))
+        lines.append(f"- {escape(single_line(meta.name))}: {desc}")
     lines.append("</skill_suggestions>")
     return "\n".join(lines)
 

@@ -30,7 +30,12 @@ json_values = st.recursive(
     max_leaves=12,
 )
 states = st.dictionaries(st.text(max_size=8), json_values, max_size=5)
-keys = st.text(min_size=1, max_size=40)
+# Any key a database can store (NUL and lone surrogates are refused: see test_bounds...).
+keys = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"),
+    min_size=1,
+    max_size=40,
+)
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +62,13 @@ def test_bounds_and_bad_keys(tmp_path: Path) -> None:
     for k in "abc":
         store.save(k, {"n": k})
     assert len(store) == 2 and store.load("a") is None
-    for bad in ("", "x" * (MAX_CONVERSATION_KEY + 1)):
-        with pytest.raises(ValueError, match="conversation key"):
-            store.save(bad, {})
+    sqlite = SQLiteStateStore(":memory:")
+    for bad in ("", "x" * (MAX_CONVERSATION_KEY + 1), "a\x00b", "a\ud800"):
+        for each in (store, sqlite):
+            with pytest.raises(ValueError, match="conversation key"):
+                each.save(bad, {})
+            with pytest.raises(ValueError, match="conversation key"):
+                each.load(bad)
     with pytest.raises(ValueError, match="exceeds"):
         store.save("big", {"x": "y" * MAX_SAVED_STATE_BYTES})
     with pytest.raises(ValueError, match="identifier"):
@@ -88,3 +97,22 @@ def test_saved_session_writes_through() -> None:
     assert saved.read().loaded_names == ()
     SkillToolkit(library).call(saved, "load_skill", {"skill_name": "csv-data-audit"})
     assert SavedSession(store, "c", restore).read().loaded_names == ("csv-data-audit",)
+
+
+def test_postgres_refuses_keys_it_cannot_store_clearly(postgres_url: str) -> None:
+    """A NUL in a conversation key is refused by name, in every method, not by a
+    ``DataError`` from the database (nor half-way through ``update``)."""
+    from skillcore.state.coordination import PostgresStateStore
+
+    store = PostgresStateStore(postgres_url, table="state_bad_keys")
+    for call in (
+        lambda: store.load("a\x00b"),
+        lambda: store.save("a\x00b", {}),
+        lambda: store.update("a\x00b", lambda s: {}),
+        lambda: store.delete("a\x00b"),
+    ):
+        with pytest.raises(ValueError, match="conversation key"):
+            call()
+    store.save("ok", {"n": 1})
+    assert store.load("ok") == {"n": 1}
+    store.close()
