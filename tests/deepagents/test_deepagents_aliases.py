@@ -107,3 +107,47 @@ def test_without_the_preset_restrict_blocks_the_harness(tmp_path: Path) -> None:
     out = agent.invoke({"messages": [HumanMessage("ls")]}, {"configurable": {"thread_id": "t"}})
     (ls,) = replies(out)["ls"]
     assert "not allowed" in ls
+
+
+def test_git_configuration_on_the_command_line_is_refused(tmp_path: Path) -> None:
+    """``Bash(git:*)`` in a real deep agent: ``git clone -c``/``--config`` (every spelling)
+    and ``--template`` would make git run a program; none reaches the shell."""
+    work = tmp_path / "work"
+    work.mkdir()
+    source = tmp_path / "src"
+    subprocess.run(["git", "init", "-q", str(source)], check=True)
+    subprocess.run(
+        ["git", "-C", str(source), "-c", "user.name=u", "-c", "user.email=u@x", "commit",
+         "-q", "--allow-empty", "-m", "x"],
+        check=True,
+    )  # fmt: skip
+    pwned = tmp_path / "pwned"
+    skills = tmp_path / "skills"
+    write_skill(skills, "gitter", "Git.", "Use git.", "allowed-tools: Bash(git:*)\n")
+    attacks = [
+        f'git clone -c protocol.ext.allow=always "ext::sh -c touch% {pwned}" d1',
+        f'git clone -cprotocol.ext.allow=always "ext::sh -c touch% {pwned}" d2',
+        f'git clone --config=protocol.ext.allow=always "ext::sh -c touch% {pwned}" d3',
+        f'git clone --conf protocol.ext.allow=always "ext::sh -c touch% {pwned}" d4',
+        f"git clone --config core.sshCommand='touch {pwned}' host:repo d5",
+    ]
+    backend = GitOnlyShell(work)
+    model = ScriptedChatModel()
+    model.push(
+        tool_calls(("load_skill", {"skill_name": "gitter"})),
+        tool_calls(
+            *(("execute", {"command": c}) for c in attacks),
+            ("execute", {"command": f"git clone -q {source} plain"}),
+        ),
+    )
+    middleware = SkillsMiddleware(
+        [skills], allowed_tools_policy="restrict", tool_aliases="deepagents"
+    )
+    agent = create_deep_agent(
+        model=model, backend=backend, middleware=[middleware], checkpointer=InMemorySaver()
+    )
+    out = agent.invoke({"messages": [HumanMessage("go")]}, {"configurable": {"thread_id": "t"}})
+    got = replies(out)["execute"]
+    assert all("runs other programs" in r for r in got[:-1]), got
+    assert backend.commands == [f"git clone -q {source} plain"]
+    assert not pwned.exists()
