@@ -188,6 +188,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             also_allowed=also,
             gated=gated,
             ledger=ledger,
+            framework="adk",
             **options,
         )
         parts.attach(self)

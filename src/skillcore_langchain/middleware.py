@@ -142,6 +142,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             thread=thread_id,
             gated=[t.name for t in gated],
             ledger=ledger,
+            framework="deepagents",
             **options,
         ).attach(self)
         self.share_with_subagents = share_with_subagents

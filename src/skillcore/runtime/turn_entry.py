@@ -36,8 +36,9 @@ def loads(toolkit: SkillToolkit, calls: TurnCalls) -> bool:
 
 
 def wants_tools(toolkit: SkillToolkit, calls: TurnCalls) -> bool:
-    """Whether the turn needs the agent's tool names (a load, with the check configured)."""
-    return toolkit.check_tools_available and loads(toolkit, calls)
+    """Whether the turn needs the agent's tool names: a load (for the configured tool check,
+    and the warning when a restricting skill names none of them)."""
+    return loads(toolkit, calls)
 
 
 def enter(
