@@ -52,6 +52,24 @@ NOTE_SUGGESTIONS = 3
 MAX_UNMATCHED_WARNINGS = 256
 
 
+def _warn_unmatched(
+    warned: set[tuple[str, tuple[str, ...], frozenset[str]]],
+    session: SkillSession,
+    name: str,
+    available: Collection[str],
+) -> None:
+    """Warn once per toolkit (``warnings`` and the ``skill.tools_unmatched`` event) when
+    skill ``name`` restricts the agent to tools it does not have (see
+    :meth:`SkillSession.unmatched_tools`): nothing else says why every tool is blocked.
+    ``warned``: the toolkit's (skill, entries, agent tools) already warned about."""
+    entries = session.unmatched_tools(name, available)
+    key = (name, entries, frozenset(available))
+    if not entries or key in warned or len(warned) >= MAX_UNMATCHED_WARNINGS:
+        return  # bounded: past the cap, nothing more is remembered or repeated
+    warned.add(key)
+    warnings.warn(events.tools_unmatched(name, entries, available), UserWarning, stacklevel=5)
+
+
 class SkillToolkit(ModelView, PlainCallChecks):
     """The skill tools bound to a library. One toolkit serves many conversations: the
     session (or the :class:`SessionStore` holding it) is passed to every call."""
@@ -294,7 +312,7 @@ class SkillToolkit(ModelView, PlainCallChecks):
             # Without the check (which refuses such a load with its own reply), a skill
             # restricting the agent to tools it lacks is still worth a warning.
             if kind is ToolKind.LOAD and report and available is not None:
-                self._warn_unmatched(session, args["skill_name"], available)
+                _warn_unmatched(self._unmatched_warned, session, args["skill_name"], available)
             available = None
         step = (
             session.begin_load(args["skill_name"], hidden=hidden, available=available)
@@ -307,20 +325,6 @@ class SkillToolkit(ModelView, PlainCallChecks):
                 events.tool_outcome(kind.value, result, args["skill_name"], args.get("path"))
             return result
         return step
-
-    def _warn_unmatched(self, session: SkillSession, name: str, available: Collection[str]) -> None:
-        """Warn once (``warnings`` and the ``skill.tools_unmatched`` event) when skill
-        ``name`` restricts the agent to tools it does not have (see
-        :meth:`SkillSession.unmatched_tools`): nothing else says why every tool is blocked."""
-        entries = session.unmatched_tools(name, available)
-        key = (name, entries, frozenset(available))
-        if not entries or key in self._unmatched_warned:
-            return
-        if len(self._unmatched_warned) < MAX_UNMATCHED_WARNINGS:
-            self._unmatched_warned.add(key)
-        else:
-            return  # bounded: past the cap, the event and warning are not repeated
-        warnings.warn(events.tools_unmatched(name, entries, available), UserWarning, stacklevel=4)
 
     def finish(
         self, store: SessionStore, effect: Effect, data: Data, *, call_id: str | None = None
