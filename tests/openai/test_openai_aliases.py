@@ -141,3 +141,25 @@ def test_agents_sdk_argv_is_judged_as_the_program_receives_it(tmp_path: Path) ->
     assert "only for commands matching 'git:*'" in out["c3"], out["c3"]
     assert out["c4"] == "ran"
     assert ran == [quoted]
+
+
+def test_dispatcher_maps_claude_names_by_default(tmp_path: Path) -> None:
+    """Without ``tool_aliases`` the dispatcher uses the ``agents_sdk`` names: ``Bash(git:*)``
+    reaches ``shell``; ``tool_aliases=None`` keeps exact names (and the load warns)."""
+    import pytest
+
+    write_skill(tmp_path, "gitter", "Git reports.", "Report.", "allowed-tools: Bash(git:*)\n")
+    handlers = {"shell": lambda arguments: "ran"}
+    calls = [
+        chat_call("load_skill", {"skill_name": "gitter"}, "a"),
+        chat_call("shell", {"commands": ["git status"]}, "b"),
+    ]
+    skills = OpenAISkills(tmp_path, handlers=handlers, allowed_tools_policy="restrict")
+    turn = skills.dispatch_all(skills.session(), calls)
+    assert [m["content"] for m in turn.messages][1] == "ran"
+    exact = OpenAISkills(
+        tmp_path, handlers=handlers, allowed_tools_policy="restrict", tool_aliases=None
+    )
+    with pytest.warns(UserWarning, match="none of them names a tool of this agent"):
+        turn = exact.dispatch_all(exact.session(), calls)
+    assert "not allowed" in [m["content"] for m in turn.messages][1]
