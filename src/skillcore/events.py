@@ -170,6 +170,17 @@ EVENTS: Mapping[str, EventSpec] = {
             "out (reachable through search)",
         ),
         EventSpec(
+            "skill.tools_unmatched",
+            _P,
+            _W,
+            ("skill", "entries", "tools"),
+            "skill %(skill)r restricts tools to %(entries)s, and none of them names a tool of "
+            "this agent (%(tools)s): under RESTRICT, while it is loaded, every tool of the "
+            "agent but the skill and always-allowed ones is blocked. Map the names to the "
+            "agent's tools with tool_aliases (a preset: 'deepagents', 'adk', 'agents_sdk', or a "
+            "mapping such as {'Read': ['read_file']})",
+        ),
+        EventSpec(
             "tool.blocked",
             _P,
             _I,
@@ -354,6 +365,23 @@ def tool_blocked(tool: str, loaded: tuple[str, ...], timed_out: bool) -> None:
     emit("tool.blocked", {"tool": tool, "loaded": loaded, "timed_out": timed_out})
 
 
+#: How many of the agent's tool names a ``skill.tools_unmatched`` message shows.
+UNMATCHED_TOOLS_SHOWN = 12
+
+
+def tools_unmatched(skill: str, entries: tuple[str, ...], tools: Iterable[str]) -> str:
+    """A loaded skill's allowed-tools name none of the agent's ``tools`` (under RESTRICT it
+    blocks them all): emit the event and return its message, for ``warnings`` too."""
+    names = sorted(tools)
+    shown = (
+        *names[:UNMATCHED_TOOLS_SHOWN],
+        *(["..."] if len(names) > UNMATCHED_TOOLS_SHOWN else []),
+    )
+    fields = {"skill": skill, "entries": entries, "tools": tuple(shown)}
+    emit("skill.tools_unmatched", fields)
+    return EVENTS["skill.tools_unmatched"].message % {k: _shown(v) for k, v in fields.items()}
+
+
 def catalog_over_budget(shown: int, omitted: int, budget: int) -> None:
     """The catalog left skills out of the prompt."""
     emit("catalog.budget_exceeded", {"shown": shown, "omitted": omitted, "budget": budget})
@@ -415,4 +443,5 @@ __all__ = [
     "enabled",
     "tool_blocked",
     "tool_outcome",
+    "tools_unmatched",
 ]

@@ -187,6 +187,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             also_allowed=also,
             gated=gated,
             ledger=ledger,
+            framework="adk",
             **options,
         )
         parts.attach(self)
@@ -329,7 +330,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         binding = StateBinding(
             lambda raw, load: self.session_from_state(raw, load=load), tool_context.state, key
         )
-        wanted = turn_entry.wants_tools(self.toolkit, calls)
+        wanted = turn_entry.wants_tools(self.toolkit, calls, self.policy)
         have = await _calls.agent_tools(tool_context) if wanted else None
         request = _requests.request_key(tool_context)
         return turn_entry.enter(

@@ -111,7 +111,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 ``SKILLCORE_SOURCES`` or the settings file, see :mod:`skillcore.runtime.settings`),
                 :class:`~skillcore.SkillSource` values, or a ready :class:`~skillcore.SkillLibrary`;
                 with ``backend``, paths in it or ``(path, label)`` tuples, as deepagents takes.
-            config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``.
+            config: a :class:`~skillcore.SkillConfig`, or its fields as keyword ``options``
+                (``tool_aliases`` by default: the ``deepagents`` preset's names).
             sources: deepagents' name for ``skills`` next to ``backend``, accepted there as
                 deepagents' own ``SkillsMiddleware`` takes it (only there).
             backend: a deepagents backend holding the skills (``StateBackend``,
@@ -122,14 +123,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
                 None: ``SKILLCORE_REFRESH`` or the settings file, else every run.
             share_with_subagents: also write the session to the input-only ``skillcore_seed``
                 key, which deepagents' ``task`` tool forwards to subagents.
-            tools: skill-gated tools (``BaseTool`` objects or functions): registered with the
-                agent, but offered to the model, and allowed to run, only while a loaded
-                skill names them in ``metadata.include_tools`` (or
-                ``metadata.adk_additional_tools``).
+            tools: skill-gated tools (``BaseTool`` objects or functions), offered to the model
+                and allowed to run only while a loaded skill names them in
+                ``metadata.include_tools`` (or ``metadata.adk_additional_tools``).
             ledger: where workers sharing the checkpointer record each thread's latest skill
-                state (e.g. ``SQLLedger.postgres(url)``), so two runs on one thread at once
-                are noticed (``state.forked``) and can never lift a restriction; by default
-                only runs within this process are compared.
+                state (``SQLLedger.postgres(url)``): two runs on one thread at once are noticed
+                (``state.forked``) and never lift a restriction (default: this process only).
         """
         skills = skills_argument(skills, sources, backend)
         gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
@@ -141,6 +140,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             thread=thread_id,
             gated=[t.name for t in gated],
             ledger=ledger,
+            framework="deepagents",
             **options,
         ).attach(self)
         self.share_with_subagents = share_with_subagents

@@ -93,7 +93,9 @@ class AgentSkills(AgentInstructions, AgentGuarding):
         self.limits = config.session_limits()
         gated = [t if isinstance(t, FunctionTool) else function_tool(t) for t in tools]
         names = [t.name for t in gated]
-        self.policy = with_gated_tools(policy or config.policy(), names, self.toolkit.names)
+        self.policy = with_gated_tools(
+            policy or config.policy(framework="agents_sdk"), names, self.toolkit.names
+        )
         # Each conversation's state (the shared :attr:`state` among them): see AgentConversations.
         self._init_states(states, state_from, require_conversation)
         self.reinjection = Reinjection(self.toolkit)

@@ -116,7 +116,9 @@ class OpenAISkills(Conversations, ModelView):
             self.toolkit = self.config.toolkit(self.config.library(skills))
         self.limits = self.config.session_limits()
         names = [n for n in gated if n is not None]
-        self.policy = with_gated_tools(policy or self.config.policy(), names, self.toolkit.names)
+        self.policy = with_gated_tools(
+            policy or self.config.policy(framework="agents_sdk"), names, self.toolkit.names
+        )
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
         self.turns = TurnStore(replay=self.toolkit)

@@ -131,6 +131,21 @@ ALIAS_PRESETS: Mapping[str, ToolAliases] = {
     ),
 }
 
+#: The adapters' default ``tool_aliases``: the adapter's framework preset, names only.
+AUTO_ALIASES = "auto"
+
+
+def framework_aliases(framework: str | None) -> ToolAliases | None:
+    """What ``tool_aliases="auto"`` means in an adapter for ``framework`` (a preset name, or
+    None for an adapter whose tools have no fixed names): the preset's name table and shell
+    tools, *without* its always-allowed harness tools. Mapping ``Read`` to ``read_file`` only
+    carries out what a skill declares; always allowing tools the skill does not name widens
+    RESTRICT, so it stays the user's choice (name the preset to get it)."""
+    if framework is None:
+        return None
+    return attrs.evolve(ALIAS_PRESETS[framework], always_allowed=frozenset())
+
+
 #: What ``aliases`` accepts: a preset name, a :class:`ToolAliases`, a plain mapping
 #: (Claude name -> framework names), or None (names match only themselves).
 AliasesLike = ToolAliases | str | Mapping[str, Iterable[str]] | None

@@ -56,8 +56,9 @@ class ToolPattern:
         """
         return wildcard_match(self.tool, tool_name)
 
-    def allows_command(self, command: str) -> bool:
-        """Whether the argument pattern allows the shell command ``command``.
+    def allows_command(self, command: str | tuple[str, ...]) -> bool:
+        """Whether the argument pattern allows the shell command ``command`` (shell text, or
+        an argv: the words the program receives).
 
         ``prefix:*`` (Claude Code style) matches a command that is ``prefix`` or starts with
         ``prefix`` and a space, so ``git:*`` means "the first word is ``git``"; any other
@@ -67,6 +68,8 @@ class ToolPattern:
         pattern = self.argument
         if pattern is None or pattern.strip() == "*":
             return True
+        if isinstance(command, tuple):
+            return _allows_argv(pattern.strip(), command)
         command = command.strip()
         if len(command) > MAX_COMMAND or any(c in SHELL_OPERATORS for c in command):
             return False
@@ -78,6 +81,27 @@ class ToolPattern:
             rest = command[len(prefix) :]
             return command.startswith(prefix) and (not rest or rest[0] in " \t")
         return _wildcard(pattern, command)
+
+
+def _allows_argv(pattern: str, argv: tuple[str, ...]) -> bool:
+    """An argument pattern against an argv, word for word: ``prefix:*`` matches when the
+    first words *are* the prefix's words (``["git status"]`` is one word, a program of that
+    name, not ``git``); any other pattern matches the argv written as shell text that reads
+    back to exactly these words (:func:`shlex.join`). Operators and the length bound apply
+    to the words as to shell text."""
+    import shlex
+
+    if not argv or sum(len(w) + 1 for w in argv) > MAX_COMMAND:
+        return False
+    if any(c in SHELL_OPERATORS for word in argv for c in word):
+        return False
+    if pattern.endswith(":*"):
+        try:
+            prefix = shlex.split(pattern[:-2])
+        except ValueError:
+            return False
+        return bool(prefix) and list(argv[: len(prefix)]) == prefix
+    return _wildcard(pattern, shlex.join(argv))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Union
+from typing import Any, Literal, Union
 
 import attrs
 
@@ -23,6 +23,7 @@ from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.names import ToolNames
 from skillcore.parse.frontmatter import ValidationMode
+from skillcore.policy.aliases import AUTO_ALIASES, AliasesLike, framework_aliases
 from skillcore.policy.gating import gated_registry
 from skillcore.policy.rules import (
     PolicyMode,
@@ -53,6 +54,10 @@ def _optional_mode(value: ValidationMode | str | None) -> ValidationMode | None:
     return None if value is None else ValidationMode(value)
 
 
+def _config_aliases(value: AliasesLike) -> ToolAliases | Literal["auto"] | None:
+    return "auto" if value == AUTO_ALIASES else to_aliases(value)
+
+
 def _skill_names(value: str | Iterable[str] | None) -> tuple[str, ...]:
     """Skill names as a tuple without repeats (one name may be given as a string)."""
     names = (value,) if isinstance(value, str) else tuple(value or ())
@@ -78,8 +83,11 @@ class SkillConfig:
     )
     always_allowed_tools: frozenset[str] = attrs.field(factory=frozenset, converter=to_frozenset)
     #: Claude-style allowed-tools names -> this agent's tools: a preset name
-    #: (``"deepagents"``, ``"adk"``, ``"agents_sdk"``), a mapping, or None (no aliases).
-    tool_aliases: ToolAliases | None = attrs.field(default=None, converter=to_aliases)
+    #: (``"deepagents"``, ``"adk"``, ``"agents_sdk"``), a mapping, None (no aliases), or
+    #: ``"auto"``: the adapter's framework preset, names only (see :func:`framework_aliases`).
+    tool_aliases: ToolAliases | Literal["auto"] | None = attrs.field(
+        default=AUTO_ALIASES, converter=_config_aliases
+    )
     #: ``"ignore"`` (default): a loaded skill without allowed-tools adds nothing and lifts
     #: nothing under RESTRICT; ``"lift"`` (lenient opt-in): it lifts RESTRICT while loaded.
     unrestricted_skills: UnrestrictedSkills = attrs.field(
@@ -226,13 +234,20 @@ class SkillConfig:
             return self.limits
         return Limits(max_loaded=self.max_loaded_skills, catalog_budget=self.max_description_budget)
 
-    def policy(self, also_allowed: Iterable[str] = (), gated: Iterable[str] = ()) -> ToolPolicy:
+    def policy(
+        self,
+        also_allowed: Iterable[str] = (),
+        gated: Iterable[str] = (),
+        framework: str | None = None,
+    ) -> ToolPolicy:
         """The tool policy (``also_allowed`` adds adapter-specific always-allowed tools;
-        ``gated`` names the adapter's skill-gated tools)."""
+        ``gated`` names the adapter's skill-gated tools; ``framework``: the adapter's alias
+        preset, which ``tool_aliases="auto"`` stands for)."""
+        aliases = self.tool_aliases
         return ToolPolicy(
             self.allowed_tools_policy,
             self.always_allowed_tools | set(also_allowed),
-            self.tool_aliases,
+            framework_aliases(framework) if aliases == AUTO_ALIASES else aliases,
             self.unrestricted_skills,
             gated_tools=frozenset(gated),
         )
@@ -306,6 +321,7 @@ class AdapterParts:
         backend: Any = None,
         thread: Callable[[], str | None] | None = None,
         ledger: Ledger | None = None,
+        framework: str | None = None,
         **options: Any,
     ) -> AdapterParts:
         """The parts for ``sources`` and ``config`` (or its fields as ``options``);
@@ -313,7 +329,8 @@ class AdapterParts:
         skill-gated tools (the adapter's ``tools=``); ``backend`` and ``thread``: see
         :meth:`SkillConfig.library`. ``refresh`` None: the configured interval
         (``SKILLCORE_REFRESH``), else once per run. ``ledger``: where workers sharing the
-        saved state record each conversation's latest revision (None: this process only)."""
+        saved state record each conversation's latest revision (None: this process only).
+        ``framework``: the adapter's tool-alias preset (``tool_aliases="auto"``)."""
         cfg = SkillConfig.build(config, **options)
         if refresh is None:
             refresh = settings.current().get("refresh", True)
@@ -321,7 +338,7 @@ class AdapterParts:
         library = cfg.library(sources, backend, thread)
         limits, policy, toolkit = (
             cfg.session_limits(),
-            cfg.policy(also_allowed, gated),
+            cfg.policy(also_allowed, gated, framework),
             cfg.toolkit(library),
         )
         names = toolkit.names

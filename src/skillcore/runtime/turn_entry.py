@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
+from skillcore.policy.rules import PolicyMode, ToolPolicy
 from skillcore.state.session import SkillSession
 from skillcore.state.stores import SessionStore
 from skillcore.state.turn_calls import TurnCalls
@@ -35,9 +36,11 @@ def loads(toolkit: SkillToolkit, calls: TurnCalls) -> bool:
     return toolkit.names.load in calls.args_tools()
 
 
-def wants_tools(toolkit: SkillToolkit, calls: TurnCalls) -> bool:
-    """Whether the turn needs the agent's tool names (a load, with the check configured)."""
-    return toolkit.check_tools_available and loads(toolkit, calls)
+def wants_tools(toolkit: SkillToolkit, calls: TurnCalls, policy: ToolPolicy) -> bool:
+    """Whether the turn needs the agent's tool names: a load, with the tool check configured
+    or under RESTRICT (a skill naming none of them is warned about)."""
+    wanted = toolkit.check_tools_available or policy.mode is PolicyMode.RESTRICT
+    return wanted and loads(toolkit, calls)
 
 
 def enter(

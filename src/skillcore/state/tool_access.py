@@ -189,6 +189,22 @@ class ToolAccess:
                 missing.append(pattern.entry)
         return tuple(missing)
 
+    def unmatched_tools(self, name: str, available: Collection[str]) -> tuple[str, ...]:
+        """Under RESTRICT, the allowed-tools entries of skill ``name`` when *none* of them
+        names one of ``available`` (the agent's tool names; the skill tools and gated tools
+        count, as in :meth:`missing_tools`): loaded, the skill would block every tool of
+        the agent but the always-allowed ones, the usual sign of Claude-style names
+        (``Read``, ``Bash``) without tool aliases. Empty otherwise (also for a skill
+        declaring an empty list, a deliberate lock-down)."""
+        if self.policy.mode is not PolicyMode.RESTRICT:
+            return ()
+        declared = self._declared_tools(name)
+        if not declared:
+            return ()
+        missing = self.missing_tools(name, available)
+        entries = {ToolPattern.parse(e).entry for e in declared}
+        return missing if len(missing) == len(entries) else ()
+
 
 @functools.lru_cache(maxsize=4096)
 def _gated_of(meta: SkillMetadata, gated: frozenset[str]) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ framework objects.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
@@ -48,6 +49,27 @@ DEFAULT_SUGGESTIONS = 0
 #: How many skills the note names when it is turned on as documented (and as the selection
 #: evaluation measures it).
 NOTE_SUGGESTIONS = 3
+#: Distinct (skill, agent tools) pairs a toolkit warns about when a restricting skill names
+#: none of the agent's tools; past it no more warnings (memory stays bounded).
+MAX_UNMATCHED_WARNINGS = 256
+
+
+def _warn_unmatched(
+    warned: set[tuple[str, tuple[str, ...], frozenset[str]]],
+    session: SkillSession,
+    name: str,
+    available: Collection[str],
+) -> None:
+    """Warn once per toolkit (``warnings`` and the ``skill.tools_unmatched`` event) when
+    skill ``name`` restricts the agent to tools it does not have (see
+    :meth:`SkillSession.unmatched_tools`): nothing else says why every tool is blocked.
+    ``warned``: the toolkit's (skill, entries, agent tools) already warned about."""
+    entries = session.unmatched_tools(name, available)
+    key = (name, entries, frozenset(available))
+    if not entries or key in warned or len(warned) >= MAX_UNMATCHED_WARNINGS:
+        return  # bounded: past the cap, nothing more is remembered or repeated
+    warned.add(key)
+    warnings.warn(events.tools_unmatched(name, entries, available), UserWarning, stacklevel=5)
 
 
 class SkillToolkit(ModelView, PlainCallChecks):
@@ -88,6 +110,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         #: Whether a load checks the skill's allowed-tools against the agent's tools (the
         #: ``available`` adapters pass; see :meth:`SkillSession.begin_load`).
         self.check_tools_available = check_tools_available
+        #: (skill, entries, agent tools) already warned about by :meth:`_warn_unmatched`.
+        self._unmatched_warned: set[tuple[str, tuple[str, ...], frozenset[str]]] = set()
         self.names = names or ToolNames()
         self.include_resource_tool = include_resource_tool
         #: Deliver allowed binary resources (images, PDFs) as payloads
@@ -277,8 +301,6 @@ class SkillToolkit(ModelView, PlainCallChecks):
         available: Collection[str] | None = None,
         report: bool = True,
     ) -> Effect | ToolResult:
-        if not self.check_tools_available:
-            available = None
         kind = self._kinds.get(tool)
         if kind is None:
             text = replies.unknown_tool(tool, self.tool_names)
@@ -293,6 +315,12 @@ class SkillToolkit(ModelView, PlainCallChecks):
             return ToolResult(session, text, OutcomeCode.SEARCH_RESULTS, tool)
         if kind is ToolKind.UNLOAD:
             return Unload(args["skill_name"])
+        if not self.check_tools_available:
+            # Without the check (which refuses such a load with its own reply), a skill
+            # restricting the agent to tools it lacks is still worth a warning.
+            if kind is ToolKind.LOAD and report and available is not None:
+                _warn_unmatched(self._unmatched_warned, session, args["skill_name"], available)
+            available = None
         step = (
             session.begin_load(args["skill_name"], hidden=hidden, available=available)
             if kind is ToolKind.LOAD

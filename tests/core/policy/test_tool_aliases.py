@@ -275,3 +275,30 @@ def test_ignore_decides_as_if_unrestricted_skills_were_not_loaded(
         assert decide(
             tool, ToolPolicy("restrict", aliases="deepagents", unrestricted_skills="lift"), pairs
         ).allowed
+
+
+def test_the_security_page_states_the_warning_cap() -> None:
+    from pathlib import Path
+
+    from skillcore.tools.toolkit import MAX_UNMATCHED_WARNINGS
+
+    doc = " ".join(
+        (Path(__file__).resolve().parents[3] / "docs" / "security.md").read_text().split()
+    )
+    assert f"at most {MAX_UNMATCHED_WARNINGS} distinct warnings per toolkit" in doc
+
+
+def test_the_adapter_default_maps_names_only() -> None:
+    from skillcore import SkillConfig
+
+    config = SkillConfig(allowed_tools_policy="restrict")
+    assert config.tool_aliases == "auto"
+    policy = config.policy(framework="deepagents")
+    assert policy.aliases is not None
+    assert policy.aliases.targets("Read") == ALIAS_PRESETS["deepagents"].targets("Read")
+    assert policy.aliases.command_argument("execute") == "command"
+    assert "task" not in policy.always  # named presets only
+    assert config.policy().aliases is None  # an adapter without fixed tool names
+    assert SkillConfig(tool_aliases=None).policy(framework="adk").aliases is None
+    named = SkillConfig(tool_aliases="deepagents").policy(framework="adk")
+    assert named.aliases is ALIAS_PRESETS["deepagents"]

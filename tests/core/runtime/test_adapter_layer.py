@@ -123,14 +123,14 @@ def test_load_facts_are_gathered_only_when_the_turn_loads(tmp_path: Path) -> Non
     assert context["available"] is None and not context["hidden"]
 
 
-def test_the_agent_tools_are_wanted_only_with_the_check_on(tmp_path: Path) -> None:
+def test_the_agent_tools_are_wanted_with_the_check_on_or_under_restrict(tmp_path: Path) -> None:
     history = [("t", [("c0", "load_skill", {"skill_name": "alpha"})])]
     on = parts(tmp_path / "on", check_tools_available=True)
     off = parts(tmp_path / "off")
-    assert turn_entry.wants_tools(on.toolkit, turn_entry.locate(on.toolkit, "c", "c0", history))
-    assert not turn_entry.wants_tools(
-        off.toolkit, turn_entry.locate(off.toolkit, "c", "c0", history)
-    )
+    restrict = parts(tmp_path / "restrict", allowed_tools_policy="restrict")
+    for p, wanted in ((on, True), (off, False), (restrict, True)):
+        calls = turn_entry.locate(p.toolkit, "c", "c0", history)
+        assert turn_entry.wants_tools(p.toolkit, calls, p.policy) is wanted
 
 
 # -- Recent ----------------------------------------------------------------------------------
