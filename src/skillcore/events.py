@@ -14,7 +14,7 @@ The table of names, loggers, levels and fields is :data:`EVENTS` (see docs/obser
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
