@@ -3,7 +3,6 @@ I/O errors; and messages written for people, each printed once."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -12,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.core.extras import needs
 
 import skillcore
 from skillcore.apps.cli import main
@@ -65,14 +65,7 @@ def _args(command: str, source: str, routing: Path | None = None, skill: str = "
 COMMANDS = ["list", "validate", "show", "render", "demo", "eval", "lint-descriptions"]
 #: ``skillcore mcp`` where its extra is installed (without it, the command says so; tested
 #: with the MCP server).
-MCP = [
-    pytest.param(
-        "mcp",
-        marks=pytest.mark.skipif(
-            importlib.util.find_spec("mcp") is None, reason="needs skillcore-agents[mcp]"
-        ),
-    )
-]
+MCP = [pytest.param("mcp", marks=needs("mcp"))]
 
 
 @pytest.mark.parametrize("command", COMMANDS)

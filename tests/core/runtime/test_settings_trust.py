@@ -16,6 +16,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from tests.core.extras import needs
 
 from skillcore import SkillLibrary, examples_path
 from skillcore.runtime.config import AdapterParts
@@ -136,7 +137,7 @@ def test_an_adapter_built_without_sources_refuses(clean: Path) -> None:
     yaml_file(clean, PWN)
     with pytest.raises(ConfigError, match=r"skills\.yaml: sources: .*starts a program"):
         AdapterParts.build(None)
-    pytest.importorskip("langchain")
+    pytest.importorskip("langchain.agents")
     from skillcore_langchain import SkillsMiddleware
 
     with pytest.raises(ConfigError, match="SKILLCORE_TRUST_SETTINGS"):
@@ -175,6 +176,7 @@ def test_a_file_named_by_an_absolute_skillcore_config_is_trusted(
         load_settings({"SKILLCORE_CONFIG": "skills.yaml"}).get("sources")
 
 
+@needs("mcp")
 def test_trusted_settings_do_start_what_they_name(clean: Path) -> None:
     # Trust is the user's decision: then the source is used as written.
     yaml_file(clean, PWN)

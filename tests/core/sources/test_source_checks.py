@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from tests.core.extras import needs
 
 from skillcore import (
     Code,
@@ -171,7 +172,9 @@ def _cli(*args: str, cwd: Path, block: str | None = None) -> subprocess.Complete
     )
 
 
-@pytest.mark.parametrize("command", ["list", "validate", "show alpha", "render", "mcp"])
+@pytest.mark.parametrize(
+    "command", ["list", "validate", "show alpha", "render", pytest.param("mcp", marks=needs("mcp"))]
+)
 def test_the_cli_names_a_typod_source_and_exits_2(tmp_path: Path, command: str) -> None:
     proc = _cli(*command.split(), "./skils", cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
