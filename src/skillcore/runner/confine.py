@@ -122,7 +122,11 @@ def unshare_prefix(network: bool) -> tuple[str, ...] | None:
         prefix.append("--net")
     if os.geteuid() != 0:
         prefix.append("--map-root-user")
-    prefix.append("--")
+    # A shell is the namespace's first process and runs the script as its child: the script
+    # keeps ordinary signal handling (a namespace's first process ignores SIGTERM), and a
+    # script killed by a signal is reported as 128 + the signal (unshare 2.38 loses it).
+    shell = shutil.which("sh", path=RUN_PATH) or "/bin/sh"
+    prefix += ["--", shell, "-c", '"$@"; exit $?', "skillcore-run"]
     true = shutil.which("true", path=RUN_PATH) or "/bin/true"
     return tuple(prefix) if _works([*prefix, true]) else None
 

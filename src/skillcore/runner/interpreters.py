@@ -19,6 +19,11 @@ import attrs
 
 from skillcore._frozen import to_frozen
 
+#: Refusal code: the path is not a regular file of the skill (a link, a folder, missing).
+SCRIPT_NOT_RUNNABLE = "SCRIPT_NOT_RUNNABLE"
+#: Refusal code: no interpreter of the table runs this file here.
+NO_INTERPRETER = "NO_INTERPRETER"
+
 #: Bytes of a script read to find its shebang line.
 SHEBANG_BYTES = 256
 
@@ -96,17 +101,17 @@ def command_for(
     path = Path(script_path)
     if path.is_symlink() or not path.is_file():
         return Refusal(
-            "SCRIPT_NOT_RUNNABLE", f"{path.name} is not a regular file of the skill; not run."
+            SCRIPT_NOT_RUNNABLE, f"{path.name} is not a regular file of the skill; not run."
         )
     kind = EXTENSIONS.get(path.suffix.lower()) or _shebang_kind(path)
     if kind is None:
         known = ", ".join(sorted(EXTENSIONS))
         return Refusal(
-            "NO_INTERPRETER",
+            NO_INTERPRETER,
             f"{path.name} has no known interpreter (extensions {known}, or a python, bash "
             "or node shebang); not run.",
         )
     prefix = table.get(kind)
     if not prefix:
-        return Refusal("NO_INTERPRETER", f"{path.name} needs {kind}, which is not available here.")
+        return Refusal(NO_INTERPRETER, f"{path.name} needs {kind}, which is not available here.")
     return (*prefix, str(path))

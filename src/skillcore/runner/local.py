@@ -110,7 +110,8 @@ class LocalRunner:
             except OSError as exc:
                 message = f"could not start {argv[0]}: {exc.strerror or exc}\n".encode()
                 return ScriptResult(127, b"", message, 0.0, False, False, level, mechanisms=how)
-            outcome = _Pump(proc, request, group).run()
+            wrapped = len(argv) > len(request.argv)
+            outcome = _Pump(proc, request, group, wrapped).run()
             return ScriptResult(
                 exit_code=outcome.exit_code,
                 stdout=bytes(outcome.out[0]),
@@ -179,9 +180,15 @@ class _Pump:
     or the wall clock, then kill every process of the run."""
 
     def __init__(
-        self, proc: subprocess.Popen[bytes], request: ScriptRequest, group: PidsCgroup | None
+        self,
+        proc: subprocess.Popen[bytes],
+        request: ScriptRequest,
+        group: PidsCgroup | None,
+        wrapped: bool,
     ) -> None:
         self.proc, self.group, self.limits = proc, group, request.limits
+        #: The child is a wrapper (unshare, bwrap) that reports a signal as 128 + signal.
+        self.wrapped = wrapped
         self.stdin = request.stdin
         self.out = (bytearray(), bytearray())
         self.truncated = False
@@ -286,8 +293,10 @@ class _Pump:
             _, status, usage = os.wait4(self.proc.pid, 0)
         except ChildProcessError:
             status, usage = 0, None
-        self.proc.returncode = os.waitstatus_to_exitcode(status)
-        self.exit_code = self.proc.returncode
+        self.proc.returncode = code = os.waitstatus_to_exitcode(status)
+        if self.wrapped and code > 128 and code - 128 in signal.valid_signals():
+            code = 128 - code  # the wrapper's 128 + signal, as a direct child's -signal
+        self.exit_code = code
         if usage is not None:
             # ru_maxrss: KiB on Linux, bytes on macOS (the child's and its waited children's).
             scale = 1 if sys.platform == "darwin" else 1024
