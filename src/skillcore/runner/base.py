@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
@@ -37,7 +37,7 @@ class Isolation(enum.IntEnum):
     SANDBOX = 4
 
 
-def _positive(instance: object, attribute: attrs.Attribute[object], value: float) -> None:
+def _positive(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise ValueError(f"{attribute.name} must be a positive number, got {value!r}")
 

@@ -52,11 +52,12 @@ def _parent_dir() -> Path | None:
 
 class PidsCgroup:
     """One run's cgroup: made with a ``pids.max``, joined by the child before it runs the
-    script, emptied (every process killed) and removed after the run."""
+    script (it writes its pid into :attr:`procs`), emptied (every process killed) and
+    removed after the run."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        #: The file the child writes its pid into to join (see :meth:`join`).
+        #: The file the child writes its pid into to join.
         self.procs = str(path / "cgroup.procs")
 
     @classmethod
@@ -77,14 +78,6 @@ class PidsCgroup:
                 path.rmdir()
             return None
         return cls(path)
-
-    def join(self) -> None:
-        """Move the calling process into the cgroup (in the child, before ``exec``)."""
-        fd = os.open(self.procs, os.O_WRONLY)
-        try:
-            os.write(fd, str(os.getpid()).encode())
-        finally:
-            os.close(fd)
 
     def pids(self) -> list[int]:
         """The processes in the cgroup now."""

@@ -8,12 +8,13 @@ enough: containers often forbid namespaces).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from skillcore.runner.base import RunLimits
@@ -49,34 +50,43 @@ def run_env(request_env: Mapping[str, str], work: Path) -> dict[str, str]:
     return env
 
 
-def set_limits(limits: RunLimits, cap_processes: bool) -> None:
-    """Set the run's resource limits on the calling process (the child, before ``exec``).
+def setup_prefix(limits: RunLimits, cgroup_procs: str | None, cap_processes: bool) -> list[str]:
+    r"""The argv prefix that sets a run up before it starts: a POSIX shell joins the run's
+    cgroup (writing its pid into ``cgroup_procs``), sets the resource limits with ``ulimit``
+    and ``exec``\ s the rest of the command line (so the run keeps its pid).
 
-    ``RLIMIT_DATA`` bounds memory (heap and private mappings) rather than ``RLIMIT_AS``:
-    node reserves gigabytes of address space it never uses and cannot start under an
-    address-space cap. ``RLIMIT_NPROC`` counts all of a user's processes and is ignored for
-    root; it is set only when no cgroup caps the run and the user is not root
-    (``cap_processes``), at the user's current count plus the run's allowance.
+    A shell rather than a ``preexec_fn``: Python code in the child forces a full ``fork`` of
+    the host process and costs more than the shell does. ``ulimit -d`` (``RLIMIT_DATA``:
+    heap and private mappings) bounds memory rather than ``-v``: node reserves gigabytes of
+    address space it never uses and cannot start under an address-space cap.
+    ``RLIMIT_NPROC`` counts all of a user's processes and does not bind root; it is set only
+    when no cgroup caps the run and the user is not root (``cap_processes``), at the user's
+    current count plus the run's allowance. The CPU limit's soft value sends SIGXCPU, its hard
+    value a second later SIGKILL. A limit is never raised past the host's own hard limit.
     """
     import resource  # POSIX only; imported where used
 
-    def cap(which: int, value: int) -> None:
-        _, hard = resource.getrlimit(which)
-        soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        resource.setrlimit(which, (soft, soft))
+    def fit(which: int, value: int) -> int:
+        hard = resource.getrlimit(which)[1]
+        return value if hard == resource.RLIM_INFINITY else max(0, min(value, hard))
 
-    cpu = max(1, int(limits.cpu_seconds))
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    # The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL.
-    resource.setrlimit(
-        resource.RLIMIT_CPU, (cpu, cpu + 1 if hard == resource.RLIM_INFINITY else hard)
-    )
-    cap(resource.RLIMIT_DATA, int(limits.memory_bytes))
-    cap(resource.RLIMIT_FSIZE, int(limits.file_bytes))
-    cap(resource.RLIMIT_NOFILE, int(limits.open_files))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    cpu = fit(resource.RLIMIT_CPU, max(1, int(limits.cpu_seconds)))
+    steps = [
+        f"ulimit -S -t {cpu}",
+        f"ulimit -H -t {fit(resource.RLIMIT_CPU, cpu + 1)}",
+        f"ulimit -d {fit(resource.RLIMIT_DATA, int(limits.memory_bytes)) // 1024}",
+        f"ulimit -f {max(1, fit(resource.RLIMIT_FSIZE, int(limits.file_bytes)) // 512)}",
+        f"ulimit -n {fit(resource.RLIMIT_NOFILE, int(limits.open_files))}",
+        "ulimit -c 0",
+    ]
     if cap_processes:
-        cap(resource.RLIMIT_NPROC, user_process_count() + int(limits.processes))
+        nproc = user_process_count() + int(limits.processes)
+        steps.append(f"ulimit -p {fit(resource.RLIMIT_NPROC, nproc)}")
+    if cgroup_procs is not None:
+        steps.insert(0, 'echo $$ > "$1"')
+    script = " && ".join(steps) + ' || exit 125; shift; exec "$@"'
+    shell = shutil.which("sh", path=RUN_PATH) or "/bin/sh"
+    return [shell, "-c", script, "skillcore-run", cgroup_procs or ""]
 
 
 def user_process_count() -> int:
@@ -85,10 +95,8 @@ def user_process_count() -> int:
     with os.scandir("/proc") as entries:
         for entry in entries:
             if entry.name.isdigit():
-                try:
+                with contextlib.suppress(OSError):
                     count += entry.stat().st_uid == uid
-                except OSError:
-                    pass
     return count
 
 
@@ -192,10 +200,3 @@ def bwrap_argv(
     if work is not None:
         out += ["--bind", str(work), str(work), "--chdir", str(work)]
     return [*out, "--", *argv]
-
-
-def preexec(limits: RunLimits, cap_processes: bool, join: Callable[[], None] | None) -> None:
-    """What the child does before ``exec``: join the run's cgroup, then set its limits."""
-    if join is not None:
-        join()
-    set_limits(limits, cap_processes)

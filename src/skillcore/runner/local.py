@@ -45,6 +45,8 @@ class LocalRunner:
     a bubblewrap sandbox (SANDBOX) when ``bwrap`` is installed and works here; otherwise the
     runner gives what it can and says so. ``read_only``: more folders a sandbox shows
     read-only (the system folders and the interpreter's installation are always shown).
+    ``work_root``: where runs' working directories are made (the system's temporary folder
+    by default; a tmpfs is faster to clean but what a script writes there uses memory).
     """
 
     def __init__(
@@ -54,11 +56,13 @@ class LocalRunner:
         cgroups: bool = True,
         bubblewrap: bool = False,
         read_only: tuple[str, ...] = (),
+        work_root: str | None = None,
     ) -> None:
         self.namespaces = namespaces
         self.cgroups = cgroups
         self.bubblewrap = bubblewrap
         self.read_only = tuple(read_only)
+        self.work_root = work_root
 
     @functools.cached_property
     def _facilities(self) -> tuple[Isolation, tuple[str, ...]]:
@@ -98,7 +102,7 @@ class LocalRunner:
                 f"the run requires isolation {request.require.name}; this runner gives "
                 f"{level.name} here ({', '.join(how)}); nothing was run"
             )
-        work = Path(tempfile.mkdtemp(prefix="skillcore-run-"))
+        work = Path(tempfile.mkdtemp(prefix="skillcore-run-", dir=self.work_root))
         group = PidsCgroup.create(request.limits.processes) if "cgroup-pids" in how else None
         try:
             (work / "home").mkdir()
@@ -138,7 +142,7 @@ class LocalRunner:
             bwrap = confine.bwrap_path()
             assert bwrap is not None  # probed in _facilities
             return confine.bwrap_argv(bwrap, request.argv, request.skill_dir, work, self.read_only)
-        prefix = ()
+        prefix: tuple[str, ...] = ()
         if "pid-namespace" in how:
             prefix = confine.unshare_prefix(network="net-namespace" in how) or ()
         return [*prefix, *request.argv]
@@ -146,12 +150,10 @@ class LocalRunner:
     def _spawn(
         self, request: ScriptRequest, argv: list[str], work: Path, group: PidsCgroup | None
     ) -> subprocess.Popen[bytes]:
-        setup = None
         if os.name == "posix":
             cap_nproc = group is None and os.geteuid() != 0
-            setup = functools.partial(
-                confine.preexec, request.limits, cap_nproc, group.join if group else None
-            )
+            setup = confine.setup_prefix(request.limits, group.procs if group else None, cap_nproc)
+            argv = [*setup, *argv]
         return subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -160,7 +162,6 @@ class LocalRunner:
             cwd=work,
             env=confine.run_env(request.env, work),
             start_new_session=True,
-            preexec_fn=setup,  # only async-signal-safe work: setrlimit and one write
             close_fds=True,
         )
 
@@ -171,8 +172,20 @@ class BubblewrapRunner(LocalRunner):
     fresh writable working directory with HOME inside, a fresh /tmp, nothing else of the
     host's files. Where ``bwrap`` is missing it reports the level it can give instead."""
 
-    def __init__(self, *, cgroups: bool = True, read_only: tuple[str, ...] = ()) -> None:
-        super().__init__(namespaces=True, cgroups=cgroups, bubblewrap=True, read_only=read_only)
+    def __init__(
+        self,
+        *,
+        cgroups: bool = True,
+        read_only: tuple[str, ...] = (),
+        work_root: str | None = None,
+    ) -> None:
+        super().__init__(
+            namespaces=True,
+            cgroups=cgroups,
+            bubblewrap=True,
+            read_only=read_only,
+            work_root=work_root,
+        )
 
 
 class _Pump:

@@ -102,7 +102,7 @@ def test_host_secrets_are_not_in_the_environment(
     assert result.exit_code == 0, result.stderr
     out = result.stdout.decode()
     assert "fake-secret-value" not in out and "AWS_SECRET" not in out and "PYTHONPATH" not in out
-    names, home, ssh = out.splitlines()
+    _, home, ssh = out.splitlines()
     assert home != os.path.expanduser("~") and home.endswith("/home") and ssh == "False"
     assert not Path(home).exists()  # the working directory is gone after the run
 
