@@ -5,6 +5,7 @@ Run from the repository root::
 
     python bench/bench_runner.py                     # 30 runs of each
     python bench/bench_runner.py --repeat 50 --json /tmp/runner.json
+    python bench/bench_runner.py --hostile           # + hostile scripts: kill time, bytes, memory
 
 The plain baseline is what a host does without skillcore: ``subprocess.run`` with captured
 output. The runners add a fresh working directory (made and removed), the allow-listed
@@ -37,6 +38,7 @@ from skillcore.runner import (  # noqa: E402
     BubblewrapRunner,
     Isolation,
     LocalRunner,
+    RunLimits,
     ScriptRequest,
     command_for,
 )
@@ -130,15 +132,67 @@ def _row(kind: str, label: str, level: str, base: float, got: list[float]) -> di
     }
 
 
+HOSTILE = {
+    "sleep forever (SIGTERM ignored)": (
+        "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(10**6)\n"
+    ),
+    "fork bomb": (
+        "import os, time\nwhile True:\n    try:\n        os.fork()\n"
+        "    except OSError:\n        time.sleep(0.01)\n"
+    ),
+    "endless output": "import sys\nwhile True:\n    sys.stdout.write('x' * 65536)\n",
+    "memory hog": "chunks = []\nwhile True:\n    chunks.append(bytearray(8 * 1024 * 1024))\n",
+}
+
+
+def hostile(wall: float) -> list[dict[str, Any]]:
+    """Each hostile script once per runner at the default limits (wall clock ``wall``):
+    how long past the wall limit the kill took, the bytes kept, the memory peak."""
+    rows: list[dict[str, Any]] = []
+    limits = RunLimits(wall_seconds=wall)
+    with tempfile.TemporaryDirectory(prefix="skillcore-bench-hostile-") as tmp:
+        skill = Path(tmp)
+        for name, body in HOSTILE.items():
+            (skill / "h.py").write_text(body)
+            argv = command_for(skill / "h.py")
+            assert isinstance(argv, tuple)
+            for label, make in VARIANTS.items():
+                runner = make()
+                request = ScriptRequest("h", "h.py", argv, skill, limits=limits)
+                if runner.isolation() < request.require:
+                    continue
+                result = runner.run(request)
+                past = result.duration_seconds - wall if result.timed_out else None
+                peak = result.memory_peak_bytes
+                rows.append(
+                    {
+                        "script": name,
+                        "how": label,
+                        "ended by": result.killed or f"exit {result.exit_code}",
+                        "seconds": f"{result.duration_seconds:.2f}",
+                        "kill after the limit, s": "-" if past is None else f"{past:.2f}",
+                        "stdout bytes kept": f"{len(result.stdout):,}",
+                        "memory peak MiB": "-" if peak is None else f"{peak / 2**20:.0f}",
+                    }
+                )
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--hostile", action="store_true", help="also time hostile scripts")
     args = parser.parse_args()
     rows = bench(args.repeat)
     print_table(rows)
+    found: dict[str, Any] = {"overhead": rows}
+    if args.hostile:
+        found["hostile"] = hostile(wall=2.0)
+        print()
+        print_table(found["hostile"])
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2))
+        args.json.write_text(json.dumps(found, indent=2))
 
 
 if __name__ == "__main__":

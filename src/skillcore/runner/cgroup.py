@@ -35,19 +35,37 @@ def _own_path(controller: str) -> str | None:
     return None
 
 
-def _parent_dir() -> Path | None:
-    """The directory runs' cgroups are made in, or None when there is none to write."""
+def _parent_dir(controller: str, control_file: str) -> Path | None:
+    """The directory runs' cgroups of ``controller`` are made in (``control_file``: a file
+    such a cgroup has), or None when there is none to write."""
     candidates = []
-    v1 = _own_path("pids")
+    v1 = _own_path(controller)
     if v1 is not None:
-        candidates.append(CGROUP_ROOT / "pids" / v1)
+        candidates.append(CGROUP_ROOT / controller / v1)
     v2 = _own_path("")
     if v2 is not None and (CGROUP_ROOT / "cgroup.controllers").exists():
         candidates.append(CGROUP_ROOT / v2)
     for parent in candidates:
-        if (parent / "cgroup.procs").exists() and os.access(parent, os.W_OK):
+        writable = (parent / "cgroup.procs").exists() and os.access(parent, os.W_OK)
+        if writable and (controller == "pids" or (parent / control_file).exists()):
             return parent
     return None
+
+
+def _make(parent: Path, name: str, settings: dict[str, str]) -> Path | None:
+    path = parent / name
+    try:
+        path.mkdir()
+    except OSError:
+        return None
+    try:
+        for file, value in settings.items():
+            (path / file).write_text(value)
+    except OSError:
+        with contextlib.suppress(OSError):
+            path.rmdir()
+        return None
+    return path
 
 
 class PidsCgroup:
@@ -55,34 +73,64 @@ class PidsCgroup:
     script (it writes its pid into :attr:`procs`), emptied (every process killed) and
     removed after the run."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, memory: Path | None = None) -> None:
         self.path = path
-        #: The file the child writes its pid into to join.
-        self.procs = str(path / "cgroup.procs")
+        #: The run's memory cgroup (cgroup v1 keeps it in its own hierarchy; on v2 it is
+        #: ``path`` itself), or None when memory cannot be capped per run here.
+        self.memory = memory
+        #: The files the child writes its pid into to join.
+        self.procs = tuple(
+            str(p / "cgroup.procs") for p in dict.fromkeys(x for x in (path, memory) if x)
+        )
 
     @classmethod
-    def create(cls, max_processes: int) -> PidsCgroup | None:
-        """A new cgroup capped at ``max_processes``, or None when none can be made here."""
-        parent = _parent_dir()
+    def create(cls, max_processes: int, memory_bytes: int | None = None) -> PidsCgroup | None:
+        """A new cgroup capped at ``max_processes`` (and, where the memory controller can be
+        written, at ``memory_bytes`` for the whole run), or None when none can be made."""
+        parent = _parent_dir("pids", "pids.max")
         if parent is None:
             return None
-        path = parent / f"skillcore-run-{os.getpid()}-{secrets.token_hex(4)}"
-        try:
-            path.mkdir()
-        except OSError:
+        name = f"skillcore-run-{os.getpid()}-{secrets.token_hex(4)}"
+        path = _make(parent, name, {"pids.max": str(max_processes)})
+        if path is None:
             return None
-        try:
-            (path / "pids.max").write_text(str(max_processes))
-        except OSError:
+        memory = None
+        if memory_bytes is not None:
+            if (path / "memory.max").exists():  # v2: both controllers in one cgroup
+                with contextlib.suppress(OSError):
+                    (path / "memory.max").write_text(str(memory_bytes))
+                    memory = path
+            else:
+                mem_parent = _parent_dir("memory", "memory.limit_in_bytes")
+                if mem_parent is not None:
+                    memory = _make(mem_parent, name, {"memory.limit_in_bytes": str(memory_bytes)})
+        return cls(path, memory)
+
+    def memory_peak(self) -> int | None:
+        """The run's largest memory use (all its processes, page cache included)."""
+        if self.memory is None:
+            return None
+        for file in ("memory.max_usage_in_bytes", "memory.peak"):
+            with contextlib.suppress(OSError, ValueError):
+                return int((self.memory / file).read_text())
+        return None
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a process of the run for using too much memory."""
+        if self.memory is None:
+            return False
+        for file in ("memory.oom_control", "memory.events"):
             with contextlib.suppress(OSError):
-                path.rmdir()
-            return None
-        return cls(path)
+                for line in (self.memory / file).read_text().splitlines():
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill" and value.strip() not in ("", "0"):
+                        return True
+        return False
 
     def pids(self) -> list[int]:
         """The processes in the cgroup now."""
         try:
-            text = Path(self.procs).read_text()
+            text = (self.path / "cgroup.procs").read_text()
         except OSError:
             return []
         return [int(p) for p in text.split()]
@@ -104,22 +152,25 @@ class PidsCgroup:
         return not self.pids()
 
     def remove(self) -> None:
-        """Kill what is left and remove the cgroup (a few tries: the killed must be reaped)."""
+        """Kill what is left and remove the cgroups (a few tries: the killed must be reaped)."""
         self.kill_all()
-        for _ in range(100):
-            try:
-                self.path.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                time.sleep(0.01)
+        for path in dict.fromkeys(x for x in (self.path, self.memory) if x):
+            for _ in range(100):
+                try:
+                    path.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
 
 
-def available() -> bool:
-    """Whether a run's cgroup can be made here (tried once: make one and remove it)."""
-    probe = PidsCgroup.create(1)
+def available() -> list[str]:
+    """What a run's cgroup gives here (tried once: make one and remove it):
+    ``cgroup-pids`` (the process cap and the kill of every process), ``cgroup-memory`` (one
+    memory cap for the whole run, and its peak)."""
+    probe = PidsCgroup.create(1, 64 * 1024 * 1024)
     if probe is None:
-        return False
+        return []
     probe.remove()
-    return True
+    return ["cgroup-pids", *(["cgroup-memory"] if probe.memory else [])]

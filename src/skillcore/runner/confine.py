@@ -50,10 +50,12 @@ def run_env(request_env: Mapping[str, str], work: Path) -> dict[str, str]:
     return env
 
 
-def setup_prefix(limits: RunLimits, cgroup_procs: str | None, cap_processes: bool) -> list[str]:
+def setup_prefix(
+    limits: RunLimits, cgroup_procs: tuple[str, ...], cap_processes: bool
+) -> list[str]:
     r"""The argv prefix that sets a run up before it starts: a POSIX shell joins the run's
-    cgroup (writing its pid into ``cgroup_procs``), sets the resource limits with ``ulimit``
-    and ``exec``\ s the rest of the command line (so the run keeps its pid).
+    cgroups (writing its pid into each of ``cgroup_procs``), sets the resource limits with
+    ``ulimit`` and ``exec``\ s the rest of the command line (so the run keeps its pid).
 
     A shell rather than a ``preexec_fn``: Python code in the child forces a full ``fork`` of
     the host process and costs more than the shell does. ``ulimit -d`` (``RLIMIT_DATA``:
@@ -82,11 +84,10 @@ def setup_prefix(limits: RunLimits, cgroup_procs: str | None, cap_processes: boo
     if cap_processes:
         nproc = user_process_count() + int(limits.processes)
         steps.append(f"ulimit -p {fit(resource.RLIMIT_NPROC, nproc)}")
-    if cgroup_procs is not None:
-        steps.insert(0, 'echo $$ > "$1"')
-    script = " && ".join(steps) + ' || exit 125; shift; exec "$@"'
+    joins = [f'echo $$ > "${n + 1}"' for n in range(len(cgroup_procs))]
+    script = " && ".join([*joins, *steps]) + f' || exit 125; shift {len(cgroup_procs)}; exec "$@"'
     shell = shutil.which("sh", path=RUN_PATH) or "/bin/sh"
-    return [shell, "-c", script, "skillcore-run", cgroup_procs or ""]
+    return [shell, "-c", script, "skillcore-run", *cgroup_procs]
 
 
 def user_process_count() -> int:

@@ -23,7 +23,6 @@ import selectors
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -70,8 +69,8 @@ class LocalRunner:
         if os.name != "posix":
             return Isolation.PROCESS, ("process",)
         how = ["process-group", "rlimits"]
-        if self.cgroups and cgroup.available():
-            how.append("cgroup-pids")
+        if self.cgroups:
+            how += cgroup.available()
         # RLIMIT_NPROC caps a non-root user's processes; root needs the cgroup.
         capped = "cgroup-pids" in how or os.geteuid() != 0
         level = Isolation.LIMITS if capped else Isolation.PROCESS
@@ -103,7 +102,9 @@ class LocalRunner:
                 f"{level.name} here ({', '.join(how)}); nothing was run"
             )
         work = Path(tempfile.mkdtemp(prefix="skillcore-run-", dir=self.work_root))
-        group = PidsCgroup.create(request.limits.processes) if "cgroup-pids" in how else None
+        group = None
+        if "cgroup-pids" in how:
+            group = PidsCgroup.create(request.limits.processes, request.limits.memory_bytes)
         try:
             (work / "home").mkdir()
             (work / "tmp").mkdir()
@@ -116,6 +117,8 @@ class LocalRunner:
                 return ScriptResult(127, b"", message, 0.0, False, False, level, mechanisms=how)
             wrapped = len(argv) > len(request.argv)
             outcome = _Pump(proc, request, group, wrapped).run()
+            if not outcome.killed and group is not None and group.oom_killed():
+                outcome.killed = "memory"
             return ScriptResult(
                 exit_code=outcome.exit_code,
                 stdout=bytes(outcome.out[0]),
@@ -125,7 +128,7 @@ class LocalRunner:
                 timed_out=outcome.killed == "timeout",
                 isolation=level,
                 killed=outcome.killed,
-                memory_peak_bytes=outcome.memory_peak,
+                memory_peak_bytes=group.memory_peak() if group else None,
                 mechanisms=how,
             )
         finally:
@@ -152,7 +155,7 @@ class LocalRunner:
     ) -> subprocess.Popen[bytes]:
         if os.name == "posix":
             cap_nproc = group is None and os.geteuid() != 0
-            setup = confine.setup_prefix(request.limits, group.procs if group else None, cap_nproc)
+            setup = confine.setup_prefix(request.limits, group.procs if group else (), cap_nproc)
             argv = [*setup, *argv]
         return subprocess.Popen(
             argv,
@@ -208,7 +211,6 @@ class _Pump:
         self.discarded = 0
         self.killed = ""
         self.exit_code: int | None = None
-        self.memory_peak: int | None = None
         self.sel = selectors.DefaultSelector()
 
     def run(self) -> _Pump:
@@ -303,17 +305,13 @@ class _Pump:
         if self.group is not None:
             self.group.kill_all()
         try:
-            _, status, usage = os.wait4(self.proc.pid, 0)
+            _, status = os.waitpid(self.proc.pid, 0)
         except ChildProcessError:
-            status, usage = 0, None
+            status = 0
         self.proc.returncode = code = os.waitstatus_to_exitcode(status)
         if self.wrapped and code > 128 and code - 128 in signal.valid_signals():
             code = 128 - code  # the wrapper's 128 + signal, as a direct child's -signal
         self.exit_code = code
-        if usage is not None:
-            # ru_maxrss: KiB on Linux, bytes on macOS (the child's and its waited children's).
-            scale = 1 if sys.platform == "darwin" else 1024
-            self.memory_peak = usage.ru_maxrss * scale
         self._drain(time.monotonic() + RUN_KILL_GRACE_SECONDS)
 
     def _drain(self, deadline: float) -> None:
