@@ -71,8 +71,9 @@ class LocalRunner:
         how = ["process-group", "rlimits"]
         if self.cgroups:
             how += cgroup.available()
-        # RLIMIT_NPROC caps a non-root user's processes; root needs the cgroup.
-        capped = "cgroup-pids" in how or os.geteuid() != 0
+        # RLIMIT_NPROC caps a non-root user's processes (counted through /proc, to set it
+        # above what the user already runs); root needs the cgroup.
+        capped = "cgroup-pids" in how or (os.geteuid() != 0 and os.path.isdir("/proc"))
         level = Isolation.LIMITS if capped else Isolation.PROCESS
         if self.bubblewrap and confine.bwrap_path():
             how.append("bubblewrap")

@@ -130,3 +130,25 @@ def test_limits_are_validated() -> None:
         RunLimits(wall_seconds=0)
     with pytest.raises(ValueError, match="processes"):
         RunLimits(processes=True)  # type: ignore[arg-type]
+
+
+def test_the_scripts_page_states_the_run_limits() -> None:
+    """docs/scripts.md's table of limits shows the defaults of skillcore.limits."""
+    from skillcore import limits
+
+    page = " ".join(
+        (Path(__file__).resolve().parents[3] / "docs" / "scripts.md").read_text().split()
+    )
+    mib = 1024 * 1024
+    for text in (
+        f"| wall clock | {limits.DEFAULT_RUN_WALL_SECONDS:g} seconds |",
+        f"| CPU | {limits.DEFAULT_RUN_CPU_SECONDS} seconds |",
+        f"| memory | {limits.DEFAULT_RUN_MEMORY_BYTES // mib} MiB |",
+        f"| processes | {limits.DEFAULT_RUN_PROCESSES} |",
+        f"| file size | {limits.DEFAULT_RUN_FILE_BYTES // mib} MiB |",
+        f"| open files | {limits.DEFAULT_RUN_OPEN_FILES} |",
+        f"{limits.DEFAULT_RUN_OUTPUT_BYTES // 1024} KiB of stdout",
+        f"past {limits.MAX_RUN_DISCARDED_BYTES // mib} MiB dropped",
+        f"SIGKILL {limits.RUN_KILL_GRACE_SECONDS:g} seconds later",
+    ):
+        assert text in page, text
