@@ -152,3 +152,20 @@ def test_the_scripts_page_states_the_run_limits() -> None:
         f"SIGKILL {limits.RUN_KILL_GRACE_SECONDS:g} seconds later",
     ):
         assert text in page, text
+
+
+@linux
+def test_concurrent_runs_keep_apart(skill_dir: Path) -> None:
+    """Runs in parallel (async) each get their own working directory, cgroup and output."""
+    runner = LocalRunner()
+    script = skill_dir / "echo.py"
+    script.write_text("import os, sys\nopen('mine', 'w').write(sys.argv[1])\nprint(sys.argv[1])\n")
+    argv = command_for(script)
+    assert isinstance(argv, tuple)
+
+    async def all_runs() -> list[bytes]:
+        requests = [ScriptRequest("skill", "echo.py", (*argv, str(n)), skill_dir) for n in range(6)]
+        results = await asyncio.gather(*(runner.arun(r) for r in requests))
+        return [r.stdout for r in results]
+
+    assert asyncio.run(all_runs()) == [f"{n}\n".encode() for n in range(6)]
