@@ -115,3 +115,16 @@ def test_security_page_states_the_settings_caps() -> None:
         settings.TRUST_ENV,
     ):
         assert text in DOC, text
+
+
+def test_security_page_states_the_run_limits() -> None:
+    """The limits of a skill's code stated under "Running skill code" are the code's."""
+    for text in (
+        f"SIGKILL {limits.RUN_KILL_GRACE_SECONDS:g} seconds later",
+        f"(`pids.max` {limits.DEFAULT_RUN_PROCESSES}, threads included)",
+        f"{limits.DEFAULT_RUN_OUTPUT_BYTES // 1024} KiB of stdout and of stderr kept",
+        f"killed once {limits.MAX_RUN_DISCARDED_BYTES // MIB} MiB are dropped",
+        f"`RLIMIT_DATA` {limits.DEFAULT_RUN_MEMORY_BYTES // MIB} MiB per process",
+        f"bounded per file ({limits.DEFAULT_RUN_FILE_BYTES // MIB} MiB)",
+    ):
+        assert text in DOC, text

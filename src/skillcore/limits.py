@@ -74,3 +74,24 @@ DEFAULT_MAX_RESOURCE_BYTES = cast(int, attrs.fields(Limits).max_resource_bytes.d
 #: hold (a NUL, a lone surrogate), is stored as a digest no longer than this, so a ledger row
 #: stays small whatever the ids (see :func:`skillcore.state.ledger.stored_id`).
 MAX_STORED_ID_CHARS = 64
+
+# The bounds of one run of a skill's code (``skillcore.runner.RunLimits`` and the local runner).
+#: Wall-clock seconds a run may take before its whole process tree is killed.
+DEFAULT_RUN_WALL_SECONDS = 30.0
+#: CPU seconds a run may use (``RLIMIT_CPU``).
+DEFAULT_RUN_CPU_SECONDS = 30
+#: Memory a run may allocate (``RLIMIT_DATA``: heap and private mappings): 512 MiB.
+DEFAULT_RUN_MEMORY_BYTES = 512 * 1024 * 1024
+#: Processes and threads a run may have at once (a ``pids`` cgroup's ``pids.max``).
+DEFAULT_RUN_PROCESSES = 64
+#: Largest file a run may write (``RLIMIT_FSIZE``): 64 MiB.
+DEFAULT_RUN_FILE_BYTES = 64 * 1024 * 1024
+#: Open files a run may hold (``RLIMIT_NOFILE``).
+DEFAULT_RUN_OPEN_FILES = 256
+#: Bytes of stdout, and of stderr, kept from one run (the rest is read and dropped): 64 KiB.
+DEFAULT_RUN_OUTPUT_BYTES = 64 * 1024
+#: Output a run may write past what is kept before it is killed (endless output ends, and
+#: a chatty script that stops in time still finishes): 16 MiB.
+MAX_RUN_DISCARDED_BYTES = 16 * 1024 * 1024
+#: Seconds between the polite SIGTERM at a timeout and the SIGKILL of the whole tree.
+RUN_KILL_GRACE_SECONDS = 0.5

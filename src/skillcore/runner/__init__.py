@@ -10,12 +10,19 @@ from skillcore.runner.base import (
     ScriptResult,
     ScriptRunner,
 )
+from skillcore.runner.interpreters import Refusal, command_for, default_interpreters
+from skillcore.runner.local import BubblewrapRunner, LocalRunner
 
 __all__ = [
+    "BubblewrapRunner",
     "Isolation",
     "IsolationUnavailable",
+    "LocalRunner",
+    "Refusal",
     "RunLimits",
     "ScriptRequest",
     "ScriptResult",
     "ScriptRunner",
+    "command_for",
+    "default_interpreters",
 ]

@@ -12,10 +12,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
+from skillcore import limits as _limits
 from skillcore._frozen import to_frozen
 from skillcore.errors import SkillcoreError
 
@@ -36,16 +37,22 @@ class Isolation(enum.IntEnum):
     SANDBOX = 4
 
 
+def _positive(instance: Any, attribute: attrs.Attribute[Any], value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{attribute.name} must be a positive number, got {value!r}")
+
+
 @attrs.frozen
 class RunLimits:
     """The bounds of one run (defaults in :mod:`skillcore.limits`)."""
 
-    wall_seconds: float = 30.0
-    cpu_seconds: int = 30
-    memory_bytes: int = 512 * 1024 * 1024
-    processes: int = 64
-    file_bytes: int = 64 * 1024 * 1024
-    output_bytes: int = 64 * 1024
+    wall_seconds: float = attrs.field(default=_limits.DEFAULT_RUN_WALL_SECONDS, validator=_positive)
+    cpu_seconds: int = attrs.field(default=_limits.DEFAULT_RUN_CPU_SECONDS, validator=_positive)
+    memory_bytes: int = attrs.field(default=_limits.DEFAULT_RUN_MEMORY_BYTES, validator=_positive)
+    processes: int = attrs.field(default=_limits.DEFAULT_RUN_PROCESSES, validator=_positive)
+    file_bytes: int = attrs.field(default=_limits.DEFAULT_RUN_FILE_BYTES, validator=_positive)
+    output_bytes: int = attrs.field(default=_limits.DEFAULT_RUN_OUTPUT_BYTES, validator=_positive)
+    open_files: int = attrs.field(default=_limits.DEFAULT_RUN_OPEN_FILES, validator=_positive)
 
 
 @attrs.frozen
@@ -81,6 +88,11 @@ class ScriptResult:
     isolation: Isolation
     #: Why the run was ended early ("" when it ended by itself): "timeout", "memory", ...
     killed: str = ""
+    #: The largest resident memory of any process of the run, when the runner can tell.
+    memory_peak_bytes: int | None = None
+    #: How the isolation was obtained (e.g. ``"cgroup"``, ``"pid-namespace"``,
+    #: ``"net-namespace"``, ``"bubblewrap"``), for the record.
+    mechanisms: tuple[str, ...] = ()
 
 
 class IsolationUnavailable(SkillcoreError):
