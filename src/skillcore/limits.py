@@ -74,3 +74,18 @@ DEFAULT_MAX_RESOURCE_BYTES = cast(int, attrs.fields(Limits).max_resource_bytes.d
 #: hold (a NUL, a lone surrogate), is stored as a digest no longer than this, so a ledger row
 #: stays small whatever the ids (see :func:`skillcore.state.ledger.stored_id`).
 MAX_STORED_ID_CHARS = 64
+
+# -- code a skill brings: hooks and ``!command`` (see docs/scripts.md) ----------------------
+#: Characters of one hook's output (a block reason, a note, session-start context) kept.
+HOOK_OUTPUT_CHARS = 2_000
+#: Characters of hook text (prompt hooks, session-start output) added to one model call.
+HOOK_CONTEXT_CHARS = 8_000
+#: Bytes of the JSON event a command hook reads on stdin (tool input and output are cut to fit).
+HOOK_EVENT_BYTES = 64 * 1024
+#: Conversations whose fired ``once`` hooks and pending hook text one process remembers.
+HOOK_CONVERSATIONS = 1_024
+#: ``!`command` `` placeholders run per skill body (later ones are left as written), the
+#: longest command run, and the characters of one command's output kept in the body.
+SHELL_COMMANDS_PER_BODY = 8
+SHELL_COMMAND_CHARS = 1_000
+SHELL_OUTPUT_CHARS = 4_000

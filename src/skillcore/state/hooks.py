@@ -15,7 +15,9 @@ from typing import Literal
 import attrs
 
 from skillcore.model import SkillMetadata
-from skillcore.policy.patterns import normalize_tool_name, wildcard_match
+from skillcore.policy.commands import program_option
+from skillcore.policy.patterns import ToolPattern, normalize_tool_name, wildcard_match
+from skillcore.policy.rules import ProgramOptions
 from skillcore.state.transitions import SkillSession
 
 HookEvent = Literal["PreToolUse", "PostToolUse", "SessionStart"]
@@ -110,4 +112,39 @@ def hooks_for(
     return tuple(out)
 
 
-__all__ = ["Hook", "HookEvent", "hooks_for", "matcher_names", "skill_hooks"]
+#: The tool name a ``!`command` `` placeholder is judged as (Claude Code's shell tool).
+SHELL_TOOL = "Bash"
+
+
+def shell_command_refusal(session: SkillSession, metadata: SkillMetadata, command: str) -> str:
+    """Why a ``!`command` `` placeholder of skill ``metadata`` may not run ("" when it may).
+
+    It runs only when the skill's own ``allowed-tools`` has a ``Bash`` entry whose argument
+    pattern allows the command, judged as a ``Bash(<command>)`` call is (no shell operators
+    unless the pattern is ``*``; programs run through git options refused unless the
+    session's policy allows them). A skill without the field runs nothing: under RECOMMEND
+    too, since the policy would never block."""
+    entries = metadata.allowed_tools or ()
+    refuse_options = session.policy.program_options is not ProgramOptions.ALLOW
+    for entry in entries:
+        pattern = ToolPattern.parse(entry)
+        if not pattern.matches(SHELL_TOOL) or not pattern.allows_command(command):
+            continue
+        if refuse_options and pattern.argument not in (None, "*") and program_option(command):
+            continue
+        return ""
+    return (
+        f"the skill's allowed-tools have no {SHELL_TOOL} entry allowing this command "
+        f"(e.g. {SHELL_TOOL}({command.split(' ', 1)[0][:40]}:*))"
+    )
+
+
+__all__ = [
+    "SHELL_TOOL",
+    "Hook",
+    "HookEvent",
+    "hooks_for",
+    "matcher_names",
+    "shell_command_refusal",
+    "skill_hooks",
+]
