@@ -39,6 +39,8 @@ from skillcore.limits import (
     HOOK_OUTPUT_CHARS,
 )
 from skillcore.model import SkillMetadata
+from skillcore.codes import DecisionCode
+from skillcore.policy.rules import RawInput, ToolDecision
 from skillcore.runner.base import (
     Isolation,
     IsolationUnavailable,
@@ -101,20 +103,23 @@ class SkillHooks:
 
     def pre_tool(
         self, session: SkillSession, tool: str, arguments: Any = None, *, conversation: str = ""
-    ) -> HookVerdict:
-        """Run the ``PreToolUse`` hooks of a call the policy allowed; blocked on exit 2."""
+    ) -> ToolDecision | None:
+        """Run the ``PreToolUse`` hooks of a call the policy allowed: the refusal
+        (``HOOK_BLOCKED``, reply with :func:`skillcore.tools.replies.blocked`) when one
+        exits 2, else None."""
         work = self._plan(session, "PreToolUse", tool, conversation)
-        payload = {"tool_name": tool, "tool_input": arguments}
-        return self._conclude(work, [self._run(h, r) for h, r in self._requests(work, payload)])
+        payload = {"tool_name": tool, "tool_input": _jsonable(arguments)}
+        done = [self._run(h, r) for h, r in self._requests(work, payload)]
+        return _refusal(self._conclude(work, done), tool)
 
     async def apre_tool(
         self, session: SkillSession, tool: str, arguments: Any = None, *, conversation: str = ""
-    ) -> HookVerdict:
+    ) -> ToolDecision | None:
         """Async :meth:`pre_tool`."""
         work = self._plan(session, "PreToolUse", tool, conversation)
-        payload = {"tool_name": tool, "tool_input": arguments}
+        payload = {"tool_name": tool, "tool_input": _jsonable(arguments)}
         done = [await self._arun(h, r) for h, r in self._requests(work, payload)]
-        return self._conclude(work, done)
+        return _refusal(self._conclude(work, done), tool)
 
     def post_tool(
         self,
@@ -128,7 +133,7 @@ class SkillHooks:
         """Run the ``PostToolUse`` hooks of a call that ran (what they say goes to the next
         model call)."""
         work = self._plan(session, "PostToolUse", tool, conversation)
-        payload = {"tool_name": tool, "tool_input": arguments, "tool_response": output}
+        payload = {"tool_name": tool, "tool_input": _jsonable(arguments), "tool_response": output}
         self._conclude(work, [self._run(h, r) for h, r in self._requests(work, payload)])
 
     async def apost_tool(
@@ -142,7 +147,7 @@ class SkillHooks:
     ) -> None:
         """Async :meth:`post_tool`."""
         work = self._plan(session, "PostToolUse", tool, conversation)
-        payload = {"tool_name": tool, "tool_input": arguments, "tool_response": output}
+        payload = {"tool_name": tool, "tool_input": _jsonable(arguments), "tool_response": output}
         self._conclude(work, [await self._arun(h, r) for h, r in self._requests(work, payload)])
 
     def session_start(self, session: SkillSession, *, conversation: str = "") -> None:
@@ -317,6 +322,19 @@ def skill_dir(
         root = Path(os.path.expanduser(source.url.removeprefix("file://")))
         return root / metadata.location.directory if metadata.location.directory else root
     return empty() if callable(empty) else None
+
+
+def _refusal(verdict: HookVerdict, tool: str) -> ToolDecision | None:
+    if not verdict.blocked:
+        return None
+    return ToolDecision(False, DecisionCode.HOOK_BLOCKED, verdict.reason, tool)
+
+
+def _jsonable(arguments: Any) -> Any:
+    """Arguments as JSON shows them (a free-form tool's raw text as text)."""
+    if isinstance(arguments, RawInput):
+        return arguments.text
+    return arguments
 
 
 def _output(data: bytes) -> str:

@@ -83,7 +83,8 @@ def test_exit_2_blocks_with_stderr_and_reads_the_event(root: Path) -> None:
     toolkit = SkillToolkit(SkillLibrary(root), script_runner=runner)
     session = loaded(toolkit, "guard")
     verdict = toolkit.hooks.pre_tool(session, "Bash", {"command": "ls"}, conversation="c1")
-    assert verdict.blocked and "no writes here" in verdict.reason and "guard" in verdict.reason
+    assert verdict is not None and verdict.code.value == "HOOK_BLOCKED"
+    assert "no writes here" in verdict.reason and "guard" in verdict.reason
     event = json.loads((root / "guard" / "seen.json").read_text())
     assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "Bash"
     assert event["tool_input"] == {"command": "ls"} and event["session_id"] == "c1"
@@ -92,15 +93,15 @@ def test_exit_2_blocks_with_stderr_and_reads_the_event(root: Path) -> None:
 def test_other_failures_do_not_block(root: Path) -> None:
     toolkit = SkillToolkit(SkillLibrary(root), script_runner=SubprocessRunner())
     session = loaded(toolkit, "guard")
-    assert not toolkit.hooks.pre_tool(session, "Read", {}).blocked
-    assert not toolkit.hooks.pre_tool(session, "Grep", {}).blocked  # no matcher names it
+    assert toolkit.hooks.pre_tool(session, "Read", {}) is None
+    assert toolkit.hooks.pre_tool(session, "Grep", {}) is None  # no matcher names it
 
 
 def test_unloaded_skill_hooks_do_not_fire(root: Path) -> None:
     runner = SubprocessRunner()
     toolkit = SkillToolkit(SkillLibrary(root), script_runner=runner)
     session = loaded(toolkit, "plain")
-    assert not toolkit.hooks.pre_tool(session, "Bash", {"command": "ls"}).blocked
+    assert toolkit.hooks.pre_tool(session, "Bash", {"command": "ls"}) is None
     assert runner.ran == [] and hooks_for(session, "PreToolUse", "Bash") == ()
 
 
@@ -129,7 +130,7 @@ def test_untrusted_source_runs_no_command(root: Path, caplog: pytest.LogCaptureF
     toolkit = SkillToolkit(library, script_runner=runner)
     with caplog.at_level(logging.WARNING, "skillcore"):
         verdict = toolkit.hooks.pre_tool(loaded(toolkit, "guard"), "Bash", {"command": "ls"})
-    assert not verdict.blocked and runner.ran == []
+    assert verdict is None and runner.ran == []
     assert any("not trusted" in r.getMessage() for r in caplog.records)
 
 
@@ -140,7 +141,7 @@ def test_no_runner_hooks_are_inert_reported_once(
     session = loaded(toolkit, "guard")
     with caplog.at_level(logging.WARNING, "skillcore"):
         for _ in range(3):
-            assert not toolkit.hooks.pre_tool(session, "Bash", {}).blocked
+            assert toolkit.hooks.pre_tool(session, "Bash", {}) is None
     assert sum("inert" in r.getMessage() for r in caplog.records) == 1
 
 
@@ -149,7 +150,7 @@ def test_isolation_the_runner_lacks_runs_nothing(root: Path) -> None:
 
     runner = SubprocessRunner(Isolation.PROCESS)
     toolkit = SkillToolkit(SkillLibrary(root), script_runner=runner)
-    assert not toolkit.hooks.pre_tool(loaded(toolkit, "guard"), "Bash", {}).blocked
+    assert toolkit.hooks.pre_tool(loaded(toolkit, "guard"), "Bash", {}) is None
     assert runner.ran == []
 
 
@@ -157,7 +158,7 @@ def test_async_hooks_block_too(root: Path) -> None:
     toolkit = SkillToolkit(SkillLibrary(root), script_runner=SubprocessRunner())
     session = loaded(toolkit, "guard")
     verdict = asyncio.run(toolkit.hooks.apre_tool(session, "Write", {"path": "x"}))
-    assert verdict.blocked and "no writes here" in verdict.reason
+    assert verdict is not None and "no writes here" in verdict.reason
 
 
 # -- !command -----------------------------------------------------------------------------
