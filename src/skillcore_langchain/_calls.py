@@ -104,7 +104,9 @@ def tool_output(result: Any) -> Any:
     if isinstance(result, ToolMessage):
         return result.content
     if isinstance(result, Command):
-        messages = (result.update or {}).get("messages") if isinstance(result.update, Mapping) else None
+        messages = (
+            (result.update or {}).get("messages") if isinstance(result.update, Mapping) else None
+        )
         return [m.content for m in messages or () if isinstance(m, ToolMessage)]
     return str(result)
 

@@ -37,13 +37,13 @@ from skillcore_langchain._approval import gate
 from skillcore_langchain._calls import (
     ahook_refusal,
     blocked_call,
-    hook_refusal,
-    tool_output,
     history,
+    hook_refusal,
     messages_of,
     reply,
     skill_tool,
     thread_of,
+    tool_output,
 )
 from skillcore_langchain._messages import (
     append_block,

@@ -189,10 +189,10 @@ class OpenAISkills(Conversations, ModelView):
             if inspect.iscoroutine(out):
                 out.close()
             raise TypeError(f"the handler of {c.name!r} is async: use adispatch/adispatch_all")
-        result = self._handled(store, c, out, plan[2])
+        done = self._handled(store, c, out, plan[2])
         if hooks.has_hooks(session):
-            hooks.post_tool(session, c.name, c.arguments, result.output, conversation=conversation)
-        return result
+            hooks.post_tool(session, c.name, c.arguments, done.output, conversation=conversation)
+        return done
 
     async def adispatch(
         self,

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from google.adk.apps import App
 from google.adk.runners import InMemoryRunner
+from tests.core.hooks.fixtures import hook_skills
+from tests.core.hooks.subprocess_runner import SubprocessRunner
 
 from skillcore import SkillSource
 from skillcore_adk import SkillPolicyPlugin, SkillToolset
-from tests.core.hooks.fixtures import hook_skills
-from tests.core.hooks.subprocess_runner import SubprocessRunner
 
 from .conftest import agent_with, run_turn, scripted
 
@@ -35,7 +35,9 @@ async def run_agent(
     model = scripted(*steps, "done")
     if plugin:
         agent = agent_with(model, toolset)
-        runner = InMemoryRunner(app=App(name="app", root_agent=agent, plugins=[SkillPolicyPlugin()]))
+        runner = InMemoryRunner(
+            app=App(name="app", root_agent=agent, plugins=[SkillPolicyPlugin()])
+        )
     else:
         agent = agent_with(
             model,

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.core.hooks.fixtures import hook_skills
+from tests.core.hooks.subprocess_runner import SubprocessRunner
 
 from skillcore import SkillSource
 from skillcore_langchain.testing import tool_calls
-from tests.core.hooks.fixtures import hook_skills
-from tests.core.hooks.subprocess_runner import SubprocessRunner
 
 MODES = pytest.mark.parametrize("use_async", [False, True], ids=["invoke", "ainvoke"])
 

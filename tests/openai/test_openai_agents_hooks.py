@@ -15,12 +15,12 @@ pytest.importorskip("agents", exc_type=ImportError)
 
 from agents import Agent, RunConfig, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
-
-from skillcore import SkillSource
-from skillcore_openai import AgentSkills
 from tests.core.hooks.fixtures import hook_skills
 from tests.core.hooks.subprocess_runner import SubprocessRunner
 from tests.openai.test_openai_agents import make_tools
+
+from skillcore import SkillSource
+from skillcore_openai import AgentSkills
 
 NO_TRACE = RunConfig(tracing_disabled=True)
 
@@ -81,7 +81,10 @@ def test_a_hook_cannot_allow_what_restrict_blocks(root: Path) -> None:
     skills = AgentSkills(root, script_runner=runner, allowed_tools_policy="restrict")
     got, log, _ = run_agent(
         skills,
-        [[load("opener", "l1")], [function_call("Write", {"path": "a", "text": "x"}, call_id="w1")]],
+        [
+            [load("opener", "l1")],
+            [function_call("Write", {"path": "a", "text": "x"}, call_id="w1")],
+        ],
     )
     assert "not allowed" in got["w1"] and log == [] and runner.ran == []
 
@@ -94,7 +97,7 @@ def test_once_fires_once_and_untrusted_runs_nothing(root: Path) -> None:
     assert len(runner.ran) == 1
     runner2 = SubprocessRunner()
     untrusted = AgentSkills(SkillSource(root, trusted=False), script_runner=runner2)
-    got, log, _ = run_agent(
+    got, _, _ = run_agent(
         untrusted,
         [[load("guard", "l1")], [function_call("Write", {"path": "a", "text": "x"}, call_id="w1")]],
     )

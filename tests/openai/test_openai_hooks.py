@@ -8,12 +8,12 @@ import asyncio
 from pathlib import Path
 
 import pytest
-
-from skillcore import SkillSource
-from skillcore_openai import OpenAISkills
 from tests.core.hooks.fixtures import hook_skills
 from tests.core.hooks.subprocess_runner import SubprocessRunner
 from tests.openai.test_openai_dispatch import APIS, make_call, output_of
+
+from skillcore import SkillSource
+from skillcore_openai import OpenAISkills
 
 HANDLERS = {"Read": lambda args: "read ok", "Write": lambda args: "wrote"}
 

@@ -53,7 +53,9 @@ def read_hooks(fm: dict[str, Any], ctx: ParseContext, kwargs: dict[str, Any]) ->
             _bad(ctx, f"hooks.{event} has {len(groups)} entries; the first {MAX_HOOK_GROUPS} kept")
         kept = [
             g
-            for g in (_group(event, i, g, ctx, budget) for i, g in enumerate(groups[:MAX_HOOK_GROUPS]))
+            for g in (
+                _group(event, i, g, ctx, budget) for i, g in enumerate(groups[:MAX_HOOK_GROUPS])
+            )
             if g is not None
         ]
         if kept:
@@ -116,7 +118,11 @@ def _handler(where: str, raw: Any, once: bool, ctx: ParseContext) -> dict[str, A
     if not isinstance(text, str) or not text.strip() or len(text) > MAX_HOOK_TEXT:
         _bad(ctx, f"{where}.{kind} must be non-empty text of at most {MAX_HOOK_TEXT} characters")
         return None
-    handler: dict[str, Any] = {"type": kind, kind: ctx.clean(text, "hooks"), "once": once or own_once}
+    handler: dict[str, Any] = {
+        "type": kind,
+        kind: ctx.clean(text, "hooks"),
+        "once": once or own_once,
+    }
     if kind == "command":
         timeout = raw.get("timeout", DEFAULT_HOOK_TIMEOUT)
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout != timeout:

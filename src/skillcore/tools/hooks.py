@@ -31,6 +31,7 @@ import attrs
 from skillcore import events
 from skillcore._recent import Recent
 from skillcore._text import escape, prompt_text, quoteattr
+from skillcore.codes import DecisionCode
 from skillcore.library import SkillLibrary
 from skillcore.limits import (
     HOOK_CONTEXT_CHARS,
@@ -39,7 +40,6 @@ from skillcore.limits import (
     HOOK_OUTPUT_CHARS,
 )
 from skillcore.model import SkillMetadata
-from skillcore.codes import DecisionCode
 from skillcore.policy.rules import RawInput, ToolDecision
 from skillcore.runner.base import (
     Isolation,
@@ -182,9 +182,7 @@ class SkillHooks:
 
     # -- the steps -------------------------------------------------------------------------
 
-    def _plan(
-        self, session: SkillSession, event: HookEvent, tool: str, conversation: str
-    ) -> _Work:
+    def _plan(self, session: SkillSession, event: HookEvent, tool: str, conversation: str) -> _Work:
         """The hooks that fire, with ``once`` ones marked fired now (two calls at once never
         both run one); prompt hooks' text queued for the next model call."""
         if not session.loaded_names:
@@ -242,9 +240,7 @@ class SkillHooks:
             self._skip(hook, f"isolation unavailable: {exc}", once=False)
             return hook, None
 
-    def _conclude(
-        self, work: _Work, done: list[tuple[Hook, ScriptResult | None]]
-    ) -> HookVerdict:
+    def _conclude(self, work: _Work, done: list[tuple[Hook, ScriptResult | None]]) -> HookVerdict:
         """The verdict of the runs: the first ``PreToolUse`` exit 2 blocks; output meant
         for the model is queued for its next call."""
         verdict = _PASS
@@ -310,9 +306,7 @@ class _Work:
     hooks: tuple[Hook, ...]
 
 
-def skill_dir(
-    library: SkillLibrary, metadata: SkillMetadata, empty: Any = None
-) -> Path | None:
+def skill_dir(library: SkillLibrary, metadata: SkillMetadata, empty: Any = None) -> Path | None:
     """The local folder of a trusted skill (None when its source is not trusted, or when it
     is remote and ``empty``, a function giving a stand-in folder, is not given)."""
     source = next((s for s in library.sources if s.label == metadata.location.source), None)
@@ -348,7 +342,8 @@ def _output(data: bytes) -> str:
 def _note(hook: Hook, text: str) -> str:
     """Text of a hook for the model, marked with its skill and event (escaped)."""
     body = escape(prompt_text(text[:HOOK_OUTPUT_CHARS]))
-    return f"<skill_hook skill={quoteattr(hook.skill)} event={quoteattr(hook.event)}>\n{body}\n</skill_hook>"
+    head = f"<skill_hook skill={quoteattr(hook.skill)} event={quoteattr(hook.event)}>"
+    return f"{head}\n{body}\n</skill_hook>"
 
 
 def _event_json(hook: Hook, work: _Work, payload: Mapping[str, Any]) -> bytes:

@@ -46,7 +46,7 @@ def _plan(
     require: Isolation,
 ) -> tuple[list[re.Match[str]], list[ScriptRequest | str]]:
     """The placeholders to replace, and for each the request to run or the note instead."""
-    found = []
+    found: list[re.Match[str]] = []
     for match in PLACEHOLDER.finditer(document.body):
         if len(found) >= SHELL_COMMANDS_PER_BODY:
             break
@@ -122,7 +122,9 @@ def preprocess(
     found, plans = _plan(library, runner, session, document, require)
     if not found:
         return document
-    return _replace(document, found, [_one(runner, p, runner.run if runner else None) for p in plans])
+    return _replace(
+        document, found, [_one(runner, p, runner.run if runner else None) for p in plans]
+    )
 
 
 async def apreprocess(

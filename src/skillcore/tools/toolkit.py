@@ -101,12 +101,10 @@ class SkillToolkit(ModelView, PlainCallChecks):
         shell_preprocessing: bool = False,
     ) -> None:
         self.library = library
-        #: Runs code skills bring (hooks, ``!command``); None: such code never runs.
-        self.script_runner = script_runner
-        #: The skills' hooks (:mod:`skillcore.tools.hooks`), run through ``script_runner``.
+        #: Runs code skills bring: their hooks (:attr:`hooks`) and, with
+        #: ``shell_preprocessing``, ``!`command` `` in a loaded body; None: none runs.
+        self.script_runner, self.shell_preprocessing = script_runner, shell_preprocessing
         self.hooks = SkillHooks(library, script_runner)
-        #: Replace ``!`command` `` in a loaded body by its output (:mod:`skillcore.tools.preprocess`).
-        self.shell_preprocessing = shell_preprocessing
         #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
         #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
         if ranker not in RANKERS:

@@ -96,8 +96,7 @@ def test_strict_mode_notes_hooks_as_an_extension() -> None:
 def test_handlers_are_bounded() -> None:
     handler = "        - {type: prompt, prompt: p}\n"
     groups = "".join(
-        "    - matcher: Bash\n      hooks:\n" + handler * (MAX_HOOK_HANDLERS + 2)
-        for _ in range(10)
+        "    - matcher: Bash\n      hooks:\n" + handler * (MAX_HOOK_HANDLERS + 2) for _ in range(10)
     )
     result = parse("hooks:\n  PreToolUse:\n" + groups.rstrip("\n"))
     assert result.metadata is not None
@@ -106,14 +105,27 @@ def test_handlers_are_bounded() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(
-        st.sampled_from(
-            ["PreToolUse", "PostToolUse", "SessionStart", "matcher", "hooks", "type", "command",
-             "prompt", "timeout", "once", "x"]
-        ),
-        inner | st.sampled_from(["command", "prompt"]),
-        max_size=5,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "PreToolUse",
+                    "PostToolUse",
+                    "SessionStart",
+                    "matcher",
+                    "hooks",
+                    "type",
+                    "command",
+                    "prompt",
+                    "timeout",
+                    "once",
+                    "x",
+                ]
+            ),
+            inner | st.sampled_from(["command", "prompt"]),
+            max_size=5,
+        )
     ),
     max_leaves=30,
 )

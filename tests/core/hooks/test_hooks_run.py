@@ -12,12 +12,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tests.core.hooks.subprocess_runner import SubprocessRunner
 
 from skillcore import SkillLibrary, SkillSource, SkillToolkit
-from skillcore.state.session import SkillSession
-from skillcore.state.hooks import hooks_for, matcher_names
 from skillcore.sources.source import source_trusted
-from tests.core.hooks.subprocess_runner import SubprocessRunner
+from skillcore.state.hooks import hooks_for, matcher_names
+from skillcore.state.session import SkillSession
 
 GUARD = """\
 hooks:
@@ -192,9 +192,7 @@ def test_shell_preprocessing_is_off_by_default(shell_root: Path) -> None:
 
 def test_shell_preprocessing_runs_what_the_skill_allows(shell_root: Path) -> None:
     runner = SubprocessRunner()
-    toolkit = SkillToolkit(
-        SkillLibrary(shell_root), script_runner=runner, shell_preprocessing=True
-    )
+    toolkit = SkillToolkit(SkillLibrary(shell_root), script_runner=runner, shell_preprocessing=True)
     text = load_text(toolkit, "git-info")
     assert "Branch: main" in text
     # Shell operators match no argument pattern but '*': refused, like a Bash call.
@@ -209,9 +207,14 @@ def test_shell_preprocessing_output_is_escaped_and_capped(tmp_path: Path) -> Non
 
     r = tmp_path / "skills"
     write_skill(
-        r, "noisy", "allowed-tools: Bash(*)\n", "A !`printf '</skill_content>'` B !`yes | head -c 50000`\n"
+        r,
+        "noisy",
+        "allowed-tools: Bash(*)\n",
+        "A !`printf '</skill_content>'` B !`yes | head -c 50000`\n",
     )
-    toolkit = SkillToolkit(SkillLibrary(r), script_runner=SubprocessRunner(), shell_preprocessing=True)
+    toolkit = SkillToolkit(
+        SkillLibrary(r), script_runner=SubprocessRunner(), shell_preprocessing=True
+    )
     text = load_text(toolkit, "noisy")
     assert "A &lt;/skill_content&gt; B" in text and "[output cut]" in text
     assert len(text) < 2 * SHELL_OUTPUT_CHARS + 2_000
@@ -219,9 +222,7 @@ def test_shell_preprocessing_output_is_escaped_and_capped(tmp_path: Path) -> Non
 
 def test_shell_preprocessing_needs_allowed_tools_and_trust(shell_root: Path) -> None:
     runner = SubprocessRunner()
-    toolkit = SkillToolkit(
-        SkillLibrary(shell_root), script_runner=runner, shell_preprocessing=True
-    )
+    toolkit = SkillToolkit(SkillLibrary(shell_root), script_runner=runner, shell_preprocessing=True)
     assert "[command not run" in load_text(toolkit, "no-tools") and runner.ran == []
     untrusted = SkillToolkit(
         SkillLibrary(SkillSource(shell_root, trusted=False)),
@@ -245,9 +246,7 @@ def test_shell_commands_per_body_are_bounded(tmp_path: Path) -> None:
 
 def test_shell_preprocessing_async(shell_root: Path) -> None:
     runner = SubprocessRunner()
-    toolkit = SkillToolkit(
-        SkillLibrary(shell_root), script_runner=runner, shell_preprocessing=True
-    )
+    toolkit = SkillToolkit(SkillLibrary(shell_root), script_runner=runner, shell_preprocessing=True)
     start = SkillSession(toolkit.library.catalog)
     _, results = asyncio.run(toolkit.aload_all(start, ["git-info"]))
     assert "Branch: main" in results[0].text

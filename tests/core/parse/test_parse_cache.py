@@ -318,7 +318,11 @@ _fields = st.fixed_dictionaries(
         "disable-model-invocation": st.booleans(),
         "hooks": st.sampled_from(
             [
-                {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}]},
+                {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}
+                    ]
+                },
                 {"SessionStart": [{"once": True, "hooks": [{"type": "prompt", "prompt": "p"}]}]},
                 {"PostToolUse": 3},
             ]
