@@ -320,11 +320,15 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ToolMessage | Command[Any]:
         """Block tools the loaded skills do not allow (RESTRICT), deciding in call order."""
         call = request.tool_call
-        if self.toolkit.is_skill_tool(call["name"]):
+        guarded = self.toolkit.guards(self.policy, call["name"])
+        hooked = not self.toolkit.is_skill_tool(call["name"]) and self.toolkit.hooks.in_catalog(
+            self.library.catalog
+        )
+        if not guarded and not hooked:
             return handler(request)
         config = getattr(request.runtime, "config", None)
         session = self.session_for(request.state)
-        if self.toolkit.guards(self.policy, call["name"]):
+        if guarded:
             with self._turn(request.state, config, call["id"]) as view:
                 blocked = blocked_call(self.toolkit, view, call, request.tool)
                 session = view.read()
@@ -348,11 +352,15 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
         call = request.tool_call
-        if self.toolkit.is_skill_tool(call["name"]):
+        guarded = self.toolkit.guards(self.policy, call["name"])
+        hooked = not self.toolkit.is_skill_tool(call["name"]) and self.toolkit.hooks.in_catalog(
+            self.library.catalog
+        )
+        if not guarded and not hooked:
             return await handler(request)
         config = getattr(request.runtime, "config", None)
         session = self.session_for(request.state)
-        if self.toolkit.guards(self.policy, call["name"]):
+        if guarded:
             async with self._turn(request.state, config, call["id"]) as view:
                 blocked = blocked_call(self.toolkit, view, call, request.tool)
                 session = view.read()

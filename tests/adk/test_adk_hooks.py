@@ -111,3 +111,22 @@ async def test_an_untrusted_source_runs_no_hook(root: Path) -> None:
         script_runner=runner,
     )
     assert "error" not in reply(replies, "Write") and runner.ran == []
+
+
+@pytest.mark.parametrize("plugin", [False, True], ids=["callbacks", "plugin"])
+async def test_session_start_output_reaches_the_next_run(root: Path, plugin: bool) -> None:
+    toolset = SkillToolset(root, script_runner=SubprocessRunner())
+    model = scripted([("load_skill", {"skill_name": "guard"})], "done", "done")
+    if plugin:
+        agent = agent_with(model, toolset)
+        runner = InMemoryRunner(
+            app=App(name="app", root_agent=agent, plugins=[SkillPolicyPlugin()])
+        )
+    else:
+        agent = agent_with(model, toolset, before_agent_callback=toolset.before_agent_callback)
+        runner = InMemoryRunner(agent=agent, app_name="app")
+    session = await runner.session_service.create_session(app_name="app", user_id="u")
+    await run_turn(runner, session.id)
+    assert not any("SESSION-CONTEXT" in str(r.config.system_instruction) for r in model.requests)
+    await run_turn(runner, session.id)  # guard is loaded when this run starts
+    assert "SESSION-CONTEXT" in str(model.requests[-1].config.system_instruction)

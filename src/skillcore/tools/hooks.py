@@ -39,7 +39,7 @@ from skillcore.limits import (
     HOOK_EVENT_BYTES,
     HOOK_OUTPUT_CHARS,
 )
-from skillcore.model import SkillMetadata
+from skillcore.model import Catalog, SkillMetadata
 from skillcore.policy.rules import RawInput, ToolDecision
 from skillcore.runner.base import (
     Isolation,
@@ -98,6 +98,7 @@ class SkillHooks:
         self._warned: set[tuple[str, str]] = set()
         self._lock = threading.Lock()
         self._empty_dir: Path | None = None
+        self._catalog_hooks: tuple[Catalog, bool] | None = None
 
     # -- the events ------------------------------------------------------------------------
 
@@ -176,9 +177,20 @@ class SkillHooks:
     def has_hooks(self, session: SkillSession) -> bool:
         """Whether any loaded skill has hooks (adapters skip the work otherwise)."""
         catalog = session.catalog
+        if not self.in_catalog(catalog):
+            return False
         return any(
             (m := catalog.get(n)) is not None and bool(m.hooks) for n in session.loaded_names
         )
+
+    def in_catalog(self, catalog: Catalog) -> bool:
+        """Whether any skill of ``catalog`` has hooks (remembered for the latest catalog)."""
+        known = self._catalog_hooks
+        if known is not None and known[0] is catalog:
+            return known[1]
+        found = any(bool(m.hooks) for m in catalog.skills)
+        self._catalog_hooks = (catalog, found)
+        return found
 
     # -- the steps -------------------------------------------------------------------------
 
