@@ -325,7 +325,7 @@ def skill_dir(library: SkillLibrary, metadata: SkillMetadata, empty: Any = None)
     if source is None or not source_trusted(source):
         return None
     if source.fs is None and source.protocol == "file":
-        root = Path(os.path.expanduser(source.url.removeprefix("file://")))
+        root = Path(os.path.abspath(os.path.expanduser(source.url.removeprefix("file://"))))
         return root / metadata.location.directory if metadata.location.directory else root
     return empty() if callable(empty) else None
 
