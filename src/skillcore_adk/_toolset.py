@@ -376,6 +376,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
                 return _calls.error(replies.blocked(decision), replies.blocked_code(decision))
             request = _requests.request_key(tool_context)
             self.cleared.clear(request, tool_context.function_call_id)
+        elif not self.toolkit.hooks.in_catalog(self.library.catalog):
+            return None
         else:
             session = self.session_for(tool_context)
         # The policy allowed the call: the loaded skills' hooks may still block it.
@@ -398,7 +400,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         """The loaded skills' ``PostToolUse`` hooks (``LlmAgent(after_tool_callback=...)``, or
         the :class:`SkillPolicyPlugin`); what they say reaches the next model call. Never
         changes the response (returns None)."""
-        if self.toolkit.is_skill_tool(tool.name):
+        hooks = self.toolkit.hooks
+        if self.toolkit.is_skill_tool(tool.name) or not hooks.in_catalog(self.library.catalog):
             return None
         session = self.session_for(tool_context)
         if self.toolkit.hooks.has_hooks(session):
