@@ -78,6 +78,18 @@ def _n(value: int) -> str:
         f"a random {private_files.KEY_BYTES}-byte key",
         f"at most {evaluate.MAX_EVAL_FILE_BYTES // MIB} MiB and {_n(evaluate.MAX_CASES)} queries",
         f"cut at {replies.SUGGESTION_DESCRIPTION_CHARS} characters",
+        f"at most {caps.MAX_HOOK_GROUPS} matcher groups per event, {caps.MAX_HOOK_HANDLERS} "
+        f"handlers per group and {caps.MAX_HOOKS_PER_SKILL} per skill",
+        f"at most {_n(caps.MAX_HOOK_TEXT)} characters and a matcher of at most "
+        f"{caps.MAX_HOOK_MATCHER}",
+        f"clamped to {caps.MIN_HOOK_TIMEOUT}–{caps.MAX_HOOK_TIMEOUT} seconds",
+        f"at most {_n(limits.HOOK_EVENT_BYTES)} bytes",
+        f"cut at {_n(limits.HOOK_OUTPUT_CHARS)} characters and the hook text added to one "
+        f"model call at {_n(limits.HOOK_CONTEXT_CHARS)}",
+        f"At most {limits.SHELL_COMMANDS_PER_BODY} `!command` placeholders run per body, each "
+        f"command at most {_n(limits.SHELL_COMMAND_CHARS)} characters, each output cut at "
+        f"{_n(limits.SHELL_OUTPUT_CHARS)} characters",
+        f"covers the last {_n(limits.HOOK_CONVERSATIONS)} conversations",
         f"at most {_n(ranking.MAX_QUERY_CHARS)} characters of a query ({ranking.MAX_QUERY_TERMS}",
         f"at most {ranking.MAX_EMBED_TOKENS} tokens of a text",
         f"about {limits.GUIDANCE_LINES} lines and {_n(limits.GUIDANCE_TOKENS)} tokens",

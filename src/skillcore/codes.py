@@ -37,6 +37,9 @@ class OutcomeCode(str, enum.Enum):
     TOOL_BLOCKED = "TOOL_BLOCKED"
     #: A skill-gated tool called while no loaded skill unlocks it (every adapter).
     TOOL_LOCKED = "TOOL_LOCKED"
+    #: A plain tool call the policy allowed and a ``PreToolUse`` hook of a loaded skill
+    #: blocked (exit code 2).
+    HOOK_BLOCKED = "HOOK_BLOCKED"
     #: A skill whose allowed-tools name tools the agent does not have, refused under RESTRICT.
     TOOL_NOT_AVAILABLE = "TOOL_NOT_AVAILABLE"
     #: A plain tool's own handler raised (the model gets an error reply for that call).
@@ -63,6 +66,8 @@ class DecisionCode(str, enum.Enum):
     TOOL_BLOCKED = OutcomeCode.TOOL_BLOCKED.value
     #: Blocked: a skill-gated tool no loaded skill unlocks.
     TOOL_LOCKED = OutcomeCode.TOOL_LOCKED.value
+    #: Blocked: a ``PreToolUse`` hook of a loaded skill (after the policy allowed the call).
+    HOOK_BLOCKED = OutcomeCode.HOOK_BLOCKED.value
     #: Blocked: the turn's call ids repeat (see ``OutcomeCode.TURN_CALL_IDS_REPEAT``).
     TURN_CALL_IDS_REPEAT = OutcomeCode.TURN_CALL_IDS_REPEAT.value
     #: Blocked: listed past the per-turn bound (see ``OutcomeCode.TURN_TOO_LONG``).

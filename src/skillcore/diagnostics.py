@@ -64,6 +64,8 @@ class Code(str, enum.Enum):
     # Invisible characters (tag characters, zero-width characters, BOM, soft hyphen) in a
     # SKILL.md: kept, and shown escaped wherever the text reaches a model or a terminal.
     INVISIBLE_CHARACTERS = "INVISIBLE_CHARACTERS"
+    # A ``hooks`` entry that cannot be read (the entry is dropped; the others are kept).
+    INVALID_HOOK = "INVALID_HOOK"
 
 
 @attrs.frozen

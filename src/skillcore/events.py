@@ -189,6 +189,29 @@ EVENTS: Mapping[str, EventSpec] = {
             "; earlier skill calls of its turn timed out: %(timed_out)s",
         ),
         EventSpec(
+            "hook.ran",
+            _P,
+            _I,
+            ("skill", "event", "tool", "exit_code", "blocked", "duration", "isolation"),
+            "hook of skill %(skill)r on %(event)s (tool %(tool)r) exited %(exit_code)s in "
+            "%(duration)ss under %(isolation)s; blocked: %(blocked)s",
+        ),
+        EventSpec(
+            "hook.skipped",
+            _P,
+            _W,
+            ("skill", "event", "reason"),
+            "command hook of skill %(skill)r on %(event)s not run: %(reason)s",
+        ),
+        EventSpec(
+            "shell.preprocessed",
+            _P,
+            _I,
+            ("skill", "ran", "refused", "reason"),
+            "!command preprocessing of skill %(skill)r: %(ran)s run, %(refused)s refused "
+            "(%(reason)s)",
+        ),
+        EventSpec(
             "state.forked",
             _S,
             _W,

@@ -95,3 +95,17 @@ DEFAULT_RUN_OUTPUT_BYTES = 64 * 1024
 MAX_RUN_DISCARDED_BYTES = 16 * 1024 * 1024
 #: Seconds between the polite SIGTERM at a timeout and the SIGKILL of the whole tree.
 RUN_KILL_GRACE_SECONDS = 0.5
+# -- code a skill brings: hooks and ``!command`` (see docs/scripts.md) ----------------------
+#: Characters of one hook's output (a block reason, a note, session-start context) kept.
+HOOK_OUTPUT_CHARS = 2_000
+#: Characters of hook text (prompt hooks, session-start output) added to one model call.
+HOOK_CONTEXT_CHARS = 8_000
+#: Bytes of the JSON event a command hook reads on stdin (tool input and output are cut to fit).
+HOOK_EVENT_BYTES = 64 * 1024
+#: Conversations whose fired ``once`` hooks and pending hook text one process remembers.
+HOOK_CONVERSATIONS = 1_024
+#: ``!`command` `` placeholders run per skill body (later ones are left as written), the
+#: longest command run, and the characters of one command's output kept in the body.
+SHELL_COMMANDS_PER_BODY = 8
+SHELL_COMMAND_CHARS = 1_000
+SHELL_OUTPUT_CHARS = 4_000

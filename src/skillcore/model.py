@@ -92,6 +92,9 @@ class SkillMetadata:
     disable_model_invocation: bool = False
     user_invocable: bool = True
     argument_hint: str | None = None
+    #: The skill's hooks in the normal form of :mod:`skillcore.parse.hooks` (event -> matcher
+    #: groups); read as values by :func:`skillcore.state.hooks.skill_hooks`.
+    hooks: FrozenDict[str, Any] = attrs.field(factory=FrozenDict, converter=to_frozen)
     extra: FrozenDict[str, Any] = attrs.field(factory=FrozenDict, converter=to_frozen)
     #: A cheap change marker of the file (size/mtime/etag/blob id), used by refresh.
     stamp: str = ""

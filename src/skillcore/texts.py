@@ -33,6 +33,14 @@ def tool_locked_reason(tool: str, unlockers: tuple[str, ...], load_tool: str) ->
     )
 
 
+def hook_blocked_reason(skill: str, why: str) -> str:
+    """Why a tool call was refused by a hook of a loaded skill (``why``: its output, escaped)."""
+    return (
+        f"Blocked by a hook of skill {single_line(skill)!r}: {why}\nDo not call the tool "
+        "again the same way; follow the hook's reason or continue without the tool."
+    )
+
+
 def page_cut(
     skill: str, path: str, shown: tuple[int, int], total: int, rest: int, tool: str | None
 ) -> str:

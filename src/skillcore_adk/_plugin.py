@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 
 class SkillPolicyPlugin(BasePlugin):
-    """Blocks tool calls that the loaded skills' ``allowed-tools`` do not cover (RESTRICT).
+    """Blocks tool calls that the loaded skills' ``allowed-tools`` do not cover (RESTRICT),
+    and runs the loaded skills' hooks (before and after tools, at agent start).
 
     ``App(root_agent=..., plugins=[SkillPolicyPlugin()])``. With no arguments it enforces the
     :class:`SkillToolset` found in the calling agent's ``tools``, whichever agent of the app
@@ -57,4 +58,27 @@ class SkillPolicyPlugin(BasePlugin):
             blocked = await toolset.before_tool_callback(tool, tool_args, tool_context)
             if blocked is not None:
                 return blocked
+        return None
+
+    async def after_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        result: dict[str, Any],
+    ) -> dict[str, Any] | None:
+        """Run the loaded skills' ``PostToolUse`` hooks; the result is unchanged."""
+        for toolset in self._toolsets_for(tool_context):
+            await toolset.after_tool_callback(tool, tool_args, tool_context, result)
+        return None
+
+    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
+        """Run the loaded skills' ``SessionStart`` hooks of the agent starting."""
+        kinds = (SkillToolset, ProfiledSkillToolset)
+        toolsets = self.toolsets or tuple(
+            t for t in getattr(agent, "tools", ()) or () if isinstance(t, kinds)
+        )
+        for toolset in toolsets:
+            await toolset.before_agent_callback(callback_context)
         return None

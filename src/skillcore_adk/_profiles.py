@@ -131,3 +131,16 @@ class ProfiledSkillToolset(BaseToolset):
         """The selected profile's RESTRICT enforcement (see
         :meth:`SkillToolset.before_tool_callback`)."""
         return await self.toolset(tool_context).before_tool_callback(tool, args, tool_context)
+
+    async def after_tool_callback(
+        self, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, tool_response: Any
+    ) -> dict[str, Any] | None:
+        """The selected profile's ``PostToolUse`` hooks (see
+        :meth:`SkillToolset.after_tool_callback`)."""
+        toolset = self.toolset(tool_context)
+        return await toolset.after_tool_callback(tool, args, tool_context, tool_response)
+
+    async def before_agent_callback(self, callback_context: Any) -> None:
+        """The selected profile's ``SessionStart`` hooks (see
+        :meth:`SkillToolset.before_agent_callback`)."""
+        await self.toolset(callback_context).before_agent_callback(callback_context)

@@ -301,6 +301,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             query=_latest_user_text(llm_request),
             extra=replies.name_collision(clash, self.names.load),
         )
+        hooks = self.toolkit.hooks.context(_calls.conversation(tool_context))
+        if hooks:  # the loaded skills' hook text, said once
+            text = f"{text}\n\n{hooks}" if text else hooks
         if not text:
             return
         # Per-request suggestions go with the user messages, after the stable prefix.
@@ -363,15 +366,60 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         response. Returns an error response (and the tool does not run) when the loaded
         skills' ``allowed-tools`` do not cover ``tool``; ``None`` lets the call through.
         """
-        if not self.toolkit.guards(self.policy, tool.name):
+        if self.toolkit.is_skill_tool(tool.name):
             return None
-        async with await self._aturn(tool_context) as view:
-            decision = self.toolkit.check_call(view, tool.name, arguments=args)
-        if decision.allowed:
+        if self.toolkit.guards(self.policy, tool.name):
+            async with await self._aturn(tool_context) as view:
+                decision = self.toolkit.check_call(view, tool.name, arguments=args)
+                session = view.read()
+            if not decision.allowed:
+                return _calls.error(replies.blocked(decision), replies.blocked_code(decision))
             request = _requests.request_key(tool_context)
             self.cleared.clear(request, tool_context.function_call_id)
+        elif not self.toolkit.hooks.in_catalog(self.library.catalog):
             return None
-        return _calls.error(replies.blocked(decision), replies.blocked_code(decision))
+        else:
+            session = self.session_for(tool_context)
+        # The policy allowed the call: the loaded skills' hooks may still block it.
+        hooks = self.toolkit.hooks
+        if not hooks.has_hooks(session):
+            return None
+        conversation = _calls.conversation(tool_context)
+        refused = await hooks.apre_tool(session, tool.name, args, conversation=conversation)
+        if refused is None:
+            return None
+        return _calls.error(replies.blocked(refused), replies.blocked_code(refused))
+
+    async def after_tool_callback(
+        self,
+        tool: BaseTool,
+        args: dict[str, Any],
+        tool_context: ToolContext,
+        tool_response: Any,
+    ) -> dict[str, Any] | None:
+        """The loaded skills' ``PostToolUse`` hooks (``LlmAgent(after_tool_callback=...)``, or
+        the :class:`SkillPolicyPlugin`); what they say reaches the next model call. Never
+        changes the response (returns None)."""
+        hooks = self.toolkit.hooks
+        if self.toolkit.is_skill_tool(tool.name) or not hooks.in_catalog(self.library.catalog):
+            return None
+        session = self.session_for(tool_context)
+        if self.toolkit.hooks.has_hooks(session):
+            conversation = _calls.conversation(tool_context)
+            await self.toolkit.hooks.apost_tool(
+                session, tool.name, args, tool_response, conversation=conversation
+            )
+        return None
+
+    async def before_agent_callback(self, callback_context: Any) -> None:
+        """The loaded skills' ``SessionStart`` hooks, at the start of each agent run
+        (``LlmAgent(before_agent_callback=...)``, or the :class:`SkillPolicyPlugin`)."""
+        await self._ensure_catalog(callback_context.invocation_id)
+        session = self.session_for(callback_context)
+        if self.toolkit.hooks.has_hooks(session):
+            conversation = _calls.conversation(callback_context)
+            await self.toolkit.hooks.asession_start(session, conversation=conversation)
+        return None
 
     async def before_model_callback(self, callback_context: Any, llm_request: LlmRequest) -> None:
         """With ``hide_blocked_tools``: leave the tools the loaded skills block (RESTRICT)

@@ -12,7 +12,15 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool, Tool
 from langgraph.types import Command
 
-from skillcore import RawInput, SkillSession, SkillToolkit, ToolResult, ToolSpec, replies
+from skillcore import (
+    RawInput,
+    SkillSession,
+    SkillToolkit,
+    ToolDecision,
+    ToolResult,
+    ToolSpec,
+    replies,
+)
 from skillcore.runtime.turn_entry import History
 from skillcore.state.coordination import TurnCall
 from skillcore_langchain._messages import tool_message
@@ -53,6 +61,54 @@ def blocked_call(
         return None
     text = replies.blocked(decision)
     return tool_message(text, replies.blocked_code(decision), call["id"], call["name"])
+
+
+def hook_refusal(
+    toolkit: SkillToolkit,
+    session: SkillSession,
+    call: Mapping[str, Any],
+    tool: BaseTool | None,
+    thread: str,
+) -> ToolMessage | None:
+    """The reply to a call a ``PreToolUse`` hook of a loaded skill blocks (None: not
+    blocked; the policy already allowed the call)."""
+    if not toolkit.hooks.has_hooks(session):
+        return None
+    arguments = policy_arguments(tool, call.get("args"))
+    decision = toolkit.hooks.pre_tool(session, call["name"], arguments, conversation=thread)
+    return None if decision is None else _hook_message(decision, call)
+
+
+async def ahook_refusal(
+    toolkit: SkillToolkit,
+    session: SkillSession,
+    call: Mapping[str, Any],
+    tool: BaseTool | None,
+    thread: str,
+) -> ToolMessage | None:
+    """Async :func:`hook_refusal`."""
+    if not toolkit.hooks.has_hooks(session):
+        return None
+    arguments = policy_arguments(tool, call.get("args"))
+    decision = await toolkit.hooks.apre_tool(session, call["name"], arguments, conversation=thread)
+    return None if decision is None else _hook_message(decision, call)
+
+
+def _hook_message(decision: ToolDecision, call: Mapping[str, Any]) -> ToolMessage:
+    text = replies.blocked(decision)
+    return tool_message(text, replies.blocked_code(decision), call["id"], call["name"])
+
+
+def tool_output(result: Any) -> Any:
+    """What a tool returned, as a hook's ``tool_response`` (a message's content)."""
+    if isinstance(result, ToolMessage):
+        return result.content
+    if isinstance(result, Command):
+        messages = (
+            (result.update or {}).get("messages") if isinstance(result.update, Mapping) else None
+        )
+        return [m.content for m in messages or () if isinstance(m, ToolMessage)]
+    return str(result)
 
 
 def reply(

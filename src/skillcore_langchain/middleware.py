@@ -35,12 +35,15 @@ from skillcore.runtime.model_calls import ModelCalls
 from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
 from skillcore_langchain._approval import gate
 from skillcore_langchain._calls import (
+    ahook_refusal,
     blocked_call,
     history,
+    hook_refusal,
     messages_of,
     reply,
     skill_tool,
     thread_of,
+    tool_output,
 )
 from skillcore_langchain._messages import (
     append_block,
@@ -200,6 +203,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         request = state.get(LOAD_KEY)
         ensured = self.toolkit.ensure(session, fresh=fresh, load=request)[0]
         changed = changed or ensured is not session
+        if self.toolkit.hooks.has_hooks(ensured):
+            self.toolkit.hooks.session_start(ensured, conversation=thread_id() or "")
         return started(self._state_update, ensured, changed, request is not None, state)
 
     async def abefore_agent(
@@ -214,6 +219,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         request = state.get(LOAD_KEY)
         ensured = (await self.toolkit.aensure(session, fresh=fresh, load=request))[0]
         changed = changed or ensured is not session
+        if self.toolkit.hooks.has_hooks(ensured):
+            await self.toolkit.hooks.asession_start(ensured, conversation=thread_id() or "")
         return started(self._state_update, ensured, changed, request is not None, state)
 
     # -- wrap_model_call: catalog, tools, re-injection -------------------------------------
@@ -273,7 +280,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         tools: list[BaseTool | dict[str, Any]],
         text: str,
     ) -> ModelRequest[Any]:
-        system = append_block(request.system_message, text)
+        hooks = self.toolkit.hooks.context(thread_id() or "")  # hook text, said once
+        system = append_block(request.system_message, f"{text}\n\n{hooks}" if hooks else text)
         # Per-request suggestions go with the user messages, after the stable prefix (a walk
         # over the history, so only when the note is on).
         note_for = self.model_calls.note_for(session)
@@ -312,12 +320,30 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ToolMessage | Command[Any]:
         """Block tools the loaded skills do not allow (RESTRICT), deciding in call order."""
         call = request.tool_call
-        if not self.toolkit.guards(self.policy, call["name"]):
+        guarded = self.toolkit.guards(self.policy, call["name"])
+        hooked = not self.toolkit.is_skill_tool(call["name"]) and self.toolkit.hooks.in_catalog(
+            self.library.catalog
+        )
+        if not guarded and not hooked:
             return handler(request)
         config = getattr(request.runtime, "config", None)
-        with self._turn(request.state, config, call["id"]) as view:
-            blocked = blocked_call(self.toolkit, view, call, request.tool)
-        return blocked if blocked is not None else handler(request)
+        session = self.session_for(request.state)
+        if guarded:
+            with self._turn(request.state, config, call["id"]) as view:
+                blocked = blocked_call(self.toolkit, view, call, request.tool)
+                session = view.read()
+            if blocked is not None:
+                return blocked
+        # The policy allowed the call: the loaded skills' hooks may still block it.
+        thread = thread_of(config)
+        blocked = hook_refusal(self.toolkit, session, call, request.tool, thread)
+        if blocked is not None:
+            return blocked
+        result = handler(request)
+        if self.toolkit.hooks.has_hooks(session):
+            args, output = call.get("args"), tool_output(result)
+            self.toolkit.hooks.post_tool(session, call["name"], args, output, conversation=thread)
+        return result
 
     async def awrap_tool_call(
         self,
@@ -326,12 +352,31 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ToolMessage | Command[Any]:
         """Async :meth:`wrap_tool_call`."""
         call = request.tool_call
-        if not self.toolkit.guards(self.policy, call["name"]):
+        guarded = self.toolkit.guards(self.policy, call["name"])
+        hooked = not self.toolkit.is_skill_tool(call["name"]) and self.toolkit.hooks.in_catalog(
+            self.library.catalog
+        )
+        if not guarded and not hooked:
             return await handler(request)
         config = getattr(request.runtime, "config", None)
-        async with self._turn(request.state, config, call["id"]) as view:
-            blocked = blocked_call(self.toolkit, view, call, request.tool)
-        return blocked if blocked is not None else await handler(request)
+        session = self.session_for(request.state)
+        if guarded:
+            async with self._turn(request.state, config, call["id"]) as view:
+                blocked = blocked_call(self.toolkit, view, call, request.tool)
+                session = view.read()
+            if blocked is not None:
+                return blocked
+        thread = thread_of(config)
+        blocked = await ahook_refusal(self.toolkit, session, call, request.tool, thread)
+        if blocked is not None:
+            return blocked
+        result = await handler(request)
+        if self.toolkit.hooks.has_hooks(session):
+            args, output = call.get("args"), tool_output(result)
+            await self.toolkit.hooks.apost_tool(
+                session, call["name"], args, output, conversation=thread
+            )
+        return result
 
     def _hidden(self, state: Any, thread: str) -> frozenset[str]:
         """Skills loaded before this turn whose delivery is not in the state's messages

@@ -109,9 +109,15 @@ class _TurnHooks(AgentHooks[Any]):
     tell). Each hook then runs the agent's own (``inner``)."""
 
     def __init__(
-        self, route: Callable[[Any], _Turns], inner: AgentHooksBase[Any, Any] | None
+        self,
+        route: Callable[[Any], _Turns],
+        inner: AgentHooksBase[Any, Any] | None,
+        skill_hooks: Any = None,
     ) -> None:
         self.route, self.inner = route, inner
+        #: Runs the loaded skills' hooks at agent start and after each tool (``_agent_start``,
+        #: ``_after_tool`` of :class:`~skillcore_openai._agents_guarding.AgentGuarding`).
+        self.skill_hooks = skill_hooks
 
     async def on_llm_start(
         self,
@@ -132,6 +138,8 @@ class _TurnHooks(AgentHooks[Any]):
             await self.inner.on_llm_end(context, agent, response)
 
     async def on_start(self, context: Any, agent: Any) -> None:
+        if self.skill_hooks is not None:
+            await self.skill_hooks._agent_start(context)
         if self.inner is not None:
             await self.inner.on_start(context, agent)
 
@@ -148,6 +156,8 @@ class _TurnHooks(AgentHooks[Any]):
             await self.inner.on_tool_start(context, agent, tool)
 
     async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: Any) -> None:
+        if self.skill_hooks is not None:
+            await self.skill_hooks._after_tool(context, tool, result)
         if self.inner is not None:
             await self.inner.on_tool_end(context, agent, tool, result)
 

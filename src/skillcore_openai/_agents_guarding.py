@@ -5,6 +5,7 @@ agents handed off to, the hooks that order each turn's calls, and the guardrail'
 from __future__ import annotations
 
 import dataclasses
+import json
 import warnings
 from functools import partial
 from typing import Any
@@ -109,7 +110,7 @@ class AgentGuarding(AgentTools):
         copy.handoffs = [self._guard_handoff(h, done) for h in agent.handoffs]
         hooks = agent.hooks
         inner = hooks.inner if isinstance(hooks, _TurnHooks) else hooks
-        copy.hooks = _TurnHooks(lambda ctx: self._route(ctx), inner)
+        copy.hooks = _TurnHooks(lambda ctx: self._route(ctx), inner, self)
         return copy
 
     def _guard_handoff(self, target: Any, done: dict[int, Agent[Any]]) -> Any:
@@ -144,12 +145,52 @@ class AgentGuarding(AgentTools):
             if guarded and not self._warned and _unordered(data.agent, ctx):
                 self._warned = True
                 warnings.warn(UNORDERED_WARNING, UserWarning, stacklevel=2)
-            decision = check(state.session)
+            session = state.session
+            decision = check(session)
         else:
             async with view:  # after the earlier skill calls of its turn
                 decision = check(view)
+                session = view.read()
+        if decision.allowed and self.toolkit.hooks.has_hooks(session):
+            # The policy allowed the call: the loaded skills' hooks may still block it.
+            arguments = _arguments(getattr(ctx, "tool_arguments", None))
+            refused = await self.toolkit.hooks.apre_tool(
+                session, ctx.tool_name, arguments, conversation=state.hook_key
+            )
+            decision = decision if refused is None else refused
         if decision.allowed:
             return ToolGuardrailFunctionOutput.allow(output_info=decision)
         return ToolGuardrailFunctionOutput.reject_content(
             replies.blocked(decision), output_info=decision
         )
+
+    async def _after_tool(self, ctx: Any, tool: Any, result: Any) -> None:
+        """The loaded skills' ``PostToolUse`` hooks (from the agent hooks of
+        :meth:`guard_agent`); what they say reaches the next model call."""
+        name = getattr(tool, "name", "")
+        if not name or self.toolkit.is_skill_tool(name):
+            return
+        state = self.state_for(ctx)
+        session = state.session
+        if self.toolkit.hooks.has_hooks(session):
+            arguments = _arguments(getattr(ctx, "tool_arguments", None))
+            await self.toolkit.hooks.apost_tool(
+                session, name, arguments, result, conversation=state.hook_key
+            )
+
+    async def _agent_start(self, ctx: Any) -> None:
+        """The loaded skills' ``SessionStart`` hooks, when a guarded agent starts."""
+        state = self.state_for(ctx)
+        session = state.session
+        if self.toolkit.hooks.has_hooks(session):
+            await self.toolkit.hooks.asession_start(session, conversation=state.hook_key)
+
+
+def _arguments(raw: Any) -> Any:
+    """A call's JSON arguments as an object for the hooks (text that is not JSON as text)."""
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw

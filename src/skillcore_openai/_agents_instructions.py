@@ -68,7 +68,9 @@ class AgentInstructions(TurnOrder):
             catalog = self.toolkit.instructions(session, query=query)
             if catalog:
                 catalog += await self._lost(ctx, agent, session, state, turn_input)
-            return "\n\n".join(part for part in (str(text or "").rstrip(), catalog) if part)
+            hooks = self.toolkit.hooks.context(state.hook_key)  # hook text, said once
+            parts = (str(text or "").rstrip(), catalog, hooks)
+            return "\n\n".join(part for part in parts if part)
 
         return render
 

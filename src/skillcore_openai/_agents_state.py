@@ -55,6 +55,11 @@ class SkillConversation:
         self.write(value)
 
     @property
+    def hook_key(self) -> str:
+        """The key the skills' hooks remember this conversation by (``once``, pending text)."""
+        return self.key if self.key is not None else self._turn_key
+
+    @property
     def loaded_names(self) -> tuple[str, ...]:
         """Names of the loaded skills."""
         return self._store.read().loaded_names

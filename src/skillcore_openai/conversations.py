@@ -93,7 +93,9 @@ class Conversations:
         """The session of a conversation as :meth:`save` left it (a new one, with the
         default skills, the first time), over the current catalog, with this adapter's limits
         and policy unless given (they are configuration, never read from saved state); the
-        pinned skills are always loaded, then ``load`` (as for :meth:`ensure`)."""
+        pinned skills are always loaded, then ``load`` (as for :meth:`ensure`). The loaded
+        skills' ``SessionStart`` hooks run (their output reaches :meth:`instructions` with
+        this ``conversation``)."""
         state = self.states.load(conversation_id)
         session = self.restore(state, limits, policy, load=load)
         rev = state.get("rev") if isinstance(state, Mapping) else None
@@ -101,6 +103,8 @@ class Conversations:
         self._started.move_to_end(conversation_id)
         while len(self._started) > STARTS_KEPT:
             self._started.popitem(last=False)
+        if self.toolkit.hooks.has_hooks(session):  # a turn starts: SessionStart hooks
+            self.toolkit.hooks.session_start(session, conversation=conversation_id)
         return session
 
     def session_for(self, conversation_id: str) -> SkillSession:

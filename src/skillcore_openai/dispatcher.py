@@ -137,7 +137,12 @@ class OpenAISkills(Conversations, ModelView):
     # -- dispatch --------------------------------------------------------------------------
 
     def dispatch(
-        self, target: SkillSession | SessionStore, call: Any, *, history: Any = None
+        self,
+        target: SkillSession | SessionStore,
+        call: Any,
+        *,
+        history: Any = None,
+        conversation: str = "",
     ) -> ToolCallResult:
         """Apply one tool call to a session (or a :class:`skillcore.SessionStore` your loop
         shares between concurrent calls); never raises for bad model input. Thread the
@@ -145,11 +150,15 @@ class OpenAISkills(Conversations, ModelView):
 
         ``history``: the messages/input items the model received. A load of a loaded skill
         whose load reply is not among them sends its instructions again (``REDELIVERED``)
-        rather than ``ALREADY_LOADED``; pass it when you trim or compact history."""
+        rather than ``ALREADY_LOADED``; pass it when you trim or compact history.
+        ``conversation``: the key of the conversation (its skill hooks' ``once`` memory and
+        text for the next model call, see :meth:`instructions`)."""
         store = as_store(target)
-        return self._dispatch(store, call, self._hidden(store.read(), history))
+        return self._dispatch(store, call, self._hidden(store.read(), history), conversation)
 
-    def _dispatch(self, store: SessionStore, call: Any, gone: frozenset[str]) -> ToolCallResult:
+    def _dispatch(
+        self, store: SessionStore, call: Any, gone: frozenset[str], conversation: str = ""
+    ) -> ToolCallResult:
         c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
             result = self.toolkit.call(
@@ -162,8 +171,16 @@ class OpenAISkills(Conversations, ModelView):
             )
             return self._skill(store, c, result)
         plan = self._plan(store, c)
-        if isinstance(plan, ToolCallResult):
+        if isinstance(plan, ToolCallResult) and plan.handled:  # refused: a reply
             return plan
+        # The policy allowed the call: the loaded skills' hooks may still block it.
+        session, hooks = store.read(), self.toolkit.hooks
+        if hooks.has_hooks(session):
+            refused = hooks.pre_tool(session, c.name, c.arguments, conversation=conversation)
+            if refused is not None:
+                return self._refused(store, c, refused)
+        if isinstance(plan, ToolCallResult):
+            return plan  # allowed, left for the caller to run
         try:
             out = plan[0](plan[1], **plan[3])
         except Exception as exc:
@@ -172,17 +189,26 @@ class OpenAISkills(Conversations, ModelView):
             if inspect.iscoroutine(out):
                 out.close()
             raise TypeError(f"the handler of {c.name!r} is async: use adispatch/adispatch_all")
-        return self._handled(store, c, out, plan[2])
+        done = self._handled(store, c, out, plan[2])
+        if hooks.has_hooks(session):
+            hooks.post_tool(session, c.name, c.arguments, done.output, conversation=conversation)
+        return done
 
     async def adispatch(
-        self, target: SkillSession | SessionStore, call: Any, *, history: Any = None
+        self,
+        target: SkillSession | SessionStore,
+        call: Any,
+        *,
+        history: Any = None,
+        conversation: str = "",
     ) -> ToolCallResult:
         """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
         store = as_store(target)
-        return await self._adispatch(store, call, self._hidden(store.read(), history))
+        gone = self._hidden(store.read(), history)
+        return await self._adispatch(store, call, gone, conversation)
 
     async def _adispatch(
-        self, store: SessionStore, call: Any, gone: frozenset[str]
+        self, store: SessionStore, call: Any, gone: frozenset[str], conversation: str = ""
     ) -> ToolCallResult:
         c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
@@ -195,11 +221,22 @@ class OpenAISkills(Conversations, ModelView):
                 call_id=c.call_id,
             )
             return self._skill(store, c, result)
-        return await self._arun(store, c, self._plan(store, c))
+        return await self._arun(store, c, self._plan(store, c), conversation)
 
     async def _arun(
-        self, store: SessionStore, c: FunctionCall, plan: ToolCallResult | _Plan
+        self,
+        store: SessionStore,
+        c: FunctionCall,
+        plan: ToolCallResult | _Plan,
+        conversation: str = "",
     ) -> ToolCallResult:
+        if isinstance(plan, ToolCallResult) and plan.handled:  # refused: a reply
+            return plan
+        session, hooks = store.read(), self.toolkit.hooks
+        if hooks.has_hooks(session):
+            refused = await hooks.apre_tool(session, c.name, c.arguments, conversation=conversation)
+            if refused is not None:
+                return self._refused(store, c, refused)
         if isinstance(plan, ToolCallResult):
             return plan
         try:
@@ -208,10 +245,27 @@ class OpenAISkills(Conversations, ModelView):
                 out = await out
         except Exception as exc:
             return self._failed(store, c, exc, plan[2])
-        return self._handled(store, c, out, plan[2])
+        result = self._handled(store, c, out, plan[2])
+        if hooks.has_hooks(session):
+            await hooks.apost_tool(
+                session, c.name, c.arguments, result.output, conversation=conversation
+            )
+        return result
+
+    def _refused(
+        self, store: SessionStore, c: FunctionCall, decision: ToolDecision
+    ) -> ToolCallResult:
+        """The reply to a call a skill's ``PreToolUse`` hook blocked."""
+        text, code = replies.blocked(decision), replies.blocked_code(decision)
+        return self._error(store, c, text, code, decision)
 
     def dispatch_all(
-        self, session: SkillSession, calls: Iterable[Any] | None, *, history: Any = None
+        self,
+        session: SkillSession,
+        calls: Iterable[Any] | None,
+        *,
+        history: Any = None,
+        conversation: str = "",
     ) -> TurnResult:
         """Apply every tool call of one assistant message, in order; returns the final
         session and the messages to append. A handler that raises gets an error reply for
@@ -221,11 +275,16 @@ class OpenAISkills(Conversations, ModelView):
         # Computed once, on the session the history belongs to: skills loaded by earlier
         # calls of this message are not missing from it.
         gone = self._hidden(session, history)
-        results = tuple(self._dispatch(store, c, gone) for c in calls or ())
+        results = tuple(self._dispatch(store, c, gone, conversation) for c in calls or ())
         return TurnResult(store.session, results)
 
     async def adispatch_all(
-        self, session: SkillSession, calls: Iterable[Any] | None, *, history: Any = None
+        self,
+        session: SkillSession,
+        calls: Iterable[Any] | None,
+        *,
+        history: Any = None,
+        conversation: str = "",
     ) -> TurnResult:
         """Apply the calls of one assistant message concurrently. Each is decided in call
         order (a call waits for the earlier skill calls, never for handlers), so the result
@@ -256,7 +315,7 @@ class OpenAISkills(Conversations, ModelView):
             # Errors (only caller misuse, or on_handler_error="raise") are collected rather
             # than raised so the caller sees the exception itself, not an ExceptionGroup.
             try:
-                results[i] = await self._ordered(views[i], items[i], gone)
+                results[i] = await self._ordered(views[i], items[i], gone, conversation)
             except Exception as exc:
                 errors[i] = exc
 
@@ -269,14 +328,16 @@ class OpenAISkills(Conversations, ModelView):
         final = views[-1].read() if views else session
         return TurnResult(final, tuple(r for r in results if r is not None))
 
-    async def _ordered(self, view: TurnCall, call: Any, gone: frozenset[str]) -> ToolCallResult:
+    async def _ordered(
+        self, view: TurnCall, call: Any, gone: frozenset[str], conversation: str
+    ) -> ToolCallResult:
         async with view:
             c = parse_call(call)
             if self.toolkit.is_skill_tool(c.name):
-                return await self._adispatch(view, c, gone)
+                return await self._adispatch(view, c, gone, conversation)
             plan = self._plan(view, c)
-        # Handlers run after the turn moved on: later calls never wait for them.
-        return await self._arun(view, c, plan)
+        # Handlers (and hooks) run after the turn moved on: later calls never wait for them.
+        return await self._arun(view, c, plan, conversation)
 
     def _skill(self, store: SessionStore, c: FunctionCall, res: ToolResult) -> ToolCallResult:
         message = tool_output(c, res.text, is_error=not res.ok, binary=res.binary)

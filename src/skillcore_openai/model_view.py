@@ -80,6 +80,7 @@ class ModelView:
         budget: int | None = None,
         query: str | None = None,
         history: Any = None,
+        conversation: str = "",
     ) -> str:
         """``base`` followed by the skill catalog (just ``base`` when there are no skills).
 
@@ -90,7 +91,10 @@ class ModelView:
         Loaded skills whose load reply is not in ``history`` (the messages/input items the
         model receives) get their instructions appended, as in every adapter; without
         ``history``, those of the configured skills (``default_skills``, ``pinned_skills``),
-        which no tool reply delivered."""
+        which no tool reply delivered.
+
+        ``conversation``: as given to :meth:`dispatch`: the text of the loaded skills'
+        hooks waiting for this conversation's next model call is appended (once)."""
         catalog = self.toolkit.instructions(session, budget, query)
         if catalog:
             only = self.toolkit.preset if history is None else None
@@ -98,7 +102,8 @@ class ModelView:
             missing = self.reinjection.missing(session, seen, only=only)
             if missing:
                 catalog += "\n\n" + self.reinjection.text(session, missing)
-        return "\n\n".join(part for part in (base.rstrip(), catalog) if part)
+        hooks = self.toolkit.hooks.context(conversation)
+        return "\n\n".join(part for part in (base.rstrip(), catalog, hooks) if part)
 
     def _seen(self, session: SkillSession, history: Any) -> frozenset[str]:
         """Loaded skills whose delivery (the reply to the recorded load call id) is in

@@ -30,6 +30,7 @@ KNOWN_FIELDS = frozenset(
         "disable-model-invocation",
         "user-invocable",
         "argument-hint",
+        "hooks",
     }
 )
 #: The agentskills spec's own fields.

@@ -24,6 +24,7 @@ from skillcore.parse.fields import (
     read_text_fields,
     read_version,
 )
+from skillcore.parse.hooks import read_hooks
 from skillcore.parse.metadata import metadata_extensions, read_metadata_field
 from skillcore.parse.name_field import read_name_field
 from skillcore.parse.values import Cleaner, char_name, invisible_warning, jsonable
@@ -78,6 +79,8 @@ def build(
         read_metadata_version(meta, ctx, kwargs)
     if "argument-hint" in fm:
         read_argument_hint(fm, ctx, kwargs)
+    if "hooks" in fm:
+        read_hooks(fm, ctx, kwargs)
     if ctx.headings:
         kwargs["headings"] = ctx.headings
     diags = ctx.diags

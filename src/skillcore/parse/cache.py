@@ -73,7 +73,7 @@ _build = build_objects
 #: Set to ``1`` to disable the parse cache everywhere.
 CACHE_ENV_OFF = "SKILLCORE_NO_CACHE"
 _MAGIC = b"SKCPARSE3\n"
-_FORMAT = 4
+_FORMAT = 5
 _DIGEST = 32
 #: Cache files larger than this are not read (about 300,000 skills).
 MAX_CACHE_BYTES = 512 * 1024 * 1024
@@ -114,6 +114,7 @@ _RULE_MODULES = (
     "parse/fields",
     "parse/metadata",
     "parse/name_field",
+    "parse/hooks",
     "parse/nesting",
     "parse/values",
     "parse/bounds",

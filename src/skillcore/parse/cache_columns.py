@@ -77,6 +77,7 @@ _SPARSE: tuple[tuple[str, int, Any], ...] = (
     ("disable_model_invocation", _FLAG, False),
     ("user_invocable", _FLAG, True),
     ("argument_hint", _TEXT, None),
+    ("hooks", _JSON, FrozenDict()),
     ("extra", _JSON, FrozenDict()),
     ("headings", _STRS, ()),
 )

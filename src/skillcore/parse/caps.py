@@ -25,6 +25,11 @@ body headings                  16 / 120 /   headings kept / characters each (cut
 list item                      256          triggers, file-patterns, dependencies: item dropped;
                                             allowed-tools entry: the whole list unreadable
 list items                     100          first 100 kept; allowed-tools: unreadable
+hooks                          16 / 8 / 32  matcher groups per event / handlers per group /
+                               4,096 / 256  handlers per skill (first kept, rest dropped) /
+                                            characters of a command or prompt / of a matcher
+                                            (longer: the entry is dropped)
+hook timeout                   1..600 s     clamped into the range
 =============================  ===========  ====================================================
 
 (The expansion and integer caps live in :mod:`skillcore.parse.bounds`, which the YAML loader
@@ -65,5 +70,14 @@ FRONTMATTER_HEAD_BYTES = MAX_FRONTMATTER_BYTES + 64
 MAX_HEADINGS = 16
 MAX_HEADING_CHARS = 120
 MAX_HEADINGS_SCANNED = 4 * 1024
+#: ``hooks``: matcher groups per event, handlers per group and per skill, characters of a
+#: command or prompt and of a matcher, and the range of a handler's ``timeout`` (seconds).
+MAX_HOOK_GROUPS = 16
+MAX_HOOK_HANDLERS = 8
+MAX_HOOKS_PER_SKILL = 32
+MAX_HOOK_TEXT = 4096
+MAX_HOOK_MATCHER = 256
+MIN_HOOK_TIMEOUT = 1
+MAX_HOOK_TIMEOUT = 600
 #: Bracket / indentation nesting deeper than this is refused before parsing.
 MAX_NESTING = 32

@@ -32,6 +32,7 @@ from skillcore.policy.rules import (
     UnrestrictedSkills,
     to_aliases,
 )
+from skillcore.runner.base import ScriptRunner
 from skillcore.runtime import settings
 from skillcore.sources.base import SkillSource
 from skillcore.state.ledger import Ledger, MemoryLedger
@@ -157,6 +158,15 @@ class SkillConfig:
         validator=attrs.validators.and_(attrs.validators.instance_of(int), attrs.validators.ge(0)),
     )
 
+    #: Runs code skills bring (hooks, ``!command``; see docs/scripts.md): a
+    #: :class:`~skillcore.runner.ScriptRunner`. None: such code never runs (hooks with
+    #: commands are inert, reported once per skill).
+    script_runner: ScriptRunner | None = None
+    #: Replace ``!`command` `` placeholders in a skill's body with the command's output when
+    #: it loads (trusted sources only, through ``script_runner``, as the skill's
+    #: ``allowed-tools`` allow ``Bash(<command>)``). Off by default.
+    shell_preprocessing: bool = False
+
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
         """``config`` as given, or one built from keyword options (not both): how every
@@ -274,6 +284,8 @@ class SkillConfig:
             check_tools_available=self.check_tools_available,
             ranker=self.ranker,
             suggestions=self.suggestions,
+            script_runner=self.script_runner,
+            shell_preprocessing=self.shell_preprocessing,
         )
 
 

@@ -54,6 +54,10 @@ class SkillSource:
     #: ``SOURCE_UNREACHABLE`` diagnostic until it appears. Off by default: a local path
     #: that does not exist is almost always a typo, and is refused where it is named.
     optional: bool = False
+    #: Whether code this source's skills bring (scripts, hooks, ``!command``) may run:
+    #: None (default) trusts local paths only (see :func:`source_trusted`); True trusts a
+    #: remote source the host vouches for; False distrusts even a local one.
+    trusted: bool | None = None
 
     def fsspec_options(self) -> dict[str, Any]:
         """``storage_options`` as plain, mutable values (nested mappings as dicts, sequences
@@ -86,3 +90,12 @@ class SkillSource:
             return "file"
         head = self.url.split("::", 1)[0]
         return head.split("://", 1)[0] if "://" in head else head
+
+
+def source_trusted(source: SkillSource) -> bool:
+    """Whether code from ``source``'s skills may run: its ``trusted`` flag, else True only
+    for a local path (``file``) without a filesystem object of its own (S3, Git, zip, MCP
+    and memory sources are untrusted unless marked)."""
+    if source.trusted is not None:
+        return source.trusted
+    return source.fs is None and source.protocol == "file"

@@ -26,14 +26,17 @@ from skillcore.codes import OutcomeCode
 from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
+from skillcore.runner.base import ScriptRunner
 from skillcore.sources.base import ReadError
 from skillcore.state.session import Outcome, ResourceRequest, SkillSession
 from skillcore.state.stores import SessionRef, SessionStore, as_store
 from skillcore.tools import calls, replies
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
+from skillcore.tools.hooks import SkillHooks
 from skillcore.tools.model_view import ModelView
 from skillcore.tools.plain_calls import PlainCallChecks
 from skillcore.tools.preload import Preload
+from skillcore.tools.preprocess import apreprocess, preprocess
 from skillcore.tools.specs import (
     DEFAULT_ENUM_LIMIT,
     ArgumentError,
@@ -94,8 +97,14 @@ class SkillToolkit(ModelView, PlainCallChecks):
         check_tools_available: bool = False,
         ranker: Ranker = "auto",
         suggestions: int = DEFAULT_SUGGESTIONS,
+        script_runner: ScriptRunner | None = None,
+        shell_preprocessing: bool = False,
     ) -> None:
         self.library = library
+        #: Runs code skills bring: their hooks (:attr:`hooks`) and, with
+        #: ``shell_preprocessing``, ``!`command` `` in a loaded body; None: none runs.
+        self.script_runner, self.shell_preprocessing = script_runner, shell_preprocessing
+        self.hooks = SkillHooks(library, script_runner)
         #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
         #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
         if ranker not in RANKERS:
@@ -167,6 +176,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         if isinstance(step, ToolResult):
             return step
         data = calls.read(self.library, step, store.read(), self.binary_resources)
+        if self.shell_preprocessing and isinstance(data, SkillDocument):
+            data = preprocess(self.library, self.script_runner, store.read(), data)
         return self.finish(store, step, data, call_id=call_id)
 
     async def acall(
@@ -186,6 +197,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         if isinstance(step, ToolResult):
             return step
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
+        if self.shell_preprocessing and isinstance(data, SkillDocument):
+            data = await apreprocess(self.library, self.script_runner, store.read(), data)
         return self.finish(store, step, data, call_id=call_id)
 
     def _begin(

@@ -69,6 +69,7 @@ _strs = st.lists(_text, max_size=3).map(tuple)
             "disable_model_invocation": st.booleans(),
             "user_invocable": st.booleans(),
             "argument_hint": _opt,
+            "hooks": st.dictionaries(_text, st.integers(), max_size=2).map(FrozenDict),
             "extra": st.dictionaries(_text, st.integers(), max_size=2).map(FrozenDict),
             "stamp": _text,
             "headings": _strs,

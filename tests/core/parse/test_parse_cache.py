@@ -316,6 +316,17 @@ _fields = st.fixed_dictionaries(
         "triggers": st.lists(_texts, max_size=3),
         "priority": st.integers(-3, 3),
         "disable-model-invocation": st.booleans(),
+        "hooks": st.sampled_from(
+            [
+                {
+                    "PreToolUse": [
+                        {"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}
+                    ]
+                },
+                {"SessionStart": [{"once": True, "hooks": [{"type": "prompt", "prompt": "p"}]}]},
+                {"PostToolUse": 3},
+            ]
+        ),
         "custom": st.recursive(
             st.one_of(st.none(), st.booleans(), st.integers(), _texts),
             lambda inner: st.lists(inner, max_size=2) | st.dictionaries(_texts, inner, max_size=2),
