@@ -38,6 +38,8 @@ from skillcore.state.ledger import Ledger, MemoryLedger
 from skillcore.state.refresh import RefreshGate
 from skillcore.state.restore import Restorer
 from skillcore.state.turns import TurnStore
+from skillcore.runner import Isolation, RunLimits, ScriptRunner
+from skillcore.tools.scripts import Approve, ScriptSettings
 from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
 
 #: What adapters accept as ``sources``: a ready library, one source, or several.
@@ -157,6 +159,32 @@ class SkillConfig:
         validator=attrs.validators.and_(attrs.validators.instance_of(int), attrs.validators.ge(0)),
     )
 
+    #: Runs skills' scripts (``run_skill_script``): a :class:`~skillcore.runner.ScriptRunner`.
+    #: None (the default): the tool is not offered at all and no skill code runs.
+    script_runner: ScriptRunner | None = None
+    #: The least isolation a run accepts; a runner that cannot give it refuses to run.
+    script_isolation: Isolation = attrs.field(default=Isolation.LIMITS, converter=Isolation)
+    #: The bounds of one run (time, CPU, memory, processes, output).
+    script_limits: RunLimits = RunLimits()
+    #: ``approve(skill, script, args) -> bool`` (or an awaitable of one), asked before every
+    #: run; False (or an error) declines it (``SCRIPT_DECLINED``). None: no approval step
+    #: (the frameworks' own human-in-the-loop can still gate the tool).
+    approve_script: Approve | None = None
+    #: Overrides of the interpreter table (passed to ``command_for``); None: the defaults.
+    script_interpreters: Any = None
+
+    def script_settings(self) -> ScriptSettings | None:
+        """How the toolkit runs scripts, or None when no runner is configured."""
+        if self.script_runner is None:
+            return None
+        return ScriptSettings(
+            self.script_runner,
+            self.script_isolation,
+            self.script_limits,
+            self.approve_script,
+            self.script_interpreters,
+        )
+
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
         """``config`` as given, or one built from keyword options (not both): how every
@@ -274,6 +302,7 @@ class SkillConfig:
             check_tools_available=self.check_tools_available,
             ranker=self.ranker,
             suggestions=self.suggestions,
+            script_settings=self.script_settings(),
         )
 
 

@@ -54,6 +54,20 @@ class SkillSource:
     #: ``SOURCE_UNREACHABLE`` diagnostic until it appears. Off by default: a local path
     #: that does not exist is almost always a typo, and is refused where it is named.
     optional: bool = False
+    #: Whether skills of this source may run code (``run_skill_script``). None: decided by
+    #: where the source is (:attr:`runs_code`): a local folder is trusted; remote and
+    #: packaged sources (S3, Git, zip and other archives, MCP, memory, any fsspec URL) are
+    #: not, unless the host marks them ``trusted=True``.
+    trusted: bool | None = None
+
+    @property
+    def runs_code(self) -> bool:
+        """Whether scripts of this source may run: ``trusted`` when set, else True only for
+        a local folder (not an archive file, not a filesystem object given as ``fs``)."""
+        if self.trusted is not None:
+            return self.trusted
+        local = self.fs is None and self.protocol in ("file", "local")
+        return local and not self.url.lower().endswith(ARCHIVE_SUFFIXES)
 
     def fsspec_options(self) -> dict[str, Any]:
         """``storage_options`` as plain, mutable values (nested mappings as dicts, sequences

@@ -345,6 +345,12 @@ __all__ = [
     "reinjection",
     "repeated_failure",
     "resource",
+    "script_declined",
+    "script_failed",
+    "script_isolation_unavailable",
+    "script_not_listed",
+    "script_not_runnable",
+    "script_result",
     "search",
     "skill_content_marker",
     "suggestions",
@@ -356,3 +362,92 @@ __all__ = [
     "turn_refused_reason",
     "unknown_tool",
 ]
+
+
+# -- run_skill_script -------------------------------------------------------------------------
+
+#: Characters of each output stream (stdout, stderr) a script reply keeps, after the
+#: runner's own byte cap: the rest is cut and the reply says so.
+MAX_SCRIPT_OUTPUT_CHARS = 16_000
+
+
+def _stream(data: bytes) -> tuple[str, bool]:
+    """One output stream as reply text: decoded (bad bytes replaced), capped, escaped so it
+    cannot close its tag or forge markup, and made safe as every prompt text is."""
+    text = data.decode("utf-8", "replace")
+    cut = len(text) > MAX_SCRIPT_OUTPUT_CHARS
+    if cut:
+        text = text[:MAX_SCRIPT_OUTPUT_CHARS]
+    return escape(prompt_text(text)), cut
+
+
+def script_result(
+    skill: str,
+    script: str,
+    exit_code: int | None,
+    stdout: bytes,
+    stderr: bytes,
+    duration_seconds: float,
+    truncated: bool,
+    killed: str,
+    isolation: str,
+) -> tuple[str, bool]:
+    """The reply of a script that ran, and whether its output was cut (by the runner's cap
+    or this reply's): exit code, duration, isolation, then stdout and stderr, escaped."""
+    out, out_cut = _stream(stdout)
+    err, err_cut = _stream(stderr)
+    cut = truncated or out_cut or err_cut
+    ended = f" ended_early={quoteattr(killed)}" if killed else ""
+    head = (
+        f"<script_result skill={quoteattr(skill)} script={quoteattr(script)} "
+        f'exit_code="{exit_code if exit_code is not None else "none"}" '
+        f'duration_ms="{round(duration_seconds * 1000)}" isolation={quoteattr(isolation)} '
+        f'output_cut="{str(cut).lower()}"{ended}>'
+    )
+    note = (
+        "\n(Output was cut at the cap; ask for less output, e.g. with the script's options.)"
+        if cut
+        else ""
+    )
+    text = f"{head}\n<stdout>\n{out}\n</stdout>\n<stderr>\n{err}\n</stderr>\n</script_result>{note}"
+    return text, cut
+
+
+def script_not_listed(skill: str, script: str, listing: Sequence[str]) -> str:
+    """The reply for a script path the skill's listing does not show."""
+    shown = ", ".join(single_line(p) for p in list(listing)[:20]) or "(none)"
+    return error(
+        f"{quoted_excerpt(script)} is not a file skill {skill!r} lists, so it cannot run. "
+        f"Its files: {shown}."
+    )
+
+
+def script_not_runnable(skill: str, script: str) -> str:
+    """The reply for a listed file with no interpreter in skillcore's table."""
+    return error(
+        f"{quoted_excerpt(script)} of skill {skill!r} is not a script skillcore can run (no "
+        "interpreter for its file type). Do not retry; read it with the resource tool if "
+        "its contents help."
+    )
+
+
+def script_declined(skill: str, script: str, detail: str) -> str:
+    """The reply for a run the approval hook (or the user) declined."""
+    return error(
+        f"Running {quoted_excerpt(script)} of skill {skill!r} was not approved"
+        f"{': ' + detail if detail else ''}. Do not retry it; continue without it or ask "
+        "the user."
+    )
+
+
+def script_isolation_unavailable(skill: str, script: str, detail: str) -> str:
+    """The reply for a run the runner refused for want of the required isolation."""
+    return error(
+        f"{quoted_excerpt(script)} of skill {skill!r} was not run: the sandbox this agent "
+        f"requires is not available here ({detail}). Do not retry; tell the user."
+    )
+
+
+def script_failed(skill: str, script: str, detail: str) -> str:
+    """The reply for a run that could not be set up or whose runner failed."""
+    return error(f"{quoted_excerpt(script)} of skill {skill!r} could not be run: {detail}")

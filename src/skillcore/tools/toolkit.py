@@ -27,9 +27,9 @@ from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
 from skillcore.sources.base import ReadError
-from skillcore.state.session import Outcome, ResourceRequest, SkillSession
+from skillcore.state.session import Outcome, ResourceRequest, ScriptRequestPlan, SkillSession
 from skillcore.state.stores import SessionRef, SessionStore, as_store
-from skillcore.tools import calls, replies
+from skillcore.tools import calls, replies, scripts
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.model_view import ModelView
 from skillcore.tools.plain_calls import PlainCallChecks
@@ -94,8 +94,11 @@ class SkillToolkit(ModelView, PlainCallChecks):
         check_tools_available: bool = False,
         ranker: Ranker = "auto",
         suggestions: int = DEFAULT_SUGGESTIONS,
+        script_settings: scripts.ScriptSettings | None = None,
     ) -> None:
         self.library = library
+        #: How ``run_skill_script`` runs scripts; None: the tool is not offered at all.
+        self.script_settings = script_settings
         #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
         #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
         if ranker not in RANKERS:
@@ -121,6 +124,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         self._kinds = {n.load: ToolKind.LOAD, n.unload: ToolKind.UNLOAD, n.search: ToolKind.SEARCH}
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
+        if script_settings is not None:
+            self._kinds[n.script] = ToolKind.SCRIPT
         self._init_view(
             catalog_format=catalog_format,
             enum_limit=enum_limit,
@@ -166,6 +171,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         step = self._begin(store, tool, arguments, hidden, available)
         if isinstance(step, ToolResult):
             return step
+        if isinstance(step, ScriptRequestPlan):
+            return self._run_script(store, step)
         data = calls.read(self.library, step, store.read(), self.binary_resources)
         return self.finish(store, step, data, call_id=call_id)
 
@@ -185,6 +192,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         step = self._begin(store, tool, arguments, hidden, available)
         if isinstance(step, ToolResult):
             return step
+        if isinstance(step, ScriptRequestPlan):
+            return await self._arun_script(store, step)
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
         return self.finish(store, step, data, call_id=call_id)
 
@@ -195,7 +204,7 @@ class SkillToolkit(ModelView, PlainCallChecks):
         arguments: Any,
         hidden: Collection[str],
         available: Collection[str] | None,
-    ) -> Effect | ToolResult:
+    ) -> Effect | ScriptRequestPlan | ToolResult:
         """The start of :meth:`call` and :meth:`acall`: the result a later call of the turn
         already settled for this one, else the plan on the store's session."""
         refused = getattr(store, "refused", None)
@@ -286,8 +295,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         code as :meth:`call` (pinned skills, available tools, read failures), with nothing
         written and nothing reported: a preview applies the turn's earlier calls with it."""
         step = self._plan(session, tool, arguments, available=available, report=False)
-        if isinstance(step, (ToolResult, ResourceRequest)):
-            return session  # a refusal, a search or a resource read: no state change
+        if isinstance(step, (ToolResult, ResourceRequest, ScriptRequestPlan)):
+            return session  # a refusal, a search, a read or a script run: no state change
         data = calls.read(self.library, step, session, self.binary_resources)
         return self._finish(SessionRef(session), step, data).session
 
@@ -300,7 +309,7 @@ class SkillToolkit(ModelView, PlainCallChecks):
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         report: bool = True,
-    ) -> Effect | ToolResult:
+    ) -> Effect | ScriptRequestPlan | ToolResult:
         kind = self._kinds.get(tool)
         if kind is None:
             text = replies.unknown_tool(tool, self.tool_names)
@@ -315,6 +324,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
             return ToolResult(session, text, OutcomeCode.SEARCH_RESULTS, tool)
         if kind is ToolKind.UNLOAD:
             return Unload(args["skill_name"])
+        if kind is ToolKind.SCRIPT:
+            return self._plan_script(session, tool, args, report)
         if not self.check_tools_available:
             # Without the check (which refuses such a load with its own reply), a skill
             # restricting the agent to tools it lacks is still worth a warning.
@@ -334,6 +345,90 @@ class SkillToolkit(ModelView, PlainCallChecks):
         if isinstance(step, ResourceRequest) and args.get("offset") is not None:
             step = attrs.evolve(step, offset=args["offset"])
         return step
+
+    # -- run_skill_script (see skillcore.tools.scripts) ------------------------------------------
+
+    def runs_code(self, name: str, session: SkillSession) -> tuple[bool, str]:
+        """Whether skill ``name``'s source is trusted to run code, and its label."""
+        meta = session.catalog.get(name)
+        if meta is None:
+            return False, ""
+        try:
+            source = self.library.reader(meta.location.source).source
+        except Exception:  # noqa: BLE001 - an unknown source is not trusted (fails closed)
+            return False, meta.location.source
+        return bool(source.runs_code), source.label
+
+    def _plan_script(
+        self, session: SkillSession, tool: str, args: dict[str, Any], report: bool
+    ) -> ScriptRequestPlan | ToolResult:
+        name, script = args["skill_name"], args["script"]
+        trusted, label = self.runs_code(name, session)
+        step = session.begin_script(
+            name,
+            script,
+            trusted=trusted,
+            source=label,
+            args=args["args"],
+            stdin=args["stdin"],
+            tool=tool,
+        )
+        if isinstance(step, Outcome):
+            if report:
+                events.script_refused(None, name, script, step.code.value, "not-asked")
+            return ToolResult(session, replies.refusal(step), step.code, tool)
+        return step
+
+    def _run_script(self, store: SessionStore, plan: ScriptRequestPlan) -> ToolResult:
+        settings = self.script_settings
+        assert settings is not None  # the tool exists only with settings
+        session = store.read()
+        with events.script_span(plan.name, plan.script) as span:
+            ok, label = scripts.sync_approval(settings, plan)
+            if not ok:
+                return self._script_result(session, *scripts.declined_reply(plan, label, span))
+            prepared = scripts.prepare(self.library, session, plan, settings)
+            if isinstance(prepared, scripts.Refused):
+                events.script_refused(span, plan.name, plan.script, prepared.code.value, label)
+                return self._script_result(session, prepared.code, prepared.text)
+            try:
+                result = settings.runner.run(prepared.request)
+            except Exception as exc:  # noqa: BLE001 - a runner failure is a reply, not a crash
+                return self._script_result(
+                    session, *scripts.runner_failed_reply(plan, exc, label, span)
+                )
+            finally:
+                scripts.remove(prepared.folder)
+            return self._script_result(session, *scripts.result_reply(plan, result, label, span))
+
+    async def _arun_script(self, store: SessionStore, plan: ScriptRequestPlan) -> ToolResult:
+        import anyio.to_thread
+
+        settings = self.script_settings
+        assert settings is not None  # the tool exists only with settings
+        session = store.read()
+        with events.script_span(plan.name, plan.script) as span:
+            ok, label = await scripts.async_approval(settings, plan)
+            if not ok:
+                return self._script_result(session, *scripts.declined_reply(plan, label, span))
+            prepared = await anyio.to_thread.run_sync(
+                scripts.prepare, self.library, session, plan, settings
+            )
+            if isinstance(prepared, scripts.Refused):
+                events.script_refused(span, plan.name, plan.script, prepared.code.value, label)
+                return self._script_result(session, prepared.code, prepared.text)
+            try:
+                result = await settings.runner.arun(prepared.request)
+            except Exception as exc:  # noqa: BLE001 - a runner failure is a reply, not a crash
+                return self._script_result(
+                    session, *scripts.runner_failed_reply(plan, exc, label, span)
+                )
+            finally:
+                await anyio.to_thread.run_sync(scripts.remove, prepared.folder)
+            return self._script_result(session, *scripts.result_reply(plan, result, label, span))
+
+    def _script_result(self, session: SkillSession, code: OutcomeCode, text: str) -> ToolResult:
+        return ToolResult(session, text, code, self.names.script)
 
     def finish(
         self, store: SessionStore, effect: Effect, data: Data, *, call_id: str | None = None
