@@ -39,7 +39,7 @@ from skillcore.state.refresh import RefreshGate
 from skillcore.state.restore import Restorer
 from skillcore.state.turns import TurnStore
 from skillcore.runner import Isolation, RunLimits, ScriptRunner
-from skillcore.tools.scripts import Approve, ScriptSettings
+from skillcore.tools.scripts import Approve, to_isolation
 from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
 
 #: What adapters accept as ``sources``: a ready library, one source, or several.
@@ -163,7 +163,7 @@ class SkillConfig:
     #: None (the default): the tool is not offered at all and no skill code runs.
     script_runner: ScriptRunner | None = None
     #: The least isolation a run accepts; a runner that cannot give it refuses to run.
-    script_isolation: Isolation = attrs.field(default=Isolation.LIMITS, converter=Isolation)
+    script_isolation: Isolation = attrs.field(default=Isolation.LIMITS, converter=to_isolation)
     #: The bounds of one run (time, CPU, memory, processes, output).
     script_limits: RunLimits = RunLimits()
     #: ``approve(skill, script, args) -> bool`` (or an awaitable of one), asked before every
@@ -172,18 +172,6 @@ class SkillConfig:
     approve_script: Approve | None = None
     #: Overrides of the interpreter table (passed to ``command_for``); None: the defaults.
     script_interpreters: Any = None
-
-    def script_settings(self) -> ScriptSettings | None:
-        """How the toolkit runs scripts, or None when no runner is configured."""
-        if self.script_runner is None:
-            return None
-        return ScriptSettings(
-            self.script_runner,
-            self.script_isolation,
-            self.script_limits,
-            self.approve_script,
-            self.script_interpreters,
-        )
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -302,7 +290,11 @@ class SkillConfig:
             check_tools_available=self.check_tools_available,
             ranker=self.ranker,
             suggestions=self.suggestions,
-            script_settings=self.script_settings(),
+            script_runner=self.script_runner,
+            script_isolation=self.script_isolation,
+            script_limits=self.script_limits,
+            approve_script=self.approve_script,
+            script_interpreters=self.script_interpreters,
         )
 
 

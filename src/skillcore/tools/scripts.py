@@ -78,13 +78,24 @@ except ImportError:  # pragma: no cover - until the table lands
     command_for = _command_for
 
 
+def to_isolation(value: Isolation | int | str) -> Isolation:
+    """An isolation level from itself, its number or its name (``"sandbox"``)."""
+    if isinstance(value, str):
+        try:
+            return Isolation[value.strip().upper()]
+        except KeyError:
+            names = ", ".join(i.name.lower() for i in Isolation)
+            raise ValueError(f"unknown isolation {value!r}; use one of {names}") from None
+    return Isolation(value)
+
+
 @attrs.frozen
 class ScriptSettings:
     """How a toolkit runs scripts: the runner, the least isolation accepted, the bounds of
     a run, the approval hook and the interpreter table's overrides."""
 
     runner: ScriptRunner
-    isolation: Isolation = attrs.field(default=Isolation.LIMITS, converter=Isolation)
+    isolation: Isolation = attrs.field(default=Isolation.LIMITS, converter=to_isolation)
     limits: RunLimits = RunLimits()
     approve: Approve | None = None
     interpreters: Any = None
@@ -299,5 +310,6 @@ __all__ = [
     "ScriptSettings",
     "command_for",
     "prepare",
+    "to_isolation",
     "remove",
 ]

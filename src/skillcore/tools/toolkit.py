@@ -26,6 +26,7 @@ from skillcore.codes import OutcomeCode
 from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
+from skillcore.runner import Isolation, RunLimits, ScriptRunner
 from skillcore.sources.base import ReadError
 from skillcore.state.session import Outcome, ResourceRequest, ScriptRequestPlan, SkillSession
 from skillcore.state.stores import SessionRef, SessionStore, as_store
@@ -94,10 +95,26 @@ class SkillToolkit(ModelView, PlainCallChecks):
         check_tools_available: bool = False,
         ranker: Ranker = "auto",
         suggestions: int = DEFAULT_SUGGESTIONS,
-        script_settings: scripts.ScriptSettings | None = None,
+        script_runner: ScriptRunner | None = None,
+        script_isolation: Isolation | int | str = Isolation.LIMITS,
+        script_limits: RunLimits | None = None,
+        approve_script: scripts.Approve | None = None,
+        script_interpreters: Any = None,
     ) -> None:
         self.library = library
-        #: How ``run_skill_script`` runs scripts; None: the tool is not offered at all.
+        #: How ``run_skill_script`` runs scripts (see :class:`~skillcore.SkillConfig`'s
+        #: ``script_*`` options); None without a runner: the tool is not offered at all.
+        script_settings = (
+            None
+            if script_runner is None
+            else scripts.ScriptSettings(
+                script_runner,
+                scripts.to_isolation(script_isolation),
+                script_limits or RunLimits(),
+                approve_script,
+                script_interpreters,
+            )
+        )
         self.script_settings = script_settings
         #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
         #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
