@@ -172,6 +172,11 @@ class SkillConfig:
     approve_script: Approve | None = None
     #: Overrides of the interpreter table (passed to ``command_for``); None: the defaults.
     script_interpreters: Any = None
+    #: Ask the user through the framework's own human-in-the-loop before every script run
+    #: the policy allows: ADK tool confirmation, the Agents SDK's ``needs_approval``. (With
+    #: LangChain use ``HumanInTheLoopMiddleware(interrupt_on={"run_skill_script": True})``;
+    #: the dispatcher and the MCP server use ``approve_script``.)
+    confirm_scripts: bool = False
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -295,6 +300,7 @@ class SkillConfig:
             script_limits=self.script_limits,
             approve_script=self.approve_script,
             script_interpreters=self.script_interpreters,
+            confirm_scripts=self.confirm_scripts,
         )
 
 

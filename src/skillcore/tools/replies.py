@@ -10,6 +10,7 @@ catalog is :mod:`skillcore.catalog.render`.)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from skillcore._text import (
     cut_page,
@@ -345,6 +346,8 @@ __all__ = [
     "reinjection",
     "repeated_failure",
     "resource",
+    "SCRIPT_AWAITING_CONFIRMATION",
+    "script_confirmation_hint",
     "script_declined",
     "script_failed",
     "script_isolation_unavailable",
@@ -445,6 +448,22 @@ def script_isolation_unavailable(skill: str, script: str, detail: str) -> str:
     return error(
         f"{quoted_excerpt(script)} of skill {skill!r} was not run: the sandbox this agent "
         f"requires is not available here ({detail}). Do not retry; tell the user."
+    )
+
+
+#: The reply to the model while a script run waits for the user's confirmation (a framework's
+#: human-in-the-loop); the run happens, or is declined, when the user answers.
+SCRIPT_AWAITING_CONFIRMATION = (
+    "This script run needs the user's confirmation; it runs once they approve it."
+)
+
+
+def script_confirmation_hint(skill: Any, script: Any, args: Any) -> str:
+    """What the user is asked before a script run (one line, bounded, escaped)."""
+    shown = ", ".join(quoted_excerpt(str(a), 60) for a in list(args or [])[:8])
+    return single_line(
+        f"Run {quoted_excerpt(str(script))} of skill {quoted_excerpt(str(skill))}"
+        f"{' with arguments ' + shown if shown else ''}? Approve or reject."
     )
 
 

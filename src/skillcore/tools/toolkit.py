@@ -100,8 +100,12 @@ class SkillToolkit(ModelView, PlainCallChecks):
         script_limits: RunLimits | None = None,
         approve_script: scripts.Approve | None = None,
         script_interpreters: Any = None,
+        confirm_scripts: bool = False,
     ) -> None:
         self.library = library
+        #: Ask the framework's own human-in-the-loop before each script run
+        #: (:meth:`needs_approval`).
+        self.confirm_scripts = confirm_scripts
         #: How ``run_skill_script`` runs scripts (see :class:`~skillcore.SkillConfig`'s
         #: ``script_*`` options); None without a runner: the tool is not offered at all.
         script_settings = (
@@ -364,6 +368,16 @@ class SkillToolkit(ModelView, PlainCallChecks):
         return step
 
     # -- run_skill_script (see skillcore.tools.scripts) ------------------------------------------
+
+    def needs_approval(self, session: SkillSession, tool: str, arguments: Any) -> bool:
+        """Whether an adapter asks its framework's human-in-the-loop (ADK tool
+        confirmation, the Agents SDK's ``needs_approval``) before this call: only with
+        ``confirm_scripts``, only for a script run the session would accept (a refused run
+        is replied to without bothering the user)."""
+        if not self.confirm_scripts or self._kinds.get(tool) is not ToolKind.SCRIPT:
+            return False
+        step = self._plan(session, tool, arguments, report=False)
+        return isinstance(step, ScriptRequestPlan)
 
     def runs_code(self, name: str, session: SkillSession) -> tuple[bool, str]:
         """Whether skill ``name``'s source is trusted to run code, and its label."""
