@@ -72,13 +72,9 @@ async def test_tool_confirmation(examples: Path, confirmed: bool) -> None:
         if p.function_call and p.function_call.name == CONFIRM
     ]
     assert len(asks) == 1 and runner.requests == []
-    answer = types.FunctionResponse(
-        id=asks[0].id, name=CONFIRM, response={"confirmed": confirmed}
-    )
+    answer = types.FunctionResponse(id=asks[0].id, name=CONFIRM, response={"confirmed": confirmed})
     message = types.Content(role="user", parts=[types.Part(function_response=answer)])
-    resumed = [
-        e async for e in app.run_async(user_id="u", session_id=sid, new_message=message)
-    ]
+    resumed = [e async for e in app.run_async(user_id="u", session_id=sid, new_message=message)]
     (reply,) = _script_replies(resumed)
     if confirmed:
         assert 'exit_code="1"' in str(reply) and len(runner.requests) == 1, reply

@@ -40,7 +40,9 @@ def _agent(examples: Path, runner: SubprocessRunner, *middleware: Any) -> tuple[
 
 
 def _script_reply(out: dict[str, Any]) -> ToolMessage:
-    (msg,) = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == "run_skill_script"]
+    (msg,) = [
+        m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == "run_skill_script"
+    ]
     return msg
 
 

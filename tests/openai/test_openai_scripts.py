@@ -111,9 +111,7 @@ def test_dispatcher_with_approval_callback(make_skills: Any) -> None:
         return args[0] == "--json"
 
     runner = SubprocessRunner()
-    skills = make_skills(
-        script_runner=runner, script_isolation="process", approve_script=approve
-    )
+    skills = make_skills(script_runner=runner, script_isolation="process", approve_script=approve)
     session = skills.session()
     names = [t["function"]["name"] for t in skills.chat_tools(session)]
     assert "run_skill_script" in names

@@ -32,13 +32,13 @@ from skillcore.policy.rules import (
     UnrestrictedSkills,
     to_aliases,
 )
+from skillcore.runner import Isolation, RunLimits, ScriptRunner
 from skillcore.runtime import settings
 from skillcore.sources.base import SkillSource
 from skillcore.state.ledger import Ledger, MemoryLedger
 from skillcore.state.refresh import RefreshGate
 from skillcore.state.restore import Restorer
 from skillcore.state.turns import TurnStore
-from skillcore.runner import Isolation, RunLimits, ScriptRunner
 from skillcore.tools.scripts import Approve, to_isolation
 from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
 
@@ -165,7 +165,7 @@ class SkillConfig:
     #: The least isolation a run accepts; a runner that cannot give it refuses to run.
     script_isolation: Isolation = attrs.field(default=Isolation.LIMITS, converter=to_isolation)
     #: The bounds of one run (time, CPU, memory, processes, output).
-    script_limits: RunLimits = RunLimits()
+    script_limits: RunLimits = attrs.field(factory=RunLimits)
     #: ``approve(skill, script, args) -> bool`` (or an awaitable of one), asked before every
     #: run; False (or an error) declines it (``SCRIPT_DECLINED``). None: no approval step
     #: (the frameworks' own human-in-the-loop can still gate the tool).

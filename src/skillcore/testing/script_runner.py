@@ -5,6 +5,7 @@ sandbox): use the runner layer's own runners for anything else."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -59,10 +60,8 @@ class SubprocessRunner:
                 os.killpg(proc.pid, signal.SIGKILL)
                 out, err = proc.communicate()
             finally:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)  # nothing outlives the run
-                except ProcessLookupError:
-                    pass
         return ScriptResult(
             exit_code=None if timed_out else proc.returncode,
             stdout=out[:cap],

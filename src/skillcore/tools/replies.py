@@ -332,6 +332,7 @@ def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
 __all__ = [
     "ATTACHMENT_PREFIX",
     "ERROR_PREFIX",
+    "SCRIPT_AWAITING_CONFIRMATION",
     "binary_attached",
     "binary_attachment",
     "binary_resource",
@@ -346,7 +347,6 @@ __all__ = [
     "reinjection",
     "repeated_failure",
     "resource",
-    "SCRIPT_AWAITING_CONFIRMATION",
     "script_confirmation_hint",
     "script_declined",
     "script_failed",

@@ -187,8 +187,7 @@ def _script_spec(names: ToolNames) -> ToolSpec:
                 "args": {
                     "type": ["array", "null"],
                     "items": {"type": "string"},
-                    "description": f"Command-line arguments (at most {MAX_SCRIPT_ARGS}), "
-                    "or null.",
+                    "description": f"Command-line arguments (at most {MAX_SCRIPT_ARGS}), or null.",
                 },
                 "stdin": _nullable_string("Text given to the script on standard input, or null."),
             }

@@ -73,7 +73,12 @@ def test_async_call_runs_too(tmp_path: Path) -> None:
     lib = _library(tmp_path)
     tk = _toolkit(lib)
     session = _loaded(tk, lib)
-    call = {"skill_name": "runner-skill", "script": "scripts/hello.py", "args": ["x"], "stdin": None}
+    call = {
+        "skill_name": "runner-skill",
+        "script": "scripts/hello.py",
+        "args": ["x"],
+        "stdin": None,
+    }
     r = asyncio.run(tk.acall(session, "run_skill_script", call))
     assert r.code is OutcomeCode.SCRIPT_RAN and "hello x" in r.text, r.text
 
@@ -294,9 +299,7 @@ def test_timeout_reported(tmp_path: Path) -> None:
     from skillcore.runner import RunLimits
 
     lib = _library(tmp_path)
-    (tmp_path / "runner-skill" / "scripts" / "sleep.py").write_text(
-        "import time\ntime.sleep(30)\n"
-    )
+    (tmp_path / "runner-skill" / "scripts" / "sleep.py").write_text("import time\ntime.sleep(30)\n")
     tk = _toolkit(lib, script_limits=RunLimits(wall_seconds=0.5))
     r = _run(tk, _loaded(tk, lib), script="scripts/sleep.py")
     assert r.code is OutcomeCode.SCRIPT_RAN and 'exit_code="none"' in r.text
