@@ -102,6 +102,21 @@ class ScriptSettings:
     max_tree_bytes: int = MAX_SCRIPT_TREE_BYTES
 
 
+def settings(
+    runner: ScriptRunner | None,
+    isolation: Isolation | int | str = Isolation.LIMITS,
+    limits: RunLimits | None = None,
+    approve: Approve | None = None,
+    interpreters: Any = None,
+) -> ScriptSettings | None:
+    """The settings of a toolkit's script runs, or None without a runner."""
+    if runner is None:
+        return None
+    return ScriptSettings(
+        runner, to_isolation(isolation), limits or RunLimits(), approve, interpreters
+    )
+
+
 @attrs.frozen
 class Prepared:
     """A run ready to go: the request, and the folder to remove afterwards."""
@@ -310,5 +325,6 @@ __all__ = [
     "command_for",
     "prepare",
     "remove",
+    "settings",
     "to_isolation",
 ]

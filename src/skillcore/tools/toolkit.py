@@ -35,6 +35,7 @@ from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.model_view import ModelView
 from skillcore.tools.plain_calls import PlainCallChecks
 from skillcore.tools.preload import Preload
+from skillcore.tools.script_calls import ScriptCalls
 from skillcore.tools.specs import (
     DEFAULT_ENUM_LIMIT,
     ArgumentError,
@@ -73,7 +74,7 @@ def _warn_unmatched(
     warnings.warn(events.tools_unmatched(name, entries, available), UserWarning, stacklevel=5)
 
 
-class SkillToolkit(ModelView, PlainCallChecks):
+class SkillToolkit(ModelView, PlainCallChecks, ScriptCalls):
     """The skill tools bound to a library. One toolkit serves many conversations: the
     session (or the :class:`SessionStore` holding it) is passed to every call."""
 
@@ -103,32 +104,14 @@ class SkillToolkit(ModelView, PlainCallChecks):
         confirm_scripts: bool = False,
     ) -> None:
         self.library = library
-        #: Ask the framework's own human-in-the-loop before each script run
-        #: (:meth:`needs_approval`).
-        self.confirm_scripts = confirm_scripts
-        #: How ``run_skill_script`` runs scripts (see :class:`~skillcore.SkillConfig`'s
-        #: ``script_*`` options); None without a runner: the tool is not offered at all.
-        script_settings = (
-            None
-            if script_runner is None
-            else scripts.ScriptSettings(
-                script_runner,
-                scripts.to_isolation(script_isolation),
-                script_limits or RunLimits(),
-                approve_script,
-                script_interpreters,
-            )
+        settings = scripts.settings(
+            script_runner, script_isolation, script_limits, approve_script, script_interpreters
         )
-        self.script_settings = script_settings
+        self._init_scripts(settings, confirm_scripts)
         #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
         #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
-        if ranker not in RANKERS:
-            raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
-        self.ranker: Ranker = ranker
         #: How many skills the per-request note names (:meth:`suggestion_note`); 0: no note.
-        if not isinstance(suggestions, int) or suggestions < 0:
-            raise ValueError(f"suggestions must be a count >= 0, got {suggestions!r}")
-        self.suggestions = suggestions
+        self.ranker, self.suggestions = _ranking_options(ranker, suggestions)
         #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
         self.preload = Preload(library, default_skills, pinned_skills)
         #: Whether a load checks the skill's allowed-tools against the agent's tools (the
@@ -145,7 +128,7 @@ class SkillToolkit(ModelView, PlainCallChecks):
         self._kinds = {n.load: ToolKind.LOAD, n.unload: ToolKind.UNLOAD, n.search: ToolKind.SEARCH}
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
-        if script_settings is not None:
+        if settings is not None:
             self._kinds[n.script] = ToolKind.SCRIPT
         self._init_view(
             catalog_format=catalog_format,
@@ -367,100 +350,6 @@ class SkillToolkit(ModelView, PlainCallChecks):
             step = attrs.evolve(step, offset=args["offset"])
         return step
 
-    # -- run_skill_script (see skillcore.tools.scripts) ------------------------------------------
-
-    def needs_approval(self, session: SkillSession, tool: str, arguments: Any) -> bool:
-        """Whether an adapter asks its framework's human-in-the-loop (ADK tool
-        confirmation, the Agents SDK's ``needs_approval``) before this call: only with
-        ``confirm_scripts``, only for a script run the session would accept (a refused run
-        is replied to without bothering the user)."""
-        if not self.confirm_scripts or self._kinds.get(tool) is not ToolKind.SCRIPT:
-            return False
-        step = self._plan(session, tool, arguments, report=False)
-        return isinstance(step, ScriptRequestPlan)
-
-    def runs_code(self, name: str, session: SkillSession) -> tuple[bool, str]:
-        """Whether skill ``name``'s source is trusted to run code, and its label."""
-        meta = session.catalog.get(name)
-        if meta is None:
-            return False, ""
-        try:
-            source = self.library.reader(meta.location.source).source
-        except Exception:
-            return False, meta.location.source
-        return bool(source.runs_code), source.label
-
-    def _plan_script(
-        self, session: SkillSession, tool: str, args: dict[str, Any], report: bool
-    ) -> ScriptRequestPlan | ToolResult:
-        name, script = args["skill_name"], args["script"]
-        trusted, label = self.runs_code(name, session)
-        step = session.begin_script(
-            name,
-            script,
-            trusted=trusted,
-            source=label,
-            args=args["args"],
-            stdin=args["stdin"],
-            tool=tool,
-        )
-        if isinstance(step, Outcome):
-            if report:
-                events.script_refused(None, name, script, step.code.value, "not-asked")
-            return ToolResult(session, replies.refusal(step), step.code, tool)
-        return step
-
-    def _run_script(self, store: SessionStore, plan: ScriptRequestPlan) -> ToolResult:
-        settings = self.script_settings
-        assert settings is not None  # the tool exists only with settings
-        session = store.read()
-        with events.script_span(plan.name, plan.script) as span:
-            ok, label = scripts.sync_approval(settings, plan)
-            if not ok:
-                return self._script_result(session, *scripts.declined_reply(plan, label, span))
-            prepared = scripts.prepare(self.library, session, plan, settings)
-            if isinstance(prepared, scripts.Refused):
-                events.script_refused(span, plan.name, plan.script, prepared.code.value, label)
-                return self._script_result(session, prepared.code, prepared.text)
-            try:
-                result = settings.runner.run(prepared.request)
-            except Exception as exc:
-                return self._script_result(
-                    session, *scripts.runner_failed_reply(plan, exc, label, span)
-                )
-            finally:
-                scripts.remove(prepared.folder)
-            return self._script_result(session, *scripts.result_reply(plan, result, label, span))
-
-    async def _arun_script(self, store: SessionStore, plan: ScriptRequestPlan) -> ToolResult:
-        import anyio.to_thread
-
-        settings = self.script_settings
-        assert settings is not None  # the tool exists only with settings
-        session = store.read()
-        with events.script_span(plan.name, plan.script) as span:
-            ok, label = await scripts.async_approval(settings, plan)
-            if not ok:
-                return self._script_result(session, *scripts.declined_reply(plan, label, span))
-            prepared = await anyio.to_thread.run_sync(
-                scripts.prepare, self.library, session, plan, settings
-            )
-            if isinstance(prepared, scripts.Refused):
-                events.script_refused(span, plan.name, plan.script, prepared.code.value, label)
-                return self._script_result(session, prepared.code, prepared.text)
-            try:
-                result = await settings.runner.arun(prepared.request)
-            except Exception as exc:
-                return self._script_result(
-                    session, *scripts.runner_failed_reply(plan, exc, label, span)
-                )
-            finally:
-                await anyio.to_thread.run_sync(scripts.remove, prepared.folder)
-            return self._script_result(session, *scripts.result_reply(plan, result, label, span))
-
-    def _script_result(self, session: SkillSession, code: OutcomeCode, text: str) -> ToolResult:
-        return ToolResult(session, text, code, self.names.script)
-
     def finish(
         self, store: SessionStore, effect: Effect, data: Data, *, call_id: str | None = None
     ) -> ToolResult:
@@ -505,6 +394,15 @@ class SkillToolkit(ModelView, PlainCallChecks):
         if missing:  # RECOMMEND (RESTRICT refused the load): say so in the reply
             text += replies.tools_missing_warning(missing)
         return ToolResult(new, text, outcome.code, tool, seq, data)
+
+
+def _ranking_options(ranker: Ranker, suggestions: int) -> tuple[Ranker, int]:
+    """The toolkit's ``ranker`` and ``suggestions``, checked (caller misuse raises)."""
+    if ranker not in RANKERS:
+        raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
+    if not isinstance(suggestions, int) or suggestions < 0:
+        raise ValueError(f"suggestions must be a count >= 0, got {suggestions!r}")
+    return ranker, suggestions
 
 
 def _settled(store: SessionStore) -> ToolResult | None:
