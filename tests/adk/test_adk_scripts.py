@@ -80,3 +80,23 @@ async def test_tool_confirmation(examples: Path, confirmed: bool) -> None:
         assert 'exit_code="1"' in str(reply) and len(runner.requests) == 1, reply
     else:
         assert reply.get("error_code") == "SCRIPT_DECLINED" and runner.requests == [], reply
+
+
+async def test_confirmation_asked_for_a_run_after_a_load_in_the_same_turn(examples: Path) -> None:
+    runner = SubprocessRunner()
+    toolset = SkillToolset(
+        examples, script_runner=runner, script_isolation="process", confirm_scripts=True
+    )
+    model = scripted(
+        [("load_skill", {"skill_name": "csv-data-audit"}), ("run_skill_script", RUN)], "done"
+    )
+    app = InMemoryRunner(agent=agent_with(model, toolset), app_name="app")
+    session = await app.session_service.create_session(app_name="app", user_id="u")
+    events = await run_turn(app, session.id)
+    asks = [
+        p.function_call
+        for e in events
+        for p in (e.content.parts if e.content and e.content.parts else [])
+        if p.function_call and p.function_call.name == CONFIRM
+    ]
+    assert len(asks) == 1 and runner.requests == []

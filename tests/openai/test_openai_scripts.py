@@ -91,16 +91,22 @@ def test_agents_sdk_needs_approval_approve_and_reject(examples_library: SkillLib
 
 
 def test_agents_sdk_no_approval_asked_for_a_refused_run(examples_library: SkillLibrary) -> None:
+    # A path no turn can make valid is refused at once, without asking the user.
     skills = AgentSkills(
         examples_library, script_runner=SubprocessRunner(), script_isolation="process",
         confirm_scripts=True,
     )  # fmt: skip
+    bad = {**RUN, "script": "../outside.py"}
     model = ScriptedModel(
-        [[function_call("run_skill_script", RUN, call_id="c1")], [assistant_message("done")]]
+        [
+            [function_call("load_skill", LOAD, call_id="c1")],
+            [function_call("run_skill_script", bad, call_id="c2")],
+            [assistant_message("done")],
+        ]
     )
     result = asyncio.run(Runner.run(_agent(skills, model), "audit", run_config=NO_TRACE))
     assert not result.interruptions and result.final_output == "done"
-    assert "not loaded" in _outputs(model)["c1"]
+    assert "outside the skill directory" in _outputs(model)["c2"]
 
 
 def test_dispatcher_with_approval_callback(make_skills: Any) -> None:
@@ -126,3 +132,25 @@ def test_dispatcher_with_approval_callback(make_skills: Any) -> None:
     _, declined = skills.dispatch(session, call("run_skill_script", {**RUN, "args": ["-"]}, "c3"))
     assert "not approved" in declined["content"]
     assert len(asked) == 2 and len(runner.requests) == 1
+
+
+def test_agents_sdk_asks_for_a_run_after_a_load_in_the_same_turn(
+    examples_library: SkillLibrary,
+) -> None:
+    # The load is not applied yet when approval is decided: the run must still be asked for.
+    runner = SubprocessRunner()
+    skills = AgentSkills(
+        examples_library, script_runner=runner, script_isolation="process", confirm_scripts=True
+    )
+    model = ScriptedModel(
+        [
+            [
+                function_call("load_skill", LOAD, call_id="c1"),
+                function_call("run_skill_script", RUN, call_id="c2"),
+            ],
+            [assistant_message("done")],
+        ]
+    )
+    first = asyncio.run(Runner.run(_agent(skills, model), "audit", run_config=NO_TRACE))
+    assert [i.name for i in first.interruptions] == ["run_skill_script"]
+    assert runner.requests == []

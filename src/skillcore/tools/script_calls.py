@@ -18,6 +18,11 @@ from skillcore.tools import replies, scripts
 from skillcore.tools.calls import Effect, ToolResult
 from skillcore.tools.specs import ToolKind
 
+#: Refusals of a script run that an earlier call of its turn may lift.
+_TURN_DEPENDENT = frozenset(
+    {OutcomeCode.NOT_LOADED, OutcomeCode.TOOL_BLOCKED, OutcomeCode.TOOL_LOCKED}
+)
+
 
 class ScriptCalls:
     """The script tool's calls (see the module docstring)."""
@@ -50,12 +55,17 @@ class ScriptCalls:
     def needs_approval(self, session: SkillSession, tool: str, arguments: Any) -> bool:
         """Whether an adapter asks its framework's human-in-the-loop (ADK tool
         confirmation, the Agents SDK's ``needs_approval``) before this call: only with
-        ``confirm_scripts``, only for a script run the session would accept (a refused run
-        is replied to without bothering the user)."""
+        ``confirm_scripts``, and not for a run refused whatever the turn's other calls do
+        (bad arguments or path, untrusted source, unknown skill), which is replied to at
+        once. A run refused only by ``session`` as it is now (not loaded, blocked) is asked
+        for: an earlier call of the same turn (a load) may still change that, and the
+        approval is asked before the turn's calls are applied."""
         if not self.confirm_scripts or self._kinds.get(tool) is not ToolKind.SCRIPT:
             return False
         step = self._plan(session, tool, arguments, report=False)
-        return isinstance(step, ScriptRequestPlan)
+        if isinstance(step, ToolResult):
+            return step.code in _TURN_DEPENDENT
+        return True
 
     def runs_code(self, name: str, session: SkillSession) -> tuple[bool, str]:
         """Whether skill ``name``'s source is trusted to run code, and its label."""
