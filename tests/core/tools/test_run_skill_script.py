@@ -348,3 +348,20 @@ def test_opentelemetry_span(tmp_path: Path) -> None:
     assert attrs["gen_ai.skill.name"] == "runner-skill" and attrs["skillcore.exit_code"] == 0
     assert attrs["skillcore.isolation"] == "PROCESS"
     assert any(e.name == "skillcore.script.ran" for e in spans[0].events)
+
+
+def test_a_trusted_remote_source_runs_from_a_copy(tmp_path: Path) -> None:
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    root = f"/scripts-{tmp_path.name}"
+    fs.pipe(f"{root}/remote-skill/SKILL.md", b"---\nname: remote-skill\ndescription: R.\n---\nB\n")
+    fs.pipe(f"{root}/remote-skill/scripts/hello.py", HELLO.encode())
+    for trusted, code in ((None, OutcomeCode.SCRIPT_UNTRUSTED), (True, OutcomeCode.SCRIPT_RAN)):
+        lib = SkillLibrary([SkillSource(f"memory://{root}", trusted=trusted)])
+        tk = _toolkit(lib)
+        session, _ = tk.load_all(lib.session(), ["remote-skill"])
+        call = {"skill_name": "remote-skill", "script": "scripts/hello.py", "args": ["m"]}
+        r = tk.call(session, "run_skill_script", {**call, "stdin": "x"})
+        assert r.code is code, r.text
+    assert "hello m" in r.text and "X" in r.text
