@@ -22,7 +22,7 @@ from skillcore.state import coordination, refresh, turns
 from skillcore.state import token as state_token
 from skillcore.state.saved import MAX_SAVED_STATE_BYTES
 from skillcore.state.schema import MAX_CALL_ID, MAX_STATE_ENTRIES
-from skillcore.tools import binary, reinjection, replies, specs
+from skillcore.tools import binary, reinjection, replies, scripts, specs
 
 DOC = " ".join((Path(__file__).resolve().parents[1] / "docs" / "security.md").read_text().split())
 MIB = 1024 * 1024
@@ -63,6 +63,10 @@ def _n(value: int) -> str:
         f"{archive.ArchiveLimits().max_archive_bytes // MIB} MiB archive",
         f"longer than {policy.MAX_TOOL_NAME}",
         f"capped at {_n(specs.MAX_ARGUMENT_VALUE_CHARS)} characters",
+        f"at most {specs.MAX_SCRIPT_ARGS}, each capped at",
+        f"stdin at most {specs.MAX_SCRIPT_STDIN_CHARS // 1024} KiB",
+        f"at most {_n(replies.MAX_SCRIPT_OUTPUT_CHARS)} characters of stdout",
+        f"at most {scripts.MAX_SCRIPT_TREE_BYTES // MIB} MiB in all",
         f"recursion depth ({sources.SkillSource('.').max_depth})",
         f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",

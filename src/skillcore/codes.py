@@ -50,6 +50,17 @@ class OutcomeCode(str, enum.Enum):
     #: A call listed past the per-turn bound (``MAX_TURN_CALLS``): refused, never decided
     #: without the calls before it.
     TURN_TOO_LONG = "TURN_TOO_LONG"
+    #: A skill script ran (whatever its exit code, which the reply states).
+    SCRIPT_RAN = "SCRIPT_RAN"
+    #: A script of a skill whose source is not trusted to run code (see
+    #: ``SkillSource.trusted``): refused before anything is read or run.
+    SCRIPT_UNTRUSTED = "SCRIPT_UNTRUSTED"
+    #: A listed file skillcore has no interpreter for (its extension or shebang names none).
+    SCRIPT_NOT_RUNNABLE = "SCRIPT_NOT_RUNNABLE"
+    #: The approval hook (or the user, through the framework's human-in-the-loop) said no.
+    SCRIPT_DECLINED = "SCRIPT_DECLINED"
+    #: The runner cannot give the isolation the configuration requires; nothing ran.
+    ISOLATION_UNAVAILABLE = "ISOLATION_UNAVAILABLE"
 
 
 class DecisionCode(str, enum.Enum):
@@ -82,6 +93,7 @@ OK_CODES = frozenset(
         OutcomeCode.UNLOADED,
         OutcomeCode.RESOURCE_READ,
         OutcomeCode.SEARCH_RESULTS,
+        OutcomeCode.SCRIPT_RAN,
     }
 )
 
@@ -101,6 +113,10 @@ TERMINAL_CODES = frozenset(
         OutcomeCode.DECODE_ERROR,
         OutcomeCode.UNKNOWN_TOOL,
         OutcomeCode.TOOL_NOT_AVAILABLE,
+        OutcomeCode.SCRIPT_UNTRUSTED,
+        OutcomeCode.SCRIPT_NOT_RUNNABLE,
+        OutcomeCode.SCRIPT_DECLINED,
+        OutcomeCode.ISOLATION_UNAVAILABLE,
     }
 )
 

@@ -13,8 +13,9 @@ The table of names, loggers, levels and fields is :data:`EVENTS` (see docs/obser
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -235,6 +236,33 @@ EVENTS: Mapping[str, EventSpec] = {
             "loaded skills no longer available were dropped: %(dropped)s",
         ),
         EventSpec(
+            "script.ran",
+            _P,
+            _I,
+            (
+                "skill",
+                "script",
+                "exit_code",
+                "duration_ms",
+                "stdout_bytes",
+                "stderr_bytes",
+                "truncated",
+                "killed",
+                "isolation",
+                "approval",
+            ),
+            "script %(script)r of skill %(skill)r ran: exit code %(exit_code)s in "
+            "%(duration_ms)s ms (isolation %(isolation)s, approval %(approval)s, output cut: "
+            "%(truncated)s, ended early: %(killed)s)",
+        ),
+        EventSpec(
+            "script.refused",
+            _P,
+            _W,
+            ("skill", "script", "code", "approval"),
+            "script %(script)r of skill %(skill)r not run: %(code)s (approval %(approval)s)",
+        ),
+        EventSpec(
             "profile.refused",
             _S,
             _W,
@@ -381,6 +409,38 @@ def tool_outcome(
         emit("skill.load_failed", {"skill": skill, "code": code.value, "detail": detail})
     else:
         emit("skill.load_refused", {"skill": skill, "code": code.value, "loaded": loaded})
+
+
+@contextlib.contextmanager
+def script_span(skill: str, script: str) -> Iterator[Any]:
+    """An OpenTelemetry span around one script run (``skillcore.run_skill_script``) when the
+    application uses OpenTelemetry, else nothing (never imports it); the run's events land
+    on it, and :func:`script_ran` sets its attributes."""
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
+        yield None
+        return
+    tracer = trace.get_tracer("skillcore")
+    attributes = {"gen_ai.skill.name": skill, "skillcore.script": script}
+    with tracer.start_as_current_span("skillcore.run_skill_script", attributes=attributes) as span:
+        yield span
+
+
+def script_ran(span: Any, fields: Mapping[str, Any]) -> None:
+    """The event of a script that ran (``script.ran``), also set on its span."""
+    emit("script.ran", fields)
+    if span is not None and span.is_recording():
+        for key, value in fields.items():
+            span.set_attribute(OTEL_ATTRIBUTES.get(key, f"skillcore.{key}"), _attribute(value))
+
+
+def script_refused(span: Any, skill: str, script: str, code: str, approval: str) -> None:
+    """The event of a script run refused or not run (``script.refused``)."""
+    fields = {"skill": skill, "script": script, "code": code, "approval": approval}
+    emit("script.refused", fields)
+    if span is not None and span.is_recording():
+        span.set_attribute("skillcore.code", code)
+        span.set_attribute("skillcore.approval", approval)
 
 
 def tool_blocked(tool: str, loaded: tuple[str, ...], timed_out: bool) -> None:

@@ -91,6 +91,8 @@ def tools_not_available_reason(skill: str, missing: tuple[str, ...]) -> str:
 #: Text ids of outcomes whose code alone does not say which text (see :data:`OUTCOME_TEXTS`).
 NOT_LOADED_FOR_RESOURCE = "NOT_LOADED_FOR_RESOURCE"
 LOAD_FAILED = "LOAD_FAILED"
+NOT_LOADED_FOR_SCRIPT = "NOT_LOADED_FOR_SCRIPT"
+SCRIPT_BLOCKED = "SCRIPT_BLOCKED"
 
 _Facts = Mapping[str, Any]
 
@@ -172,6 +174,25 @@ def _path_rejected(name: str, facts: _Facts) -> str:
     )
 
 
+def _not_loaded_for_script(name: str, facts: _Facts) -> str:
+    return (
+        f"Skill {name!r} is not loaded. Call {facts['load_tool']} for it first; its "
+        "reply lists the scripts you can run."
+    )
+
+
+def _script_untrusted(name: str, facts: _Facts) -> str:
+    return (
+        f"Scripts of skill {name!r} cannot run: its source ({facts['source']}) is not "
+        "trusted to run code. Do not retry; follow the skill's instructions without its "
+        "scripts, or tell the user."
+    )
+
+
+def _script_blocked(name: str, facts: _Facts) -> str:
+    return str(facts["reason"])
+
+
 def _load_failed(name: str, facts: _Facts) -> str:
     detail = facts["detail"]
     if detail is None:
@@ -195,6 +216,11 @@ OUTCOME_TEXTS: dict[str, Callable[[str, _Facts], str]] = {
     "PATH_REJECTED": _path_rejected,
     #: NOT_LOADED, for a resource of a skill that is not loaded.
     NOT_LOADED_FOR_RESOURCE: _not_loaded_for_resource,
+    #: NOT_LOADED, for a script of a skill that is not loaded.
+    NOT_LOADED_FOR_SCRIPT: _not_loaded_for_script,
+    "SCRIPT_UNTRUSTED": _script_untrusted,
+    #: TOOL_BLOCKED or TOOL_LOCKED, for a script run the allowed-tools policy refuses.
+    SCRIPT_BLOCKED: _script_blocked,
     #: Any code: a load whose document could not be read (``detail``: why; None: not read).
     LOAD_FAILED: _load_failed,
 }

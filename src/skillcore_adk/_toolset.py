@@ -18,6 +18,7 @@ from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
 from skillcore import (
+    OutcomeCode,
     SkillConfig,
     SkillSession,
     ToolDecision,
@@ -87,7 +88,25 @@ class SkillTool(BaseTool):
         return self._declaration.model_copy(update={"name": self.name})
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        """Run the call through the toolkit, in call order, on the live session state."""
+        """Run the call through the toolkit, in call order, on the live session state. A
+        script run with ``confirm_scripts`` first asks for ADK tool confirmation."""
+        toolkit = self._toolset.toolkit
+        session = self._toolset.session_for(tool_context)
+        if toolkit.needs_approval(session, self.spec.name, args):
+            confirmation = tool_context.tool_confirmation
+            if confirmation is None:
+                hint = replies.script_confirmation_hint(
+                    args.get("skill_name"), args.get("script"), args.get("args")
+                )
+                tool_context.request_confirmation(hint=hint)
+                tool_context.actions.skip_summarization = True
+                text = replies.error(replies.SCRIPT_AWAITING_CONFIRMATION)
+                return _calls.error(text, OutcomeCode.SCRIPT_DECLINED)
+            if not confirmation.confirmed:
+                text = replies.script_declined(
+                    str(args.get("skill_name")), str(args.get("script")), "the user rejected it"
+                )
+                return _calls.error(text, OutcomeCode.SCRIPT_DECLINED)
         return await self._toolset._run(self.spec.name, args, tool_context)
 
     def _detect_error_in_response(self, response: Any) -> str | None:

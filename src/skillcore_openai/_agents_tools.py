@@ -85,10 +85,18 @@ class AgentTools(TurnOrder):
                 return [ToolOutputText(text=result.text), _binary_output(result.binary)]
             return result.text
 
+        async def needs_approval(ctx: Any, params: dict[str, Any], _call_id: str) -> bool:
+            # The Agents SDK's own approval (an interruption the host resolves with
+            # RunState.approve/reject), asked only for a run the session would accept.
+            session = self.state_for(ctx).session
+            return self.toolkit.needs_approval(session, spec.name, params)
+
+        ask = spec.name == self.toolkit.names.script and self.toolkit.confirm_scripts
         return FunctionTool(
             name=spec.name,
             description=spec.description,
             params_json_schema=spec.json_schema(),
             on_invoke_tool=invoke,
             strict_json_schema=True,
+            needs_approval=needs_approval if ask else False,
         )

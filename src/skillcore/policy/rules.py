@@ -69,6 +69,7 @@ __all__ = [
     "UnrestrictedSkills",
     "command_texts",
     "decide",
+    "decide_script",
     "names_tool",
     "normalize_tool_name",
     "program_option",
@@ -249,6 +250,58 @@ def decide(
     # A caller without the unload tool has none of the skill tools: do not offer them.
     extra = sorted(always_allowed | (skill_tools if unload_tool is not None else set()))
     reason = f"{_blocked(name, pairs, entries, notes, extra)} {_lift(pairs, pinned, unload_tool)}"
+    return ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, name)
+
+
+def decide_script(
+    tool_name: str,
+    skill: str,
+    script: str,
+    policy: ToolPolicy,
+    loaded: Iterable[tuple[str, tuple[str, ...] | None]],
+    script_tools: frozenset[str],
+) -> ToolDecision:
+    """Decide one run of ``script`` (a path in skill ``skill``) through the script tool
+    ``tool_name``. ``loaded``: as for :func:`decide`; ``script_tools``: the names an entry
+    may give the script tool (``run_skill_script`` and the configured, maybe prefixed, name).
+
+    A script run is a tool call, judged as :func:`decide` judges one (RECOMMEND never blocks;
+    always-allowed tools pass; RESTRICT applies only while a loaded skill declares
+    ``allowed-tools``), with one difference: under RESTRICT only the *running skill's own*
+    entries can allow it, so a skill allows only its own scripts. ``run_skill_script`` (or
+    ``run_skill_script(*)``, or a ``*`` glob naming the tool) allows every listed script of
+    the skill; ``run_skill_script(scripts/x.py)`` allows that script only (``*`` globs in the
+    path). A shell entry such as ``Bash(python:*)`` or ``Bash(*)`` never allows it: aliases
+    do not apply, since a script run is not a shell command the model wrote.
+    """
+    name = normalize_tool_name(tool_name)
+    if policy.mode is PolicyMode.RECOMMEND:
+        return ToolDecision(True, DecisionCode.RECOMMEND_MODE, "recommend mode never blocks", name)
+    if name in policy.always:
+        return ToolDecision(True, DecisionCode.ALWAYS_ALLOWED, f"{name!r} is always allowed", name)
+    pairs = list(loaded)
+    lifted = _lifted(name, policy, pairs)
+    if lifted is not None:
+        return lifted
+    own = dict(pairs).get(skill)
+    for entry in own or ():
+        pattern = ToolPattern.parse(entry)
+        if not any(pattern.matches(t) for t in script_tools):
+            continue
+        argument = None if pattern.argument is None else pattern.argument.strip()
+        if argument in (None, "*") or wildcard_match(argument, script):
+            return ToolDecision(
+                True, DecisionCode.MATCHED, f"allowed by {pattern.entry!r}", name, pattern.entry
+            )
+    shown = single_line(skill)
+    entries = ", ".join(single_line(e) for e in own or ()) or "(none)"
+    reason = (
+        f"Running {single_line(script)!r} of skill {shown!r} is not allowed while these "
+        f"skills are loaded: {', '.join(single_line(s) for s, _ in pairs)}. A skill allows "
+        f"its own scripts with an allowed-tools entry {tool_name!r} (every listed script) or "
+        f"'{tool_name}(<script path>)'; the allowed-tools of {shown!r} are: {entries}. Do the "
+        "work with the tools you are allowed, or tell the user the script could not run."
+    )
     return ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, name)
 
 

@@ -32,13 +32,14 @@ from skillcore.policy.rules import (
     UnrestrictedSkills,
     to_aliases,
 )
-from skillcore.runner.base import ScriptRunner
+from skillcore.runner import Isolation, RunLimits, ScriptRunner
 from skillcore.runtime import settings
 from skillcore.sources.base import SkillSource
 from skillcore.state.ledger import Ledger, MemoryLedger
 from skillcore.state.refresh import RefreshGate
 from skillcore.state.restore import Restorer
 from skillcore.state.turns import TurnStore
+from skillcore.tools.scripts import Approve, to_isolation
 from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
 
 #: What adapters accept as ``sources``: a ready library, one source, or several.
@@ -158,10 +159,25 @@ class SkillConfig:
         validator=attrs.validators.and_(attrs.validators.instance_of(int), attrs.validators.ge(0)),
     )
 
-    #: Runs code skills bring (hooks, ``!command``; see docs/scripts.md): a
-    #: :class:`~skillcore.runner.ScriptRunner`. None: such code never runs (hooks with
-    #: commands are inert, reported once per skill).
+    #: Runs code skills bring (``run_skill_script``, hooks, ``!command``; see
+    #: docs/scripts.md): a :class:`~skillcore.runner.ScriptRunner`. None (the default): the
+    #: tool is not offered and no skill code runs (hooks with commands are inert).
     script_runner: ScriptRunner | None = None
+    #: The least isolation a run accepts; a runner that cannot give it refuses to run.
+    script_isolation: Isolation = attrs.field(default=Isolation.LIMITS, converter=to_isolation)
+    #: The bounds of one run (time, CPU, memory, processes, output).
+    script_limits: RunLimits = attrs.field(factory=RunLimits)
+    #: ``approve(skill, script, args) -> bool`` (or an awaitable of one), asked before every
+    #: run; False (or an error) declines it (``SCRIPT_DECLINED``). None: no approval step
+    #: (the frameworks' own human-in-the-loop can still gate the tool).
+    approve_script: Approve | None = None
+    #: Overrides of the interpreter table (passed to ``command_for``); None: the defaults.
+    script_interpreters: Any = None
+    #: Ask the user through the framework's own human-in-the-loop before every script run
+    #: the policy allows: ADK tool confirmation, the Agents SDK's ``needs_approval``. (With
+    #: LangChain use ``HumanInTheLoopMiddleware(interrupt_on={"run_skill_script": True})``;
+    #: the dispatcher and the MCP server use ``approve_script``.)
+    confirm_scripts: bool = False
     #: Replace ``!`command` `` placeholders in a skill's body with the command's output when
     #: it loads (trusted sources only, through ``script_runner``, as the skill's
     #: ``allowed-tools`` allow ``Bash(<command>)``). Off by default.
@@ -286,6 +302,11 @@ class SkillConfig:
             suggestions=self.suggestions,
             script_runner=self.script_runner,
             shell_preprocessing=self.shell_preprocessing,
+            script_isolation=self.script_isolation,
+            script_limits=self.script_limits,
+            approve_script=self.approve_script,
+            script_interpreters=self.script_interpreters,
+            confirm_scripts=self.confirm_scripts,
         )
 
 

@@ -54,10 +54,20 @@ class SkillSource:
     #: ``SOURCE_UNREACHABLE`` diagnostic until it appears. Off by default: a local path
     #: that does not exist is almost always a typo, and is refused where it is named.
     optional: bool = False
-    #: Whether code this source's skills bring (scripts, hooks, ``!command``) may run:
-    #: None (default) trusts local paths only (see :func:`source_trusted`); True trusts a
-    #: remote source the host vouches for; False distrusts even a local one.
+    #: Whether skills of this source may run code (scripts, hooks, ``!command``). None: decided by
+    #: where the source is (:attr:`runs_code`): a local folder is trusted; remote and
+    #: packaged sources (S3, Git, zip and other archives, MCP, memory, any fsspec URL) are
+    #: not, unless the host marks them ``trusted=True``.
     trusted: bool | None = None
+
+    @property
+    def runs_code(self) -> bool:
+        """Whether scripts of this source may run: ``trusted`` when set, else True only for
+        a local folder (not an archive file, not a filesystem object given as ``fs``)."""
+        if self.trusted is not None:
+            return self.trusted
+        local = self.fs is None and self.protocol in ("file", "local")
+        return local and not self.url.lower().endswith(ARCHIVE_SUFFIXES)
 
     def fsspec_options(self) -> dict[str, Any]:
         """``storage_options`` as plain, mutable values (nested mappings as dicts, sequences
@@ -90,12 +100,3 @@ class SkillSource:
             return "file"
         head = self.url.split("::", 1)[0]
         return head.split("://", 1)[0] if "://" in head else head
-
-
-def source_trusted(source: SkillSource) -> bool:
-    """Whether code from ``source``'s skills may run: its ``trusted`` flag, else True only
-    for a local path (``file``) without a filesystem object of its own (S3, Git, zip, MCP
-    and memory sources are untrusted unless marked)."""
-    if source.trusted is not None:
-        return source.trusted
-    return source.fs is None and source.protocol == "file"

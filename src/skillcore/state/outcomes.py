@@ -65,4 +65,17 @@ class ResourceRequest:
     offset: int | None = None
 
 
-__all__ = ["LoadRequest", "Outcome", "ResourceRequest"]
+@attrs.frozen
+class ScriptRequestPlan:
+    """Phase one of a script run accepted by the session (loaded, path, trust, policy): the
+    shell checks the file is listed, reads the skill's files, asks for approval and runs."""
+
+    name: str
+    script: str
+    args: tuple[str, ...] = ()
+    stdin: str | None = None
+    #: What allowed the run (the policy decision's reason), for events.
+    allowed_by: str = ""
+
+
+__all__ = ["LoadRequest", "Outcome", "ResourceRequest", "ScriptRequestPlan"]

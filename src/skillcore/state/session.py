@@ -12,7 +12,7 @@ from skillcore.codes import OutcomeCode
 from skillcore.limits import Limits
 from skillcore.policy.rules import PolicyMode, ToolDecision, ToolPolicy
 from skillcore.state.merge import apply_effect, effect_between, merge_states, turn_state
-from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest
+from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest, ScriptRequestPlan
 from skillcore.state.repair import Restored, restore_session
 from skillcore.state.schema import (
     MAX_CALL_ID,
@@ -39,6 +39,7 @@ __all__ = [
     "PolicyMode",
     "ResourceRequest",
     "Restored",
+    "ScriptRequestPlan",
     "SkillSession",
     "ToolDecision",
     "ToolPolicy",

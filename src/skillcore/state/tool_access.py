@@ -22,6 +22,7 @@ from skillcore.policy.rules import (
     ToolPolicy,
     UnrestrictedSkills,
     decide,
+    decide_script,
     names_tool,
     normalize_tool_name,
 )
@@ -78,6 +79,29 @@ class ToolAccess:
             self.names.unload if can_unload else None,
             arguments,
             pinned,
+        )
+
+    def check_script(self, skill: str, script: str, tool_name: str | None = None) -> ToolDecision:
+        """Decide a run of ``script`` of loaded skill ``skill`` under the session's policy
+        (see :func:`~skillcore.policy.rules.decide_script`: under RESTRICT a skill allows
+        only its own scripts, with ``run_skill_script`` or ``run_skill_script(<path>)`` in
+        its allowed-tools). ``tool_name``: the script tool's configured name (default the
+        session's). Gated like any tool: a gated script tool no loaded skill unlocks is
+        refused (``TOOL_LOCKED``) in every mode."""
+        tool = tool_name or self.names.script
+        name = normalize_tool_name(tool)
+        if name in self.policy.gated_tools and name not in self.unlocked_tools:
+            reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
+            return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
+        declares = any(self._declared_tools(s.name) is not None for s in self.loaded)
+        canonical = ToolNames().script
+        return decide_script(
+            tool,
+            skill,
+            script,
+            self.policy,
+            ((s.name, self._allowed_tools(s.name) if declares else None) for s in self.loaded),
+            frozenset({canonical, name}),
         )
 
     def _allowed_tools(self, name: str) -> tuple[str, ...] | None:

@@ -22,7 +22,7 @@ from skillcore.names import ToolNames
 from skillcore.paths import path_problem
 from skillcore.policy.rules import PolicyMode, ToolPolicy
 from skillcore.state.delivery import Deliveries
-from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest
+from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest, ScriptRequestPlan
 from skillcore.state.schema import (
     MAX_STATE_STRING,
     STATE_SCHEMA,
@@ -33,7 +33,12 @@ from skillcore.state.schema import (
     loaded_entries,
 )
 from skillcore.state.tool_access import ToolAccess
-from skillcore.texts import LOAD_FAILED, NOT_LOADED_FOR_RESOURCE
+from skillcore.texts import (
+    LOAD_FAILED,
+    NOT_LOADED_FOR_RESOURCE,
+    NOT_LOADED_FOR_SCRIPT,
+    SCRIPT_BLOCKED,
+)
 
 
 def _check_loaded(instance: SkillSession, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -244,6 +249,43 @@ class SkillSession(Deliveries, ToolAccess):
             facts = {"path": path, "problem": problem.value}
             return Outcome(OutcomeCode.PATH_REJECTED, name, facts)
         return ResourceRequest(name, path)
+
+    def begin_script(
+        self,
+        name: str,
+        script: str,
+        *,
+        trusted: bool,
+        source: str = "",
+        args: tuple[str, ...] = (),
+        stdin: str | None = None,
+        tool: str | None = None,
+    ) -> ScriptRequestPlan | Outcome:
+        """Phase one of running a skill's script: a refusal, or a plan for the shell.
+
+        Only a *loaded* skill's files run, by a path relative to its directory under the
+        same path rule as resources, only when the skill's source is ``trusted`` to run code
+        (``source``: its label, for the reply), and only when the policy allows the run
+        (:meth:`check_script`). Whether the path is one the listing shows, and the rest,
+        is checked by the shell when it reads the files. ``tool``: the script tool's name.
+        """
+        refused = self._unusable(name)
+        if refused is not None:
+            return refused
+        if not self.is_loaded(name):
+            facts = {"load_tool": self.names.load}
+            return Outcome(OutcomeCode.NOT_LOADED, name, facts, NOT_LOADED_FOR_SCRIPT)
+        problem = path_problem(script, max_chars=MAX_STATE_STRING)
+        if problem is not None:
+            facts = {"path": script, "problem": problem.value}
+            return Outcome(OutcomeCode.PATH_REJECTED, name, facts)
+        if not trusted:
+            return Outcome(OutcomeCode.SCRIPT_UNTRUSTED, name, {"source": source})
+        decision = self.check_script(name, script.strip(), tool)
+        if not decision.allowed:
+            code = OutcomeCode(decision.code.value)
+            return Outcome(code, name, {"reason": decision.reason}, SCRIPT_BLOCKED)
+        return ScriptRequestPlan(name, script.strip(), args, stdin, decision.reason)
 
     def fail_load(self, name: str, code: OutcomeCode, detail: str | None) -> Outcome:
         """The outcome for a load whose document could not be read (session unchanged):

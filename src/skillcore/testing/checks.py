@@ -205,6 +205,49 @@ def check_binary_resources(driver: AdapterDriver, root: Path) -> None:
     assert r.is_error and not r.parts, r
 
 
+#: The script of the script check: prints its arguments and its stdin upper-cased.
+SCENARIO_SCRIPT = "import sys\nprint('args:', *sys.argv[1:])\nprint(sys.stdin.read().upper())\n"
+
+
+def check_run_skill_script(driver: AdapterDriver, root: Path) -> None:
+    """``run_skill_script`` (offered with a configured runner) runs a listed script of a
+    loaded skill and replies with its exit code and output; it is refused for a skill that
+    is not loaded, and under RESTRICT for a skill whose allowed-tools do not allow it
+    (``run_skill_script(<path>)`` allows that script; ``Bash(...)`` does not)."""
+    from skillcore.runner import Isolation
+    from skillcore.testing.script_runner import SubprocessRunner
+
+    skills = make_scenario_library(root)
+    for name, allowed in (("delta-script", "Read run_skill_script(scripts/show.py)"),):
+        d = write_skill(skills, name, "Delta runs a script.", "Run scripts/show.py.", "")
+        (d / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Delta runs a script.\n"
+            f"allowed-tools: {allowed}\n---\n\nRun scripts/show.py.\n"
+        )
+        (d / "scripts").mkdir()
+        (d / "scripts" / "show.py").write_text(SCENARIO_SCRIPT)
+    (skills / "gamma-files" / "scripts").mkdir()
+    (skills / "gamma-files" / "scripts" / "show.py").write_text(SCENARIO_SCRIPT)
+    driver.options = {"script_runner": SubprocessRunner(), "script_isolation": Isolation.PROCESS}
+    driver.start(SkillLibrary([skills]), Limits(max_loaded=2), ToolPolicy(PolicyMode.RESTRICT))
+    tool = driver.names.script
+
+    def run(skill: str) -> Reply:
+        args = {"skill_name": skill, "script": "scripts/show.py", "args": ["a b", "c"]}
+        return _one(driver, Call(tool, {**args, "stdin": "some csv"}))
+
+    r = run("delta-script")
+    assert r.is_error and "not loaded" in r.text, r
+    assert not _one(driver, Call(driver.names.load, {"skill_name": "delta-script"})).is_error
+    r = run("delta-script")
+    assert not r.is_error, r
+    assert "args: a b c" in r.text and "SOME CSV" in r.text and 'exit_code="0"' in r.text, r
+    assert 'isolation="PROCESS"' in r.text, r
+    assert not _one(driver, Call(driver.names.load, {"skill_name": "gamma-files"})).is_error
+    r = run("gamma-files")  # Read Bash(ls:*): no entry allows its scripts
+    assert r.is_error and "not allowed" in r.text and "SOME CSV" not in r.text, r
+
+
 def check_search(driver: AdapterDriver, root: Path) -> None:
     """Search ranks by name/description and works with null arguments."""
     _start(driver, root)
@@ -481,6 +524,7 @@ CHECKS: tuple[Check, ...] = (
     check_resources,
     check_binary_resources,
     check_search,
+    check_run_skill_script,
     check_call_order_in_one_turn,
     check_conversations_are_separate,
     check_policy_per_conversation,

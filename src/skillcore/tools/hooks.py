@@ -2,7 +2,7 @@
 
 ``type: command`` hooks run through the configured :class:`~skillcore.runner.ScriptRunner`
 as ``bash -c <command>`` with the event as JSON on stdin, only for skills of trusted sources
-(:func:`~skillcore.sources.source.source_trusted`); without a runner they are inert (one
+(:attr:`~skillcore.SkillSource.runs_code`); without a runner they are inert (one
 ``hook.skipped`` event per skill). Exit code 2 of a ``PreToolUse`` hook blocks the call with
 its stderr as the reason; a ``PostToolUse`` hook's exit 2 stderr, a ``SessionStart`` hook's
 stdout and ``type: prompt`` text go to the conversation's next model call
@@ -49,7 +49,6 @@ from skillcore.runner.base import (
     ScriptResult,
     ScriptRunner,
 )
-from skillcore.sources.source import source_trusted
 from skillcore.state.hooks import Hook, HookEvent, hooks_for
 from skillcore.state.session import SkillSession
 from skillcore.texts import hook_blocked_reason
@@ -322,7 +321,7 @@ def skill_dir(library: SkillLibrary, metadata: SkillMetadata, empty: Any = None)
     """The local folder of a trusted skill (None when its source is not trusted, or when it
     is remote and ``empty``, a function giving a stand-in folder, is not given)."""
     source = next((s for s in library.sources if s.label == metadata.location.source), None)
-    if source is None or not source_trusted(source):
+    if source is None or not source.runs_code:
         return None
     if source.fs is None and source.protocol == "file":
         root = Path(os.path.abspath(os.path.expanduser(source.url.removeprefix("file://"))))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -45,6 +45,7 @@ class ModelView:
         library: SkillLibrary
         names: ToolNames
         include_resource_tool: bool
+        script_settings: Any
         ranker: Ranker
         suggestions: int
 
@@ -174,6 +175,7 @@ class ModelView:
             include_resource_tool=self.include_resource_tool,
             loadable=loadable,
             enum_limit=self.enum_limit,
+            include_script_tool=self.script_settings is not None,
         )
 
     def load_reply(self, session: SkillSession, document: SkillDocument) -> str:

@@ -10,6 +10,7 @@ catalog is :mod:`skillcore.catalog.render`.)
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from skillcore._text import (
     cut_page,
@@ -331,6 +332,7 @@ def reinjection(names: ToolNames, bodies: Mapping[str, str | ReadError]) -> str:
 __all__ = [
     "ATTACHMENT_PREFIX",
     "ERROR_PREFIX",
+    "SCRIPT_AWAITING_CONFIRMATION",
     "binary_attached",
     "binary_attachment",
     "binary_resource",
@@ -345,6 +347,13 @@ __all__ = [
     "reinjection",
     "repeated_failure",
     "resource",
+    "script_confirmation_hint",
+    "script_declined",
+    "script_failed",
+    "script_isolation_unavailable",
+    "script_not_listed",
+    "script_not_runnable",
+    "script_result",
     "search",
     "skill_content_marker",
     "suggestions",
@@ -356,3 +365,109 @@ __all__ = [
     "turn_refused_reason",
     "unknown_tool",
 ]
+
+
+# -- run_skill_script -------------------------------------------------------------------------
+
+#: Characters of each output stream (stdout, stderr) a script reply keeps, after the
+#: runner's own byte cap: the rest is cut and the reply says so.
+MAX_SCRIPT_OUTPUT_CHARS = 16_000
+
+
+def _stream(data: bytes) -> tuple[str, bool]:
+    """One output stream as reply text: decoded (bad bytes replaced), capped, escaped so it
+    cannot close its tag or forge markup, and made safe as every prompt text is."""
+    text = data.decode("utf-8", "replace")
+    cut = len(text) > MAX_SCRIPT_OUTPUT_CHARS
+    if cut:
+        text = text[:MAX_SCRIPT_OUTPUT_CHARS]
+    return escape(prompt_text(text)), cut
+
+
+def script_result(
+    skill: str,
+    script: str,
+    exit_code: int | None,
+    stdout: bytes,
+    stderr: bytes,
+    duration_seconds: float,
+    truncated: bool,
+    killed: str,
+    isolation: str,
+) -> tuple[str, bool]:
+    """The reply of a script that ran, and whether its output was cut (by the runner's cap
+    or this reply's): exit code, duration, isolation, then stdout and stderr, escaped."""
+    out, out_cut = _stream(stdout)
+    err, err_cut = _stream(stderr)
+    cut = truncated or out_cut or err_cut
+    ended = f" ended_early={quoteattr(killed)}" if killed else ""
+    head = (
+        f"<script_result skill={quoteattr(skill)} script={quoteattr(script)} "
+        f'exit_code="{exit_code if exit_code is not None else "none"}" '
+        f'duration_ms="{round(duration_seconds * 1000)}" isolation={quoteattr(isolation)} '
+        f'output_cut="{str(cut).lower()}"{ended}>'
+    )
+    note = (
+        "\n(Output was cut at the cap; ask for less output, e.g. with the script's options.)"
+        if cut
+        else ""
+    )
+    text = f"{head}\n<stdout>\n{out}\n</stdout>\n<stderr>\n{err}\n</stderr>\n</script_result>{note}"
+    return text, cut
+
+
+def script_not_listed(skill: str, script: str, listing: Sequence[str]) -> str:
+    """The reply for a script path the skill's listing does not show."""
+    shown = ", ".join(single_line(p) for p in list(listing)[:20]) or "(none)"
+    return error(
+        f"{quoted_excerpt(script)} is not a file skill {skill!r} lists, so it cannot run. "
+        f"Its files: {shown}."
+    )
+
+
+def script_not_runnable(skill: str, script: str, why: str = "") -> str:
+    """The reply for a listed file skillcore does not run (no interpreter in its table for
+    the file, or not a regular file); ``why``: the interpreter table's reason."""
+    reason = f" ({single_line(why)})" if why else " (no interpreter for its file type)"
+    return error(
+        f"{quoted_excerpt(script)} of skill {skill!r} is not a script skillcore can run"
+        f"{reason}. Do not retry; read it with the resource tool if its contents help."
+    )
+
+
+def script_declined(skill: str, script: str, detail: str) -> str:
+    """The reply for a run the approval hook (or the user) declined."""
+    return error(
+        f"Running {quoted_excerpt(script)} of skill {skill!r} was not approved"
+        f"{': ' + detail if detail else ''}. Do not retry it; continue without it or ask "
+        "the user."
+    )
+
+
+def script_isolation_unavailable(skill: str, script: str, detail: str) -> str:
+    """The reply for a run the runner refused for want of the required isolation."""
+    return error(
+        f"{quoted_excerpt(script)} of skill {skill!r} was not run: the sandbox this agent "
+        f"requires is not available here ({detail}). Do not retry; tell the user."
+    )
+
+
+#: The reply to the model while a script run waits for the user's confirmation (a framework's
+#: human-in-the-loop); the run happens, or is declined, when the user answers.
+SCRIPT_AWAITING_CONFIRMATION = (
+    "This script run needs the user's confirmation; it runs once they approve it."
+)
+
+
+def script_confirmation_hint(skill: Any, script: Any, args: Any) -> str:
+    """What the user is asked before a script run (one line, bounded, escaped)."""
+    shown = ", ".join(quoted_excerpt(str(a), 60) for a in list(args or [])[:8])
+    return single_line(
+        f"Run {quoted_excerpt(str(script))} of skill {quoted_excerpt(str(skill))}"
+        f"{' with arguments ' + shown if shown else ''}? Approve or reject."
+    )
+
+
+def script_failed(skill: str, script: str, detail: str) -> str:
+    """The reply for a run that could not be set up or whose runner failed."""
+    return error(f"{quoted_excerpt(script)} of skill {skill!r} could not be run: {detail}")

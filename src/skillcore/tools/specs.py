@@ -1,4 +1,4 @@
-"""The four skill tools as the model sees them: JSON Schemas and argument validation.
+"""The skill tools as the model sees them: JSON Schemas and argument validation.
 
 Schemas are valid for OpenAI strict mode (every property required, optional ones nullable,
 ``additionalProperties: false``); adapters translate them to their framework's shape.
@@ -23,6 +23,12 @@ DEFAULT_ENUM_LIMIT = 200
 MAX_ARGUMENT_CHARS = 64 * 1024
 #: The longest single string argument (a name, a path, a query), however the arguments came.
 MAX_ARGUMENT_VALUE_CHARS = 4096
+#: The most command-line arguments one script run takes (each at most
+#: :data:`MAX_ARGUMENT_VALUE_CHARS`).
+MAX_SCRIPT_ARGS = 64
+#: The longest stdin text one script run takes (the raw arguments stay within
+#: :data:`MAX_ARGUMENT_CHARS` too).
+MAX_SCRIPT_STDIN_CHARS = 32 * 1024
 
 
 class ToolKind(str, enum.Enum):
@@ -32,6 +38,7 @@ class ToolKind(str, enum.Enum):
     UNLOAD = "unload"
     RESOURCE = "resource"
     SEARCH = "search"
+    SCRIPT = "script"
 
 
 #: Required and optional arguments of each tool kind.
@@ -40,6 +47,7 @@ _ARGUMENTS: dict[ToolKind, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ToolKind.UNLOAD: (("skill_name",), ()),
     ToolKind.RESOURCE: (("skill_name", "path"), ("offset",)),
     ToolKind.SEARCH: ((), ("query", "path")),
+    ToolKind.SCRIPT: (("skill_name", "script"), ("args", "stdin")),
 }
 
 
@@ -82,9 +90,11 @@ def build_specs(
     include_resource_tool: bool = True,
     loadable: Sequence[str] | None = None,
     enum_limit: int = DEFAULT_ENUM_LIMIT,
+    include_script_tool: bool = False,
 ) -> tuple[ToolSpec, ...]:
     """The tool specs; ``loadable`` (when given and short enough) becomes the enum of
-    ``skill_name`` for the load tool."""
+    ``skill_name`` for the load tool. ``include_script_tool``: offer ``run_skill_script``
+    (only when a script runner is configured)."""
     name_schema = _string("Exact skill name.")
     if loadable is not None and len(loadable) <= enum_limit:
         name_schema["enum"] = list(loadable)
@@ -92,6 +102,8 @@ def build_specs(
     if include_resource_tool:
         specs.append(_resource_spec(names))
     specs.append(_search_spec(names))
+    if include_script_tool:
+        specs.append(_script_spec(names))
     return tuple(specs)
 
 
@@ -161,6 +173,28 @@ def _search_spec(names: ToolNames) -> ToolSpec:
     )
 
 
+def _script_spec(names: ToolNames) -> ToolSpec:
+    return ToolSpec(
+        names.script,
+        ToolKind.SCRIPT.value,
+        "Run a script of a loaded skill (a file its load reply lists, e.g. scripts/x.py) "
+        "in a sandbox, with arguments and optional stdin; returns the exit code, stdout and "
+        "stderr. Run scripts only when the skill's instructions say to.",
+        _object(
+            {
+                "skill_name": _string("Skill name (the skill must be loaded)."),
+                "script": _string("Path of the script relative to the skill directory."),
+                "args": {
+                    "type": ["array", "null"],
+                    "items": {"type": "string"},
+                    "description": f"Command-line arguments (at most {MAX_SCRIPT_ARGS}), or null.",
+                },
+                "stdin": _nullable_string("Text given to the script on standard input, or null."),
+            }
+        ),
+    )
+
+
 def parse_json_object(arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:
     """Tool arguments as a dict: a mapping, a JSON object string, or nothing.
 
@@ -199,6 +233,8 @@ def parse_arguments(kind: ToolKind, tool: str, arguments: Any) -> dict[str, Any]
             f"{', '.join(sorted(allowed)) or 'no arguments'}"
         )
     for key, value in args.items():
+        if kind is ToolKind.SCRIPT and key in ("args", "stdin"):
+            continue  # their own bounds (_script_args, _stdin)
         if isinstance(value, str) and len(value) > MAX_ARGUMENT_VALUE_CHARS:
             raise ArgumentError(
                 f"argument {key!r} is longer than {MAX_ARGUMENT_VALUE_CHARS} characters"
@@ -215,6 +251,9 @@ def parse_arguments(kind: ToolKind, tool: str, arguments: Any) -> dict[str, Any]
         value = args.get(key)
         if key in _INTEGER_ARGUMENTS:
             out[key] = _offset(key, value)
+            continue
+        if kind is ToolKind.SCRIPT:
+            out[key] = _script_args(value) if key == "args" else _stdin(value)
             continue
         if value is not None and not isinstance(value, str):
             raise ArgumentError(f"argument {key!r} must be a string or null, {_got(value)}")
@@ -235,6 +274,48 @@ def _offset(key: str, value: Any) -> int | None:
     return value
 
 
+def _script_args(value: Any) -> tuple[str, ...]:
+    """Command-line arguments: a list of strings (null: none), bounded in count and length;
+    a NUL or text that is not valid Unicode cannot be an argument."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ArgumentError(f"argument 'args' must be a list of strings or null, {_got(value)}")
+    if len(value) > MAX_SCRIPT_ARGS:
+        raise ArgumentError(f"argument 'args' has more than {MAX_SCRIPT_ARGS} items")
+    for item in value:
+        if not isinstance(item, str):
+            raise ArgumentError(f"every item of 'args' must be a string, {_got(item)}")
+        if len(item) > MAX_ARGUMENT_VALUE_CHARS:
+            raise ArgumentError(
+                f"an item of 'args' is longer than {MAX_ARGUMENT_VALUE_CHARS} characters"
+            )
+        if "\x00" in item or not _encodable(item):
+            raise ArgumentError("an item of 'args' holds a NUL or text that is not valid Unicode")
+    return tuple(value)
+
+
+def _stdin(value: Any) -> str | None:
+    """Standard input text (null: none), bounded."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ArgumentError(f"argument 'stdin' must be a string or null, {_got(value)}")
+    if len(value) > MAX_SCRIPT_STDIN_CHARS:
+        raise ArgumentError(f"argument 'stdin' is longer than {MAX_SCRIPT_STDIN_CHARS} characters")
+    if not _encodable(value):
+        raise ArgumentError("argument 'stdin' is not valid Unicode text")
+    return value
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON allows "\ud800")
+        return False
+    return True
+
+
 def _got(value: Any) -> str:
     # Never the repr of model input: it may be huge, deeply nested or not encodable.
     return "got an empty string" if value == "" else f"got {type(value).__name__}"
@@ -244,6 +325,8 @@ __all__ = [
     "DEFAULT_ENUM_LIMIT",
     "MAX_ARGUMENT_CHARS",
     "MAX_ARGUMENT_VALUE_CHARS",
+    "MAX_SCRIPT_ARGS",
+    "MAX_SCRIPT_STDIN_CHARS",
     "ArgumentError",
     "ToolKind",
     "ToolSpec",

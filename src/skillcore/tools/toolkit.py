@@ -26,17 +26,18 @@ from skillcore.codes import OutcomeCode
 from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
-from skillcore.runner.base import ScriptRunner
+from skillcore.runner import Isolation, RunLimits, ScriptRunner
 from skillcore.sources.base import ReadError
-from skillcore.state.session import Outcome, ResourceRequest, SkillSession
+from skillcore.state.session import Outcome, ResourceRequest, ScriptRequestPlan, SkillSession
 from skillcore.state.stores import SessionRef, SessionStore, as_store
-from skillcore.tools import calls, replies
+from skillcore.tools import calls, replies, scripts
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.hooks import SkillHooks
 from skillcore.tools.model_view import ModelView
 from skillcore.tools.plain_calls import PlainCallChecks
 from skillcore.tools.preload import Preload
 from skillcore.tools.preprocess import apreprocess, preprocess
+from skillcore.tools.script_calls import ScriptCalls
 from skillcore.tools.specs import (
     DEFAULT_ENUM_LIMIT,
     ArgumentError,
@@ -75,7 +76,7 @@ def _warn_unmatched(
     warnings.warn(events.tools_unmatched(name, entries, available), UserWarning, stacklevel=5)
 
 
-class SkillToolkit(ModelView, PlainCallChecks):
+class SkillToolkit(ModelView, PlainCallChecks, ScriptCalls):
     """The skill tools bound to a library. One toolkit serves many conversations: the
     session (or the :class:`SessionStore` holding it) is passed to every call."""
 
@@ -99,21 +100,25 @@ class SkillToolkit(ModelView, PlainCallChecks):
         suggestions: int = DEFAULT_SUGGESTIONS,
         script_runner: ScriptRunner | None = None,
         shell_preprocessing: bool = False,
+        script_isolation: Isolation | int | str = Isolation.LIMITS,
+        script_limits: RunLimits | None = None,
+        approve_script: scripts.Approve | None = None,
+        script_interpreters: Any = None,
+        confirm_scripts: bool = False,
     ) -> None:
         self.library = library
+        settings = scripts.settings(
+            script_runner, script_isolation, script_limits, approve_script, script_interpreters
+        )
+        self._init_scripts(settings, confirm_scripts)
         #: Runs code skills bring: their hooks (:attr:`hooks`) and, with
         #: ``shell_preprocessing``, ``!`command` `` in a loaded body; None: none runs.
         self.script_runner, self.shell_preprocessing = script_runner, shell_preprocessing
         self.hooks = SkillHooks(library, script_runner)
         #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
         #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
-        if ranker not in RANKERS:
-            raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
-        self.ranker: Ranker = ranker
         #: How many skills the per-request note names (:meth:`suggestion_note`); 0: no note.
-        if not isinstance(suggestions, int) or suggestions < 0:
-            raise ValueError(f"suggestions must be a count >= 0, got {suggestions!r}")
-        self.suggestions = suggestions
+        self.ranker, self.suggestions = _ranking_options(ranker, suggestions)
         #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
         self.preload = Preload(library, default_skills, pinned_skills)
         #: Whether a load checks the skill's allowed-tools against the agent's tools (the
@@ -130,6 +135,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         self._kinds = {n.load: ToolKind.LOAD, n.unload: ToolKind.UNLOAD, n.search: ToolKind.SEARCH}
         if include_resource_tool:
             self._kinds[n.resource] = ToolKind.RESOURCE
+        if settings is not None:
+            self._kinds[n.script] = ToolKind.SCRIPT
         self._init_view(
             catalog_format=catalog_format,
             enum_limit=enum_limit,
@@ -175,6 +182,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         step = self._begin(store, tool, arguments, hidden, available)
         if isinstance(step, ToolResult):
             return step
+        if isinstance(step, ScriptRequestPlan):
+            return self._run_script(store, step)
         data = calls.read(self.library, step, store.read(), self.binary_resources)
         if self.shell_preprocessing and isinstance(data, SkillDocument):
             data = preprocess(self.library, self.script_runner, store.read(), data)
@@ -196,6 +205,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         step = self._begin(store, tool, arguments, hidden, available)
         if isinstance(step, ToolResult):
             return step
+        if isinstance(step, ScriptRequestPlan):
+            return await self._arun_script(store, step)
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
         if self.shell_preprocessing and isinstance(data, SkillDocument):
             data = await apreprocess(self.library, self.script_runner, store.read(), data)
@@ -208,7 +219,7 @@ class SkillToolkit(ModelView, PlainCallChecks):
         arguments: Any,
         hidden: Collection[str],
         available: Collection[str] | None,
-    ) -> Effect | ToolResult:
+    ) -> Effect | ScriptRequestPlan | ToolResult:
         """The start of :meth:`call` and :meth:`acall`: the result a later call of the turn
         already settled for this one, else the plan on the store's session."""
         refused = getattr(store, "refused", None)
@@ -281,10 +292,10 @@ class SkillToolkit(ModelView, PlainCallChecks):
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
-    ) -> Effect | ToolResult:
-        """Decide a call against ``session``: a final result (refusal, search) or the effect
+    ) -> Effect | ScriptRequestPlan | ToolResult:
+        """Decide a call against ``session``: a final result (refusal, search), the effect
         whose data the shell must read before :meth:`finish` (``hidden``, ``available``: see
-        :meth:`call`)."""
+        :meth:`call`), or an accepted script run (which :meth:`call` carries out)."""
         return self._plan(session, tool, arguments, hidden=hidden, available=available)
 
     def replay(
@@ -299,8 +310,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
         code as :meth:`call` (pinned skills, available tools, read failures), with nothing
         written and nothing reported: a preview applies the turn's earlier calls with it."""
         step = self._plan(session, tool, arguments, available=available, report=False)
-        if isinstance(step, (ToolResult, ResourceRequest)):
-            return session  # a refusal, a search or a resource read: no state change
+        if isinstance(step, (ToolResult, ResourceRequest, ScriptRequestPlan)):
+            return session  # a refusal, a search, a read or a script run: no state change
         data = calls.read(self.library, step, session, self.binary_resources)
         return self._finish(SessionRef(session), step, data).session
 
@@ -313,7 +324,7 @@ class SkillToolkit(ModelView, PlainCallChecks):
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         report: bool = True,
-    ) -> Effect | ToolResult:
+    ) -> Effect | ScriptRequestPlan | ToolResult:
         kind = self._kinds.get(tool)
         if kind is None:
             text = replies.unknown_tool(tool, self.tool_names)
@@ -328,6 +339,8 @@ class SkillToolkit(ModelView, PlainCallChecks):
             return ToolResult(session, text, OutcomeCode.SEARCH_RESULTS, tool)
         if kind is ToolKind.UNLOAD:
             return Unload(args["skill_name"])
+        if kind is ToolKind.SCRIPT:
+            return self._plan_script(session, tool, args, report)
         if not self.check_tools_available:
             # Without the check (which refuses such a load with its own reply), a skill
             # restricting the agent to tools it lacks is still worth a warning.
@@ -392,6 +405,15 @@ class SkillToolkit(ModelView, PlainCallChecks):
         if missing:  # RECOMMEND (RESTRICT refused the load): say so in the reply
             text += replies.tools_missing_warning(missing)
         return ToolResult(new, text, outcome.code, tool, seq, data)
+
+
+def _ranking_options(ranker: Ranker, suggestions: int) -> tuple[Ranker, int]:
+    """The toolkit's ``ranker`` and ``suggestions``, checked (caller misuse raises)."""
+    if ranker not in RANKERS:
+        raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
+    if not isinstance(suggestions, int) or suggestions < 0:
+        raise ValueError(f"suggestions must be a count >= 0, got {suggestions!r}")
+    return ranker, suggestions
 
 
 def _settled(store: SessionStore) -> ToolResult | None:

@@ -302,8 +302,13 @@ def test_every_outcome_code_a_transition_returns_is_pinned_here() -> None:
         OutcomeCode.READ_FAILED,
         OutcomeCode.TOO_LARGE,
         OutcomeCode.DECODE_ERROR,
+        OutcomeCode.SCRIPT_UNTRUSTED,
     }
     toolkit_only = {
+        OutcomeCode.SCRIPT_RAN,
+        OutcomeCode.SCRIPT_NOT_RUNNABLE,
+        OutcomeCode.SCRIPT_DECLINED,
+        OutcomeCode.ISOLATION_UNAVAILABLE,
         OutcomeCode.RESOURCE_READ,
         OutcomeCode.SEARCH_RESULTS,
         OutcomeCode.BINARY_RESOURCE,
@@ -317,3 +322,20 @@ def test_every_outcome_code_a_transition_returns_is_pinned_here() -> None:
         OutcomeCode.TURN_TOO_LONG,
     }
     assert pinned | toolkit_only == set(OutcomeCode) and not pinned & toolkit_only
+
+
+def test_script_refusals_of_the_session() -> None:
+    s = session_with()
+    out = s.begin_script("open", "scripts/x.py", trusted=True)
+    assert isinstance(out, Outcome) and out.code is OutcomeCode.NOT_LOADED
+    assert out.message == (
+        "Skill 'open' is not loaded. Call load_skill for it first; its reply lists the "
+        "scripts you can run."
+    )
+    loaded = s.finish_load(doc("open"))[0]
+    out = loaded.begin_script("open", "scripts/x.py", trusted=False, source="s3://b")
+    assert isinstance(out, Outcome) and out.code is OutcomeCode.SCRIPT_UNTRUSTED
+    assert out.message == (
+        "Scripts of skill 'open' cannot run: its source (s3://b) is not trusted to run code. "
+        "Do not retry; follow the skill's instructions without its scripts, or tell the user."
+    )
