@@ -15,7 +15,6 @@ import pytest
 from tests.core.hooks.subprocess_runner import SubprocessRunner
 
 from skillcore import SkillLibrary, SkillSource, SkillToolkit
-from skillcore.sources.source import source_trusted
 from skillcore.state.hooks import hooks_for, matcher_names
 from skillcore.state.session import SkillSession
 
@@ -63,11 +62,11 @@ def loaded(toolkit: SkillToolkit, *names: str) -> SkillSession:
 
 
 def test_source_trust_defaults_by_kind(tmp_path: Path) -> None:
-    assert source_trusted(SkillSource(tmp_path))
-    assert not source_trusted(SkillSource("s3://bucket/skills"))
-    assert not source_trusted(SkillSource("memory://skills"))
-    assert source_trusted(SkillSource("s3://bucket/skills", trusted=True))
-    assert not source_trusted(SkillSource(tmp_path, trusted=False))
+    assert SkillSource(tmp_path).runs_code
+    assert not SkillSource("s3://bucket/skills").runs_code
+    assert not SkillSource("memory://skills").runs_code
+    assert SkillSource("s3://bucket/skills", trusted=True).runs_code
+    assert not SkillSource(tmp_path, trusted=False).runs_code
 
 
 def test_matchers() -> None:

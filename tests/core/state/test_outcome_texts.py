@@ -320,6 +320,7 @@ def test_every_outcome_code_a_transition_returns_is_pinned_here() -> None:
         OutcomeCode.TOOL_FAILED,
         OutcomeCode.TURN_CALL_IDS_REPEAT,
         OutcomeCode.TURN_TOO_LONG,
+        OutcomeCode.HOOK_BLOCKED,
     }
     assert pinned | toolkit_only == set(OutcomeCode) and not pinned & toolkit_only
 
