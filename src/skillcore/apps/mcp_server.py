@@ -19,13 +19,13 @@ from __future__ import annotations
 import logging
 import socket
 import weakref
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 
+from skillcore._recent import Recent
 from skillcore.apps.mcp_files import (
     LIST_TTL_MS,
     MAX_CURSOR_DIGITS,
@@ -119,7 +119,7 @@ class _ClientState:
         self.server = server
         self.session = server.new_session()
         self.outbound = outbound
-        self.known: OrderedDict[str, None] = OrderedDict()
+        self.known: Recent[str, None] = Recent(MAX_KNOWN_TOKENS)
 
     def knows(self, token: str) -> bool:
         """True when this connection minted (or already adopted) ``token``."""
@@ -127,10 +127,7 @@ class _ClientState:
 
     def remember(self, token: str) -> None:
         """Note a token minted or adopted here (its signature; the last few only)."""
-        self.known[token.rpartition(".")[2]] = None
-        self.known.move_to_end(token.rpartition(".")[2])
-        while len(self.known) > MAX_KNOWN_TOKENS:
-            self.known.popitem(last=False)
+        self.known.set(token.rpartition(".")[2], None)
 
     def read(self) -> SkillSession:
         """The session, rebound to the library's current catalog."""
@@ -183,7 +180,7 @@ class SkillMCPServer(SkillFiles):
         # Keyed by the connection's outbound channel (one per client connection); weak, so a
         # closed connection's state goes with it, and capped in number.
         self._states: weakref.WeakKeyDictionary[Any, _ClientState] = weakref.WeakKeyDictionary()
-        self._recent: OrderedDict[int, _ClientState] = OrderedDict()
+        self._recent: Recent[int, _ClientState] = Recent(lambda: self.max_sessions)
         self.server: Server[Any] = _Server(
             name,
             version=__version__,
@@ -219,10 +216,7 @@ class SkillMCPServer(SkillFiles):
         state = self._states.get(outbound)
         if state is None:
             state = self._states[outbound] = _ClientState(self, outbound)
-        self._recent[id(state)] = state
-        self._recent.move_to_end(id(state))
-        while len(self._recent) > self.max_sessions:
-            _key, old = self._recent.popitem(last=False)
+        for old in self._recent.set(id(state), state):
             if old.outbound is not None:
                 self._states.pop(old.outbound, None)
         return state

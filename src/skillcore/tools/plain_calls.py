@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from skillcore import events
-from skillcore.codes import OutcomeCode
 from skillcore.policy.rules import (
     Arguments,
     DecisionCode,
@@ -21,6 +20,7 @@ from skillcore.policy.rules import (
 )
 from skillcore.state.session import SkillSession
 from skillcore.state.stores import SessionStore, as_store
+from skillcore.state.turns import CallInTurn
 from skillcore.tools import replies
 
 
@@ -73,12 +73,13 @@ class PlainCallChecks:
         do not allow the call)."""
         store = as_store(target)
         session = store.read()
-        refused = getattr(store, "refused", None)
-        if isinstance(refused, OutcomeCode):
+        turn = store if isinstance(store, CallInTurn) else None
+        timed_out = turn is not None and turn.timed_out
+        if turn is not None and turn.refused is not None:
             # The call cannot be placed in its turn: never decided as if it came first.
-            reason = replies.turn_refused_reason(refused, tool_name)
-            decision = ToolDecision(False, DecisionCode(refused.value), reason, tool_name)
-        elif getattr(store, "timed_out", False):
+            reason = replies.turn_refused_reason(turn.refused, tool_name)
+            decision = ToolDecision(False, DecisionCode(turn.refused.value), reason, tool_name)
+        elif timed_out:
             reason = replies.turn_incomplete_reason(tool_name)
             decision = ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, tool_name)
         else:
@@ -90,15 +91,15 @@ class PlainCallChecks:
             # a restriction.
             # So must it when its turn runs beside another on the same conversation (a
             # fork): on the latest state too.
-            also = getattr(store, "also_check", None)
-            for other in also() if decision.allowed and callable(also) else ():
+            also = turn.also_check() if turn is not None and decision.allowed else ()
+            for other in also:
                 decision = other.check_tool(
                     tool_name, can_unload=can_unload, arguments=arguments, pinned=self.pinned_skills
                 )
                 if not decision.allowed:
                     break
         if not decision.allowed:
-            events.tool_blocked(tool_name, session.loaded_names, getattr(store, "timed_out", False))
+            events.tool_blocked(tool_name, session.loaded_names, timed_out)
         return decision
 
 

@@ -29,6 +29,7 @@ from skillcore.names import ToolNames
 from skillcore.sources.base import ReadError
 from skillcore.state.session import Outcome, ResourceRequest, SkillSession
 from skillcore.state.stores import SessionRef, SessionStore, as_store
+from skillcore.state.turns import CallInTurn
 from skillcore.tools import calls, replies
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.model_view import ModelView
@@ -198,14 +199,16 @@ class SkillToolkit(ModelView, PlainCallChecks):
     ) -> Effect | ToolResult:
         """The start of :meth:`call` and :meth:`acall`: the result a later call of the turn
         already settled for this one, else the plan on the store's session."""
-        refused = getattr(store, "refused", None)
-        if isinstance(refused, OutcomeCode):
-            # The call cannot be placed in its turn (see TurnCalls.refusal): it changes nothing.
-            text = replies.error(replies.turn_refused_reason(refused, tool))
-            return ToolResult(store.read(), text, refused, tool)
-        settled = _settled(store)
-        if settled is not None:
-            return settled
+        if isinstance(store, CallInTurn):
+            if store.refused is not None:
+                # The call cannot be placed in its turn (TurnCalls.refusal): it changes nothing.
+                text = replies.error(replies.turn_refused_reason(store.refused, tool))
+                return ToolResult(store.read(), text, store.refused, tool)
+            # The result a later call of the turn already worked out for this one: returned,
+            # so both agree.
+            settled = store.settled()
+            if isinstance(settled, ToolResult):
+                return settled
         return self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
 
     def load_all(
@@ -369,7 +372,7 @@ class SkillToolkit(ModelView, PlainCallChecks):
             assert isinstance(data, SkillDocument)  # only a load is redelivered
             return ToolResult(session, self.load_reply(session, data), outcome.code, tool, 0, data)
         store.write(new)
-        seq = getattr(store, "seq", 0)
+        seq = store.seq if isinstance(store, CallInTurn) else 0
         if isinstance(effect, Unload):
             return ToolResult(new, outcome.message, outcome.code, tool, seq)
         assert isinstance(data, SkillDocument)  # a load (asserted above, in its own branch)
@@ -379,14 +382,6 @@ class SkillToolkit(ModelView, PlainCallChecks):
         if missing:  # RECOMMEND (RESTRICT refused the load): say so in the reply
             text += replies.tools_missing_warning(missing)
         return ToolResult(new, text, outcome.code, tool, seq, data)
-
-
-def _settled(store: SessionStore) -> ToolResult | None:
-    """The result a later call of the turn already worked out for this one (a
-    :class:`~skillcore.TurnCall`), which this call returns so both agree."""
-    settled = getattr(store, "settled", None)
-    result = settled() if callable(settled) else None
-    return result if isinstance(result, ToolResult) else None
 
 
 __all__ = [
