@@ -5,7 +5,7 @@ dropped first. Not locked: callers that share one across threads hold their own 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -31,6 +31,10 @@ class Recent(Generic[K, V]):
 
     def __contains__(self, key: object) -> bool:
         return key in self._items
+
+    def __iter__(self) -> Iterator[K]:
+        """The keys, least recent first."""
+        return iter(list(self._items))
 
     def set(self, key: K, value: V) -> list[V]:
         """Remember ``value`` under ``key``, dropping the oldest entries over the size;

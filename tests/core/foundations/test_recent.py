@@ -12,6 +12,7 @@ def test_least_recently_set_is_dropped_and_returned() -> None:
     assert recent.set("a", 10) == []  # a set again: b is now the oldest
     assert recent.set("c", 3) == [2]
     assert "b" not in recent and recent.get("a") == 10 and len(recent) == 2
+    assert list(recent) == ["a", "c"]  # least recent first
 
 
 def test_refresh_on_read_keeps_an_entry() -> None:
