@@ -24,7 +24,20 @@ MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 60
 
 #: Modules and functions over their guidance on purpose: key -> why it is one job.
-REASONS: dict[str, str] = {}
+REASONS: dict[str, str] = {
+    "module skillcore/tools/toolkit.py": (
+        "SkillToolkit, one class: the skill tools bound to a library (planning and finishing "
+        "calls, what the model sees of them, the checks of plain calls share its names, "
+        "library and configuration)"
+    ),
+    "function skillcore/tools/toolkit.py:SkillToolkit.__init__": (
+        "one documented assignment per toolkit option (about 25 keyword options)"
+    ),
+    "module skillcore/state/transitions.py": (
+        "SkillSession, one class: the immutable session, its pure transitions and the queries "
+        "of the policy and of delivery over the same fields"
+    ),
+}
 
 
 @attrs.frozen

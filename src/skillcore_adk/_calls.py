@@ -11,6 +11,7 @@ from google.genai import types
 from skillcore import OutcomeCode, SkillSession, ToolResult, replies
 from skillcore._recent import Recent
 from skillcore.runtime.turn_entry import History, saved_rev
+from skillcore.state.stores import MarkedStore
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -20,10 +21,12 @@ if TYPE_CHECKING:
 CLEARED_KEPT = 4096
 
 
-class StateBinding:
+class StateBinding(MarkedStore):
     """One tool call's view of its agent's persisted skill state (ADK session state): a
-    :class:`skillcore.SessionStore`, so the toolkit reads, transitions and writes it with no
-    ``await`` in between and parallel calls of one model response never lose an update.
+    :class:`skillcore.SessionStore` that saves the turn's marks with the session
+    (:class:`~skillcore.state.stores.MarkedStore`), so the toolkit reads, transitions and
+    writes it with no ``await`` in between and parallel calls of one model response never
+    lose an update.
     ``restore(raw, load)``: the session a saved value (and a run's load request) stands for."""
 
     __slots__ = ("_raw", "_session", "key", "restore", "state")

@@ -23,6 +23,7 @@ from langgraph.types import Command
 from skillcore import OutcomeCode, SkillConfig, SkillLibrary, SkillSession, replies
 from skillcore.runtime.config import Sources
 from skillcore.runtime.profiles import (
+    DEFAULT_CONTEXT_KEY,
     ProfileChoice,
     ProfileRestorer,
     SkillProfiles,
@@ -35,9 +36,6 @@ from skillcore_langchain._state import STATE_KEY, SkillsState
 from skillcore_langchain.middleware import SkillsMiddleware
 
 __all__ = ["DEFAULT_CONTEXT_KEY", "ProfiledSkillsMiddleware"]
-
-#: The context key (or attribute) naming a run's profile.
-DEFAULT_CONTEXT_KEY = "skill_profile"
 
 
 class _ProfileMiddleware(SkillsMiddleware):

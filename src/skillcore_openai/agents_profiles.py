@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
 from skillcore.runtime.config import Sources
-from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
+from skillcore.runtime.profiles import (
+    DEFAULT_CONTEXT_KEY,
+    ProfileChoice,
+    ProfileStateStore,
+    read_selector,
+)
 from skillcore.state.coordination import MemoryStateStore, StateStore
 from skillcore_openai._agents_guard import _SkillsGuardrail
 from skillcore_openai.agents_sdk import AgentSkills, Instructions, SkillConversation
@@ -36,8 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_CONTEXT_KEY", "DEFAULT_CONVERSATION_KEY", "ProfiledAgentSkills"]
 
-#: The run-context key (or attribute) naming the run's profile.
-DEFAULT_CONTEXT_KEY = "skill_profile"
 #: The run-context key (or attribute) holding the conversation: an id or an SDK ``Session``.
 DEFAULT_CONVERSATION_KEY = "conversation"
 

@@ -4,7 +4,6 @@ restored sessions, and the saved state per conversation (load, save, forks merge
 from __future__ import annotations
 
 import uuid
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,6 +16,7 @@ from skillcore import (
     events,
     restore_session,
 )
+from skillcore._recent import Recent
 from skillcore.state.coordination import StateStore, update_state
 from skillcore.state.session import apply_effect, effect_between
 
@@ -35,7 +35,7 @@ class Conversations:
     policy: ToolPolicy
     states: StateStore
     #: Per conversation: the revision and session load() gave (for fork detection).
-    _started: OrderedDict[str, tuple[str, SkillSession]]
+    _started: Recent[str, tuple[str, SkillSession]]
 
     @property
     def library(self) -> SkillLibrary:
@@ -99,10 +99,7 @@ class Conversations:
         state = self.states.load(conversation_id)
         session = self.restore(state, limits, policy, load=load)
         rev = state.get("rev") if isinstance(state, Mapping) else None
-        self._started[conversation_id] = (rev if isinstance(rev, str) else "", session)
-        self._started.move_to_end(conversation_id)
-        while len(self._started) > STARTS_KEPT:
-            self._started.popitem(last=False)
+        self._started.set(conversation_id, (rev if isinstance(rev, str) else "", session))
         if self.toolkit.hooks.has_hooks(session):  # a turn starts: SessionStart hooks
             self.toolkit.hooks.session_start(session, conversation=conversation_id)
         return session
@@ -123,7 +120,7 @@ class Conversations:
         effect applied (what it loaded and unloaded), as if the runs had followed each
         other: neither run's effect is lost, and a store with ``update`` (the SQL stores)
         does it in one transaction."""
-        started = self._started.pop(conversation_id, None)
+        started = self._started.take(conversation_id)
         rev = uuid.uuid4().hex
 
         def change(current: dict[str, Any] | None) -> dict[str, Any]:

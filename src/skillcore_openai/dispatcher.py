@@ -7,7 +7,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
@@ -29,6 +28,7 @@ from skillcore import (
     TurnStore,
     replies,
 )
+from skillcore._recent import Recent
 from skillcore.runtime.config import Sources, check_toolkit_options, with_gated_tools
 from skillcore.state.coordination import (
     MemoryStateStore,
@@ -45,7 +45,7 @@ from skillcore_openai.calls import (
     name_of,
     parse_call,
 )
-from skillcore_openai.conversations import Conversations
+from skillcore_openai.conversations import STARTS_KEPT, Conversations
 from skillcore_openai.messages import attachment_message, tool_output
 from skillcore_openai.model_view import ModelView
 from skillcore_openai.results import ToolCallResult, TurnResult
@@ -127,7 +127,7 @@ class OpenAISkills(Conversations, ModelView):
         self.deliveries = DeliveryIndex()
         self.states: StateStore = states if states is not None else MemoryStateStore()
         # Per conversation: the revision and session load() gave (for fork detection).
-        self._started: OrderedDict[str, tuple[str, SkillSession]] = OrderedDict()
+        self._started: Recent[str, tuple[str, SkillSession]] = Recent(STARTS_KEPT)
         if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
             raise ValueError(
                 f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy
+from skillcore.runtime.profiles import DEFAULT_CONTEXT_KEY
 from skillcore.testing import (
     ALL_CAPABILITIES,
     SCENARIO_PROFILE,
@@ -161,7 +162,7 @@ class ProfiledAgentsSdkDriver(AgentsSdkDriver):
         )
 
     def _context(self, key: str) -> Any:
-        return {"skill_profile": SCENARIO_PROFILE, "conversation": key}
+        return {DEFAULT_CONTEXT_KEY: SCENARIO_PROFILE, "conversation": key}
 
     def loaded(self) -> list[str]:
         scenario = self.skills.profiles[SCENARIO_PROFILE]

@@ -13,14 +13,16 @@ from typing import Any
 
 from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
 from skillcore.runtime.config import Sources
-from skillcore.runtime.profiles import ProfileChoice, ProfileStateStore, read_selector
+from skillcore.runtime.profiles import (
+    DEFAULT_CONTEXT_KEY,
+    ProfileChoice,
+    ProfileStateStore,
+    read_selector,
+)
 from skillcore.state.coordination import MemoryStateStore, StateStore
 from skillcore_openai.dispatcher import Handler, OnHandlerError, OpenAISkills
 
 __all__ = ["DEFAULT_CONTEXT_KEY", "ProfiledOpenAISkills"]
-
-#: The key (or attribute) of a run context naming the profile (:meth:`for_context`).
-DEFAULT_CONTEXT_KEY = "skill_profile"
 
 
 class ProfiledOpenAISkills:

@@ -16,16 +16,18 @@ What the server can enforce is limited to its own tools: the host runs every oth
 
 from __future__ import annotations
 
+import base64
 import logging
 import socket
 import weakref
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
 
+from skillcore._recent import Recent
+from skillcore._text import single_line
 from skillcore.apps.mcp_files import (
     LIST_TTL_MS,
     MAX_CURSOR_DIGITS,
@@ -33,16 +35,20 @@ from skillcore.apps.mcp_files import (
     SKILL_SCHEME,
     GetSkillParams,
     ListSkillsParams,
-    SkillFiles,
     digest_of,
+    page_start,
     parse_skill_uri,
     skill_uri,
 )
+from skillcore.codes import OutcomeCode
 from skillcore.errors import StateError, require
 from skillcore.events import library_logger
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
+from skillcore.model import SkillMetadata
+from skillcore.parse.frontmatter import decode_text
 from skillcore.policy.rules import ToolPolicy
+from skillcore.sources.base import SKILL_FILE, ReadError
 from skillcore.sources.mcp_spec import (
     MAX_SKILL_BYTES,
     MAX_SKILL_FILES,
@@ -119,7 +125,7 @@ class _ClientState:
         self.server = server
         self.session = server.new_session()
         self.outbound = outbound
-        self.known: OrderedDict[str, None] = OrderedDict()
+        self.known: Recent[str, None] = Recent(MAX_KNOWN_TOKENS)
 
     def knows(self, token: str) -> bool:
         """True when this connection minted (or already adopted) ``token``."""
@@ -127,10 +133,7 @@ class _ClientState:
 
     def remember(self, token: str) -> None:
         """Note a token minted or adopted here (its signature; the last few only)."""
-        self.known[token.rpartition(".")[2]] = None
-        self.known.move_to_end(token.rpartition(".")[2])
-        while len(self.known) > MAX_KNOWN_TOKENS:
-            self.known.popitem(last=False)
+        self.known.set(token.rpartition(".")[2], None)
 
     def read(self) -> SkillSession:
         """The session, rebound to the library's current catalog."""
@@ -144,7 +147,7 @@ class _ClientState:
         self.session = session
 
 
-class SkillMCPServer(SkillFiles):
+class SkillMCPServer:
     """An MCP server over a :class:`~skillcore.SkillLibrary`.
 
     ``SkillMCPServer(SkillLibrary(["./skills"])).run("stdio")``, or mount
@@ -183,7 +186,7 @@ class SkillMCPServer(SkillFiles):
         # Keyed by the connection's outbound channel (one per client connection); weak, so a
         # closed connection's state goes with it, and capped in number.
         self._states: weakref.WeakKeyDictionary[Any, _ClientState] = weakref.WeakKeyDictionary()
-        self._recent: OrderedDict[int, _ClientState] = OrderedDict()
+        self._recent: Recent[int, _ClientState] = Recent(lambda: self.max_sessions)
         self.server: Server[Any] = _Server(
             name,
             version=__version__,
@@ -219,10 +222,7 @@ class SkillMCPServer(SkillFiles):
         state = self._states.get(outbound)
         if state is None:
             state = self._states[outbound] = _ClientState(self, outbound)
-        self._recent[id(state)] = state
-        self._recent.move_to_end(id(state))
-        while len(self._recent) > self.max_sessions:
-            _key, old = self._recent.popitem(last=False)
+        for old in self._recent.set(id(state), state):
             if old.outbound is not None:
                 self._states.pop(old.outbound, None)
         return state
@@ -346,6 +346,150 @@ class SkillMCPServer(SkillFiles):
         return types.CallToolResult(
             content=content, is_error=not result.ok, _meta={STATE_META_KEY: token}
         )
+
+    # -- skill files: resources and the Skills extension (SEP-2640) -----------------------
+
+    def _skill(self, name: str) -> SkillMetadata:
+        meta = self.library.catalog.get(name)
+        if meta is None or meta.disable_model_invocation:
+            raise MCPError(types.INVALID_PARAMS, f"no skill named {name!r} is served here")
+        return meta
+
+    async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
+        skills = self.library.catalog.model_visible
+        start = page_start(getattr(params, "cursor", None), len(skills))
+        page = skills[start : start + PAGE_SIZE]
+        resources = [
+            types.Resource(
+                uri=skill_uri(m.name),
+                name=m.name,
+                description=single_line(m.description),  # no control or invisible chars
+                mime_type="text/markdown",
+            )
+            for m in page
+        ]
+        nxt = str(start + PAGE_SIZE) if start + PAGE_SIZE < len(skills) else None
+        return types.ListResourcesResult(
+            resources=resources, next_cursor=nxt, ttl_ms=LIST_TTL_MS, cache_scope="private"
+        )
+
+    async def _list_templates(self, ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        template = types.ResourceTemplate(
+            name="skill-file",
+            uri_template=f"{SKILL_SCHEME}://{{skill}}/{{+path}}",
+            description="A file of a skill: its SKILL.md or a file it lists.",
+        )
+        return types.ListResourceTemplatesResult(
+            resource_templates=[template], ttl_ms=LIST_TTL_MS, cache_scope="private"
+        )
+
+    def _read_raw(self, meta: SkillMetadata, path: str) -> bytes:
+        reader = self.library.reader(meta.location.source)
+        return reader.read_file(meta.location.directory, path, self.library.max_file_bytes)
+
+    def _listing(self, meta: SkillMetadata) -> tuple[list[str], bool]:
+        reader = self.library.reader(meta.location.source)
+        files, truncated = reader.list_files(meta.location.directory, MAX_SKILL_FILES)
+        return [SKILL_FILE, *(r.path for r in files)], truncated
+
+    async def _read_resource(
+        self, ctx: Any, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        parsed = parse_skill_uri(uri)
+        if parsed is None:
+            raise MCPError(types.INVALID_PARAMS, f"not a skill file URI: {uri[:200]!r}")
+        name, path = parsed
+        meta = self._skill(name)
+
+        def read() -> bytes:
+            listed, _truncated = self._listing(meta)
+            if path not in listed:
+                raise ReadError(
+                    OutcomeCode.RESOURCE_NOT_FOUND, f"{path!r} is not a file of skill {name!r}"
+                )
+            return self._read_raw(meta, path)
+
+        try:
+            data = await anyio.to_thread.run_sync(read)
+        except ReadError as exc:
+            raise MCPError(types.INVALID_PARAMS, exc.message) from None
+        text, _code, _msg = decode_text(data)
+        mime = "text/markdown" if path.endswith(".md") else None
+        if text is not None and b"\x00" not in data and text.encode("utf-8") == data:
+            content: Any = types.TextResourceContents(uri=uri, mime_type=mime, text=text)
+        else:
+            blob = base64.b64encode(data).decode("ascii")
+            content = types.BlobResourceContents(
+                uri=uri, mime_type=mime or "application/octet-stream", blob=blob
+            )
+        return types.ReadResourceResult(contents=[content], ttl_ms=0, cache_scope="private")
+
+    # -- SEP-2640 --------------------------------------------------------------------------
+
+    def skill_entry(self, meta: SkillMetadata) -> dict[str, Any]:
+        """The SEP-2640 ``Skill`` entry of a skill: URI, verbatim frontmatter, every file with
+        its digest and size. Raises ValueError when the skill cannot be described (over the
+        limits, unreadable, frontmatter not readable)."""
+        listed, truncated = self._listing(meta)
+        if truncated or len(listed) > MAX_SKILL_FILES:
+            raise ValueError(f"skill {meta.name!r} has more than {MAX_SKILL_FILES} files")
+        resources: list[dict[str, Any]] = []
+        total = 0
+        frontmatter: dict[str, Any] | None = None
+        for path in listed:
+            try:
+                data = self._read_raw(meta, path)
+            except ReadError as exc:
+                raise ValueError(f"skill {meta.name!r}: {exc.message}") from None
+            total += len(data)
+            if total > MAX_SKILL_BYTES:
+                raise ValueError(f"skill {meta.name!r} is larger than {MAX_SKILL_BYTES} bytes")
+            if path == SKILL_FILE:
+                frontmatter = raw_frontmatter(data)
+            resources.append(
+                {"uri": skill_uri(meta.name, path), "digest": digest_of(data), "size": len(data)}
+            )
+        if frontmatter is None or "name" not in frontmatter or "description" not in frontmatter:
+            raise ValueError(f"skill {meta.name!r}: its frontmatter cannot be read")
+        return {"uri": skill_uri(meta.name), "frontmatter": frontmatter, "resources": resources}
+
+    def _entries(self, metas: Iterable[SkillMetadata]) -> list[dict[str, Any]]:
+        out = []
+        for meta in metas:
+            try:
+                out.append(self.skill_entry(meta))
+            except ValueError as exc:  # not served: a host could not load it anyway
+                logger.warning("skills/list leaves out a skill: %s", exc)
+        return out
+
+    async def _skills_list(self, ctx: Any, params: ListSkillsParams) -> dict[str, Any]:
+        skills = self.library.catalog.model_visible
+        start = page_start(params.cursor, len(skills))
+        page = skills[start : start + PAGE_SIZE]
+        entries = await anyio.to_thread.run_sync(self._entries, page)
+        result: dict[str, Any] = {
+            "resultType": "complete",
+            "skills": entries,
+            "ttlMs": LIST_TTL_MS,
+            "cacheScope": "private",
+        }
+        if start + PAGE_SIZE < len(skills):
+            result["nextCursor"] = str(start + PAGE_SIZE)
+        return result
+
+    async def _skills_get(self, ctx: Any, params: GetSkillParams) -> dict[str, Any]:
+        parsed = parse_skill_uri(params.uri)
+        if parsed is None or parsed[1] != SKILL_FILE:
+            raise MCPError(
+                types.INVALID_PARAMS, f"not the URI of a skill's SKILL.md: {params.uri[:200]!r}"
+            )
+        meta = self._skill(parsed[0])
+        try:
+            entry = await anyio.to_thread.run_sync(self.skill_entry, meta)
+        except ValueError as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        return {"resultType": "complete", "skill": entry, "ttlMs": 0, "cacheScope": "private"}
 
     # -- running ---------------------------------------------------------------------------
 

@@ -134,6 +134,12 @@ class SkillLibrary(DocumentReads):
             return self.discover()
         return self._catalog
 
+    @property
+    def discovered(self) -> bool:
+        """True once the catalog has been discovered (reading :attr:`catalog` then does no
+        I/O)."""
+        return self._catalog is not None
+
     def discover(self) -> Catalog:
         """Discover (or re-discover) every source. Same as :meth:`refresh`."""
         return self.refresh()

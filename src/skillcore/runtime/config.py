@@ -375,7 +375,7 @@ class AdapterParts:
             cfg.toolkit(library),
         )
         names = toolkit.names
-        if toolkit.preset and getattr(library, "_catalog", None) is not None:
+        if toolkit.preset and library.discovered:
             # Already discovered: unknown configured skills are reported now, at build time
             # (otherwise when the catalog is first discovered).
             toolkit.check_preset(library.catalog)

@@ -5,12 +5,12 @@ when the backend's files depend on the run. The backend reader itself is
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 import attrs
 
+from skillcore._recent import Recent
 from skillcore.library import SkillLibrary, SourceState
 from skillcore.model import Catalog
 from skillcore.sources.deepagents import SourceSpec, backend_sources
@@ -89,8 +89,7 @@ class ScopedLibrary(SkillLibrary):
         **options: Any,
     ) -> None:
         self._scope_of = scope
-        self._max_scopes = max_scopes
-        self._scopes: OrderedDict[Hashable, _Scope] = OrderedDict()
+        self._scopes: Recent[Hashable, _Scope] = Recent(max_scopes)
         self._scopes_lock = threading.Lock()
         super().__init__(sources, **options)
 
@@ -100,14 +99,10 @@ class ScopedLibrary(SkillLibrary):
         except Exception:  # no run to tell the scope: the shared fallback scope
             key = None
         with self._scopes_lock:
-            slot = self._scopes.get(key)
+            slot = self._scopes.get(key, refresh=True)
             if slot is None:
                 slot = _Scope({s.label: SourceState() for s in self.sources})
-                self._scopes[key] = slot
-                while len(self._scopes) > self._max_scopes:
-                    self._scopes.popitem(last=False)
-            else:
-                self._scopes.move_to_end(key)
+                self._scopes.set(key, slot)
             return slot
 
     # The three pieces of per-scan state of SkillLibrary, kept per scope.

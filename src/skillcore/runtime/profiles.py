@@ -36,6 +36,7 @@ from skillcore.runtime.config import SkillConfig, Sources
 from skillcore.state.session import Restored
 
 __all__ = [
+    "DEFAULT_CONTEXT_KEY",
     "MAX_PROFILES",
     "PROFILE_NAME",
     "PROFILE_STATE_FIELD",
@@ -56,6 +57,9 @@ PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 MAX_PROFILES = 1_000
 #: The field of a saved session state that names the profile it was saved under.
 PROFILE_STATE_FIELD = "profile"
+#: Where the profiled adapters read a run's profile by default: this key (or attribute) of
+#: the run context (LangChain ``context=``, the OpenAI adapters' context).
+DEFAULT_CONTEXT_KEY = "skill_profile"
 
 #: What a profile value may be: a config (over the adapter's ``sources``), sources (with the
 #: adapter's config), or both as ``(sources, config)``.

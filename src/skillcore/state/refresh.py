@@ -8,7 +8,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 from skillcore.sources.cursor import O_FILE, read_fd
 
@@ -53,6 +53,16 @@ def file_marker(path: str | os.PathLike[str]) -> Marker:
     return read
 
 
+class ScanCost(Protocol):
+    """What paces a :class:`RefreshGate`: the cost of the last scan (a
+    :class:`~skillcore.SkillLibrary`)."""
+
+    @property
+    def refresh_seconds(self) -> float:
+        """Seconds the last refresh after the first discovery took."""
+        ...
+
+
 #: A scan that took at least this long (seconds) spaces out the next one (see RefreshGate):
 #: an unchanged check of some 500 local skills; smaller libraries are checked every run.
 REFRESH_COST_FLOOR = 0.002
@@ -64,13 +74,13 @@ class RefreshGate:
     """When to re-scan skill sources: ``refresh=True`` once per run, a number at most that
     often (seconds), ``False`` once per process. Thread-safe; one per adapter instance.
 
-    With ``library`` (anything with a ``refresh_seconds`` attribute, like
-    :class:`~skillcore.SkillLibrary`), a scan that took ``REFRESH_COST_FLOOR`` seconds or more
-    (an unchanged check of some 500 local skills and up) makes the next one wait at least
-    ``REFRESH_COST_FACTOR`` times as long from its start: refreshing never takes more than about
-    a twentieth of the time, and the runs in between cost nothing. The trade is staleness, at
-    most twenty times the check's cost: about 0.1 s at 1,000 local skills, 0.4 s at 10,000,
-    8 s at 100,000 (a remote source: twenty times its listing). Smaller libraries keep the
+    With ``library`` (a :class:`ScanCost`, like :class:`~skillcore.SkillLibrary`), a scan
+    that took ``REFRESH_COST_FLOOR`` seconds or more (an unchanged check of some 500 local
+    skills and up) makes the next one wait at least ``REFRESH_COST_FACTOR`` times as long
+    from its start: refreshing never takes more than about a twentieth of the time, and the
+    runs in between cost nothing. The trade is staleness, at most twenty times the check's
+    cost: about 0.1 s at 1,000 local skills, 0.4 s at 10,000, 8 s at 100,000 (a remote
+    source: twenty times its listing). Smaller libraries keep the
     exact behaviour above.
 
     With a ``marker`` (a :data:`Marker`, e.g. :func:`file_marker`), a change of its value
@@ -79,7 +89,10 @@ class RefreshGate:
     """
 
     def __init__(
-        self, refresh: bool | float = True, library: Any = None, marker: Marker | None = None
+        self,
+        refresh: bool | float = True,
+        library: ScanCost | None = None,
+        marker: Marker | None = None,
     ) -> None:
         #: A cheap shared signal (see :data:`Marker`): when its value changes, the next
         #: check scans at once, whatever the pacing says.
@@ -95,7 +108,7 @@ class RefreshGate:
 
     def _spacing(self) -> float:
         """The least time between two scans that the cost of the last one asks for."""
-        cost = getattr(self._library, "refresh_seconds", 0.0)
+        cost = 0.0 if self._library is None else self._library.refresh_seconds
         if not isinstance(cost, (int, float)) or not cost >= REFRESH_COST_FLOOR:  # NaN too
             return 0.0
         return float(cost) * REFRESH_COST_FACTOR

@@ -8,11 +8,11 @@ import json
 import os
 import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from skillcore import events
+from skillcore._recent import Recent
 from skillcore.errors import require
 from skillcore.state.session import SkillSession
 from skillcore.state.sql import Connections, create_once, storable
@@ -46,12 +46,21 @@ class StateStore(Protocol):
 Update = Callable[[dict[str, Any] | None], dict[str, Any]]
 
 
+@runtime_checkable
+class AtomicStateStore(StateStore, Protocol):
+    """A :class:`StateStore` that reads, changes and saves a state as one step (the stores
+    here: a transaction in SQL, a lock in memory)."""
+
+    def update(self, key: str, change: Update) -> dict[str, Any]:
+        """Read ``key``'s state (None when unknown), save ``change`` of it, and return that."""
+        ...
+
+
 def update_state(states: StateStore, key: str, change: Update) -> dict[str, Any]:
     """Read, change and save ``key``'s state as one step when the store can
-    (``states.update``, a transaction in the SQL stores), else load then save."""
-    update = getattr(states, "update", None)
-    if callable(update):
-        return update(key, change)  # type: ignore[no-any-return]
+    (:class:`AtomicStateStore`), else load then save."""
+    if isinstance(states, AtomicStateStore):
+        return states.update(key, change)
     state = change(states.load(key))
     states.save(key, state)
     return state
@@ -102,7 +111,7 @@ class MemoryStateStore:
     def __init__(self, *, max_conversations: int = 10_000) -> None:
         self.max_conversations = max_conversations
         self._lock = threading.Lock()
-        self._states: OrderedDict[str, str] = OrderedDict()
+        self._states: Recent[str, str] = Recent(lambda: self.max_conversations)
 
     def __len__(self) -> int:
         with self._lock:
@@ -112,33 +121,27 @@ class MemoryStateStore:
         """The state saved for ``key``, or None."""
         _checked(key)
         with self._lock:
-            text = self._states.get(key)
-            if text is not None:
-                self._states.move_to_end(key)
+            text = self._states.get(key, refresh=True)
         return _decode_state(text)
 
     def save(self, key: str, state: dict[str, Any]) -> None:
         """Save ``state`` for ``key``."""
         text = _encode_state(key, state)
         with self._lock:
-            self._states[key] = text
-            self._states.move_to_end(key)
-            while len(self._states) > self.max_conversations:
-                self._states.popitem(last=False)
+            self._states.set(key, text)
 
     def delete(self, key: str) -> None:
         """Forget ``key``."""
         _checked(key)
         with self._lock:
-            self._states.pop(key, None)
+            self._states.pop(key)
 
     def update(self, key: str, change: Update) -> dict[str, Any]:
         """Read, change and save ``key``'s state atomically."""
         _checked(key)
         with self._lock:
             state = change(_decode_state(self._states.get(key)))
-            self._states[key] = _encode_state(key, state)
-            self._states.move_to_end(key)
+            self._states.set(key, _encode_state(key, state))
         return state
 
 

@@ -1,9 +1,9 @@
-"""The session of one conversation, as one import: the immutable :class:`SkillSession` and
-its transitions (:mod:`~skillcore.state.transitions`), the values they return
-(:mod:`~skillcore.state.outcomes`), which tools it allows (:mod:`~skillcore.state.tool_access`),
-which loaded skills the model still sees (:mod:`~skillcore.state.delivery`), its saved form
-(:mod:`~skillcore.state.schema`), restoring it (:mod:`~skillcore.state.repair`) and merging the
-writes of one turn (:mod:`~skillcore.state.merge`).
+"""The session of one conversation, as one import: the immutable :class:`SkillSession`, its
+transitions and queries (which tools it allows, which loaded skills the model still sees:
+:mod:`~skillcore.state.transitions`), the values they return
+(:mod:`~skillcore.state.outcomes`), its saved form (:mod:`~skillcore.state.schema`), restoring
+it (:mod:`~skillcore.state.repair`) and merging the writes of one turn
+(:mod:`~skillcore.state.merge`).
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
-"""Where one call reads and writes its session: the :class:`SessionStore` protocol and the
-simplest store, a session in a box."""
+"""Where one call reads and writes its session: the :class:`SessionStore` protocol, a store
+that also saves marks beside the session (:class:`MarkedStore`), and the simplest store, a
+session in a box."""
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+import abc
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from skillcore.state.session import SkillSession
 
@@ -21,6 +24,26 @@ class SessionStore(Protocol):
     def write(self, session: SkillSession) -> None:
         """Replace the session."""
         ...
+
+
+class MarkedStore(abc.ABC):
+    """A :class:`SessionStore` that can save marks beside the session (an ADK session's
+    state): a call placed in its turn writes the turn's revision (``rev``) and the one it
+    started from (``parent``) with the session, so a later turn can tell whether it starts
+    from the latest state. Nominal (an ABC, not a protocol): a protocol's ``isinstance``
+    costs tens of microseconds on every write."""
+
+    @abc.abstractmethod
+    def read(self) -> SkillSession:
+        """The current session."""
+
+    @abc.abstractmethod
+    def write(self, session: SkillSession) -> None:
+        """Replace the session."""
+
+    @abc.abstractmethod
+    def write_marked(self, session: SkillSession, marks: Mapping[str, Any]) -> None:
+        """Replace the session, saving ``marks`` (JSON-native values) with it."""
 
 
 class SessionRef:

@@ -1,5 +1,5 @@
 """The calls of one model turn, as the model listed them (:class:`TurnCalls`), and what works
-an earlier skill call out again (:class:`Replayer`)."""
+an earlier skill call out again (:class:`Replayer`, giving a :class:`Replayed`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import attrs
 
 from skillcore._frozen import FrozenDict, to_frozenset, to_tuple
 from skillcore.codes import OutcomeCode
+from skillcore.state.transitions import SkillSession
 
 #: The largest number of calls of one turn a store tracks (a model turn has a handful).
 MAX_TURN_CALLS = 1_000
@@ -119,6 +120,21 @@ class TurnCalls:
         return tuple(c for c in self.order if c in self.skill)
 
 
+class Replayed(Protocol):
+    """What :class:`Replayer` gives for one call (a :class:`~skillcore.ToolResult`): the
+    session after it and whether the call changed it."""
+
+    @property
+    def session(self) -> SkillSession:
+        """The session after the call."""
+        ...
+
+    @property
+    def changed(self) -> bool:
+        """True when the call changed the session."""
+        ...
+
+
 class Replayer(Protocol):
     """What works out a skill call's effect again (a :class:`~skillcore.SkillToolkit`)."""
 
@@ -131,7 +147,7 @@ class Replayer(Protocol):
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         call_id: str | None = None,
-    ) -> Any:
+    ) -> Replayed:
         """Run one skill call on ``target`` (a session or store)."""
         ...
 
@@ -144,6 +160,6 @@ class Replayer(Protocol):
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         call_id: str | None = None,
-    ) -> Any:
+    ) -> Replayed:
         """Async :meth:`call`."""
         ...

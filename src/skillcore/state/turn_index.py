@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Collection, Iterable
 
+from skillcore._recent import Recent
 from skillcore.state.session import SkillSession
 from skillcore.state.stores import SessionStore
 from skillcore.state.turn_calls import TurnCalls
@@ -38,7 +39,11 @@ class TurnIndex:
         self._lock = threading.Lock()
         #: (conversation, call id) -> the announced turn and how many of its calls carry the
         #: id (a repeated id enters once per call listed with it).
-        self._calls: OrderedDict[tuple[str, str], tuple[_Entry, int]] = OrderedDict()
+        self._calls: Recent[tuple[str, str], tuple[_Entry, int]] = Recent(
+            lambda: max(self.max_calls, self._last)
+        )
+        #: How many call ids the turn announced last has (never dropped).
+        self._last = 0
 
     def __len__(self) -> int:
         with self._lock:
@@ -59,12 +64,9 @@ class TurnIndex:
         entry = (calls, frozenset(hidden), None if available is None else frozenset(available))
         counts = Counter(calls.order if ids is None else ids)
         with self._lock:
+            self._last = len(counts)
             for call_id, count in counts.items():
-                key = (calls.conversation, call_id)
-                self._calls[key] = (entry, count)
-                self._calls.move_to_end(key)
-            while len(self._calls) > max(self.max_calls, len(counts)):
-                self._calls.popitem(last=False)
+                self._calls.set((calls.conversation, call_id), (entry, count))
 
     def enter(
         self,
@@ -78,9 +80,9 @@ class TurnIndex:
         dropped, so running it again (e.g. a resumed approval) is decided on its own."""
         key = (conversation, call_id)
         with self._lock:
-            found = self._calls.pop(key, None)
+            found = self._calls.take(key)
             if found is not None and found[1] > 1:
-                self._calls[key] = (found[0], found[1] - 1)
+                self._calls.set(key, (found[0], found[1] - 1))
         if found is None:
             return None
         calls, hidden, available = found[0]

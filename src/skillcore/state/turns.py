@@ -15,9 +15,9 @@ for calls listed before it, and every wait is bounded. See docs/architecture.md.
 
 from __future__ import annotations
 
+import abc
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Collection
 from types import TracebackType
 from typing import Any
@@ -26,10 +26,12 @@ import anyio
 import attrs
 
 from skillcore import events
+from skillcore._recent import Recent
+from skillcore.codes import OutcomeCode
 from skillcore.state.ledger import Head, Ledger, stored_id
 from skillcore.state.session import SkillSession, apply_effect, effect_between, turn_state
-from skillcore.state.stores import SessionStore
-from skillcore.state.turn_calls import Replayer, TurnCalls
+from skillcore.state.stores import MarkedStore, SessionStore
+from skillcore.state.turn_calls import Replayed, Replayer, TurnCalls
 
 #: How long a call waits for an earlier skill call of its turn that is running in this
 #: process (its file reads); past it, the earlier call is worked out again here.
@@ -80,7 +82,7 @@ class _Turn:
         #: The session right after each skill call whose effect is known here.
         self.after: dict[str, SkillSession] = {}
         #: Results of skill calls worked out by another call (reused by the call itself).
-        self.results: dict[str, Any] = {}
+        self.results: dict[str, Replayed] = {}
         #: Skill calls that ran in this process (their effect is certain, not inferred).
         self.confirmed: set[str] = set()
         #: When the turn's confirm budget ends (set by the first plain call that waits).
@@ -120,7 +122,7 @@ class TurnStore:
         self._cond = threading.Condition()
         #: Where the latest state revision per conversation is recorded (fork detection).
         self.ledger = ledger
-        self._turns: OrderedDict[tuple[str, str], _Turn] = OrderedDict()
+        self._turns: Recent[tuple[str, str], _Turn] = Recent(lambda: self.max_turns)
         self.max_turns = max_turns
         self.wait_seconds = wait_seconds
         self.arrival_seconds = arrival_seconds
@@ -159,15 +161,13 @@ class TurnStore:
         live = None if isinstance(base, SkillSession) else base
         new = False
         with self._cond:
-            turn = self._turns.get(calls.key)
+            turn = self._turns.get(calls.key, refresh=True)
             if turn is None:
                 start = base if isinstance(base, SkillSession) else base.read()
-                turn = self._turns[calls.key] = _Turn(start, hidden, available)
+                turn = _Turn(start, hidden, available)
                 turn.rev = rev if isinstance(rev, str) else ""
                 new = True
-                while len(self._turns) > self.max_turns:
-                    self._turns.popitem(last=False)
-            self._turns.move_to_end(calls.key)
+                self._turns.set(calls.key, turn)
             if call_id in calls.skill:
                 turn.entered.add(call_id)
             self._cond.notify_all()
@@ -201,7 +201,7 @@ class TurnStore:
                 turn.busy.discard(call_id)
             turn.done.add(call_id)
             if turn.done >= set(calls.order) and self._turns.get(calls.key) is turn:
-                del self._turns[calls.key]
+                self._turns.pop(calls.key)
             self._cond.notify_all()
 
     # -- working out earlier calls ---------------------------------------------------------
@@ -232,7 +232,7 @@ class TurnStore:
             return "replay", (k, session)
         return "done", session
 
-    def _settle(self, turn: _Turn, call_id: str, result: Any) -> None:
+    def _settle(self, turn: _Turn, call_id: str, result: Replayed | None) -> None:
         with self._cond:
             turn.busy.discard(call_id)
             if result is not None and call_id not in turn.after:
@@ -241,7 +241,37 @@ class TurnStore:
             self._cond.notify_all()
 
 
-class TurnCall:
+class CallInTurn(abc.ABC):
+    """The store of one call placed in its turn (a :class:`TurnCall`): a
+    :class:`SessionStore` that also tells :class:`~skillcore.SkillToolkit` how to decide the
+    call in its turn's order. Nominal (an ABC, not a protocol): the toolkit asks on every
+    call, and a protocol's ``isinstance`` costs tens of microseconds."""
+
+    #: 1-based position of the call in its turn (0 if it is not listed): its results' ``seq``.
+    seq: int
+    #: True when waiting for an earlier skill call of the turn failed: a plain call is refused.
+    timed_out: bool
+    #: Why the call cannot be placed in its turn (it is then refused, whatever it is), or None.
+    refused: OutcomeCode | None
+
+    @abc.abstractmethod
+    def read(self) -> SkillSession:
+        """The session this call is decided on."""
+
+    @abc.abstractmethod
+    def write(self, session: SkillSession) -> None:
+        """Record ``session`` as the session after this call."""
+
+    @abc.abstractmethod
+    def settled(self) -> Replayed | None:
+        """The result another call already worked out for this skill call (None if none)."""
+
+    @abc.abstractmethod
+    def also_check(self) -> tuple[SkillSession, ...]:
+        """Sessions a plain call must also be allowed on (besides :meth:`read`'s)."""
+
+
+class TurnCall(CallInTurn):
     """One call's view of its turn: a :class:`SessionStore` and a context manager that
     works out the earlier skill calls' effects (waiting briefly for those running here).
     ``timed_out`` tells whether that failed (no ``replay`` and an earlier call never
@@ -265,7 +295,7 @@ class TurnCall:
         self.timed_out = False
         #: Why the call cannot be placed in its turn (see :meth:`TurnCalls.refusal`): then
         #: it is refused, whatever it is, without waiting for or working out other calls.
-        self.refused = calls.refusal(call_id)
+        self.refused: OutcomeCode | None = calls.refusal(call_id)
 
     @property
     def base(self) -> SkillSession:
@@ -291,12 +321,10 @@ class TurnCall:
             self._turn.after[self.call_id] = session
             self._turn.confirmed.add(self.call_id)
             latest = self._ran()
-        if self._live is not None:
-            marked = getattr(self._live, "write_marked", None)
-            if callable(marked):
-                marked(latest, {"rev": self.calls.turn, "parent": self._turn.rev})
-            else:
-                self._live.write(latest)
+        if isinstance(self._live, MarkedStore):
+            self._live.write_marked(latest, {"rev": self.calls.turn, "parent": self._turn.rev})
+        elif self._live is not None:
+            self._live.write(latest)
         ledger = self._store.ledger
         if ledger is not None:
             head = ledger.advance(
@@ -325,12 +353,12 @@ class TurnCall:
             prev = after
         return session
 
-    def settled(self) -> Any:
+    def settled(self) -> Replayed | None:
         """The result another call already worked out for this skill call (None if none):
         the call returns it, so its reply matches what the later calls were decided on."""
         with self._store._cond:
             result = self._turn.results.get(self.call_id)
-        if result is not None and getattr(result, "changed", False):
+        if result is not None and result.changed:
             self.write(result.session)  # its effect is this call's own write (and is recorded)
         return result
 
@@ -487,7 +515,7 @@ class TurnCall:
                     store._cond.wait(timeout=0.02)
                 continue
             k, session, name, args = value
-            result = None
+            result: Replayed | None = None
             try:
                 result = store.replay.call(  # type: ignore[union-attr]
                     session, name, args, **self.context, call_id=k

@@ -13,11 +13,15 @@ Check = Callable[[AdapterDriver, Path], None]
 _CheckT = TypeVar("_CheckT", bound=Check)
 
 
+#: The capabilities each check declared with :func:`requires`.
+_REQUIRED: dict[Check, frozenset[Capability]] = {}
+
+
 def requires(*needed: Capability) -> Callable[[_CheckT], _CheckT]:
     """Declare the capabilities a check needs (read back by :func:`missing`)."""
 
     def mark(check: _CheckT) -> _CheckT:
-        check.requires = frozenset(needed)  # type: ignore[attr-defined]
+        _REQUIRED[check] = frozenset(needed)
         return check
 
     return mark
@@ -25,8 +29,7 @@ def requires(*needed: Capability) -> Callable[[_CheckT], _CheckT]:
 
 def required(check: Check) -> frozenset[Capability]:
     """The capabilities ``check`` needs (none when it declares none)."""
-    found: object = getattr(check, "requires", None)
-    return found if isinstance(found, frozenset) else frozenset()
+    return _REQUIRED.get(check, frozenset())
 
 
 def missing(check: Check, driver: AdapterDriver) -> frozenset[Capability]:

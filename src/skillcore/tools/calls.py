@@ -177,7 +177,7 @@ def report(effect: Effect, result: ToolResult, data: Data) -> None:
         kind,
         result,
         effect.name,
-        getattr(effect, "path", None),
+        effect.path if isinstance(effect, ResourceRequest) else None,
         data.message if isinstance(data, ReadError) else None,
         data.size if isinstance(data, ResourceContent) else None,
     )

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import cast
 
 from skillcore import events
+from skillcore._recent import Recent
 from skillcore.codes import OutcomeCode
 from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument, SkillMetadata
@@ -76,7 +76,10 @@ class Preload:
         self.pinned_skills: tuple[str, ...] = tuple(dict.fromkeys(pinned_skills))
         #: Names of the configured skills (default and pinned).
         self.preset = frozenset((*self.default_skills, *self.pinned_skills))
-        self._docs: OrderedDict[SkillMetadata, SkillDocument] = OrderedDict()
+        # Re-read documents of the configured skills (a few spare for changed files).
+        self._docs: Recent[SkillMetadata, SkillDocument] = Recent(
+            lambda: max(8, 2 * len(self.preset))
+        )
         self._lock = threading.Lock()
         self._skipped: tuple[Catalog | None, set[tuple[str, OutcomeCode]]] = (None, set())
 
@@ -187,9 +190,7 @@ class Preload:
     def _keep(self, data: calls.Data) -> SkillDocument | ReadError:
         if isinstance(data, SkillDocument):
             with self._lock:
-                self._docs[data.metadata] = data
-                while len(self._docs) > max(8, 2 * len(self.preset)):
-                    self._docs.popitem(last=False)
+                self._docs.set(data.metadata, data)
             return data
         if isinstance(data, ReadError):
             return data

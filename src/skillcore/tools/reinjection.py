@@ -7,11 +7,11 @@ to answer a call of the load tool (:func:`load_replies`)."""
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from functools import partial
 from typing import Any
 
+from skillcore._recent import Recent
 from skillcore.model import SkillDocument, SkillMetadata
 from skillcore.sources.base import ReadError
 from skillcore.state.session import SkillSession
@@ -31,8 +31,8 @@ class Reinjection:
         self.toolkit = toolkit
         self.cache_size = cache_size
         self._lock = threading.Lock()
-        self._docs: OrderedDict[SkillMetadata, SkillDocument] = OrderedDict()
-        self._replies: OrderedDict[tuple[object, ...], str] = OrderedDict()
+        self._docs: Recent[SkillMetadata, SkillDocument] = Recent(lambda: self.cache_size)
+        self._replies: Recent[tuple[object, ...], str] = Recent(lambda: self.cache_size)
 
     def missing(
         self,
@@ -74,9 +74,7 @@ class Reinjection:
         if text is None:
             text = self.toolkit.load_reply(session, doc)
             with self._lock:
-                self._replies[key] = text
-                while len(self._replies) > self.cache_size:
-                    self._replies.popitem(last=False)
+                self._replies.set(key, text)
         return text
 
     def _cached(self, meta: SkillMetadata) -> SkillDocument | None:
@@ -103,9 +101,7 @@ class Reinjection:
 
     def _remember(self, meta: SkillMetadata, doc: SkillDocument) -> SkillDocument:
         with self._lock:
-            self._docs[meta] = doc
-            while len(self._docs) > self.cache_size:
-                self._docs.popitem(last=False)
+            self._docs.set(meta, doc)
         return doc
 
 
@@ -191,7 +187,7 @@ class DeliveryIndex:
     def __init__(self, max_conversations: int = DEFAULT_CONVERSATIONS) -> None:
         self.max_conversations = max_conversations
         self._lock = threading.Lock()
-        self._seen: OrderedDict[Hashable, _Seen] = OrderedDict()
+        self._seen: Recent[Hashable, _Seen] = Recent(lambda: self.max_conversations)
         #: Full reads of a history (for tests and benchmarks: one per compaction).
         self.full_reads = 0
 
@@ -266,10 +262,7 @@ class DeliveryIndex:
         last = history[-1] if n else None
         record = _Seen(n, last, key(last) if key is not None and n else None, found)
         with self._lock:
-            self._seen[conversation] = record
-            self._seen.move_to_end(conversation)
-            while len(self._seen) > self.max_conversations:
-                self._seen.popitem(last=False)
+            self._seen.set(conversation, record)
         return frozenset(wanted[c] for c in found)
 
 

@@ -111,6 +111,22 @@ class Refused:
     text: str
 
 
+def _copy_listed(
+    reader: Any, directory: str, paths: list[str], skill_dir: Path, budget: int
+) -> None:
+    """Copy the listed files, read through the source's confined reader (at most ``budget``
+    bytes in all), into ``skill_dir``, then make it read-only."""
+    for path in paths:
+        data = reader.read_file(directory, path, budget)
+        budget -= len(data)
+        target = skill_dir / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+    _read_only(skill_dir)
+
+
 def prepare(
     library: SkillLibrary, session: SkillSession, plan: ScriptRequestPlan, settings: ScriptSettings
 ) -> Prepared | Refused:
@@ -132,16 +148,7 @@ def prepare(
     folder = Path(tempfile.mkdtemp(prefix="skillcore-skill-"))
     try:
         skill_dir = folder / "skill"
-        budget = settings.max_tree_bytes
-        for path in paths:
-            data = reader.read_file(meta.location.directory, path, budget)
-            budget -= len(data)
-            target = skill_dir / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-        _read_only(skill_dir)
+        _copy_listed(reader, meta.location.directory, paths, skill_dir, settings.max_tree_bytes)
         command = command_for(skill_dir / script, settings.interpreters)
         if isinstance(command, Refusal):
             remove(folder)

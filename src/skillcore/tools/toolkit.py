@@ -1,14 +1,21 @@
-"""``SkillToolkit``: plan a skill tool call against a session, read what it needs, finish it.
+"""``SkillToolkit``: the skill tools bound to a library. It plans a skill tool call against a
+session, reads what it needs and finishes it; it makes what the model sees of the tools (the
+catalog text with the user's template around it, the tool specs, the reply of a load, the
+search reply and the per-request suggestion note); and it decides plain (non-skill) tool calls
+as every adapter does (the allowed-tools decision, in the turn's call order).
 
 Schemas and argument rules live in :mod:`skillcore.tools.specs`, every rule about sessions in
-:mod:`skillcore.state.session`, reply texts in :mod:`skillcore.tools.replies`, and where the
-session lives while calls run in :mod:`skillcore.state.coordination`, the steps of a call
-(effect, reads, result, event) in :mod:`skillcore.tools.calls`. Adapters only translate
-framework objects.
+:mod:`skillcore.state.session` (the allowed-tools rule is
+:meth:`~skillcore.SkillSession.check_tool`), reply texts in :mod:`skillcore.tools.replies`,
+where the session lives while calls run in :mod:`skillcore.state.stores` and
+:mod:`skillcore.state.turns`, the steps of a call (effect, reads, result, event) in
+:mod:`skillcore.tools.calls`. Adapters only translate framework objects.
 """
 
 from __future__ import annotations
 
+import hashlib
+import threading
 import warnings
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
@@ -16,36 +23,52 @@ from typing import Any
 import attrs
 
 from skillcore import events
-from skillcore.catalog.prompt import PromptMode, PromptTemplate
-from skillcore.catalog.ranking import RANKERS, Ranker
-from skillcore.catalog.relevance import CatalogOrder
+from skillcore._recent import Recent
+from skillcore._text import single_line
+from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
+from skillcore.catalog.ranking import RANKERS, Ranker, Selection, index_for
+from skillcore.catalog.relevance import CatalogOrder, query_text, relevant_catalog
 from skillcore.catalog.render import (
     CatalogFormat,
+    catalog_intro,
+    catalog_view,
+    render_load_reply,
 )
 from skillcore.codes import OutcomeCode
+from skillcore.diagnostics import Severity
 from skillcore.library import SkillLibrary
+from skillcore.memo import per_catalog
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
+from skillcore.policy.rules import (
+    Arguments,
+    DecisionCode,
+    PolicyMode,
+    ToolDecision,
+    ToolPolicy,
+    normalize_tool_name,
+)
 from skillcore.runner import Isolation, RunLimits, ScriptRunner
 from skillcore.sources.base import ReadError
 from skillcore.state.session import Outcome, ResourceRequest, ScriptRequestPlan, SkillSession
 from skillcore.state.stores import SessionRef, SessionStore, as_store
+from skillcore.state.turns import CallInTurn
 from skillcore.tools import calls, replies, scripts
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.hooks import SkillHooks
-from skillcore.tools.model_view import ModelView
-from skillcore.tools.plain_calls import PlainCallChecks
 from skillcore.tools.preload import Preload
 from skillcore.tools.preprocess import apreprocess, preprocess
-from skillcore.tools.script_calls import ScriptCalls
 from skillcore.tools.specs import (
     DEFAULT_ENUM_LIMIT,
     ArgumentError,
     ToolKind,
     ToolSpec,
+    build_specs,
     parse_arguments,
 )
 
+#: Results one call of the search tool returns.
+SEARCH_LIMIT = 10
 #: Skills named by the per-request suggestion note, by default: none (the note is opt-in). It
 #: is worked out for every user message on every model call, so its cost grows with the
 #: conversation (see docs/selection.md); the per-call cost stays flat without it.
@@ -76,7 +99,25 @@ def _warn_unmatched(
     warnings.warn(events.tools_unmatched(name, entries, available), UserWarning, stacklevel=5)
 
 
-class SkillToolkit(ModelView, PlainCallChecks, ScriptCalls):
+#: Refusals of a script run that an earlier call of its turn may lift.
+_TURN_DEPENDENT = frozenset(
+    {OutcomeCode.NOT_LOADED, OutcomeCode.TOOL_BLOCKED, OutcomeCode.TOOL_LOCKED}
+)
+
+
+def _check_options(
+    ranker: object, suggestions: object, template: PromptTemplate | None, resource_tool: bool
+) -> None:
+    """Raise ``ValueError`` for toolkit options that cannot work together or at all."""
+    if ranker not in RANKERS:
+        raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
+    if not isinstance(suggestions, int) or suggestions < 0:
+        raise ValueError(f"suggestions must be a count >= 0, got {suggestions!r}")
+    if template is not None and "resource_tool" in template.placeholders and not resource_tool:
+        raise ValueError("system_prompt uses {resource_tool}, but include_resource_tool is False")
+
+
+class SkillToolkit:
     """The skill tools bound to a library. One toolkit serves many conversations: the
     session (or the :class:`SessionStore` holding it) is passed to every call."""
 
@@ -110,15 +151,23 @@ class SkillToolkit(ModelView, PlainCallChecks, ScriptCalls):
         settings = scripts.settings(
             script_runner, script_isolation, script_limits, approve_script, script_interpreters
         )
-        self._init_scripts(settings, confirm_scripts)
+        #: How ``run_skill_script`` runs scripts (see :class:`~skillcore.SkillConfig`'s
+        #: ``script_*`` options); None without a runner: the tool is not offered at all.
+        self.script_settings = settings
+        #: Ask the framework's own human-in-the-loop before each script run
+        #: (:meth:`needs_approval`).
+        self.confirm_scripts = confirm_scripts
         #: Runs code skills bring: their hooks (:attr:`hooks`) and, with
         #: ``shell_preprocessing``, ``!`command` `` in a loaded body; None: none runs.
         self.script_runner, self.shell_preprocessing = script_runner, shell_preprocessing
         self.hooks = SkillHooks(library, script_runner)
+        template = to_template(system_prompt)
+        _check_options(ranker, suggestions, template, include_resource_tool)
         #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
         #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
+        self.ranker: Ranker = ranker
         #: How many skills the per-request note names (:meth:`suggestion_note`); 0: no note.
-        self.ranker, self.suggestions = _ranking_options(ranker, suggestions)
+        self.suggestions = suggestions
         #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
         self.preload = Preload(library, default_skills, pinned_skills)
         #: Whether a load checks the skill's allowed-tools against the agent's tools (the
@@ -137,14 +186,21 @@ class SkillToolkit(ModelView, PlainCallChecks, ScriptCalls):
             self._kinds[n.resource] = ToolKind.RESOURCE
         if settings is not None:
             self._kinds[n.script] = ToolKind.SCRIPT
-        self._init_view(
-            catalog_format=catalog_format,
-            enum_limit=enum_limit,
-            budget_counter=budget_counter,
-            catalog_order=catalog_order,
-            prompt_mode=prompt_mode,
-            system_prompt=system_prompt,
-        )
+        self.catalog_format = CatalogFormat(catalog_format)
+        self.enum_limit = enum_limit
+        #: Measures catalog entries against the budget: ``len`` (characters) or a token count.
+        self.budget_counter = budget_counter
+        #: How unloaded skills fill the budget
+        #: (see :class:`~skillcore.catalog.relevance.CatalogOrder`).
+        self.catalog_order = CatalogOrder(catalog_order)
+        #: Whether load state shows in the catalog (see :class:`~skillcore.PromptMode`).
+        self.prompt_mode = resolve_prompt_mode(prompt_mode, self.catalog_order)
+        #: The user's text around the catalog (see :class:`~skillcore.PromptTemplate`).
+        self.system_prompt = template
+        self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
+        self._generic: tuple[tuple[ToolNames, bool, int], tuple[ToolSpec, ...]] | None = None
+        self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
+        self._budget_report = events.BudgetReport()
 
     # -- the tools -------------------------------------------------------------------------
 
@@ -155,6 +211,239 @@ class SkillToolkit(ModelView, PlainCallChecks, ScriptCalls):
     def parse_arguments(self, tool: str, arguments: Any) -> dict[str, Any]:
         """Validate raw arguments (a mapping or a JSON string). Raises ArgumentError."""
         return parse_arguments(self._kinds[tool], tool, arguments)
+
+    # -- what the model sees: the catalog text, specs, load, search and suggestion replies ----
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        """Names of the tools this toolkit exposes."""
+        return tuple(s.name for s in self.generic_specs())
+
+    def instructions(
+        self, session: SkillSession, budget: int | None = None, query: str | None = None
+    ) -> str:
+        """The catalog text for the system prompt; empty when there are no skills.
+
+        ``query`` is the latest user message: with ``catalog_order="relevance"`` the budget is
+        filled by relevance to it (:func:`~skillcore.catalog.relevance.relevant_catalog`), and
+        without one in priority order. Memoised: the same session and query give the same text, so
+        pass the same message until the user writes again to keep the prompt prefix stable.
+        With ``prompt_mode="stable"`` the text does not depend on what is loaded; with a
+        ``system_prompt`` template it is that template around the catalog.
+        """
+        budget = session.limits.catalog_budget if budget is None else budget
+        fmt, counter = self.catalog_format, self.budget_counter
+        if self.catalog_order is CatalogOrder.RELEVANCE and query and query.strip():
+            rel = relevant_catalog(session, query, fmt, budget, counter)
+            text, shown, omitted = rel.text, len(rel.shown) + len(rel.named), rel.omitted
+        else:
+            dynamic = self.prompt_mode is PromptMode.DYNAMIC
+            view = catalog_view(session, fmt, budget, counter, show_loaded=dynamic)
+            text, shown, omitted = view.text, len(view.shown), view.omitted
+        self._budget_report(session.catalog, shown, omitted, budget)
+        if self.system_prompt is None or not text:
+            return text
+        # Memoised like the catalog: a model call on an unchanged conversation re-renders nothing.
+        key = (text, session.limits.max_loaded, session.names)
+        done = self._templated
+        if done is not None and done[0] is session.catalog and done[1] == key:
+            return done[2]
+        out = self.system_prompt.render(self._template_values(session, text))
+        self._templated = (session.catalog, key, out)
+        return out
+
+    def _template_values(self, session: SkillSession, catalog: str) -> dict[str, str]:
+        """What each :data:`~skillcore.catalog.prompt.PLACEHOLDERS` entry becomes for
+        ``catalog``."""
+        n = self.names
+        intro = catalog_intro(session.names, self.catalog_format)  # the names it was built with
+        sources = self.library.sources
+        failed = sum(1 for d in session.catalog.diagnostics if d.severity is Severity.ERROR)
+        return {
+            "skills_list": catalog[len(intro) :] if catalog.startswith(intro) else catalog,
+            "catalog": catalog,
+            "skills_locations": "".join(
+                f"- {single_line(s.label)}: {single_line(s.url)}\n"
+                if s.label != s.url
+                else f"- {single_line(s.url)}\n"
+                for s in sources
+            ),
+            "skills_load_warnings": (
+                f"\n{failed} skill file(s) could not be read and are not listed." if failed else ""
+            ),
+            "load_tool": n.load,
+            "unload_tool": n.unload,
+            "resource_tool": n.resource if self.include_resource_tool else "",
+            "search_tool": n.search,
+            "max_loaded": str(session.limits.max_loaded),
+        }
+
+    def specs(self, session: SkillSession | Catalog) -> tuple[ToolSpec, ...]:
+        """Tool specs for a session's catalog (or a catalog); empty when no skill is
+        model-visible. Memoised per catalog object: adapters ask on every model call."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        cached = self._specs_cache
+        if cached is not None and cached[0] is catalog:
+            return cached[1]
+        visible = [s.name for s in catalog.model_visible]
+        specs = self._specs(visible) if visible else ()
+        self._specs_cache = (catalog, specs)
+        return specs
+
+    def generic_specs(self) -> tuple[ToolSpec, ...]:
+        """Specs that do not depend on a catalog (``skill_name`` is a plain string), for
+        frameworks that must register their tools before any discovery. Memoised: adapters
+        ask for their names on every model call."""
+        key = (self.names, self.include_resource_tool, self.enum_limit)
+        cached = self._generic
+        if cached is None or cached[0] != key:
+            cached = self._generic = (key, self._specs(None))
+        return cached[1]
+
+    def _specs(self, loadable: list[str] | None) -> tuple[ToolSpec, ...]:
+        return build_specs(
+            self.names,
+            include_resource_tool=self.include_resource_tool,
+            loadable=loadable,
+            enum_limit=self.enum_limit,
+            include_script_tool=self.script_settings is not None,
+        )
+
+    def load_reply(self, session: SkillSession, document: SkillDocument) -> str:
+        """The text of a successful load of ``document`` (``<skill_content ...>``, directory,
+        resources as the session recorded them, dependencies), e.g. to repeat instructions
+        that were compacted out of a conversation."""
+        # The listing as the load recorded it: the document's, cut at the session's cap
+        # (sessions keep no listing across a restore, so it is read again with the document).
+        loaded = session.loaded_skill(document.name)
+        listing = document.resources[: session.limits.max_resources]
+        truncated = bool(loaded and loaded.resources_truncated) or len(listing) < len(
+            document.resources
+        )
+        shown = attrs.evolve(document, resources=listing)
+        text = render_load_reply(
+            shown,
+            truncated,
+            self.names.resource if self.include_resource_tool else None,
+            session.limits.max_load_chars,
+        )
+        return text + replies.tools_unlocked(session.gated_by(document.name))
+
+    def select(
+        self, session: SkillSession | Catalog, query: str | None, path: str | None = None
+    ) -> Selection:
+        """What the search tool finds for ``query``/``path``, with its "no close match"
+        verdict (:meth:`skillcore.catalog.ranking.SearchIndex.select`)."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        return index_for(catalog).select(query, path, SEARCH_LIMIT, self.ranker)
+
+    def search_text(self, session: SkillSession, query: str | None, path: str | None) -> str:
+        """The reply of the search tool: when no skill is a close match, at most
+        :data:`~skillcore.catalog.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well."""
+        found = self.select(session, query, path)
+        return replies.search(session, found.hits, query, path, found.abstained)
+
+    def suggested(self, catalog: Catalog, message: str | None) -> tuple[str, ...]:
+        """Names of the skills the per-request note suggests for the user ``message``: the
+        best :attr:`suggestions` of the search, none when it abstains (no close match).
+
+        A pure function of the catalog and the message text (memoised): what is loaded does
+        not change it, so a note attached to an earlier message stays byte-identical and
+        the conversation's prompt prefix stays cacheable."""
+        text = query_text([message])
+        if not self.suggestions or text is None:
+            return ()
+        memo: _Suggestions = per_catalog(catalog, "suggestions", _Suggestions)
+        key = (
+            hashlib.blake2b(text.encode(), digest_size=16).digest(),
+            self.ranker,
+            self.suggestions,
+        )
+        names = memo.get(key)
+        if names is None:
+            found = index_for(catalog).select(text, None, self.suggestions, self.ranker)
+            names = memo.put(key, tuple(h.skill.name for h in found.close))
+        return names
+
+    def suggestion_note(self, session: SkillSession | Catalog, message: str | None) -> str:
+        """The "skills that may fit this request" note for one user message ("" for none).
+
+        Adapters place it *after* the stable prefix, with that user message, never in the
+        system prompt: the catalog text stays byte-identical for the whole conversation."""
+        catalog = session.catalog if isinstance(session, SkillSession) else session
+        names = self.suggested(catalog, message)
+        metas = [m for n in names if (m := catalog.get(n)) is not None]
+        return replies.suggestions(self.names, metas)
+
+    # -- plain (non-skill) tool calls: the allowed-tools decision and call order -----------
+
+    def check_tool(
+        self,
+        session: SkillSession,
+        tool_name: str,
+        arguments: Arguments = None,
+    ) -> ToolDecision:
+        """The allowed-tools decision for a plain tool call (skill tools always pass); a
+        query: nothing is reported (see :meth:`check_call`)."""
+        return session.check_tool(tool_name, arguments=arguments, pinned=self.pinned_skills)
+
+    def guards(self, policy: ToolPolicy, tool_name: str) -> bool:
+        """True when a plain call of ``tool_name`` must be decided in call order and checked
+        (:meth:`check_call`): never for skill tools; under RECOMMEND (which never blocks)
+        only for skill-gated tools."""
+        if self.is_skill_tool(tool_name):
+            return False
+        return policy.mode is not PolicyMode.RECOMMEND or (
+            bool(policy.gated_tools) and normalize_tool_name(tool_name) in policy.gated_tools
+        )
+
+    def check_call(
+        self,
+        target: SkillSession | SessionStore,
+        tool_name: str,
+        *,
+        can_unload: bool = True,
+        arguments: Arguments = None,
+    ) -> ToolDecision:
+        """The decision for a plain tool call about to run, as every adapter makes it: on the
+        store's session, refused when the store waited in vain for the earlier skill calls
+        of its turn (``timed_out``, see :class:`~skillcore.TurnCall`) or cannot be placed in
+        its turn (``refused``: its ids repeat, or it is past the bound), and reported as a
+        ``tool.blocked`` event when blocked. Reply with :func:`replies.blocked`.
+        ``can_unload=False``: the caller has no unload tool (the reason says so).
+        ``arguments``: the call's arguments (mapping or JSON text), for argument patterns
+        such as ``Bash(git:*)``; None when the caller cannot see them (such entries then
+        do not allow the call)."""
+        store = as_store(target)
+        session = store.read()
+        turn = store if isinstance(store, CallInTurn) else None
+        timed_out = turn is not None and turn.timed_out
+        if turn is not None and turn.refused is not None:
+            # The call cannot be placed in its turn: never decided as if it came first.
+            reason = replies.turn_refused_reason(turn.refused, tool_name)
+            decision = ToolDecision(False, DecisionCode(turn.refused.value), reason, tool_name)
+        elif timed_out:
+            reason = replies.turn_incomplete_reason(tool_name)
+            decision = ToolDecision(False, DecisionCode.TOOL_BLOCKED, reason, tool_name)
+        else:
+            decision = session.check_tool(
+                tool_name, can_unload=can_unload, arguments=arguments, pinned=self.pinned_skills
+            )
+            # Earlier calls of the turn worked out here, not seen to run (a resume after a
+            # crash): the call must also pass without them, so an inference never lifts
+            # a restriction.
+            # So must it when its turn runs beside another on the same conversation (a
+            # fork): on the latest state too.
+            also = turn.also_check() if turn is not None and decision.allowed else ()
+            for other in also:
+                decision = other.check_tool(
+                    tool_name, can_unload=can_unload, arguments=arguments, pinned=self.pinned_skills
+                )
+                if not decision.allowed:
+                    break
+        if not decision.allowed:
+            events.tool_blocked(tool_name, session.loaded_names, timed_out)
+        return decision
 
     # -- execution: plan, read, finish -----------------------------------------------------
 
@@ -222,14 +511,16 @@ class SkillToolkit(ModelView, PlainCallChecks, ScriptCalls):
     ) -> Effect | ScriptRequestPlan | ToolResult:
         """The start of :meth:`call` and :meth:`acall`: the result a later call of the turn
         already settled for this one, else the plan on the store's session."""
-        refused = getattr(store, "refused", None)
-        if isinstance(refused, OutcomeCode):
-            # The call cannot be placed in its turn (see TurnCalls.refusal): it changes nothing.
-            text = replies.error(replies.turn_refused_reason(refused, tool))
-            return ToolResult(store.read(), text, refused, tool)
-        settled = _settled(store)
-        if settled is not None:
-            return settled
+        if isinstance(store, CallInTurn):
+            if store.refused is not None:
+                # The call cannot be placed in its turn (TurnCalls.refusal): it changes nothing.
+                text = replies.error(replies.turn_refused_reason(store.refused, tool))
+                return ToolResult(store.read(), text, store.refused, tool)
+            # The result a later call of the turn already worked out for this one: returned,
+            # so both agree.
+            settled = store.settled()
+            if isinstance(settled, ToolResult):
+                return settled
         return self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
 
     def load_all(
@@ -395,7 +686,7 @@ class SkillToolkit(ModelView, PlainCallChecks, ScriptCalls):
             assert isinstance(data, SkillDocument)  # only a load is redelivered
             return ToolResult(session, self.load_reply(session, data), outcome.code, tool, 0, data)
         store.write(new)
-        seq = getattr(store, "seq", 0)
+        seq = store.seq if isinstance(store, CallInTurn) else 0
         if isinstance(effect, Unload):
             return ToolResult(new, outcome.message, outcome.code, tool, seq)
         assert isinstance(data, SkillDocument)  # a load (asserted above, in its own branch)
@@ -406,26 +697,135 @@ class SkillToolkit(ModelView, PlainCallChecks, ScriptCalls):
             text += replies.tools_missing_warning(missing)
         return ToolResult(new, text, outcome.code, tool, seq, data)
 
+    # -- run_skill_script -------------------------------------------------------------
 
-def _ranking_options(ranker: Ranker, suggestions: int) -> tuple[Ranker, int]:
-    """The toolkit's ``ranker`` and ``suggestions``, checked (caller misuse raises)."""
-    if ranker not in RANKERS:
-        raise ValueError(f"unknown ranker {ranker!r}; use 'auto', 'bm25' or 'hybrid'")
-    if not isinstance(suggestions, int) or suggestions < 0:
-        raise ValueError(f"suggestions must be a count >= 0, got {suggestions!r}")
-    return ranker, suggestions
+    def needs_approval(self, session: SkillSession, tool: str, arguments: Any) -> bool:
+        """Whether an adapter asks its framework's human-in-the-loop (ADK tool
+        confirmation, the Agents SDK's ``needs_approval``) before this call: only with
+        ``confirm_scripts``, and not for a run refused whatever the turn's other calls do
+        (bad arguments or path, untrusted source, unknown skill), which is replied to at
+        once. A run refused only by ``session`` as it is now (not loaded, blocked) is asked
+        for: an earlier call of the same turn (a load) may still change that, and the
+        approval is asked before the turn's calls are applied."""
+        if not self.confirm_scripts or self._kinds.get(tool) is not ToolKind.SCRIPT:
+            return False
+        step = self._plan(session, tool, arguments, report=False)
+        if isinstance(step, ToolResult):
+            return step.code in _TURN_DEPENDENT
+        return True
+
+    def runs_code(self, name: str, session: SkillSession) -> tuple[bool, str]:
+        """Whether skill ``name``'s source is trusted to run code, and its label."""
+        meta = session.catalog.get(name)
+        if meta is None:
+            return False, ""
+        try:
+            source = self.library.reader(meta.location.source).source
+        except Exception:
+            return False, meta.location.source
+        return bool(source.runs_code), source.label
+
+    def _plan_script(
+        self, session: SkillSession, tool: str, args: dict[str, Any], report: bool
+    ) -> ScriptRequestPlan | ToolResult:
+        name, script = args["skill_name"], args["script"]
+        trusted, label = self.runs_code(name, session)
+        step = session.begin_script(
+            name,
+            script,
+            trusted=trusted,
+            source=label,
+            args=args["args"],
+            stdin=args["stdin"],
+            tool=tool,
+        )
+        if isinstance(step, Outcome):
+            if report:
+                events.script_refused(None, name, script, step.code.value, "not-asked")
+            return ToolResult(session, replies.refusal(step), step.code, tool)
+        return step
+
+    def _run_script(self, store: SessionStore, plan: ScriptRequestPlan) -> ToolResult:
+        settings = self.script_settings
+        assert settings is not None  # the tool exists only with settings
+        session = store.read()
+        with events.script_span(plan.name, plan.script) as span:
+            ok, label = scripts.sync_approval(settings, plan)
+            if not ok:
+                return self._script_result(session, *scripts.declined_reply(plan, label, span))
+            prepared = scripts.prepare(self.library, session, plan, settings)
+            if isinstance(prepared, scripts.Refused):
+                events.script_refused(span, plan.name, plan.script, prepared.code.value, label)
+                return self._script_result(session, prepared.code, prepared.text)
+            try:
+                result = settings.runner.run(prepared.request)
+            except Exception as exc:
+                return self._script_result(
+                    session, *scripts.runner_failed_reply(plan, exc, label, span)
+                )
+            finally:
+                scripts.remove(prepared.folder)
+            return self._script_result(session, *scripts.result_reply(plan, result, label, span))
+
+    async def _arun_script(self, store: SessionStore, plan: ScriptRequestPlan) -> ToolResult:
+        import anyio.to_thread
+
+        settings = self.script_settings
+        assert settings is not None  # the tool exists only with settings
+        session = store.read()
+        with events.script_span(plan.name, plan.script) as span:
+            ok, label = await scripts.async_approval(settings, plan)
+            if not ok:
+                return self._script_result(session, *scripts.declined_reply(plan, label, span))
+            prepared = await anyio.to_thread.run_sync(
+                scripts.prepare, self.library, session, plan, settings
+            )
+            if isinstance(prepared, scripts.Refused):
+                events.script_refused(span, plan.name, plan.script, prepared.code.value, label)
+                return self._script_result(session, prepared.code, prepared.text)
+            try:
+                result = await settings.runner.arun(prepared.request)
+            except Exception as exc:
+                return self._script_result(
+                    session, *scripts.runner_failed_reply(plan, exc, label, span)
+                )
+            finally:
+                await anyio.to_thread.run_sync(scripts.remove, prepared.folder)
+            return self._script_result(session, *scripts.result_reply(plan, result, label, span))
+
+    def _script_result(self, session: SkillSession, code: OutcomeCode, text: str) -> ToolResult:
+        return ToolResult(session, text, code, self.names.script)
 
 
-def _settled(store: SessionStore) -> ToolResult | None:
-    """The result a later call of the turn already worked out for this one (a
-    :class:`~skillcore.TurnCall`), which this call returns so both agree."""
-    settled = getattr(store, "settled", None)
-    result = settled() if callable(settled) else None
-    return result if isinstance(result, ToolResult) else None
+#: User messages whose suggestions are remembered per catalog. Every model call asks again
+#: for every user message of the conversation (each keeps its own note), so each message is
+#: ranked once; the oldest are dropped past this many (keys are 16-byte digests of the
+#: message text, so the memo stays small whatever users write).
+SUGGESTION_MEMO_ENTRIES = 16_384
+
+
+class _Suggestions:
+    """One catalog's suggestions by message digest, ranker and count (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._names: Recent[tuple[bytes, Ranker, int], tuple[str, ...]] = Recent(
+            SUGGESTION_MEMO_ENTRIES
+        )
+
+    def get(self, key: tuple[bytes, Ranker, int]) -> tuple[str, ...] | None:
+        with self._lock:
+            return self._names.get(key)
+
+    def put(self, key: tuple[bytes, Ranker, int], names: tuple[str, ...]) -> tuple[str, ...]:
+        with self._lock:
+            self._names.set(key, names)
+        return names
 
 
 __all__ = [
     "DEFAULT_ENUM_LIMIT",
+    "SEARCH_LIMIT",
     "ArgumentError",
     "Effect",
     "SessionStore",

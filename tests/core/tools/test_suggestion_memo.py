@@ -10,7 +10,7 @@ import pytest
 
 from skillcore import SkillLibrary, SkillToolkit
 from skillcore.testing import write_skill
-from skillcore.tools import model_view
+from skillcore.tools import toolkit as toolkit_module
 
 
 @pytest.fixture
@@ -24,7 +24,7 @@ def test_each_message_is_ranked_once_however_long_the_conversation(
     toolkit: SkillToolkit, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     catalog = toolkit.library.catalog
-    index = model_view.index_for(catalog)
+    index = toolkit_module.index_for(catalog)
     ranked: list[str] = []
     select = index.select
 
@@ -42,9 +42,9 @@ def test_each_message_is_ranked_once_however_long_the_conversation(
 
 
 def test_the_memo_is_bounded(toolkit: SkillToolkit, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(model_view, "SUGGESTION_MEMO_ENTRIES", 10)
+    monkeypatch.setattr(toolkit_module, "SUGGESTION_MEMO_ENTRIES", 10)
     catalog = toolkit.library.catalog
     for i in range(50):
         toolkit.suggestion_note(catalog, f"fill in the pdf form {i}")
-    memo = model_view.per_catalog(catalog, "suggestions", model_view._Suggestions)
+    memo = toolkit_module.per_catalog(catalog, "suggestions", toolkit_module._Suggestions)
     assert len(memo._names) == 10
