@@ -1,6 +1,7 @@
 """A real model drives the skill tools: Gemma 3 270M on this CPU, served by llama.cpp.
 
-    CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -e ".[real-model]"   # in a checkout; builds llama.cpp
+    # in a checkout (builds llama.cpp):
+    CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -e ".[real-model]"
     python -m skillcore.examples real_model
 
 ``-DGGML_NATIVE=OFF`` builds llama.cpp for a portable instruction set: the default native
