@@ -7,7 +7,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import json
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
@@ -36,6 +35,7 @@ from skillcore.state.coordination import (
     TurnCall,
     as_store,
 )
+from skillcore.state.forks import ForkCheck
 from skillcore.tools.reinjection import DeliveryIndex, Reinjection
 from skillcore.tools.specs import parse_json_object
 from skillcore_openai.calls import (
@@ -127,7 +127,7 @@ class OpenAISkills(Conversations, ModelView):
         self.deliveries = DeliveryIndex()
         self.states: StateStore = states if states is not None else MemoryStateStore()
         # Per conversation: the revision and session load() gave (for fork detection).
-        self._started: OrderedDict[str, tuple[str, SkillSession]] = OrderedDict()
+        self._init_runs()
         if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
             raise ValueError(
                 f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"
@@ -147,7 +147,12 @@ class OpenAISkills(Conversations, ModelView):
         whose load reply is not among them sends its instructions again (``REDELIVERED``)
         rather than ``ALREADY_LOADED``; pass it when you trim or compact history."""
         store = as_store(target)
-        return self._dispatch(store, call, self._hidden(store.read(), history))
+        gone = self._hidden(store.read(), history)
+        if not isinstance(target, SkillSession) or self.toolkit.is_skill_tool(name_of(call)):
+            return self._dispatch(store, call, gone)
+        result = self._dispatch(self._fork_check(store, target), call, gone)
+        self._track(result.session, self._conversation_of(target))
+        return result
 
     def _dispatch(self, store: SessionStore, call: Any, gone: frozenset[str]) -> ToolCallResult:
         c = parse_call(call)
@@ -179,7 +184,12 @@ class OpenAISkills(Conversations, ModelView):
     ) -> ToolCallResult:
         """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
         store = as_store(target)
-        return await self._adispatch(store, call, self._hidden(store.read(), history))
+        gone = self._hidden(store.read(), history)
+        if not isinstance(target, SkillSession) or self.toolkit.is_skill_tool(name_of(call)):
+            return await self._adispatch(store, call, gone)
+        result = await self._adispatch(self._fork_check(store, target), call, gone)
+        self._track(result.session, self._conversation_of(target))
+        return result
 
     async def _adispatch(
         self, store: SessionStore, call: Any, gone: frozenset[str]
@@ -221,8 +231,15 @@ class OpenAISkills(Conversations, ModelView):
         # Computed once, on the session the history belongs to: skills loaded by earlier
         # calls of this message are not missing from it.
         gone = self._hidden(session, history)
-        results = tuple(self._dispatch(store, c, gone) for c in calls or ())
+        items = list(calls or ())
+        checked = self._fork_check(store, session) if self._plain(items) else store
+        results = tuple(self._dispatch(checked, c, gone) for c in items)
+        self._track(store.session, self._conversation_of(session))
         return TurnResult(store.session, results)
+
+    def _plain(self, calls: list[Any]) -> bool:
+        """Whether a model turn has a plain call (only those need the fork check's read)."""
+        return any(not self.toolkit.is_skill_tool(name_of(c)) for c in calls)
 
     async def adispatch_all(
         self, session: SkillSession, calls: Iterable[Any] | None, *, history: Any = None
@@ -245,6 +262,8 @@ class OpenAISkills(Conversations, ModelView):
             self.toolkit.is_skill_tool,
         )
         have = self.agent_tools()
+        checked = self._fork_check(None, session) if self._plain(items) else None
+        fork = checked if isinstance(checked, ForkCheck) else None
         views = [
             self.turns.enter(turn, ids[i], session, hidden=gone, available=have)
             for i in range(len(items))
@@ -256,7 +275,7 @@ class OpenAISkills(Conversations, ModelView):
             # Errors (only caller misuse, or on_handler_error="raise") are collected rather
             # than raised so the caller sees the exception itself, not an ExceptionGroup.
             try:
-                results[i] = await self._ordered(views[i], items[i], gone)
+                results[i] = await self._ordered(views[i], items[i], gone, fork)
             except Exception as exc:
                 errors[i] = exc
 
@@ -267,14 +286,18 @@ class OpenAISkills(Conversations, ModelView):
             if exc is not None:
                 raise exc
         final = views[-1].read() if views else session
+        self._track(final, self._conversation_of(session))
         return TurnResult(final, tuple(r for r in results if r is not None))
 
-    async def _ordered(self, view: TurnCall, call: Any, gone: frozenset[str]) -> ToolCallResult:
+    async def _ordered(
+        self, view: TurnCall, call: Any, gone: frozenset[str], fork: ForkCheck | None = None
+    ) -> ToolCallResult:
         async with view:
             c = parse_call(call)
             if self.toolkit.is_skill_tool(c.name):
                 return await self._adispatch(view, c, gone)
-            plan = self._plan(view, c)
+            checked = view if fork is None else ForkCheck(view, fork.head, fork.base)
+            plan = self._plan(checked, c)
         # Handlers run after the turn moved on: later calls never wait for them.
         return await self._arun(view, c, plan)
 

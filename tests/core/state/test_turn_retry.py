@@ -61,9 +61,10 @@ class Failing:
 
 
 def run(toolkit, base, calls, worker_of, fails, seed, other):
-    """Each call in its worker's store, in a shuffled order (the model's with no ``seed``); a call that fails on the ledger
-    is retried later by the same worker. ``other``: the skills another worker's run on the
-    conversation loaded meanwhile (a fork), or None. Returns each plain call's decision."""
+    """Each call in its worker's store, in a shuffled order (the model's with no ``seed``);
+    a call that fails on the ledger is retried later by the same worker. ``other``: the
+    skills another worker's run on the conversation loaded meanwhile (a fork), or None.
+    Returns each plain call's decision."""
     turn_calls = TurnCalls.of(
         "conv",
         "t",
