@@ -87,6 +87,13 @@ class PgServer:
                 time.sleep(0.1)
         return self
 
+    def restart(self) -> None:
+        """Restart the server (same port and data): every open connection is cut."""
+        self._run(
+            self.bins["pg_ctl"], "-D", str(self.data), "-m", "fast", "-l",
+            str(self.root / "log"), "-w", "-t", "60", "restart",
+        )  # fmt: skip
+
     def stop(self) -> None:
         with contextlib.suppress(subprocess.SubprocessError, OSError):
             self._run(self.bins["pg_ctl"], "-D", str(self.data), "-m", "immediate", "stop")

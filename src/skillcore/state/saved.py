@@ -17,7 +17,7 @@ from skillcore import events
 from skillcore.errors import require
 from skillcore.state.merge import apply_effect, effect_between
 from skillcore.state.session import SkillSession
-from skillcore.state.sql import Connections, create_once, storable
+from skillcore.state.sql import Connections, create_once, rollback, storable
 
 #: Longest conversation key a state store accepts (keys are ids, not data).
 MAX_CONVERSATION_KEY = 1024
@@ -206,9 +206,13 @@ class SQLiteStateStore:
                     (key, _encode_state(key, state)),
                 )
             except BaseException:
-                conn.execute("ROLLBACK")
+                rollback(conn.execute)  # the error that got here is raised
                 raise
-            conn.execute("COMMIT")
+            try:
+                conn.execute("COMMIT")
+            except BaseException:
+                rollback(conn.execute)
+                raise
         return state
 
     def close(self) -> None:
