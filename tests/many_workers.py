@@ -16,12 +16,13 @@ so a worker restarted after a kill starts without importing them again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
 import threading
 import time
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -244,28 +245,28 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
                 continue
             thread, turn = job
             if thread.startswith("oa-"):
-                db.execute("SELECT pg_advisory_lock(hashtext(%s))", (thread,))
-                try:
+                with thread_lock(db, thread):
                     planned = (thread, turn) in kills and plan_kill(url, thread, turn)
                     started = time.monotonic()
                     oa = dispatchers["sqlite" if int(thread[3:]) % 2 else "pg"]
                     how = run_openai_turn(oa, db, thread, turn, script[thread][turn], planned)
                     took = time.monotonic() - started
-                finally:
-                    db.execute("SELECT pg_advisory_unlock(hashtext(%s))", (thread,))
                 conn.send((index, thread, turn, how, took, 0.0))
                 continue
-            db.execute("SELECT pg_advisory_lock(hashtext(%s))", (thread,))
-            try:
+            with thread_lock(db, thread):
                 started = time.monotonic()
                 if thread.startswith("adk-"):
                     runner = adk_worker()
-                    how = loop.run_until_complete(run_adk_turn(runner, thread, turn))
+                    how = retried(
+                        lambda r=runner, th=thread, t=turn: loop.run_until_complete(
+                            run_adk_turn(r, th, t)
+                        )
+                    )
                     took = time.monotonic() - started
                     loaded = loop.run_until_complete(adk_loaded(runner, thread))
                     waited = adk_toolset_of(runner).turns.longest_wait
                 else:
-                    how = run_turn(agent, thread, turn)
+                    how = retried(lambda th=thread, t=turn: run_turn(agent, th, t))
                     took = time.monotonic() - started
                     state = agent.get_state({"configurable": {"thread_id": thread}}).values
                     loaded = loaded_names_of(state.get("skillcore"))
@@ -275,9 +276,42 @@ def worker_main(index: int, url: str, lib: str, script: Any, kills: Any, conn: A
                     "DO UPDATE SET loaded = excluded.loaded",
                     (thread, turn, ",".join(loaded), how, took),
                 )
-            finally:
-                db.execute("SELECT pg_advisory_unlock(hashtext(%s))", (thread,))
             conn.send((index, thread, turn, how, took, waited))
+
+
+#: The recipe's lock and retry (docs/many-workers.md): how long a turn waits for its thread's
+#: lock, and how often a turn that failed on a database error is tried.
+LOCK_SECONDS = 60.0
+ATTEMPTS = 3
+
+
+@contextlib.contextmanager
+def thread_lock(db: Any, thread: str, timeout: float = LOCK_SECONDS) -> Iterator[None]:
+    """One run per thread across workers: a session-level advisory lock (PostgreSQL frees it
+    when the holder's connection dies), tried until ``timeout`` so a stopped holder cannot
+    block the thread forever."""
+    deadline = time.monotonic() + timeout
+    while not db.execute("SELECT pg_try_advisory_lock(hashtext(%s))", (thread,)).fetchone()[0]:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"thread {thread!r} is locked by another worker")
+        time.sleep(0.05)
+    try:
+        yield
+    finally:
+        db.execute("SELECT pg_advisory_unlock(hashtext(%s))", (thread,))
+
+
+def retried(run: Callable[[], Any], attempts: int = ATTEMPTS) -> Any:
+    """``run()``, tried again after a database error (a restart, a dropped connection):
+    a turn that did not finish is resumed, one that did is not run twice."""
+    for attempt in range(attempts):
+        try:
+            return run()
+        except psycopg.OperationalError:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * 2**attempt)
+    return None
 
 
 def plan_kill(url: str, thread: str, turn: int) -> bool:

@@ -1,14 +1,20 @@
 """A throwaway PostgreSQL cluster for tests: initdb in a temporary directory, a server on a
 free loopback port, stopped and removed afterwards. PostgreSQL refuses to run as root, so as
-root the cluster belongs to the unprivileged ``nobody`` user (``runuser``)."""
+root the cluster belongs to the unprivileged ``nobody`` user (``runuser``).
+
+The server goes away with the process that started it, however that process ends: a small
+watcher process stops it once its owner is gone, and each start also stops the servers
+whose owner died (their folder records the owner's pid)."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -29,6 +35,52 @@ def binaries() -> dict[str, str] | None:
     return found
 
 
+PREFIX = "skillcore-pg-"
+
+#: Run by the watcher: wait for the owner to die (or the folder to go: stopped normally),
+#: then stop the server and remove its folder.
+_WATCH = """
+import os, shutil, subprocess, sys, time
+owner, root, cmd = int(sys.argv[1]), sys.argv[2], __import__("json").loads(sys.argv[3])
+while os.path.isdir(root):
+    try:
+        os.kill(owner, 0)
+    except ProcessLookupError:
+        subprocess.run(cmd, capture_output=True, timeout=60)
+        shutil.rmtree(root, ignore_errors=True)
+        break
+    time.sleep(0.5)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def reap() -> None:
+    """Stop the servers of earlier runs whose owner died (killed before cleaning up)."""
+    for root in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
+        try:
+            owner = int((root / "owner").read_text())
+        except (OSError, ValueError):
+            continue  # starting right now, or not ours
+        if not _alive(owner):
+            bins = binaries()
+            if bins is not None and (root / "data").is_dir():
+                cmd = [bins["pg_ctl"], "-D", str(root / "data"), "-m", "immediate", "stop"]
+                if os.geteuid() == 0:
+                    cmd = ["runuser", "-u", "nobody", "--", *cmd]
+                with contextlib.suppress(subprocess.SubprocessError, OSError):
+                    subprocess.run(cmd, capture_output=True, timeout=60)
+            shutil.rmtree(root, ignore_errors=True)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -43,19 +95,33 @@ class PgServer:
         if bins is None:
             raise RuntimeError("PostgreSQL binaries (initdb, pg_ctl, postgres) not found")
         self.bins = bins
-        self.root = Path(tempfile.mkdtemp(prefix="skillcore-pg-"))
+        self.root = Path(tempfile.mkdtemp(prefix=PREFIX))
         self.data = self.root / "data"
         self.port = _free_port()
         self.user = "skillcore"
         self.url = f"postgresql://{self.user}@127.0.0.1:{self.port}/skillcore"
 
-    def _run(self, *args: str) -> None:
+    def _cmd(self, *args: str) -> list[str]:
         cmd = list(args)
         if os.geteuid() == 0:  # postgres will not run as root
             cmd = ["runuser", "-u", "nobody", "--", *cmd]
-        subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+        return cmd
+
+    def _run(self, *args: str) -> None:
+        subprocess.run(self._cmd(*args), check=True, capture_output=True, timeout=120)
+
+    def _watch(self) -> None:
+        """Record the owner and start the watcher that stops the server if it dies."""
+        (self.root / "owner").write_text(str(os.getpid()))
+        stop = self._cmd(self.bins["pg_ctl"], "-D", str(self.data), "-m", "immediate", "stop")
+        subprocess.Popen(
+            [sys.executable, "-c", _WATCH, str(os.getpid()), str(self.root), json.dumps(stop)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,  # outlives a kill of the owner's process group
+        )  # fmt: skip
 
     def start(self) -> PgServer:
+        reap()
         os.chmod(self.root, 0o755)
         if os.geteuid() == 0:
             shutil.chown(self.root, "nobody")
@@ -71,6 +137,7 @@ class PgServer:
             self.bins["pg_ctl"], "-D", str(self.data), "-o", opts, "-l",
             str(self.root / "log"), "-w", "-t", "60", "start",
         )  # fmt: skip
+        self._watch()
         import psycopg
 
         deadline = time.monotonic() + 30
@@ -86,6 +153,13 @@ class PgServer:
                     raise
                 time.sleep(0.1)
         return self
+
+    def restart(self) -> None:
+        """Restart the server (same port and data): every open connection is cut."""
+        self._run(
+            self.bins["pg_ctl"], "-D", str(self.data), "-m", "fast", "-l",
+            str(self.root / "log"), "-w", "-t", "60", "restart",
+        )  # fmt: skip
 
     def stop(self) -> None:
         with contextlib.suppress(subprocess.SubprocessError, OSError):

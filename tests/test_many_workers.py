@@ -51,6 +51,9 @@ SEED = 22
 PHASE_SECONDS = 240
 #: A worker is killed at random only once it has been up this long.
 SETTLE_SECONDS = 1.0
+#: ... and only once this many turns finished since the last random kill: on a loaded
+#: machine kills are paced by progress, never outpacing the turns.
+TURNS_PER_KILL = 2
 #: Forced overlaps: two workers run one thread at once (one loads a restricting skill, the
 #: other calls Write after it), with no lock.
 OVERLAPS = 4
@@ -269,6 +272,7 @@ def run_phase(
     pending = list(jobs)
     busy_threads: set[str] = set()
     next_kill = time.monotonic() + rng.uniform(0.8, 1.6)
+    finished = 0  # turns finished since the last random kill
     give_up = time.monotonic() + PHASE_SECONDS
     while pending or any(job is not None for job in pool.jobs.values()):
         # A phase takes seconds; one that does not end is a failure, never a hung suite.
@@ -282,7 +286,7 @@ def run_phase(
             pending.remove(first)
             busy_threads.add(first[0])
             pool.send(index, first)
-        if time.monotonic() >= next_kill:
+        if time.monotonic() >= next_kill and finished >= TURNS_PER_KILL:
             # Only workers up for a while: a kill loop on workers still starting up would
             # make no progress on a loaded machine, and tests nothing new.
             now = time.monotonic()
@@ -296,6 +300,7 @@ def run_phase(
                 try:
                     os.kill(pool.procs[victim].pid, signal.SIGKILL)
                     stats["random_kills"] += 1
+                    finished = 0
                 except ProcessLookupError:
                     pass  # it died a moment ago (a planned kill), and is already reaped
             next_kill = time.monotonic() + rng.uniform(0.8, 1.6)
@@ -312,6 +317,7 @@ def run_phase(
                 else:
                     busy_threads.discard(thread)
                     pool.jobs[index] = None
+                    finished += 1
                     stats[how] += 1
                     if thread.startswith("adk-"):
                         stats[f"ADK {how}"] += 1

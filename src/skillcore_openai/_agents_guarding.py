@@ -145,6 +145,9 @@ class AgentGuarding(AgentTools):
             if guarded and not self._warned and _unordered(data.agent, ctx):
                 self._warned = True
                 warnings.warn(UNORDERED_WARNING, UserWarning, stacklevel=2)
+            refresh = getattr(state._store, "refresh", None)
+            if guarded and view is None and callable(refresh):
+                refresh()  # no turn announced this call: read the latest saved state for it
             session = state.session
             decision = check(session)
         else:

@@ -93,9 +93,15 @@ class TurnOrder(AgentConversations):
             for c in made
             if is_skill(c.name) or guards(self.policy, c.name)
         ]
+        state = self.state_for(ctx)
+        if calls:
+            # Another worker may have saved this conversation since: decide the turn's
+            # calls on the latest saved state (one read per model turn with such calls).
+            refresh = getattr(state._store, "refresh", None)
+            if callable(refresh):
+                refresh()
         if not any(is_skill(name) for _, name, _ in calls):
             return
-        state = self.state_for(ctx)
         rid = getattr(response, "response_id", None)
         turn = TurnCalls.of(state._turn_key, f"{rid or 'turn'}#{next(_turn_ids)}", calls, is_skill)
         load = self.toolkit.names.load

@@ -3,6 +3,7 @@ restored sessions, and the saved state per conversation (load, save, forks merge
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -18,6 +19,7 @@ from skillcore import (
 )
 from skillcore._recent import Recent
 from skillcore.state.coordination import StateStore, update_state
+from skillcore.state.forks import ForkCheck, saved_fork, saved_rev
 from skillcore.state.session import apply_effect, effect_between
 
 __all__ = ["Conversations"]
@@ -36,6 +38,54 @@ class Conversations:
     states: StateStore
     #: Per conversation: the revision and session load() gave (for fork detection).
     _started: Recent[str, tuple[str, SkillSession]]
+    #: Sessions of runs under way (by identity) -> their conversation, and the
+    #: conversations whose fork was already reported in this run.
+    _runs: Recent[int, tuple[SkillSession, str]]
+    _reported: Recent[str, bool]
+    _runs_lock: threading.Lock
+
+    def _init_runs(self) -> None:
+        self._started = Recent(STARTS_KEPT)
+        self._runs, self._reported = Recent(STARTS_KEPT), Recent(STARTS_KEPT)
+        self._runs_lock = threading.Lock()
+
+    def _track(self, session: SkillSession, conversation: str | None) -> None:
+        if conversation is not None:
+            with self._runs_lock:
+                self._runs.set(id(session), (session, conversation))
+
+    def _conversation_of(self, session: SkillSession) -> str | None:
+        with self._runs_lock:
+            found = self._runs.get(id(session))
+        return found[1] if found is not None and found[0] is session else None
+
+    def _fork_check(self, store: Any, session: SkillSession) -> Any:
+        """``store``, or when the run of ``session`` (from :meth:`load`) does not start from
+        its conversation's latest saved state (another worker saved since: a fork), a store
+        whose plain calls must also pass on that state: one read of the state store."""
+        conversation = self._conversation_of(session)
+        started = None if conversation is None else self._started.get(conversation)
+        if conversation is None or started is None:
+            return store
+        parent, base = started
+        current = saved_fork(self.states, conversation, parent)
+        if current is None:
+            return store
+        with self._runs_lock:
+            first = not self._reported.get(conversation)
+            self._reported.set(conversation, True)
+        if first:
+            events.emit(
+                "state.forked",
+                {
+                    "conversation": conversation,
+                    "expected": parent,
+                    "found": saved_rev(current),
+                    "at": "dispatch",
+                },
+            )
+        head = self.restore(current, session.limits, session.policy)
+        return ForkCheck(store, head, base)
 
     @property
     def library(self) -> SkillLibrary:
@@ -100,6 +150,9 @@ class Conversations:
         session = self.restore(state, limits, policy, load=load)
         rev = state.get("rev") if isinstance(state, Mapping) else None
         self._started.set(conversation_id, (rev if isinstance(rev, str) else "", session))
+        self._track(session, conversation_id)
+        with self._runs_lock:
+            self._reported.pop(conversation_id)
         if self.toolkit.hooks.has_hooks(session):  # a turn starts: SessionStart hooks
             self.toolkit.hooks.session_start(session, conversation=conversation_id)
         return session
@@ -121,6 +174,8 @@ class Conversations:
         other: neither run's effect is lost, and a store with ``update`` (the SQL stores)
         does it in one transaction."""
         started = self._started.take(conversation_id)
+        with self._runs_lock:
+            reported = self._reported.pop(conversation_id)
         rev = uuid.uuid4().hex
 
         def change(current: dict[str, Any] | None) -> dict[str, Any]:
@@ -130,15 +185,16 @@ class Conversations:
             parent, base = started
             found = current.get("rev", "") if isinstance(current, Mapping) else ""
             if current is not None and found != parent:
-                events.emit(
-                    "state.forked",
-                    {
-                        "conversation": conversation_id,
-                        "expected": parent,
-                        "found": found if isinstance(found, str) else "",
-                        "at": "save",
-                    },
-                )
+                if not reported:  # once per run: a dispatch may have reported it
+                    events.emit(
+                        "state.forked",
+                        {
+                            "conversation": conversation_id,
+                            "expected": parent,
+                            "found": found if isinstance(found, str) else "",
+                            "at": "save",
+                        },
+                    )
                 head = self.restore(current, session.limits, session.policy)
                 state = apply_effect(head, effect_between(base, session)).to_state()
                 parent = found if isinstance(found, str) else ""

@@ -28,7 +28,6 @@ from skillcore import (
     TurnStore,
     replies,
 )
-from skillcore._recent import Recent
 from skillcore.runtime.config import Sources, check_toolkit_options, with_gated_tools
 from skillcore.state.coordination import (
     MemoryStateStore,
@@ -36,6 +35,7 @@ from skillcore.state.coordination import (
     TurnCall,
     as_store,
 )
+from skillcore.state.forks import ForkCheck
 from skillcore.tools.reinjection import DeliveryIndex, Reinjection
 from skillcore.tools.specs import parse_json_object
 from skillcore_openai.calls import (
@@ -45,7 +45,7 @@ from skillcore_openai.calls import (
     name_of,
     parse_call,
 )
-from skillcore_openai.conversations import STARTS_KEPT, Conversations
+from skillcore_openai.conversations import Conversations
 from skillcore_openai.messages import attachment_message, tool_output
 from skillcore_openai.model_view import ModelView
 from skillcore_openai.results import ToolCallResult, TurnResult
@@ -127,7 +127,7 @@ class OpenAISkills(Conversations, ModelView):
         self.deliveries = DeliveryIndex()
         self.states: StateStore = states if states is not None else MemoryStateStore()
         # Per conversation: the revision and session load() gave (for fork detection).
-        self._started: Recent[str, tuple[str, SkillSession]] = Recent(STARTS_KEPT)
+        self._init_runs()
         if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
             raise ValueError(
                 f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"
@@ -154,7 +154,12 @@ class OpenAISkills(Conversations, ModelView):
         ``conversation``: the key of the conversation (its skill hooks' ``once`` memory and
         text for the next model call, see :meth:`instructions`)."""
         store = as_store(target)
-        return self._dispatch(store, call, self._hidden(store.read(), history), conversation)
+        gone = self._hidden(store.read(), history)
+        if not isinstance(target, SkillSession) or self.toolkit.is_skill_tool(name_of(call)):
+            return self._dispatch(store, call, gone, conversation)
+        result = self._dispatch(self._fork_check(store, target), call, gone, conversation)
+        self._track(result.session, self._conversation_of(target))
+        return result
 
     def _dispatch(
         self, store: SessionStore, call: Any, gone: frozenset[str], conversation: str = ""
@@ -205,7 +210,11 @@ class OpenAISkills(Conversations, ModelView):
         """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
         store = as_store(target)
         gone = self._hidden(store.read(), history)
-        return await self._adispatch(store, call, gone, conversation)
+        if not isinstance(target, SkillSession) or self.toolkit.is_skill_tool(name_of(call)):
+            return await self._adispatch(store, call, gone, conversation)
+        result = await self._adispatch(self._fork_check(store, target), call, gone, conversation)
+        self._track(result.session, self._conversation_of(target))
+        return result
 
     async def _adispatch(
         self, store: SessionStore, call: Any, gone: frozenset[str], conversation: str = ""
@@ -275,8 +284,15 @@ class OpenAISkills(Conversations, ModelView):
         # Computed once, on the session the history belongs to: skills loaded by earlier
         # calls of this message are not missing from it.
         gone = self._hidden(session, history)
-        results = tuple(self._dispatch(store, c, gone, conversation) for c in calls or ())
+        items = list(calls or ())
+        checked = self._fork_check(store, session) if self._plain(items) else store
+        results = tuple(self._dispatch(checked, c, gone, conversation) for c in items)
+        self._track(store.session, self._conversation_of(session))
         return TurnResult(store.session, results)
+
+    def _plain(self, calls: list[Any]) -> bool:
+        """Whether a model turn has a plain call (only those need the fork check's read)."""
+        return any(not self.toolkit.is_skill_tool(name_of(c)) for c in calls)
 
     async def adispatch_all(
         self,
@@ -304,6 +320,8 @@ class OpenAISkills(Conversations, ModelView):
             self.toolkit.is_skill_tool,
         )
         have = self.agent_tools()
+        checked = self._fork_check(None, session) if self._plain(items) else None
+        fork = checked if isinstance(checked, ForkCheck) else None
         views = [
             self.turns.enter(turn, ids[i], session, hidden=gone, available=have)
             for i in range(len(items))
@@ -315,7 +333,7 @@ class OpenAISkills(Conversations, ModelView):
             # Errors (only caller misuse, or on_handler_error="raise") are collected rather
             # than raised so the caller sees the exception itself, not an ExceptionGroup.
             try:
-                results[i] = await self._ordered(views[i], items[i], gone, conversation)
+                results[i] = await self._ordered(views[i], items[i], gone, conversation, fork)
             except Exception as exc:
                 errors[i] = exc
 
@@ -326,16 +344,23 @@ class OpenAISkills(Conversations, ModelView):
             if exc is not None:
                 raise exc
         final = views[-1].read() if views else session
+        self._track(final, self._conversation_of(session))
         return TurnResult(final, tuple(r for r in results if r is not None))
 
     async def _ordered(
-        self, view: TurnCall, call: Any, gone: frozenset[str], conversation: str
+        self,
+        view: TurnCall,
+        call: Any,
+        gone: frozenset[str],
+        conversation: str,
+        fork: ForkCheck | None = None,
     ) -> ToolCallResult:
         async with view:
             c = parse_call(call)
             if self.toolkit.is_skill_tool(c.name):
                 return await self._adispatch(view, c, gone, conversation)
-            plan = self._plan(view, c)
+            checked = view if fork is None else ForkCheck(view, fork.head, fork.base)
+            plan = self._plan(checked, c)
         # Handlers (and hooks) run after the turn moved on: later calls never wait for them.
         return await self._arun(view, c, plan, conversation)
 

@@ -109,3 +109,41 @@ def test_two_workers_at_once_are_reported_and_both_effects_kept(
     final = w1.load("conv")
     assert final.loaded_names == ("skill-00",)
     assert not final.check_tool("Write").allowed
+
+
+def plain(name: str, i: int = 0) -> dict[str, Any]:
+    return {"id": f"p{i}", "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+
+@pytest.mark.parametrize("how", ["dispatch_all", "adispatch_all", "dispatch"])
+def test_a_write_after_another_workers_restricting_save_does_not_run(
+    lib: Path, store_factory: Any, forks: Forks, how: str
+) -> None:
+    """Worker 2 loads a restricting skill and saves while worker 1's run (started from the
+    state before it) is still going: worker 1's ``Write`` is refused before its handler
+    runs (the dispatcher reads the conversation's latest revision once per model turn)."""
+    ran: list[str] = []
+    handlers = {"Write": lambda args: ran.append("Write") or "wrote", "Read": lambda args: "r"}
+    w1, w2 = (
+        OpenAISkills(
+            lib, states=store_factory(), allowed_tools_policy="restrict", handlers=handlers
+        )
+        for _ in range(2)
+    )
+    a, b = w1.load("conv"), w2.load("conv")
+    w2.save("conv", w2.dispatch_all(b, [call("load_skill", "skill-00")]).session)
+    calls = [plain("Read", 1), plain("Write", 2)]
+    if how == "dispatch_all":
+        results = w1.dispatch_all(a, calls).results
+    elif how == "adispatch_all":
+        import asyncio
+
+        results = asyncio.run(w1.adispatch_all(a, calls)).results
+    else:
+        results = tuple(w1.dispatch(a, c) for c in calls)
+    assert ran == [], "a Write ran beside another worker's restricting load"
+    assert [r.is_error for r in results] == [False, True]
+    assert len(forks.seen) == 1
+    w1.save("conv", a)
+    assert len(forks.seen) == 1, "the fork was reported twice"
+    assert w2.load("conv").loaded_names == ("skill-00",)

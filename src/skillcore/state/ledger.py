@@ -22,7 +22,7 @@ from skillcore._frozen import to_tuple
 from skillcore._recent import Recent
 from skillcore.errors import require
 from skillcore.limits import MAX_STORED_ID_CHARS
-from skillcore.state.sql import Connections, create_once, storable
+from skillcore.state.sql import Connections, create_once, rollback, storable
 from skillcore.state.turn_calls import MAX_TURN_CALLS
 
 
@@ -183,21 +183,27 @@ class SQLLedger:
 
         class _Tx:
             def __enter__(self) -> Any:
-                self.conn = ledger._pool.acquire()
-                self.cur = self.conn.cursor()
-                self.cur.execute("BEGIN IMMEDIATE" if ledger.dialect == "sqlite" else "BEGIN")
+                self.conn, self.cur = ledger._pool.begin(ledger._begin)
                 return self.cur
 
             def __exit__(self, exc_type: Any, *rest: Any) -> None:
                 ok = False
                 try:
-                    self.cur.execute("COMMIT" if exc_type is None else "ROLLBACK")
+                    if exc_type is None:
+                        self.cur.execute("COMMIT")
+                        ok = True
+                    else:
+                        rollback(self.cur.execute)  # the error that got here is raised
                     self.cur.close()
-                    ok = exc_type is None
                 finally:
                     ledger._pool.release(self.conn, ok)
 
         return _Tx()
+
+    def _begin(self, conn: Any) -> Any:
+        cur = conn.cursor()
+        cur.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+        return cur
 
     def _head(self, cur: Any, key: str) -> Head | None:
         lock = "" if self.dialect == "sqlite" else " FOR UPDATE"

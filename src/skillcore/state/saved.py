@@ -8,14 +8,16 @@ import json
 import os
 import sqlite3
 import threading
+import uuid
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from skillcore import events
 from skillcore._recent import Recent
 from skillcore.errors import require
+from skillcore.state.merge import apply_effect, effect_between
 from skillcore.state.session import SkillSession
-from skillcore.state.sql import Connections, create_once, storable
+from skillcore.state.sql import Connections, create_once, rollback, storable
 
 #: Longest conversation key a state store accepts (keys are ids, not data).
 MAX_CONVERSATION_KEY = 1024
@@ -207,9 +209,13 @@ class SQLiteStateStore:
                     (key, _encode_state(key, state)),
                 )
             except BaseException:
-                conn.execute("ROLLBACK")
+                rollback(conn.execute)  # the error that got here is raised
                 raise
-            conn.execute("COMMIT")
+            try:
+                conn.execute("COMMIT")
+            except BaseException:
+                rollback(conn.execute)
+                raise
         return state
 
     def close(self) -> None:
@@ -299,21 +305,58 @@ class SavedSession:
     """The :class:`SessionStore` of one conversation whose state lives in a
     :class:`StateStore`: read from it once (``restore`` turns saved state into a session
     over the current catalog), written through on every change, so a restart resumes where
-    the conversation was. Thread-safe."""
+    the conversation was. Thread-safe.
+
+    Workers sharing the store: :meth:`refresh` reads the latest saved state (one read; call
+    it before a model turn's calls are decided), and a write that finds another worker's
+    save since this one's last read or write applies only this session's own change to it
+    (a fork, reported as ``state.forked``), so neither worker's effect is lost and a
+    restriction the other saved is never lifted."""
 
     def __init__(
         self, states: StateStore, key: str, restore: Callable[[Any], SkillSession]
     ) -> None:
         self.states, self.key = states, key
+        self._restore = restore
         self._lock = threading.Lock()
-        self._session = restore(states.load(key))
+        saved = states.load(key)
+        self._session, self._rev = restore(saved), _rev_of(saved)
 
     def read(self) -> SkillSession:
         """The current session."""
         return self._session
 
-    def write(self, session: SkillSession) -> None:
-        """Replace the session and save it."""
+    def refresh(self) -> SkillSession:
+        """Read the latest saved state (another worker may have saved since)."""
+        saved = self.states.load(self.key)
         with self._lock:
-            self.states.save(self.key, session.to_state())
-            self._session = session
+            if _rev_of(saved) != self._rev:
+                self._session, self._rev = self._restore(saved), _rev_of(saved)
+            return self._session
+
+    def write(self, session: SkillSession) -> None:
+        """Replace the session and save it (merged over another worker's save, see above)."""
+        with self._lock:
+            before, rev = self._session, uuid.uuid4().hex
+            merged = session
+
+            def change(current: dict[str, Any] | None) -> dict[str, Any]:
+                nonlocal merged
+                found = _rev_of(current)
+                merged = session
+                if current is not None and found != self._rev:
+                    events.emit(
+                        "state.forked",
+                        {"conversation": self.key, "expected": self._rev, "found": found,
+                         "at": "save"},
+                    )  # fmt: skip
+                    merged = apply_effect(self._restore(current), effect_between(before, session))
+                return {**merged.to_state(), "rev": rev, "parent": found}
+
+            update_state(self.states, self.key, change)
+            self._session, self._rev = merged, rev
+
+
+def _rev_of(state: Any) -> str:
+    rev = state.get("rev", "") if isinstance(state, dict) else ""
+    return rev if isinstance(rev, str) else ""

@@ -3,6 +3,7 @@ at once, a few reusable connections, and which text a database can store as it i
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +22,14 @@ def storable(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def rollback(execute: Callable[[str], Any]) -> None:
+    """Roll back after an error, keeping that error the one raised: SQLite has already
+    rolled back after some (a full disk: "database or disk is full"), and a failed ROLLBACK
+    ("no transaction is active") would hide the cause. The connection is then discarded."""
+    with contextlib.suppress(Exception):  # the transaction is gone; the first error says why
+        execute("ROLLBACK")
 
 
 def create_once(create: Callable[[], None]) -> None:
@@ -50,6 +59,25 @@ class Connections:
         if conn is None or getattr(conn, "closed", False):
             conn = self._connect()
         return conn
+
+    def begin(self, start: Callable[[Any], Any]) -> tuple[Any, Any]:
+        """A connection on which ``start(conn)`` (the first statement) succeeded, and what it
+        returned. An idle connection that fails it is stale (the server restarted since):
+        it is discarded with the other idle ones and ``start`` tried once on a new one."""
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is not None and not getattr(conn, "closed", False):
+            try:
+                return conn, start(conn)
+            except Exception:
+                self.release(conn, False)
+                self.close()  # connected before the same restart: as stale
+        conn = self._connect()
+        try:
+            return conn, start(conn)
+        except BaseException:
+            self.release(conn, False)
+            raise
 
     def release(self, conn: Any, ok: bool = True) -> None:
         """Give ``conn`` back (closed when it failed or enough are idle)."""

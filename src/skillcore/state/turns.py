@@ -55,9 +55,12 @@ class _Turn:
         "available",
         "base",
         "busy",
+        "checked",
+        "checking",
         "confirm_until",
         "confirmed",
         "done",
+        "dropped",
         "entered",
         "fork",
         "hidden",
@@ -90,6 +93,12 @@ class _Turn:
         self.entered: set[str] = set()
         self.busy: set[str] = set()
         self.done: set[str] = set()
+        #: Whether the ledger check at the turn's start is done (or not needed); the call
+        #: that makes it holds ``checking``, the turn's other calls wait for it.
+        self.checked = True
+        self.checking = threading.Lock()
+        #: Set when the ledger failed this turn: it left the store, its calls enter anew.
+        self.dropped = False
 
 
 class TurnStore:
@@ -123,6 +132,9 @@ class TurnStore:
         #: Where the latest state revision per conversation is recorded (fork detection).
         self.ledger = ledger
         self._turns: Recent[tuple[str, str], _Turn] = Recent(lambda: self.max_turns)
+        #: Turns found forked (their latest head), kept past the turn so a retry of it
+        #: fails closed too.
+        self._forks: Recent[tuple[str, str], Head] = Recent(lambda: self.max_turns)
         self.max_turns = max_turns
         self.wait_seconds = wait_seconds
         self.arrival_seconds = arrival_seconds
@@ -159,30 +171,62 @@ class TurnStore:
         plain calls must also pass on that latest state.
         """
         live = None if isinstance(base, SkillSession) else base
-        new = False
-        with self._cond:
-            turn = self._turns.get(calls.key, refresh=True)
-            if turn is None:
-                start = base if isinstance(base, SkillSession) else base.read()
-                turn = _Turn(start, hidden, available)
-                turn.rev = rev if isinstance(rev, str) else ""
-                new = True
-                self._turns.set(calls.key, turn)
-            if call_id in calls.skill:
-                turn.entered.add(call_id)
-            self._cond.notify_all()
-        if new and self.ledger is not None and rev is not None:
-            head = self.ledger.observe(
-                calls.conversation, turn.rev, calls.turn, turn.base.loaded_names
-            )
+        while True:
+            with self._cond:
+                turn = self._turns.get(calls.key, refresh=True)
+                if turn is None:
+                    start = base if isinstance(base, SkillSession) else base.read()
+                    turn = _Turn(start, hidden, available)
+                    turn.rev = rev if isinstance(rev, str) else ""
+                    turn.checked = self.ledger is None or rev is None
+                    self._turns.set(calls.key, turn)
+                if call_id in calls.skill:
+                    turn.entered.add(call_id)
+                self._cond.notify_all()
+            if self._check(turn, calls):
+                return TurnCall(self, turn, calls, call_id, live)
+
+    def _check(self, turn: _Turn, calls: TurnCalls) -> bool:
+        """Check the ledger once at the turn's start (the turn's other calls wait for it);
+        False when the turn was dropped meanwhile (enter again). A check that raises drops
+        the turn: a retry enters a new one and checks again, never trusting a turn whose
+        fork check did not happen."""
+        if turn.checked:
+            return True
+        with turn.checking:
+            if turn.dropped:
+                return False
+            if turn.checked:
+                return True
+            try:
+                head = self.ledger.observe(  # type: ignore[union-attr]
+                    calls.conversation, turn.rev, calls.turn, turn.base.loaded_names
+                )
+            except BaseException:
+                self._drop(turn, calls)
+                raise
             if head is not None:
                 self._forked(turn, calls, head, "turn start")
-        return TurnCall(self, turn, calls, call_id, live)
+            else:
+                # The turn ran before in this process and was found forked then: the
+                # ledger has since taken its revision, so a retry would not see the fork.
+                with self._cond:
+                    turn.fork = turn.fork or self._forks.get(calls.key)
+            turn.checked = True
+        return True
+
+    def _drop(self, turn: _Turn, calls: TurnCalls) -> None:
+        with self._cond:
+            turn.dropped = True
+            if self._turns.get(calls.key) is turn:
+                self._turns.pop(calls.key)
+            self._cond.notify_all()
 
     def _forked(self, turn: _Turn, calls: TurnCalls, head: Head, at: str) -> None:
         with self._cond:
             if turn.fork is None:
                 turn.fork = head
+            self._forks.set(calls.key, turn.fork)
         events.emit(
             "state.forked",
             {"conversation": calls.conversation, "expected": turn.rev, "found": head.rev, "at": at},
@@ -192,8 +236,8 @@ class TurnStore:
         turn, calls, call_id = view._turn, view.calls, view.call_id
         with self._cond:
             if call_id in calls.skill:
-                if call_id not in turn.after:  # refused or failed: no effect
-                    turn.after[call_id] = view._before
+                if call_id not in turn.after and not view._unrecorded:
+                    turn.after[call_id] = view._before  # refused or failed: no effect
                 # A call that raised before it wrote did not run: an effect another call
                 # worked out for it stays an inference (it never reaches saved state).
                 if not failed or view._written is not None:
@@ -291,6 +335,8 @@ class TurnCall(CallInTurn):
         self._before: SkillSession = turn.base
         #: This call's own write (a call run again, e.g. on resume, starts from _before).
         self._written: SkillSession | None = None
+        #: Set when this call's write failed to reach the ledger (its effect is unknown).
+        self._unrecorded = False
         self.seq = calls.position(call_id)
         self.timed_out = False
         #: Why the call cannot be placed in its turn (see :meth:`TurnCalls.refusal`): then
@@ -327,14 +373,24 @@ class TurnCall(CallInTurn):
             self._live.write(latest)
         ledger = self._store.ledger
         if ledger is not None:
-            head = ledger.advance(
-                self.calls.conversation,
-                self._turn.rev,
-                self.calls.turn,
-                self.seq,
-                latest.loaded_names,
-                self.call_id,
-            )
+            try:
+                head = ledger.advance(
+                    self.calls.conversation,
+                    self._turn.rev,
+                    self.calls.turn,
+                    self.seq,
+                    latest.loaded_names,
+                    self.call_id,
+                )
+            except BaseException:
+                # The write did not reach the ledger: the call fails and its effect is
+                # unknown, not "none" (later calls work it out and, as it is not confirmed,
+                # must also pass without it); a retry runs it again.
+                self._written, self._unrecorded = None, True
+                with self._store._cond:
+                    self._turn.after.pop(self.call_id, None)
+                    self._turn.confirmed.discard(self.call_id)
+                raise
             if head is not None:
                 self._store._forked(self._turn, self.calls, head, "write")
 
