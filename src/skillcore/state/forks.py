@@ -11,6 +11,8 @@ from typing import Any
 from skillcore.state.saved import StateStore
 from skillcore.state.session import SkillSession, apply_effect, effect_between
 from skillcore.state.stores import SessionStore
+from skillcore.state.turn_calls import Replayed
+from skillcore.state.turns import CallInTurn
 
 
 def saved_fork(states: StateStore, key: str, parent: str) -> dict[str, Any] | None:
@@ -29,15 +31,20 @@ def saved_rev(state: Mapping[str, Any]) -> str:
     return rev if isinstance(rev, str) else ""
 
 
-class ForkCheck:
+class ForkCheck(CallInTurn):
     """``inner`` (the run's :class:`SessionStore`) with one more session a plain call must be
     allowed on: the latest saved state ``head`` with this run's own effect so far applied
-    (what the two runs give one after the other; ``base`` is where this run started)."""
-
-    __slots__ = ("base", "head", "inner")
+    (what the two runs give one after the other; ``base`` is where this run started). When
+    ``inner`` is a call placed in its turn, its position, refusal and settled result are
+    kept."""
 
     def __init__(self, inner: SessionStore, head: SkillSession, base: SkillSession) -> None:
         self.inner, self.head, self.base = inner, head, base
+        turn = inner if isinstance(inner, CallInTurn) else None
+        self._turn = turn
+        self.seq = turn.seq if turn is not None else 0
+        self.timed_out = turn.timed_out if turn is not None else False
+        self.refused = turn.refused if turn is not None else None
 
     def read(self) -> SkillSession:
         """The run's session."""
@@ -47,21 +54,14 @@ class ForkCheck:
         """Write to the run's store."""
         self.inner.write(session)
 
-    @property
-    def refused(self) -> Any:
-        """As the inner store's (see :class:`~skillcore.TurnCall`)."""
-        return getattr(self.inner, "refused", None)
-
-    @property
-    def timed_out(self) -> bool:
-        """As the inner store's (see :class:`~skillcore.TurnCall`)."""
-        return bool(getattr(self.inner, "timed_out", False))
+    def settled(self) -> Replayed | None:
+        """As the inner call's (None when the inner store is not a call in a turn)."""
+        return self._turn.settled() if self._turn is not None else None
 
     def also_check(self) -> tuple[SkillSession, ...]:
-        """The inner store's extra sessions, then the latest saved state with this run's
+        """The inner call's extra sessions, then the latest saved state with this run's
         effect applied."""
-        own = getattr(self.inner, "also_check", None)
-        extra: tuple[SkillSession, ...] = own() if callable(own) else ()
+        extra = self._turn.also_check() if self._turn is not None else ()
         merged = apply_effect(self.head, effect_between(self.base, self.inner.read()))
         return (*extra, merged)
 
