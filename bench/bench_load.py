@@ -71,7 +71,7 @@ def worker(
     from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg_pool import ConnectionPool
 
-    from skillcore.state.coordination import SQLLedger
+    from skillcore.state.ledger import SQLLedger
     from skillcore_langchain import SkillsMiddleware
     from skillcore_langchain.testing import plain_tools
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synth import make_library
 
 from skillcore import SkillLibrary
-from skillcore.state.coordination import RefreshGate, file_marker
+from skillcore.state.refresh import RefreshGate, file_marker
 
 TARGET = "skill-00007"
 

@@ -55,8 +55,8 @@ from skillcore import (  # noqa: E402
     SkillSource,
     render_catalog,
 )
+from skillcore.parse.document import split_frontmatter  # noqa: E402
 from skillcore.parse.fast import scan_frontmatter  # noqa: E402
-from skillcore.parse.frontmatter import split_frontmatter  # noqa: E402
 
 HEAD = 16 * 1024
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -52,12 +52,8 @@ from skillcore.apps.evaluate import (  # noqa: E402
     relevant_shown,
     visible_names,
 )
-from skillcore.catalog.ranking import (  # noqa: E402
-    FUSION_DEPTH,
-    SearchIndex,
-    index_for,
-    semantic_available,
-)
+from skillcore.catalog.ranking import FUSION_DEPTH, SearchIndex, index_for  # noqa: E402
+from skillcore.catalog.semantic import semantic_available  # noqa: E402
 
 DATA = HERE / "selection" / "skills.json"
 KS = (1, 5, 10)

@@ -44,7 +44,8 @@ from timing import measure, print_table  # noqa: E402
 
 from skillcore import SkillLibrary, SkillLocation, SkillSource  # noqa: E402
 from skillcore.parse.frontmatter import parse_skill_file  # noqa: E402
-from skillcore.sources.base import SKILL_FILE, open_reader  # noqa: E402
+from skillcore.sources.registry import open_reader  # noqa: E402
+from skillcore.sources.source import SKILL_FILE  # noqa: E402
 
 HEAD = 16 * 1024
 

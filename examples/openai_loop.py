@@ -26,7 +26,8 @@ from typing import Any
 
 import openai
 
-from skillcore import Limits, PolicyMode, SessionRef, SkillLibrary, ToolPolicy, examples_path
+from skillcore import Limits, PolicyMode, SkillLibrary, ToolPolicy, examples_path
+from skillcore.runtime import SessionRef
 from skillcore_openai import ChatDeltas, OpenAISkills
 from skillcore_openai.testing import ScriptedCall, ScriptedServer, text, tool_calls
 

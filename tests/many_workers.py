@@ -44,13 +44,9 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.checkpoint.postgres import PostgresSaver
 
-from skillcore import loaded_names_of
-from skillcore.state.coordination import (
-    Ledger,
-    PostgresStateStore,
-    SQLiteStateStore,
-    SQLLedger,
-)
+from skillcore.runtime import loaded_names_of
+from skillcore.state.ledger import Ledger, SQLLedger
+from skillcore.state.saved import PostgresStateStore, SQLiteStateStore
 from skillcore_adk import SkillToolset
 from skillcore_adk.testing import plain_tools as adk_plain_tools
 from skillcore_langchain import SkillsMiddleware

@@ -38,7 +38,7 @@ def _unnamed() -> list[str]:
         if len(parts) == 3:  # skillcore.<layer>.<module>
             row = rows.get(".".join(parts[:2]), "")
         elif parts[0] == "skillcore":  # a foundation, or a package's own module
-            row = rows.get("skillcore.texts", "") + rows.get("skillcore.testing", "")
+            row = rows.get("skillcore.outcome_texts", "") + rows.get("skillcore.testing", "")
         else:
             row = rows.get(parts[0], "")
         if not (_named(row, parts[-1]) or f"`{dotted}`" in page):

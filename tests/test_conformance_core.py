@@ -10,16 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import (
-    Limits,
-    SkillLibrary,
-    SkillToolkit,
-    ToolPolicy,
-    TurnCalls,
-    TurnStore,
-    merge_states,
-    replies,
-)
+from skillcore import Limits, SkillLibrary, SkillToolkit, ToolPolicy
+from skillcore.runtime import TurnCalls, TurnStore, merge_states, replies
 from skillcore.testing import (
     CHECKS,
     PLAIN_TOOLS,

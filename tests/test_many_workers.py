@@ -34,8 +34,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from skillcore import loaded_names_of
-from skillcore.state.coordination import DEFAULT_WAIT_SECONDS
+from skillcore.runtime import loaded_names_of
+from skillcore.state.turn_order import DEFAULT_WAIT_SECONDS
 from skillcore.testing import write_skill
 from skillcore_langchain import SkillsMiddleware
 

@@ -8,18 +8,30 @@ import pytest
 
 from skillcore import Limits, limits
 from skillcore.apps import evaluate, mcp_server
-from skillcore.catalog import ranking
+from skillcore.catalog.semantic import MAX_EMBED_TOKENS
+from skillcore.catalog.terms import MAX_QUERY_CHARS, MAX_QUERY_TERMS
 from skillcore.library import SKILL_GRACE_SECONDS
-from skillcore.limits import MAX_STORED_ID_CHARS
-from skillcore.parse import bounds, caps, private_files
-from skillcore.parse import frontmatter as parsing
+from skillcore.limits import DEFAULT_MAX_FILE_BYTES, MAX_STORED_ID_CHARS
+from skillcore.parse import frontmatter_caps as caps
+from skillcore.parse import private_files
+from skillcore.parse import reader_common as bounds
+from skillcore.parse.frontmatter_caps import (
+    MAX_FRONTMATTER_BYTES,
+    MAX_LIST_ITEM,
+    MAX_LIST_ITEMS,
+    MAX_METADATA_ENTRIES,
+    MAX_NESTING,
+)
 from skillcore.policy import gating
-from skillcore.policy import rules as policy
+from skillcore.policy.patterns import MAX_TOOL_NAME, MAX_TOOL_PATTERN
 from skillcore.runtime import profiles
 from skillcore.sources import archive, mcp
-from skillcore.sources import base as sources
-from skillcore.state import coordination, refresh, turns
+from skillcore.sources.cursor import MAX_SYMLINK_HOPS
+from skillcore.sources.local_listing import MAX_LISTED_DIRS, MAX_LISTED_ENTRIES
+from skillcore.sources.source import SkillSource
+from skillcore.state import coordination, refresh
 from skillcore.state import token as state_token
+from skillcore.state import turn_order as turns
 from skillcore.state.saved import MAX_SAVED_STATE_BYTES
 from skillcore.state.schema import MAX_CALL_ID, MAX_STATE_ENTRIES
 from skillcore.tools import binary, reinjection, replies, scripts, specs
@@ -35,19 +47,19 @@ def _n(value: int) -> str:
 @pytest.mark.parametrize(
     "text",
     [
-        f"{_n(parsing.MAX_FRONTMATTER_BYTES)} bytes",
-        f"| nesting depth | {parsing.MAX_NESTING} |",
+        f"{_n(MAX_FRONTMATTER_BYTES)} bytes",
+        f"| nesting depth | {MAX_NESTING} |",
         f"{_n(bounds.MAX_EXPANDED_CHARS)} characters",
         f"{bounds.MAX_INT_CHARS} characters",
-        f"{parsing.MAX_LIST_ITEMS} / {parsing.MAX_LIST_ITEM} characters",
-        f"| metadata entries | {parsing.MAX_METADATA_ENTRIES} |",
+        f"{MAX_LIST_ITEMS} / {MAX_LIST_ITEM} characters",
+        f"| metadata entries | {MAX_METADATA_ENTRIES} |",
         f"{caps.MAX_HEADINGS} headings of {caps.MAX_HEADING_CHARS} characters, from at most "
         f"{_n(caps.MAX_HEADINGS_SCANNED)} bytes",
-        f"at most {sources.MAX_SYMLINK_HOPS} hops",
-        f"{_n(sources.MAX_LISTED_DIRS)} directories",
-        f"{_n(sources.MAX_LISTED_ENTRIES)} directory entries examined",
+        f"at most {MAX_SYMLINK_HOPS} hops",
+        f"{_n(MAX_LISTED_DIRS)} directories",
+        f"{_n(MAX_LISTED_ENTRIES)} directory entries examined",
         f"{Limits().max_resources} files",
-        f"at most {sources.DEFAULT_MAX_FILE_BYTES // MIB} MiB",
+        f"at most {DEFAULT_MAX_FILE_BYTES // MIB} MiB",
         f"{Limits().max_resource_bytes // 1024} KiB",
         f"capped at {Limits().max_binary_bytes // MIB} MiB each",
         f"reads {binary.SNIFF_BYTES} bytes at most",
@@ -61,14 +73,14 @@ def _n(value: int) -> str:
         f"{state_token.SECRET_BYTES} random bytes",
         f"{archive.ArchiveLimits().max_uncompressed_bytes // MIB} MiB uncompressed",
         f"{archive.ArchiveLimits().max_archive_bytes // MIB} MiB archive",
-        f"longer than {policy.MAX_TOOL_NAME}",
+        f"longer than {MAX_TOOL_NAME}",
         f"capped at {_n(specs.MAX_ARGUMENT_VALUE_CHARS)} characters",
         f"at most {specs.MAX_SCRIPT_ARGS}, each capped at",
         f"stdin at most {specs.MAX_SCRIPT_STDIN_CHARS // 1024} KiB",
         f"at most {_n(replies.MAX_SCRIPT_OUTPUT_CHARS)} characters of stdout",
         f"at most {scripts.MAX_SCRIPT_TREE_BYTES // MIB} MiB in all",
-        f"recursion depth ({sources.SkillSource('.').max_depth})",
-        f"directory entries ({_n(sources.SkillSource('.').max_entries)})",
+        f"recursion depth ({SkillSource('.').max_depth})",
+        f"directory entries ({_n(SkillSource('.').max_entries)})",
         f"at most {gating.MAX_GATED_TOOLS} per skill and {gating.MAX_GATED_NAME} characters each",
         f"at most {_n(profiles.MAX_PROFILES)} profiles",
         f"ids longer than {MAX_CALL_ID} characters are not kept",
@@ -94,8 +106,8 @@ def _n(value: int) -> str:
         f"command at most {_n(limits.SHELL_COMMAND_CHARS)} characters, each output cut at "
         f"{_n(limits.SHELL_OUTPUT_CHARS)} characters",
         f"covers the last {_n(limits.HOOK_CONVERSATIONS)} conversations",
-        f"at most {_n(ranking.MAX_QUERY_CHARS)} characters of a query ({ranking.MAX_QUERY_TERMS}",
-        f"at most {ranking.MAX_EMBED_TOKENS} tokens of a text",
+        f"at most {_n(MAX_QUERY_CHARS)} characters of a query ({MAX_QUERY_TERMS}",
+        f"at most {MAX_EMBED_TOKENS} tokens of a text",
         f"about {limits.GUIDANCE_LINES} lines and {_n(limits.GUIDANCE_TOKENS)} tokens",
         f"over {_n(limits.GUIDANCE_BYTES)} bytes ({_n(limits.GUIDANCE_TOKENS)} tokens at "
         f"{limits.CHARS_PER_TOKEN} characters a token",
@@ -115,7 +127,7 @@ def test_security_page_states_the_code_caps(text: str) -> None:
 
 def test_one_stated_cap_covers_tool_names_and_patterns() -> None:
     """The page states one length for both; they must stay the same number."""
-    assert policy.MAX_TOOL_NAME == policy.MAX_TOOL_PATTERN
+    assert MAX_TOOL_NAME == MAX_TOOL_PATTERN
 
 
 def test_security_page_states_the_settings_caps() -> None:

@@ -2,6 +2,6 @@
 
 import sys
 
-from skillcore.apps.cli import main
+from skillcore.apps import main
 
 sys.exit(main())

@@ -7,7 +7,8 @@ OpenTelemetry itself: a recording span can only exist once the application (or i
 framework) has imported it, so looking it up in ``sys.modules`` costs nothing otherwise.
 
 Events are emitted where outcomes are produced (:class:`~skillcore.SkillToolkit`, the library
-shell, :func:`~skillcore.restore_session`), never by adapters, so each happens once per call.
+shell, :func:`~skillcore.runtime.restore_session`), never by adapters, so each happens once
+per call.
 The table of names, loggers, levels and fields is :data:`EVENTS` (see docs/observability.md).
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from skillcore._text import single_line
+from skillcore._escaping import single_line
 
 
 @attrs.frozen

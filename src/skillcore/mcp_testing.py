@@ -22,12 +22,12 @@ from typing import Any, TypeVar
 import mcp_types as types
 from mcp import Client
 
-from skillcore.apps.mcp_server import STATE_META_KEY, SkillMCPServer
+from skillcore.apps import STATE_META_KEY, SkillMCPServer
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
-from skillcore.policy.rules import ToolPolicy
+from skillcore.policy import ToolPolicy
 from skillcore.testing import AdapterDriver, Attachment, Call, Capability, Reply
-from skillcore.tools.toolkit import SkillToolkit
+from skillcore.tools import SkillToolkit
 
 __all__ = ["McpServerDriver"]
 

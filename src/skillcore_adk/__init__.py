@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from skillcore.errors import require
+from skillcore.runtime import require
 
 require("google.adk", "adk", "skillcore_adk")
 

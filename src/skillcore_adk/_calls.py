@@ -8,10 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from skillcore import OutcomeCode, SkillSession, ToolResult, replies
-from skillcore._recent import Recent
-from skillcore.runtime.turn_entry import History, saved_rev
-from skillcore.state.stores import MarkedStore
+from skillcore import OutcomeCode, SkillSession, ToolResult
+from skillcore.runtime import History, MarkedStore, Recent, replies, saved_rev
 
 if TYPE_CHECKING:
     from google.adk.sessions.session import Session
@@ -23,7 +21,7 @@ CLEARED_KEPT = 4096
 
 class StateBinding(MarkedStore):
     """One tool call's view of its agent's persisted skill state (ADK session state): a
-    :class:`skillcore.SessionStore` that saves the turn's marks with the session
+    :class:`skillcore.runtime.SessionStore` that saves the turn's marks with the session
     (:class:`~skillcore.state.stores.MarkedStore`), so the toolkit reads, transitions and
     writes it with no ``await`` in between and parallel calls of one model response never
     lose an update.

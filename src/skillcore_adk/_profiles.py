@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
 
-from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
-from skillcore.runtime.config import Sources
-from skillcore.runtime.profiles import ProfileChoice, read_selector
+from skillcore import ProfileChoice, SkillConfig, SkillLibrary, SkillProfiles, SkillSession
+from skillcore.runtime import Sources, read_selector
 from skillcore_adk._toolset import DEFAULT_STATE_KEY_PREFIX, SkillToolset
 
 if TYPE_CHECKING:

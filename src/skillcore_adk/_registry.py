@@ -25,7 +25,7 @@ from skillcore import (
     ValidationMode,
     search_skills,
 )
-from skillcore.policy.gating import parse_tool_list
+from skillcore.runtime import parse_tool_list
 
 logger = logging.getLogger("skillcore_adk")
 # The library convention: a NullHandler, the application decides what is printed.

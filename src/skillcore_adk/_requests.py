@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 from skillcore import SkillSession
-from skillcore.catalog.relevance import query_text
+from skillcore.runtime import query_text
 
 if TYPE_CHECKING:
     from google.adk.agents.readonly_context import ReadonlyContext

@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from skillcore import SkillLibrary
-from skillcore.state.coordination import RefreshGate
+from skillcore import RefreshGate, SkillLibrary
 
 
 class SharedScan:

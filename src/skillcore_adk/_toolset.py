@@ -17,19 +17,21 @@ from google.adk.tools.base_toolset import BaseToolset, ToolPredicate
 from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
-from skillcore import (
-    OutcomeCode,
-    SkillConfig,
-    SkillSession,
-    ToolDecision,
+from skillcore import Ledger, OutcomeCode, SkillConfig, SkillSession, ToolDecision
+from skillcore.runtime import (
+    AdapterAttributes,
+    AdapterParts,
+    CatalogMemo,
+    ModelCalls,
+    Recent,
+    Sources,
     ToolSpec,
+    TurnCall,
+    enter_turn,
+    locate_turn,
     replies,
+    wants_tools,
 )
-from skillcore._recent import Recent
-from skillcore.runtime import turn_entry
-from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.runtime.model_calls import ModelCalls
-from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
 from skillcore_adk import _calls, _requests
 from skillcore_adk._calls import ClearedCalls, StateBinding
 from skillcore_adk._requests import latest_user_text as _latest_user_text
@@ -347,15 +349,15 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         and agent; the session itself is the live session state."""
         call_id = tool_context.function_call_id or ""
         history = _calls.history(tool_context.session)
-        calls = turn_entry.locate(self.toolkit, _calls.conversation(tool_context), call_id, history)
+        calls = locate_turn(self.toolkit, _calls.conversation(tool_context), call_id, history)
         key = self.state_key(tool_context.agent_name)
         binding = StateBinding(
             lambda raw, load: self.session_from_state(raw, load=load), tool_context.state, key
         )
-        wanted = turn_entry.wants_tools(self.toolkit, calls, self.policy)
+        wanted = wants_tools(self.toolkit, calls, self.policy)
         have = await _calls.agent_tools(tool_context) if wanted else None
         request = _requests.request_key(tool_context)
-        return turn_entry.enter(
+        return enter_turn(
             self.toolkit,
             self.turns,
             calls,

@@ -28,7 +28,8 @@ from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 from pydantic import Field
 
-from skillcore import Limits, SkillLibrary, ToolPolicy, loaded_names_of
+from skillcore import Limits, SkillLibrary, ToolPolicy
+from skillcore.runtime import loaded_names_of
 from skillcore.testing import (
     SCENARIO_PROFILE,
     SHELL_TOOL,

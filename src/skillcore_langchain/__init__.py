@@ -6,7 +6,7 @@ Install with ``pip install "skillcore-agents[langchain]"``.
 
 from __future__ import annotations
 
-from skillcore.errors import require
+from skillcore.runtime import require
 
 require("langchain.agents", "langchain", "skillcore_langchain")
 

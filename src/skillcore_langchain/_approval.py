@@ -10,10 +10,8 @@ from typing import Any, Protocol
 from langchain_core.messages import AIMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 
-from skillcore.policy.rules import PolicyMode, ToolPolicy
-from skillcore.state.session import SkillSession
-from skillcore.tools.preview import preview_decision
-from skillcore.tools.toolkit import SkillToolkit
+from skillcore import PolicyMode, SkillSession, SkillToolkit, ToolPolicy
+from skillcore.runtime import preview_decision
 
 
 class _Skills(Protocol):

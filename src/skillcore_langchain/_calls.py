@@ -1,6 +1,6 @@
 """One LangChain tool call in core terms: its thread, its place among the state's
 ``AIMessage`` tool calls, the arguments the policy judges, and the skill tool built from a
-core :class:`~skillcore.ToolSpec`."""
+core :class:`~skillcore.runtime.ToolSpec`."""
 
 from __future__ import annotations
 
@@ -12,17 +12,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool, Tool
 from langgraph.types import Command
 
-from skillcore import (
-    RawInput,
-    SkillSession,
-    SkillToolkit,
-    ToolDecision,
-    ToolResult,
-    ToolSpec,
-    replies,
-)
-from skillcore.runtime.turn_entry import History
-from skillcore.state.coordination import TurnCall
+from skillcore import SkillSession, SkillToolkit, ToolDecision, ToolResult
+from skillcore.runtime import History, RawInput, ToolSpec, TurnCall, replies
 from skillcore_langchain._messages import tool_message
 
 

@@ -16,7 +16,7 @@ from langchain_core.messages import (
 from langgraph.config import get_config
 
 from skillcore import BinaryPayload, OutcomeCode
-from skillcore.catalog.relevance import query_text
+from skillcore.runtime import query_text
 
 
 def thread_id() -> str | None:

@@ -8,8 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from skillcore import SkillSession
-from skillcore.runtime.config import Sources
-from skillcore.state.session import Restored
+from skillcore.runtime import Restored, Sources
 from skillcore_langchain._state import LOAD_KEY, SEED_KEY, STATE_KEY
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from langchain.agents.middleware.types import AgentState, OmitFromOutput, PrivateStateAttr
 from typing_extensions import NotRequired
 
-from skillcore import merge_states
+from skillcore.runtime import merge_states
 
 #: The graph state key holding the serialized skill session (private to each agent).
 STATE_KEY = "skillcore"

@@ -13,7 +13,8 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from skillcore.errors import MissingDependencyError, install_hint
+from skillcore import MissingDependencyError
+from skillcore.runtime import install_hint
 from skillcore_langchain.middleware import SkillsMiddleware
 
 __all__ = ["create_deep_agent"]

@@ -2,10 +2,11 @@
 
 Translation only: schemas, execution and replies come from :class:`skillcore.SkillToolkit`,
 the policy from :meth:`skillcore.SkillSession.check_tool`, call order and the per-turn session
-from :class:`skillcore.TurnStore`, what a model call gets from
+from :class:`skillcore.runtime.TurnStore`, what a model call gets from
 :class:`skillcore.runtime.model_calls.ModelCalls`; persistence is the JSON-native
 :meth:`skillcore.SkillSession.to_state` in one graph state key merged by
-:func:`skillcore.merge_states`. A tool call's translation is in :mod:`skillcore_langchain._calls`,
+:func:`skillcore.runtime.merge_states`. A tool call's translation is in
+:mod:`skillcore_langchain._calls`,
 the run start's in :mod:`skillcore_langchain._run_start`.
 """
 
@@ -27,12 +28,19 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from skillcore import SkillConfig, SkillSession
-from skillcore._recent import Recent
-from skillcore.runtime import turn_entry
-from skillcore.runtime.config import AdapterAttributes, AdapterParts, Sources
-from skillcore.runtime.model_calls import ModelCalls
-from skillcore.state.coordination import CatalogMemo, Ledger, TurnCall
+from skillcore import Ledger, SkillConfig, SkillSession
+from skillcore.runtime import (
+    AdapterAttributes,
+    AdapterParts,
+    CatalogMemo,
+    ModelCalls,
+    Recent,
+    Sources,
+    TurnCall,
+    enter_turn,
+    locate_turn,
+    saved_rev,
+)
 from skillcore_langchain._approval import gate
 from skillcore_langchain._calls import (
     ahook_refusal,
@@ -175,7 +183,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     def session_for(self, state: Mapping[str, Any] | None) -> SkillSession:
         """The skill session stored in an agent state (empty if there is none or it is
-        unreadable; see :func:`skillcore.restore_session`)."""
+        unreadable; see :func:`skillcore.runtime.restore_session`)."""
         return self.restore((state or {}).get(STATE_KEY)).session
 
     def _state_update(self, session: SkillSession, view: TurnCall | None = None) -> dict[str, Any]:
@@ -298,15 +306,15 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         arguments) let any process work out the earlier calls' effects."""
         call_id = required_call_id(call_id)
         thread = thread_of(config)
-        calls = turn_entry.locate(self.toolkit, thread, call_id, history(state))
+        calls = locate_turn(self.toolkit, thread, call_id, history(state))
         raw = state.get(STATE_KEY) if isinstance(state, Mapping) else None
-        return turn_entry.enter(
+        return enter_turn(
             self.toolkit,
             self.turns,
             calls,
             call_id,
             self.session_for(state),
-            rev=turn_entry.saved_rev(raw),
+            rev=saved_rev(raw),
             hidden=lambda: self._hidden(state, thread),
             # The agent's tool names at this thread's latest model call (None: unknown, so
             # the TOOL_NOT_AVAILABLE check is skipped).

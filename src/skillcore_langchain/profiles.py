@@ -20,17 +20,23 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from skillcore import OutcomeCode, SkillConfig, SkillLibrary, SkillSession, replies
-from skillcore.runtime.config import Sources
-from skillcore.runtime.profiles import (
-    DEFAULT_CONTEXT_KEY,
+from skillcore import (
+    OutcomeCode,
     ProfileChoice,
-    ProfileRestorer,
+    SkillConfig,
+    SkillLibrary,
     SkillProfiles,
+    SkillSession,
+)
+from skillcore.runtime import (
+    DEFAULT_CONTEXT_KEY,
+    ProfileRestorer,
+    Sources,
+    TurnCall,
     read_selector,
+    replies,
     tag_state,
 )
-from skillcore.state.coordination import TurnCall
 from skillcore_langchain._messages import tool_message
 from skillcore_langchain._state import STATE_KEY, SkillsState
 from skillcore_langchain.middleware import SkillsMiddleware

@@ -37,7 +37,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from pydantic import ConfigDict, Field
 
-from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy, loaded_names_of
+from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy
+from skillcore.runtime import loaded_names_of
 from skillcore.testing import (
     SCENARIO_PROFILE,
     SHELL_TOOL,

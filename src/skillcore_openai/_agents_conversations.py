@@ -13,19 +13,15 @@ from typing import Any
 
 from skillcore import (
     Limits,
+    MemoryStateStore,
     OutcomeCode,
     SkillSession,
     SkillToolkit,
-    ToolPolicy,
-    restore_session,
-)
-from skillcore.errors import require
-from skillcore.state.coordination import (
-    MemoryStateStore,
-    SavedSession,
     SQLiteStateStore,
     StateStore,
+    ToolPolicy,
 )
+from skillcore.runtime import SavedSession, require, restore_session
 from skillcore_openai._agents_state import SkillConversation, _take_request
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")

@@ -10,8 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skillcore import BinaryPayload
-from skillcore.errors import require
-from skillcore.state.turn_calls import MAX_TURN_CALLS
+from skillcore.runtime import MAX_TURN_CALLS, require
 from skillcore_openai.functions import _get, parse_call
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")

@@ -10,8 +10,7 @@ import warnings
 from functools import partial
 from typing import Any
 
-from skillcore import replies
-from skillcore.errors import require
+from skillcore.runtime import replies, require
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 

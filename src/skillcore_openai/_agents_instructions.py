@@ -10,8 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from skillcore import SkillSession
-from skillcore.errors import require
-from skillcore.tools.reinjection import Reinjection, load_replies
+from skillcore.runtime import Reinjection, load_replies, require
 from skillcore_openai._agents_state import SkillConversation
 from skillcore_openai.calls import calls_of
 from skillcore_openai.functions import _replies_of, latest_user_text, with_notes

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from skillcore import SkillSession, SkillToolkit, ToolResult
-from skillcore.state.coordination import SessionRef, SessionStore
+from skillcore.runtime import SessionRef, SessionStore
 
 __all__ = ["SkillConversation"]
 
@@ -30,7 +30,7 @@ class SkillConversation:
 
     def __init__(self, session: SkillSession | SessionStore, key: str | None = None) -> None:
         """``session``: a session, or the store it lives in (e.g. a
-        :class:`skillcore.state.coordination.SavedSession` that saves every change); ``key`` names
+        :class:`skillcore.state.saved.SavedSession` that saves every change); ``key`` names
         the conversation (None: not keyed)."""
         self._store = SessionRef(session) if isinstance(session, SkillSession) else session
         self.key = key
@@ -69,11 +69,11 @@ class SkillConversation:
         return self._store.read().to_state()
 
     def read(self) -> SkillSession:
-        """The current session (the :class:`skillcore.SessionStore` protocol)."""
+        """The current session (the :class:`skillcore.runtime.SessionStore` protocol)."""
         return self._store.read()
 
     def write(self, session: SkillSession) -> None:
-        """Replace the session (the :class:`skillcore.SessionStore` protocol)."""
+        """Replace the session (the :class:`skillcore.runtime.SessionStore` protocol)."""
         with self._lock:
             self._store.write(session)
 

@@ -9,8 +9,8 @@ import dataclasses
 import inspect
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from skillcore import SkillConfig, ToolSpec
-from skillcore.errors import require
+from skillcore import SkillConfig
+from skillcore.runtime import ToolSpec, require
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
 

@@ -10,9 +10,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillcore._recent import Recent
-from skillcore.state.coordination import TurnCall, TurnCalls, TurnIndex, TurnStore
-from skillcore.tools.reinjection import load_replies
+from skillcore.runtime import Recent, TurnCall, TurnCalls, TurnIndex, TurnStore, load_replies
 from skillcore_openai._agents_conversations import AgentConversations
 from skillcore_openai._agents_guard import _agent_tools, _calls_of, _Run, _server_kept
 from skillcore_openai._agents_state import SkillConversation

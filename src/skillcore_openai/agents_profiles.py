@@ -14,15 +14,16 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
-from skillcore.runtime.config import Sources
-from skillcore.runtime.profiles import (
-    DEFAULT_CONTEXT_KEY,
+from skillcore import (
+    MemoryStateStore,
     ProfileChoice,
-    ProfileStateStore,
-    read_selector,
+    SkillConfig,
+    SkillLibrary,
+    SkillProfiles,
+    SkillSession,
+    StateStore,
 )
-from skillcore.state.coordination import MemoryStateStore, StateStore
+from skillcore.runtime import DEFAULT_CONTEXT_KEY, ProfileStateStore, Sources, read_selector
 from skillcore_openai._agents_guard import _SkillsGuardrail
 from skillcore_openai.agents_sdk import AgentSkills, Instructions, SkillConversation
 

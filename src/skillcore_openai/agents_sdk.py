@@ -16,11 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from skillcore import Limits, SkillConfig, SkillToolkit, ToolPolicy
-from skillcore.errors import require
-from skillcore.runtime.config import Sources, check_toolkit_options, with_gated_tools
-from skillcore.state.coordination import StateStore
-from skillcore.tools.reinjection import Reinjection
+from skillcore import Limits, SkillConfig, SkillToolkit, StateStore, ToolPolicy
+from skillcore.runtime import Reinjection, Sources, check_toolkit_options, require, with_gated_tools
 from skillcore_openai._agents_state import SkillConversation
 
 require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")

@@ -8,19 +8,18 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skillcore import (
-    Limits,
-    SkillLibrary,
-    SkillSession,
-    SkillToolkit,
-    ToolPolicy,
+from skillcore import Limits, SkillLibrary, SkillSession, SkillToolkit, StateStore, ToolPolicy
+from skillcore.runtime import (
+    ForkCheck,
+    Recent,
+    apply_effect,
+    effect_between,
     events,
     restore_session,
+    saved_fork,
+    saved_rev,
+    update_state,
 )
-from skillcore._recent import Recent
-from skillcore.state.coordination import StateStore, update_state
-from skillcore.state.forks import ForkCheck, saved_fork, saved_rev
-from skillcore.state.session import apply_effect, effect_between
 
 __all__ = ["Conversations"]
 
@@ -108,7 +107,7 @@ class Conversations:
     ) -> SkillSession:
         """Rebuild a session from ``session.to_state()`` output. Never raises for what the
         state holds: unreadable state gives an empty session (logged), as in every adapter
-        (:func:`skillcore.restore_session`). ``load``: as for :meth:`ensure`."""
+        (:func:`skillcore.runtime.restore_session`). ``load``: as for :meth:`ensure`."""
         session = restore_session(
             state,
             self.library.catalog,

@@ -13,31 +13,34 @@ from typing import Any, Literal
 import anyio
 
 from skillcore import (
-    ArgumentError,
+    MemoryStateStore,
     OutcomeCode,
-    RawInput,
-    SessionRef,
-    SessionStore,
     SkillConfig,
     SkillSession,
     SkillToolkit,
+    StateStore,
     ToolDecision,
     ToolPolicy,
     ToolResult,
+)
+from skillcore.runtime import (
+    ArgumentError,
+    DeliveryIndex,
+    ForkCheck,
+    RawInput,
+    Reinjection,
+    SessionRef,
+    SessionStore,
+    Sources,
+    TurnCall,
     TurnCalls,
     TurnStore,
-    replies,
-)
-from skillcore.runtime.config import Sources, check_toolkit_options, with_gated_tools
-from skillcore.state.coordination import (
-    MemoryStateStore,
-    StateStore,
-    TurnCall,
     as_store,
+    check_toolkit_options,
+    parse_json_object,
+    replies,
+    with_gated_tools,
 )
-from skillcore.state.forks import ForkCheck
-from skillcore.tools.reinjection import DeliveryIndex, Reinjection
-from skillcore.tools.specs import parse_json_object
 from skillcore_openai.calls import (
     FunctionCall,
     arguments_of,
@@ -97,7 +100,7 @@ class OpenAISkills(Conversations, ModelView):
         policy knobs (mode, always-allowed tools, aliases, unrestricted skills) with a ready
         :class:`ToolPolicy`. ``states`` is where :meth:`load` and
         :meth:`save` keep each conversation's state (default: in memory; a
-        :class:`skillcore.state.coordination.SQLiteStateStore` survives restarts).
+        :class:`skillcore.state.saved.SQLiteStateStore` survives restarts).
         ``on_handler_error``: what a handler that raises becomes (see :data:`OnHandlerError`).
         ``tools``: skill-gated tools, as Chat Completions or Responses function tools (their
         handlers go in ``handlers``): :meth:`chat_tools` / :meth:`response_tools` include
@@ -144,7 +147,7 @@ class OpenAISkills(Conversations, ModelView):
         history: Any = None,
         conversation: str = "",
     ) -> ToolCallResult:
-        """Apply one tool call to a session (or a :class:`skillcore.SessionStore` your loop
+        """Apply one tool call to a session (or a :class:`skillcore.runtime.SessionStore` your loop
         shares between concurrent calls); never raises for bad model input. Thread the
         returned session into the next call, or use :meth:`dispatch_all`.
 

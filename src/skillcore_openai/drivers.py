@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy
-from skillcore.runtime.profiles import DEFAULT_CONTEXT_KEY
+from skillcore.runtime import DEFAULT_CONTEXT_KEY, ERROR_PREFIX
 from skillcore.testing import (
     ALL_CAPABILITIES,
     SCENARIO_PROFILE,
@@ -25,7 +25,6 @@ from skillcore.testing import (
     scenario_profiles,
     shell_reply,
 )
-from skillcore.tools.replies import ERROR_PREFIX
 from skillcore_openai.scripted_server import ScriptedCall, ScriptedServer, tool_calls
 
 __all__ = [

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from skillcore import BinaryPayload, replies
-from skillcore.catalog.relevance import query_text
+from skillcore import BinaryPayload
+from skillcore.runtime import query_text, replies
 from skillcore_openai.calls import parse_call, read_field
 from skillcore_openai.schemas import Api
 

@@ -9,7 +9,7 @@ from functools import partial
 from typing import Any
 
 from skillcore import SkillConfig, SkillSession, SkillToolkit, ToolPolicy
-from skillcore.tools.reinjection import DeliveryIndex, Reinjection
+from skillcore.runtime import DeliveryIndex, Reinjection
 from skillcore_openai.calls import calls_of, parse_call, replies_of
 from skillcore_openai.messages import with_notes
 from skillcore_openai.schemas import chat_shape, chat_tool, response_shape, response_tool, tool_name

@@ -11,15 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from skillcore import SkillConfig, SkillLibrary, SkillProfiles, SkillSession
-from skillcore.runtime.config import Sources
-from skillcore.runtime.profiles import (
-    DEFAULT_CONTEXT_KEY,
+from skillcore import (
+    MemoryStateStore,
     ProfileChoice,
-    ProfileStateStore,
-    read_selector,
+    SkillConfig,
+    SkillLibrary,
+    SkillProfiles,
+    SkillSession,
+    StateStore,
 )
-from skillcore.state.coordination import MemoryStateStore, StateStore
+from skillcore.runtime import DEFAULT_CONTEXT_KEY, ProfileStateStore, Sources, read_selector
 from skillcore_openai.dispatcher import Handler, OnHandlerError, OpenAISkills
 
 __all__ = ["DEFAULT_CONTEXT_KEY", "ProfiledOpenAISkills"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from skillcore import CatalogFormat, SkillSession, ToolSpec, catalog_view
-from skillcore.catalog.prompt import PromptMode, resolve_prompt_mode
+from skillcore import CatalogFormat, PromptMode, SkillSession, catalog_view
+from skillcore.runtime import ToolSpec, resolve_prompt_mode
 
 __all__ = [
     "Api",

@@ -12,7 +12,8 @@ from google.adk.runners import InMemoryRunner
 from google.adk.tools.base_tool import BaseTool
 from google.genai import types
 
-from skillcore import Limits, loaded_names_of
+from skillcore import Limits
+from skillcore.runtime import loaded_names_of
 from skillcore_adk import SkillPolicyPlugin, SkillToolset
 
 from .conftest import agent_with, make_skill, response_of, responses, run_turn, scripted

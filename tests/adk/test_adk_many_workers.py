@@ -14,8 +14,8 @@ import pytest
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 
-from skillcore import loaded_names_of
-from skillcore.state.coordination import SQLLedger
+from skillcore.runtime import loaded_names_of
+from skillcore.state.ledger import SQLLedger
 from skillcore_adk import SkillToolset
 
 from .conftest import agent_with, response_of, responses, run_turn, scripted

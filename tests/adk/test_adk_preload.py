@@ -12,7 +12,7 @@ from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
 from google.adk.runners import InMemoryRunner
 
-from skillcore import loaded_names_of
+from skillcore.runtime import loaded_names_of
 from skillcore_adk import SkillToolset
 
 from .conftest import agent_with, response_of, run_turn, scripted

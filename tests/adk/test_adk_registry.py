@@ -12,7 +12,8 @@ from google.adk.runners import InMemoryRunner
 from google.adk.skills import Frontmatter, Skill, load_skills_from_dir
 from google.adk.tools.skill_toolset import SkillToolset as AdkSkillToolset
 
-from skillcore import SkillLibrary, loaded_names_of
+from skillcore import SkillLibrary
+from skillcore.runtime import loaded_names_of
 from skillcore_adk import LibrarySkillRegistry, SkillToolset
 
 from .conftest import agent_with, make_skill, response_of, responses, run_turn, scripted

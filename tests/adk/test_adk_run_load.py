@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from google.adk.runners import InMemoryRunner
 
-from skillcore import loaded_names_of
+from skillcore.runtime import loaded_names_of
 from skillcore.testing import EventRecorder
 from skillcore_adk import SkillToolset
 from skillcore_adk.testing import user_message

@@ -9,7 +9,8 @@ import pytest
 from google.adk.agents import LlmAgent
 from google.adk.runners import InMemoryRunner, Runner
 
-from skillcore import SkillLibrary, loaded_names_of
+from skillcore import SkillLibrary
+from skillcore.runtime import loaded_names_of
 from skillcore_adk import SkillTool, SkillToolset
 
 from .conftest import (

@@ -12,7 +12,7 @@ import pytest
 from google.adk.apps import App
 from google.adk.runners import InMemoryRunner
 
-from skillcore.state.turn_calls import MAX_TURN_CALLS
+from skillcore.state.listed_calls import MAX_TURN_CALLS
 from skillcore_adk import SkillPolicyPlugin, SkillToolset
 
 from .conftest import agent_with, responses, run_turn, scripted

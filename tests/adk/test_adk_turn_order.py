@@ -11,7 +11,7 @@ import pytest
 from google.adk.apps import App
 from google.adk.runners import InMemoryRunner
 
-from skillcore import STATE_SCHEMA, loaded_names_of
+from skillcore.runtime import STATE_SCHEMA, loaded_names_of
 from skillcore_adk import SkillPolicyPlugin, SkillToolset
 
 from .conftest import agent_with, run_turn, scripted

@@ -11,12 +11,13 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, StateBacken
 from langgraph.store.memory import InMemoryStore
 
 from skillcore import SkillLibrary, SkillSource, SkillToolkit
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code
 from skillcore.errors import SourceError
 from skillcore.runtime.deepagents import ScopedLibrary, backend_library, run_scope
-from skillcore.sources.base import FsspecReader, open_reader
 from skillcore.sources.deepagents import BackendFileSystem, backend_sources
-from skillcore.state.session import OutcomeCode
+from skillcore.sources.fsspec_reader import FsspecReader
+from skillcore.sources.registry import open_reader
 
 
 def names(library: SkillLibrary) -> list[str]:

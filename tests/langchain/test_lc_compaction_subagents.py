@@ -13,7 +13,7 @@ from langchain.agents.middleware import SummarizationMiddleware
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from skillcore import loaded_names_of
+from skillcore.runtime import loaded_names_of
 from skillcore_langchain import SEED_KEY, STATE_KEY, SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls
 

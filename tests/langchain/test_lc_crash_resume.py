@@ -17,8 +17,8 @@ from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from skillcore import loaded_names_of
-from skillcore.state.coordination import SQLLedger
+from skillcore.runtime import loaded_names_of
+from skillcore.state.ledger import SQLLedger
 from skillcore.testing import write_skill
 from skillcore_langchain import SkillsMiddleware
 from skillcore_langchain.middleware import STATE_KEY

@@ -13,7 +13,8 @@ from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from skillcore import OutcomeCode, loaded_names_of
+from skillcore import OutcomeCode
+from skillcore.runtime import loaded_names_of
 from skillcore_langchain import STATE_KEY, SkillsMiddleware
 from skillcore_langchain.testing import plain_tools, tool_calls
 

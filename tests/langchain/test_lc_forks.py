@@ -18,7 +18,7 @@ from langchain.agents import create_agent
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from skillcore.state.coordination import SQLLedger
+from skillcore.state.ledger import SQLLedger
 from skillcore.testing import write_skill
 from skillcore_langchain import SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls

@@ -14,7 +14,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from skillcore.state.coordination import Head, SQLLedger
+from skillcore.state.ledger import Head, SQLLedger
 from skillcore.testing import write_skill
 from skillcore_langchain import SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls

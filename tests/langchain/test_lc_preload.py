@@ -11,7 +11,8 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from skillcore import OutcomeCode, loaded_names_of
+from skillcore import OutcomeCode
+from skillcore.runtime import loaded_names_of
 from skillcore_langchain import STATE_KEY, SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls
 

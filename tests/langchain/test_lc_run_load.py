@@ -11,7 +11,7 @@ from langchain.agents import create_agent
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from skillcore import loaded_names_of
+from skillcore.runtime import loaded_names_of
 from skillcore.testing import EventRecorder, write_skill
 from skillcore_langchain import STATE_KEY, SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools

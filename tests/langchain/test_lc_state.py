@@ -17,7 +17,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from skillcore import STATE_SCHEMA, SkillLibrary, loaded_names_of
+from skillcore import SkillLibrary
+from skillcore.runtime import STATE_SCHEMA, loaded_names_of
 from skillcore_langchain import STATE_KEY, SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls
 
@@ -403,7 +404,7 @@ def test_restrict_matches_nfc_equivalent_names(make_agent, model, run, tmp_path,
 def test_unreadable_or_stale_state_is_repaired(make_agent, model, run, examples, caplog) -> None:
     agent, _ = make_agent(examples)
     run(agent, thread="thread-1")
-    agent.update_state(CFG, {STATE_KEY: {"schema": "skillcore.state.session/0", "loaded": 3}})
+    agent.update_state(CFG, {STATE_KEY: {"schema": "skillcore.state/0", "loaded": 3}})
     with caplog.at_level(logging.WARNING, logger="skillcore_langchain"):
         run(agent, thread="thread-1")
     assert any("unreadable skill state" in r.getMessage() for r in caplog.records)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
-from skillcore.state.turn_calls import MAX_TURN_CALLS
+from skillcore.state.listed_calls import MAX_TURN_CALLS
 
 
 def calls(*items: tuple[str, dict[str, Any], str]) -> AIMessage:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from skillcore import STATE_SCHEMA, loaded_names_of
+from skillcore.runtime import STATE_SCHEMA, loaded_names_of
 from skillcore_langchain.middleware import STATE_KEY
 from skillcore_langchain.testing import tool_calls
 

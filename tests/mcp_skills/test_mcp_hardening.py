@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from skillcore import Code, SkillLibrary, SkillSource, SkillToolkit
-from skillcore._text import is_clean
+from skillcore._escaping import is_clean
 from skillcore.apps.mcp_server import SkillMCPServer
 from skillcore.sources.mcp import MAX_LISTED_ITEMS, MAX_PAGES, mcp_source
 

@@ -15,7 +15,7 @@ from mcp import Client
 
 from skillcore import SkillLibrary
 from skillcore.apps.mcp_server import STATE_META_KEY, SkillMCPServer
-from skillcore.state.coordination import MemoryStateStore
+from skillcore.state.saved import MemoryStateStore
 
 from .conftest import HttpServer, write_skill
 
@@ -85,7 +85,7 @@ def test_openai_save_stays_under_its_cap(long_listings: Path) -> None:
 
 def test_version_1_state_is_still_read(long_listings: Path) -> None:
     """A state saved before listings left it (version 1) restores, and saves as version 2."""
-    from skillcore import STATE_SCHEMA, restore_session
+    from skillcore.runtime import STATE_SCHEMA, restore_session
 
     library = SkillLibrary(str(long_listings), cache=False)
     listing = [["references/a.md", "reference", 1], ["scripts/run.py", "script", None]]

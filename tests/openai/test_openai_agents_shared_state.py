@@ -13,7 +13,7 @@ from agents import Agent, RunConfig, Runner, function_tool
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from skillcore import Limits, PolicyMode, SkillLibrary, ToolPolicy
-from skillcore.state.coordination import PostgresStateStore, SQLiteStateStore
+from skillcore.state.saved import PostgresStateStore, SQLiteStateStore
 from skillcore_openai import AgentSkills
 
 NO_TRACE = RunConfig(tracing_disabled=True)

@@ -16,7 +16,7 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from tests.openai.test_openai_agents_turn_order import make_agent, run_turn
 
 from skillcore import Limits, PolicyMode, SkillLibrary, ToolPolicy
-from skillcore.state.turn_calls import MAX_TURN_CALLS
+from skillcore.state.listed_calls import MAX_TURN_CALLS
 from skillcore_openai import AgentSkills
 
 CSV = {"skill_name": "csv-data-audit"}

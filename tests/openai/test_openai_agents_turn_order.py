@@ -23,7 +23,8 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from tests.core.state.test_turn_replay import SKILLS, call
 from tests.openai.test_openai_agents import make_tools
 
-from skillcore import Limits, PolicyMode, SessionRef, SkillLibrary, ToolPolicy
+from skillcore import Limits, PolicyMode, SkillLibrary, ToolPolicy
+from skillcore.runtime import SessionRef
 from skillcore.testing import write_skill
 from skillcore.tools.replies import ERROR_PREFIX
 from skillcore_openai import AgentSkills, ProfiledAgentSkills

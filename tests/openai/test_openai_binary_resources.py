@@ -14,7 +14,8 @@ import pytest
 from agents import Agent, RunConfig, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
 
-from skillcore import BinaryPayload, SkillLibrary, replies
+from skillcore import BinaryPayload, SkillLibrary
+from skillcore.runtime import replies
 from skillcore.testing import write_skill
 from skillcore_openai import (
     AgentSkills,

@@ -12,7 +12,7 @@ from agents import Agent, RunConfig, Runner, SQLiteSession, UserError, function_
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from skillcore import Limits, PolicyMode, SkillLibrary, ToolPolicy
-from skillcore.state.coordination import SQLiteStateStore
+from skillcore.state.saved import SQLiteStateStore
 from skillcore_openai import AgentSkills, OpenAISkills
 
 NO_TRACE = RunConfig(tracing_disabled=True)

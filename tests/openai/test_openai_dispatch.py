@@ -15,7 +15,8 @@ from openai.types.responses import ResponseCustomToolCall, ResponseFunctionToolC
 from openai.types.responses.response_input_item_param import FunctionCallOutput
 from pydantic import TypeAdapter
 
-from skillcore import Limits, OutcomeCode, SessionRef
+from skillcore import Limits, OutcomeCode
+from skillcore.runtime import SessionRef
 from skillcore_openai import FunctionCall, OpenAISkills, parse_call, tool_output
 
 APIS = ["chat", "responses"]

@@ -14,7 +14,7 @@ from agents import Agent, RunConfig, Runner, SQLiteSession, UserError, function_
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from skillcore import SkillConfig
-from skillcore.state.coordination import MemoryStateStore
+from skillcore.state.saved import MemoryStateStore
 from skillcore.testing import EventRecorder, make_tenant_libraries
 from skillcore_openai import OpenAISkills, ProfiledAgentSkills, ProfiledOpenAISkills
 from skillcore_openai.testing import RecordedRequest, ScriptedCall, ScriptedServer, text, tool_calls

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from skillcore.state.coordination import PostgresStateStore, SQLiteStateStore, StateStore
+from skillcore.state.saved import PostgresStateStore, SQLiteStateStore, StateStore
 from skillcore.testing import write_skill
 from skillcore_openai import OpenAISkills
 

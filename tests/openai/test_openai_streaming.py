@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillcore import SessionRef
+from skillcore.runtime import SessionRef
 from skillcore_openai import ChatDeltas, OpenAISkills
 from skillcore_openai.functions import MAX_STREAMED_CALLS
 from skillcore_openai.testing import ScriptedServer, text, tool_calls

@@ -10,7 +10,8 @@ import json
 import openai
 import pytest
 
-from skillcore import STATE_SCHEMA, OutcomeCode
+from skillcore import OutcomeCode
+from skillcore.runtime import STATE_SCHEMA
 from skillcore_openai import OpenAISkills
 from skillcore_openai.testing import ScriptedServer, tool_calls
 
@@ -109,7 +110,7 @@ def test_a_call_past_the_turn_bound_fails_closed(server, examples_library, mode)
     """A message listing more calls than one turn tracks: the call past the bound is never
     decided without the restricting load before it (``dispatch_all`` runs the calls one
     after another, in order; ``adispatch_all`` refuses it with ``TURN_TOO_LONG``)."""
-    from skillcore.state.turn_calls import MAX_TURN_CALLS
+    from skillcore.state.listed_calls import MAX_TURN_CALLS
 
     skills = OpenAISkills(examples_library, handlers=HANDLERS, allowed_tools_policy="restrict")
     load = ("load_skill", {"skill_name": "csv-data-audit"})

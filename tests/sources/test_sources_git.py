@@ -18,8 +18,8 @@ from skillcore import (
     SkillLibrary,
     SkillSource,
 )
-from skillcore.sources.base import open_reader
 from skillcore.sources.git import GitLocation, parse_git_url
+from skillcore.sources.registry import open_reader
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ from skillcore import (
     SkillSource,
     SkillToolkit,
 )
-from skillcore.sources.base import open_reader
+from skillcore.sources.registry import open_reader
 
 
 def _s3_source(bucket: str, endpoint: str, prefix: str = "skills", **opts: object) -> SkillSource:

@@ -15,7 +15,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 
-from skillcore._text import single_line
+from skillcore._escaping import single_line
 from skillcore.apps.cli_common import (
     EXIT_OK,
     EXIT_SKILL_PROBLEMS,
@@ -38,10 +38,9 @@ from skillcore.apps.cli_skills import (
     cmd_show,
     cmd_validate,
 )
-from skillcore.catalog.relevance import CatalogOrder
-from skillcore.catalog.render import CatalogFormat
+from skillcore.catalog import CatalogFormat, CatalogOrder
 from skillcore.limits import Limits
-from skillcore.parse.frontmatter import ValidationMode
+from skillcore.parse import ValidationMode
 from skillcore.runtime import settings
 
 #: The catalog budget of a session with default limits.

@@ -10,12 +10,12 @@ from typing import TextIO
 
 import attrs
 
-from skillcore._text import single_line
+from skillcore._escaping import single_line
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.errors import SkillcoreError, SkillSourceWarning
 from skillcore.examples import examples_path
 from skillcore.library import SkillLibrary
-from skillcore.sources.base import SkillSource
+from skillcore.sources import SkillSource
 
 
 def default_examples() -> str:

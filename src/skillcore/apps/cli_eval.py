@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from skillcore._text import single_line
+from skillcore._escaping import single_line
 from skillcore.apps.cli_common import (
     EXIT_SKILL_PROBLEMS,
     UsageError,

@@ -11,7 +11,7 @@ from typing import Any
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES
 from skillcore.model import SkillMetadata
-from skillcore.parse.reference import reference_errors
+from skillcore.parse import reference_errors
 
 #: The file names the reference accepts, in its order of preference.
 _SKILL_FILES = ("SKILL.md", "skill.md")

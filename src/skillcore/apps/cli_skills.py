@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from skillcore._text import prompt_text, single_line
+from skillcore._escaping import prompt_text, single_line
 from skillcore.apps.cli_common import (
     EXIT_OK,
     EXIT_SKILL_PROBLEMS,
@@ -25,17 +25,15 @@ from skillcore.apps.cli_common import (
     user_path,
 )
 from skillcore.apps.cli_reference import check_folder, reference_properties, skill_folders
-from skillcore.catalog.render import entry_description
+from skillcore.catalog import entry_description
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.library import SkillLibrary
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES, Limits
 from skillcore.model import SkillMetadata
-from skillcore.parse.document import body_span
-from skillcore.parse.frontmatter import ValidationMode, check_name
-from skillcore.parse.length import length_problem
-from skillcore.policy.rules import PolicyMode, ToolPattern, ToolPolicy
-from skillcore.sources.base import ReadError
-from skillcore.tools.toolkit import SkillToolkit
+from skillcore.parse import ValidationMode, body_span, check_name, length_problem
+from skillcore.policy import PolicyMode, ToolPattern, ToolPolicy
+from skillcore.sources import ReadError
+from skillcore.tools import SkillToolkit
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -65,7 +63,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         print_diagnostics(lib, sys.stderr, Severity.WARNING)
         print(no_skills_message(lib), file=sys.stderr)
         return EXIT_SKILL_PROBLEMS
-    # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._text).
+    # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._escaping).
     rows = [(single_line(s.name), entry_description(s)) for s in cat]
     width = max((len(name) for name, _ in rows), default=4)
     for name, desc in rows:

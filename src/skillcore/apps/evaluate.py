@@ -29,25 +29,27 @@ from pathlib import Path
 
 import attrs
 
-from skillcore.catalog.ranking import (
+from skillcore.catalog import (
     ABSTAIN_KEEP,
     STOPWORDS,
+    WORD,
+    CatalogOrder,
     Ranker,
     SearchIndex,
     index_for,
+    relevant_catalog,
     resolve_ranker,
     semantic_available,
     skill_text,
     tokens,
+    word_terms,
 )
-from skillcore.catalog.relevance import CatalogOrder, relevant_catalog
-from skillcore.catalog.terms import WORD, word_terms
 from skillcore.errors import SkillcoreError
 from skillcore.limits import Limits
 from skillcore.model import Catalog, SkillMetadata
-from skillcore.parse.caps import MAX_HEADINGS
-from skillcore.state.session import SkillSession
-from skillcore.tools.toolkit import NOTE_SUGGESTIONS
+from skillcore.parse import MAX_HEADINGS
+from skillcore.state import SkillSession
+from skillcore.tools import NOTE_SUGGESTIONS
 
 #: Bounds on what an eval file may hold.
 MAX_EVAL_FILE_BYTES = 10 * 1024 * 1024
@@ -227,9 +229,9 @@ DEFAULT_BUDGET = Limits().catalog_budget
 
 def visible_names(catalog: Catalog, budget: int) -> frozenset[str]:
     """Skills whose entry the budgeted catalog shows with no skill loaded."""
-    from skillcore.catalog.render import CatalogFormat, catalog_view
+    from skillcore.catalog import CatalogFormat, catalog_view
     from skillcore.limits import Limits
-    from skillcore.state.session import SkillSession
+    from skillcore.state import SkillSession
 
     if budget <= 0:
         return frozenset()
@@ -418,7 +420,7 @@ def load_skill_facts(path: str | Path) -> Catalog:
     """A catalog of skill facts from a JSON file: a list of ``{"name", "description"}``
     objects (or ``{"skills": [...]}``), e.g. ``examples/evals/selection/skills.json``; an
     optional ``"headings"`` list holds the body's section headings (as discovery reads
-    them, at most :data:`~skillcore.parse.caps.MAX_HEADINGS` kept)."""
+    them, at most :data:`~skillcore.parse.frontmatter_caps.MAX_HEADINGS` kept)."""
     from skillcore.model import SkillLocation
 
     path = Path(path)
@@ -496,7 +498,7 @@ def confusable_pairs(
     use_semantic = method == "semantic" or (method == "auto" and semantic_available())
     candidates = _candidate_pairs(vectors)
     if use_semantic:
-        from skillcore.catalog.ranking import SemanticIndex
+        from skillcore.catalog import SemanticIndex
 
         emb = SemanticIndex(skills).vectors
         if len(skills) <= SEMANTIC_ALL_PAIRS:

@@ -9,7 +9,7 @@ import hashlib
 from urllib.parse import quote, unquote
 
 from skillcore.errors import require
-from skillcore.sources.base import SKILL_FILE
+from skillcore.sources import SKILL_FILE
 
 require("mcp", "mcp", "The MCP server")
 

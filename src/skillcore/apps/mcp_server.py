@@ -26,8 +26,8 @@ from typing import Any
 
 import anyio
 
+from skillcore._escaping import single_line
 from skillcore._recent import Recent
-from skillcore._text import single_line
 from skillcore.apps.mcp_files import (
     LIST_TTL_MS,
     MAX_CURSOR_DIGITS,
@@ -46,20 +46,18 @@ from skillcore.events import library_logger
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.model import SkillMetadata
-from skillcore.parse.frontmatter import decode_text
-from skillcore.policy.rules import ToolPolicy
-from skillcore.sources.base import SKILL_FILE, ReadError
-from skillcore.sources.mcp_spec import (
+from skillcore.parse import decode_text
+from skillcore.policy import ToolPolicy
+from skillcore.sources import (
     MAX_SKILL_BYTES,
     MAX_SKILL_FILES,
+    SKILL_FILE,
     SKILLS_EXTENSION,
+    ReadError,
     raw_frontmatter,
 )
-from skillcore.state.session import SkillSession, restore_session
-from skillcore.state.token import StateSigner
-from skillcore.tools.binary import BinaryPayload
-from skillcore.tools.reinjection import Reinjection
-from skillcore.tools.toolkit import SkillToolkit
+from skillcore.state import SkillSession, StateSigner, restore_session
+from skillcore.tools import BinaryPayload, Reinjection, SkillToolkit
 
 require("mcp", "mcp", "The MCP server")
 
@@ -116,7 +114,7 @@ class _Server(Server[Any]):
 
 
 class _ClientState:
-    """The session of one client connection (a :class:`~skillcore.SessionStore`), and the
+    """The session of one client connection (a :class:`~skillcore.runtime.SessionStore`), and the
     state tokens it handed out."""
 
     __slots__ = ("__weakref__", "known", "outbound", "server", "session")

@@ -1,1 +1,73 @@
 """The catalog in the prompt: rendering with budgets, ranking, relevance and prompt modes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from skillcore._faces import face
+
+if TYPE_CHECKING:
+    from skillcore.catalog.prompt import (
+        PromptMode,
+        PromptTemplate,
+        resolve_prompt_mode,
+        to_template,
+    )
+    from skillcore.catalog.ranking import (
+        ABSTAIN_KEEP,
+        RANKERS,
+        Ranker,
+        SearchIndex,
+        Selection,
+        index_for,
+        resolve_ranker,
+    )
+    from skillcore.catalog.relevance import CatalogOrder, query_text, relevant_catalog
+    from skillcore.catalog.render import (
+        CatalogFormat,
+        CatalogView,
+        catalog_intro,
+        catalog_view,
+        entry_description,
+        render_catalog,
+        render_load_reply,
+    )
+    from skillcore.catalog.search import SearchHit, search_skills
+    from skillcore.catalog.semantic import SemanticIndex, semantic_available, skill_text
+    from skillcore.catalog.terms import STOPWORDS, WORD, tokens, word_terms
+
+__getattr__, __dir__, __all__ = face(
+    __name__,
+    {
+        "ABSTAIN_KEEP": "skillcore.catalog.ranking",
+        "RANKERS": "skillcore.catalog.ranking",
+        "STOPWORDS": "skillcore.catalog.terms",
+        "WORD": "skillcore.catalog.terms",
+        "CatalogFormat": "skillcore.catalog.render",
+        "CatalogOrder": "skillcore.catalog.relevance",
+        "CatalogView": "skillcore.catalog.render",
+        "PromptMode": "skillcore.catalog.prompt",
+        "PromptTemplate": "skillcore.catalog.prompt",
+        "Ranker": "skillcore.catalog.ranking",
+        "SearchHit": "skillcore.catalog.search",
+        "SearchIndex": "skillcore.catalog.ranking",
+        "Selection": "skillcore.catalog.ranking",
+        "SemanticIndex": "skillcore.catalog.semantic",
+        "catalog_intro": "skillcore.catalog.render",
+        "catalog_view": "skillcore.catalog.render",
+        "entry_description": "skillcore.catalog.render",
+        "index_for": "skillcore.catalog.ranking",
+        "query_text": "skillcore.catalog.relevance",
+        "relevant_catalog": "skillcore.catalog.relevance",
+        "render_catalog": "skillcore.catalog.render",
+        "render_load_reply": "skillcore.catalog.render",
+        "resolve_prompt_mode": "skillcore.catalog.prompt",
+        "resolve_ranker": "skillcore.catalog.ranking",
+        "search_skills": "skillcore.catalog.search",
+        "semantic_available": "skillcore.catalog.semantic",
+        "skill_text": "skillcore.catalog.semantic",
+        "to_template": "skillcore.catalog.prompt",
+        "tokens": "skillcore.catalog.terms",
+        "word_terms": "skillcore.catalog.terms",
+    },
+)

@@ -28,8 +28,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 import attrs
 
-from skillcore._text import escape, single_line
-from skillcore.catalog.ranking import MAX_QUERY_CHARS, Ranker, index_for
+from skillcore._escaping import escape, single_line
+from skillcore.catalog.ranking import Ranker, index_for
 from skillcore.catalog.render import (
     CatalogFormat,
     CatalogKey,
@@ -37,8 +37,9 @@ from skillcore.catalog.render import (
     loaded_entries,
     wrap_catalog,
 )
+from skillcore.catalog.terms import MAX_QUERY_CHARS
 from skillcore.names import ToolNames
-from skillcore.state.session import LoadedSkill, SkillSession
+from skillcore.state import LoadedSkill, SkillSession
 
 #: How many search results may jump ahead of precedence order.
 RELEVANT_DEPTH = 50

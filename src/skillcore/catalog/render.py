@@ -2,7 +2,7 @@
 
 Rendering is pure and memoised: the same session renders the same text, and a model call on an
 unchanged session costs a dictionary lookup. Skill text is untrusted: every field is passed
-through :mod:`skillcore._text` (controls and bidi characters escaped visibly) and, in XML,
+through :mod:`skillcore._escaping` (controls and bidi characters escaped visibly) and, in XML,
 escaped for markup; an unloaded skill's entry is built once per catalog.
 """
 
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from skillcore._text import (
+from skillcore._escaping import (
     cut_page,
     escape,
     folded,
@@ -26,12 +26,12 @@ from skillcore._text import (
 )
 from skillcore.model import Catalog, Resource, SkillDocument, SkillLocation, SkillMetadata
 from skillcore.names import ToolNames
-from skillcore.parse.frontmatter import MAX_DESCRIPTION
-from skillcore.sources.base import SKILL_FILE
-from skillcore.texts import page_cut
+from skillcore.outcome_texts import page_cut
+from skillcore.parse import MAX_DESCRIPTION
+from skillcore.sources import SKILL_FILE
 
 if TYPE_CHECKING:
-    from skillcore.state.session import LoadedSkill, SkillSession
+    from skillcore.state import LoadedSkill, SkillSession
 
 
 def _x(text: str) -> str:

@@ -10,11 +10,8 @@ import attrs
 from skillcore.codes import OutcomeCode
 from skillcore.limits import DEFAULT_MAX_RESOURCE_BYTES
 from skillcore.model import Catalog, Resource, SkillDocument, SkillMetadata
-from skillcore.parse.document import body_span
-from skillcore.parse.frontmatter import decode_text
-from skillcore.sources.errors import ReadError
-from skillcore.sources.reader import SourceReader
-from skillcore.sources.source import SKILL_FILE, SkillSource
+from skillcore.parse import body_span, decode_text
+from skillcore.sources import SKILL_FILE, ReadError, SkillSource, SourceReader
 
 
 @attrs.frozen

@@ -7,17 +7,14 @@ import attrs
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillLocation
-from skillcore.parse.frontmatter import (
+from skillcore.parse import (
     FRONTMATTER_HEAD_BYTES,
     MAX_FRONTMATTER_BYTES,
     ParseResult,
     ValidationMode,
     parse_skill_file,
 )
-from skillcore.sources.errors import ReadError
-from skillcore.sources.reader import SourceReader
-from skillcore.sources.scan import Scan, ScanEntry
-from skillcore.sources.source import SKILL_FILE
+from skillcore.sources import SKILL_FILE, ReadError, Scan, ScanEntry, SourceReader
 
 
 def parse_entry(

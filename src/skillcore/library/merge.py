@@ -9,8 +9,8 @@ from itertools import chain
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.library.state import SourceState
 from skillcore.model import Catalog, SkillMetadata, indexed_catalog
-from skillcore.parse.frontmatter import ParseResult
-from skillcore.sources.source import SkillSource
+from skillcore.parse import ParseResult
+from skillcore.sources import SkillSource
 
 
 def merge(

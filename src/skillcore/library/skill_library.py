@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from skillcore import events
-from skillcore._text import single_line
+from skillcore._escaping import single_line
 from skillcore.diagnostics import Code, Diagnostic
 from skillcore.errors import SkillSourceWarning
 from skillcore.library.documents import DocumentReads
@@ -39,15 +39,17 @@ from skillcore.limits import (
 )
 from skillcore.model import Catalog
 from skillcore.names import ToolNames
-from skillcore.parse.cache import ParseCache, cache_disabled, default_cache_dir, gc_paused
-from skillcore.parse.frontmatter import ValidationMode
-from skillcore.policy.rules import ToolPolicy
-from skillcore.sources.local import LocalReader
-from skillcore.sources.reader import SourceReader
-from skillcore.sources.registry import check_source, open_reader
-from skillcore.sources.scan import Scan
-from skillcore.sources.source import SkillSource
-from skillcore.state.session import SkillSession
+from skillcore.parse import ParseCache, ValidationMode, cache_disabled, default_cache_dir, gc_paused
+from skillcore.policy import ToolPolicy
+from skillcore.sources import (
+    LocalReader,
+    Scan,
+    SkillSource,
+    SourceReader,
+    check_source,
+    open_reader,
+)
+from skillcore.state import SkillSession
 
 #: The diagnostics of a source that failed as a whole (shown through ``warnings`` too).
 _SOURCE_FAILURES = frozenset({Code.SOURCE_UNREACHABLE, Code.SOURCE_STALE})

@@ -8,14 +8,10 @@ from collections.abc import Callable, Mapping
 
 import attrs
 
-from skillcore._text import describe
+from skillcore._escaping import describe
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.parse.cache import ParseCache
-from skillcore.parse.frontmatter import ParseResult
-from skillcore.sources.errors import SourceUnavailable
-from skillcore.sources.local import LocalReader
-from skillcore.sources.reader import SourceReader
-from skillcore.sources.scan import Scan, ScanEntry
+from skillcore.parse import ParseCache, ParseResult
+from skillcore.sources import LocalReader, Scan, ScanEntry, SourceReader, SourceUnavailable
 
 #: Seconds a skill keeps its last good version when its SKILL.md turns unreadable, empty or
 #: truncated (an editor or a deploy caught mid-save). Seconds, not a number of refreshes:

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from skillcore.diagnostics import Code
-from skillcore.parse.caps import MAX_LIST_ITEM, MAX_LIST_ITEMS
 from skillcore.parse.context import ParseContext
+from skillcore.parse.frontmatter_caps import MAX_LIST_ITEM, MAX_LIST_ITEMS
 from skillcore.parse.values import char_name, type_name
 
 #: A space-separated token whose parenthesised groups may contain spaces.

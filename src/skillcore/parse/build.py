@@ -10,7 +10,6 @@ from typing import Any
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillMetadata
 from skillcore.parse.allowed_tools import read_allowed_tools_field
-from skillcore.parse.bounds import KNOWN_FIELDS, SPEC_FIELDS
 from skillcore.parse.context import ParseContext, ParseResult
 from skillcore.parse.fields import (
     FLAG_FIELDS,
@@ -27,6 +26,7 @@ from skillcore.parse.fields import (
 from skillcore.parse.hooks import read_hooks
 from skillcore.parse.metadata import metadata_extensions, read_metadata_field
 from skillcore.parse.name_field import read_name_field
+from skillcore.parse.reader_common import KNOWN_FIELDS, SPEC_FIELDS
 from skillcore.parse.values import Cleaner, char_name, invisible_warning, jsonable
 
 #: Duplicated keys whose safe reading is not "the first one": allowed-tools fails closed.

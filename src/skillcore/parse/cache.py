@@ -56,7 +56,7 @@ from skillcore.parse.private_files import (
 )
 
 if TYPE_CHECKING:
-    from skillcore.parse.frontmatter import ParseResult
+    from skillcore.parse.context import ParseResult
 
 try:  # the BLAKE2 module itself: ``hashlib`` would also load OpenSSL (ms of cold start)
     from _blake2 import blake2b
@@ -107,8 +107,8 @@ _RULE_MODULES = (
     "limits",
     "parse/allowed_tools",
     "parse/build",
-    "parse/capping",
-    "parse/caps",
+    "parse/truncation",
+    "parse/frontmatter_caps",
     "parse/context",
     "parse/document",
     "parse/fields",
@@ -117,28 +117,29 @@ _RULE_MODULES = (
     "parse/hooks",
     "parse/nesting",
     "parse/values",
-    "parse/bounds",
+    "parse/reader_common",
     "parse/fast",
     "parse/yamlload",
     "model",
     "diagnostics",
-    "_text",
+    "_escaping",
     "_frozen",
 )
 
 
 def _rules() -> str:
     """What the cached results depend on besides the files: the parser and its caps."""
-    from skillcore.parse import frontmatter as parsing
+    from skillcore.parse import frontmatter_caps, reader_common
 
     parts = [f"format={_FORMAT}", f"py={sys.version_info[:2]}"]
     parts.append(f"version={getattr(sys.modules.get('skillcore'), '__version__', '?')}")
-    for name in sorted(dir(parsing)):
-        if name.startswith("MAX_") or name.endswith("_BYTES"):
-            parts.append(f"{name}={getattr(parsing, name)!r}")
+    for caps in (frontmatter_caps, reader_common):  # where the caps are defined
+        for name in sorted(dir(caps)):
+            if name.startswith("MAX_") or name.endswith("_BYTES"):
+                parts.append(f"{name}={getattr(caps, name)!r}")
     # By file, not by loaded module: the YAML modules are imported only when a file is parsed,
     # and the key must not depend on whether that happened yet in this process.
-    here = os.path.dirname(os.path.dirname(os.path.abspath(parsing.__file__)))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(frontmatter_caps.__file__)))
     for module in _RULE_MODULES:
         try:
             st = os.stat(os.path.join(here, f"{module}.py"))

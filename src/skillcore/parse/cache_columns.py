@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from skillcore._frozen import FrozenDict, thaw, to_frozen
 
 if TYPE_CHECKING:
-    from skillcore.parse.frontmatter import ParseResult
+    from skillcore.parse.context import ParseResult
 
 _new = object.__new__
 #: Runs an iterator to its end, keeping nothing (a C-level loop over ``map``).
@@ -142,7 +142,7 @@ def decode(
     """``(directories, stamps, results)`` of a payload; None when it is not this cache's;
     raises (``_BadPayload``, ``KeyError``, ...) when anything is odd."""
     from skillcore.model import SkillLocation, SkillMetadata
-    from skillcore.parse.frontmatter import ParseResult
+    from skillcore.parse.context import ParseResult
 
     if type(doc) is not dict or doc.get("key") != key:
         return None

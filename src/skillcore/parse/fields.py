@@ -8,15 +8,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillcore.diagnostics import Code, Severity
-from skillcore.parse.capping import cap_list, cap_text
-from skillcore.parse.caps import (
+from skillcore.parse.context import ParseContext, ParseResult, fail
+from skillcore.parse.frontmatter_caps import (
     MAX_COMPATIBILITY,
     MAX_DESCRIPTION,
     MAX_DESCRIPTION_STORED,
     MAX_TEXT,
     MAX_VERSION,
 )
-from skillcore.parse.context import ParseContext, ParseResult, fail
+from skillcore.parse.truncation import cap_list, cap_text
 from skillcore.parse.values import is_date, scalar_text, str_list, type_name
 
 _TEXT_FIELDS = ("license", "compatibility")

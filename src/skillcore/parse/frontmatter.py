@@ -2,7 +2,8 @@
 
 Frontmatter is bounded *before* it reaches a YAML parser (:mod:`skillcore.parse.nesting`);
 any failure while loading or converting one file's frontmatter becomes that file's
-diagnostic. The caps are in :mod:`skillcore.parse.caps` (each defined once, with a table);
+diagnostic. The caps are in :mod:`skillcore.parse.frontmatter_caps` (each defined once, with a
+table);
 the file's text in :mod:`~skillcore.parse.document`; each field has its reader
 (:mod:`~skillcore.parse.name_field`, :mod:`~skillcore.parse.fields`,
 :mod:`~skillcore.parse.metadata`, :mod:`~skillcore.parse.allowed_tools`) and
@@ -21,9 +22,10 @@ from typing import Any
 from skillcore.diagnostics import Code, Severity
 from skillcore.model import SkillLocation
 from skillcore.parse.allowed_tools import parse_allowed_tools
-from skillcore.parse.bounds import FrontmatterRefused
 from skillcore.parse.build import build
-from skillcore.parse.caps import (
+from skillcore.parse.context import ParseContext, ParseResult, ValidationMode, skip
+from skillcore.parse.document import _closing_line, body_of, decode_text, split_frontmatter
+from skillcore.parse.frontmatter_caps import (
     FRONTMATTER_HEAD_BYTES,
     MAX_COMPATIBILITY,
     MAX_DESCRIPTION,
@@ -39,13 +41,12 @@ from skillcore.parse.caps import (
     MAX_TEXT,
     MAX_VERSION,
 )
-from skillcore.parse.context import ParseContext, ParseResult, ValidationMode, skip
-from skillcore.parse.document import _closing_line, body_of, decode_text, split_frontmatter
 from skillcore.parse.headings import body_headings
 from skillcore.parse.length import length_problem
 from skillcore.parse.metadata import TYPED_METADATA
 from skillcore.parse.name_field import check_name
 from skillcore.parse.nesting import _event_depth, depth_problem, too_deep
+from skillcore.parse.reader_common import FrontmatterRefused
 from skillcore.parse.values import UNSAFE_TEXT, Cleaner, invisible_warning
 
 __all__ = [
@@ -216,7 +217,7 @@ def _load_slow(
     if too_deep is not None:
         return skip(ctx, Code.YAML_TOO_COMPLEX, too_deep)
     try:
-        loaded = _load_yaml(fixed)
+        loaded = load_yaml(fixed)
     except FrontmatterRefused as exc2:
         return skip(ctx, Code.YAML_TOO_COMPLEX, str(exc2))
     except Exception:  # report the error of the file as written
@@ -255,7 +256,7 @@ def _quote_colon_values(yaml_text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def _load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
+def load_yaml(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
     """Load one frontmatter: ``(data, dropped duplicate keys)``.
 
     Flat frontmatter goes through the checked fast scanner; PyYAML is imported only when the
@@ -279,9 +280,9 @@ def scan_frontmatter(yaml_text: str) -> dict[str, Any] | None:
 
 def _load_full(yaml_text: str) -> tuple[Any, list[tuple[str, int, bool]]]:
     """The bounded PyYAML load (see ``_yamlload.load_yaml``)."""
-    from skillcore.parse.yamlload import load_yaml
+    from skillcore.parse import yamlload
 
-    return load_yaml(yaml_text)
+    return yamlload.load_yaml(yaml_text)
 
 
 def _locate_error(yaml_text: str, exc: Exception) -> str:

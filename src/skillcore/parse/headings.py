@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from skillcore.parse.caps import MAX_HEADING_CHARS, MAX_HEADINGS, MAX_HEADINGS_SCANNED
+from skillcore.parse.frontmatter_caps import MAX_HEADING_CHARS, MAX_HEADINGS, MAX_HEADINGS_SCANNED
 from skillcore.parse.values import UNSAFE_TEXT
 
 # An ATX heading's text (after ``#`` to ``######`` and a space or tab, up to three spaces of

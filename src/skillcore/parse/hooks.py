@@ -3,7 +3,7 @@
 
 Read into one JSON-native form (``{event: [{"matcher": str, "hooks": [handler, ...]}]}``, a
 handler ``{"type", "command" | "prompt", "timeout", "once"}``, a group's ``once`` carried by
-each of its handlers), bounded by the caps of :mod:`skillcore.parse.caps`. An entry that
+each of its handlers), bounded by the caps of :mod:`skillcore.parse.frontmatter_caps`. An entry that
 cannot be read is dropped with an ``INVALID_HOOK`` diagnostic; the others are kept.
 """
 
@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillcore.diagnostics import Code
-from skillcore.parse.caps import (
+from skillcore.parse.context import ParseContext
+from skillcore.parse.frontmatter_caps import (
     MAX_HOOK_GROUPS,
     MAX_HOOK_HANDLERS,
     MAX_HOOK_MATCHER,
@@ -22,7 +23,6 @@ from skillcore.parse.caps import (
     MAX_HOOKS_PER_SKILL,
     MIN_HOOK_TIMEOUT,
 )
-from skillcore.parse.context import ParseContext
 from skillcore.parse.values import type_name
 
 #: The events a skill's hooks may name (Claude Code's spelling).

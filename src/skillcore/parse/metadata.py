@@ -9,9 +9,9 @@ from typing import Any
 
 from skillcore._frozen import FrozenDict
 from skillcore.diagnostics import Code
-from skillcore.parse.capping import cap_text
-from skillcore.parse.caps import MAX_METADATA_ENTRIES, MAX_METADATA_KEY, MAX_TEXT
 from skillcore.parse.context import ParseContext
+from skillcore.parse.frontmatter_caps import MAX_METADATA_ENTRIES, MAX_METADATA_KEY, MAX_TEXT
+from skillcore.parse.truncation import cap_text
 from skillcore.parse.values import scalar_text, type_name
 
 

@@ -7,10 +7,10 @@ import re
 import unicodedata
 from typing import Any
 
-from skillcore._text import INVISIBLE, find_invisible, single_line
+from skillcore._escaping import INVISIBLE, find_invisible, single_line
 from skillcore.diagnostics import Code, Severity
-from skillcore.parse.caps import MAX_NAME, MAX_NAME_USABLE
 from skillcore.parse.context import ParseContext, ParseResult, ValidationMode, fail
+from skillcore.parse.frontmatter_caps import MAX_NAME, MAX_NAME_USABLE
 from skillcore.parse.values import char_name, type_name
 
 _NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")

@@ -5,7 +5,7 @@ can crash the process on deeply nested input and the pure-Python loader raises
 
 from __future__ import annotations
 
-from skillcore.parse.caps import MAX_NESTING
+from skillcore.parse.frontmatter_caps import MAX_NESTING
 
 
 def _nesting_depth(yaml_text: str) -> int:

@@ -7,7 +7,8 @@ text and refuses flow collections (``[a, b]``, ``{a: b}``), anchors, aliases, ta
 repeated keys; this module reads PyYAML's event stream the same way (no types resolved, so
 ``version: 1.10`` stays ``"1.10"``), building values with an explicit stack (no recursion
 however deep the input nests). Two bounds of skillcore's own come first: the file size (the
-caller's byte cap) and :data:`~skillcore.parse.caps.MAX_FRONTMATTER_BYTES` of frontmatter.
+caller's byte cap) and :data:`~skillcore.parse.frontmatter_caps.MAX_FRONTMATTER_BYTES` of
+frontmatter.
 """
 
 from __future__ import annotations
@@ -15,7 +16,12 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
-from skillcore.parse.caps import MAX_COMPATIBILITY, MAX_DESCRIPTION, MAX_FRONTMATTER_BYTES, MAX_NAME
+from skillcore.parse.frontmatter_caps import (
+    MAX_COMPATIBILITY,
+    MAX_DESCRIPTION,
+    MAX_FRONTMATTER_BYTES,
+    MAX_NAME,
+)
 
 #: The top-level fields the reference allows; any other is an error there.
 REFERENCE_FIELDS = frozenset(

@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from skillcore._text import escape_char, find_invisible
+from skillcore._escaping import escape_char, find_invisible
 
 if TYPE_CHECKING:
     from datetime import date
@@ -56,7 +56,7 @@ def str_list(value: Any) -> list[str]:
 def invisible_warning(text: str, where: str = "the frontmatter") -> str | None:
     """What a warning says about the invisible characters in ``text``, a frontmatter or (with
     ``where``) one of its values (None: there are none; the rule is
-    :func:`skillcore._text.find_invisible`)."""
+    :func:`skillcore._escaping.find_invisible`)."""
     if text.isascii():  # the common case: one C-level scan
         return None
     found = find_invisible(text)

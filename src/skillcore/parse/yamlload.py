@@ -14,7 +14,7 @@ import yaml
 from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from skillcore.parse.bounds import (
+from skillcore.parse.reader_common import (
     KNOWN_FIELDS,
     MAX_EXPANDED_CHARS,
     MAX_INT_CHARS,

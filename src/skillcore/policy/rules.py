@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable
 
 import attrs
 
-from skillcore._text import single_line
+from skillcore._escaping import single_line
 from skillcore.codes import DecisionCode as DecisionCode  # defined with OutcomeCode; re-exported
 from skillcore.policy.aliases import (
     ALIAS_PRESETS,

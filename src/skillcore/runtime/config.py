@@ -15,32 +15,42 @@ from typing import Any, Literal, Union
 import attrs
 
 from skillcore._frozen import to_frozenset
-from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
-from skillcore.catalog.ranking import RANKERS, Ranker
-from skillcore.catalog.relevance import CatalogOrder
-from skillcore.catalog.render import CatalogFormat
+from skillcore.catalog import (
+    RANKERS,
+    CatalogFormat,
+    CatalogOrder,
+    PromptMode,
+    PromptTemplate,
+    Ranker,
+    resolve_prompt_mode,
+    to_template,
+)
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.names import ToolNames
-from skillcore.parse.frontmatter import ValidationMode
-from skillcore.policy.aliases import AUTO_ALIASES, AliasesLike, framework_aliases
-from skillcore.policy.gating import gated_registry
-from skillcore.policy.rules import (
+from skillcore.parse import ValidationMode
+from skillcore.policy import (
+    AUTO_ALIASES,
+    AliasesLike,
     PolicyMode,
     ToolAliases,
     ToolPolicy,
     UnrestrictedSkills,
+    framework_aliases,
+    gated_registry,
     to_aliases,
 )
 from skillcore.runner import Isolation, RunLimits, ScriptRunner
 from skillcore.runtime import settings
-from skillcore.sources.base import SkillSource
-from skillcore.state.ledger import Ledger, MemoryLedger
-from skillcore.state.refresh import RefreshGate
-from skillcore.state.restore import Restorer
-from skillcore.state.turns import TurnStore
-from skillcore.tools.scripts import Approve, to_isolation
-from skillcore.tools.toolkit import DEFAULT_ENUM_LIMIT, DEFAULT_SUGGESTIONS, SkillToolkit
+from skillcore.sources import SkillSource
+from skillcore.state import Ledger, MemoryLedger, RefreshGate, Restorer, TurnStore
+from skillcore.tools import (
+    DEFAULT_ENUM_LIMIT,
+    DEFAULT_SUGGESTIONS,
+    Approve,
+    SkillToolkit,
+    to_isolation,
+)
 
 #: What adapters accept as ``sources``: a ready library, one source, or several.
 Sources = Union[
@@ -337,7 +347,7 @@ class AdapterParts:
     names: ToolNames
     #: When to re-scan the sources (see :class:`~skillcore.RefreshGate`).
     refresh: RefreshGate
-    #: Call order of the tool calls of a turn (see :class:`~skillcore.TurnStore`).
+    #: Call order of the tool calls of a turn (see :class:`~skillcore.runtime.TurnStore`).
     turns: TurnStore
     #: Saved state -> session over the current catalog (see :class:`Restorer`).
     restore: Restorer

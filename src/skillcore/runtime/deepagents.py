@@ -13,7 +13,7 @@ import attrs
 from skillcore._recent import Recent
 from skillcore.library import SkillLibrary, SourceState
 from skillcore.model import Catalog
-from skillcore.sources.deepagents import SourceSpec, backend_sources
+from skillcore.sources import SourceSpec, backend_sources
 
 #: Conversations (scopes) whose catalogs a :class:`ScopedLibrary` keeps at most (least
 #: recently used first out; a scope seen again is discovered again).

@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from functools import partial
 
-from skillcore.state.session import SkillSession
-from skillcore.tools.reinjection import DeliveryIndex, Reinjection
-from skillcore.tools.toolkit import SkillToolkit
+from skillcore.state import SkillSession
+from skillcore.tools import DeliveryIndex, Reinjection, SkillToolkit
 
 
 class ModelCalls:

@@ -33,7 +33,7 @@ import attrs
 from skillcore import events
 from skillcore.library import SkillLibrary
 from skillcore.runtime.config import SkillConfig, Sources
-from skillcore.state.session import Restored
+from skillcore.state import Restored
 
 __all__ = [
     "DEFAULT_CONTEXT_KEY",
@@ -221,8 +221,8 @@ def tag_state(state: dict[str, Any], profile: str | None) -> dict[str, Any]:
 
 
 class ProfileRestorer:
-    """A restorer (saved state -> :class:`~skillcore.Restored`) for one profile: a state saved
-    under another profile (or untagged) restores as an empty session, reported as repaired so
+    """A restorer (saved state -> :class:`~skillcore.runtime.Restored`) for one profile: a state
+    saved under another profile (or untagged) restores as an empty session, reported as repaired so
     the adapter persists the reset, and as the ``profile.switched`` event."""
 
     def __init__(self, restore: Callable[[Any], Restored], profile: str | None) -> None:
@@ -249,7 +249,7 @@ class ProfileRestorer:
 
 
 class ProfileStateStore:
-    """One profile's view of a shared :class:`~skillcore.state.coordination.StateStore`: its
+    """One profile's view of a shared :class:`~skillcore.state.saved.StateStore`: its
     keys are ``"<key>@<profile>"``, so the same conversation keeps one saved state per profile and a
     state is never restored under another profile."""
 

@@ -35,8 +35,7 @@ from typing import Any
 import attrs
 
 from skillcore.errors import SkillcoreError
-from skillcore.parse.bounds import MAX_INT_CHARS
-from skillcore.parse.caps import MAX_NESTING
+from skillcore.parse import MAX_INT_CHARS, MAX_NESTING
 
 #: The file looked for in the current directory, and the table of ``pyproject.toml``.
 SETTINGS_FILE = "skills.yaml"
@@ -273,7 +272,7 @@ def _yaml_table(path: Path, text: str) -> Any:
     can expand without bound)."""
     import yaml
 
-    from skillcore.parse.nesting import too_deep
+    from skillcore.parse import too_deep
 
     if too_deep(text):
         raise ConfigError(f"{path}: nests more than {MAX_NESTING} levels deep; refused")
@@ -455,7 +454,7 @@ def _refusal(found: _File, key: str, value: str, why: str) -> str:
 def _warn_unknown(environ: Mapping[str, str]) -> None:
     """Warn about each ``SKILLCORE_*`` variable that is no setting (a typo is ignored
     otherwise), suggesting the closest known name."""
-    from skillcore.parse.cache import CACHE_ENV_OFF
+    from skillcore.parse import CACHE_ENV_OFF
 
     known = [s.env for s in SETTINGS.values()] + [CONFIG_ENV, TRUST_ENV, CACHE_ENV_OFF]
     for name in environ:

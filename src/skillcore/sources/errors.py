@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from skillcore._text import describe
+from skillcore._escaping import describe
 from skillcore.codes import OutcomeCode
 from skillcore.errors import SkillcoreError
 from skillcore.paths import PathProblem

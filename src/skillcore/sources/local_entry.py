@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from itertools import compress, islice
 
 from skillcore.diagnostics import Code, Diagnostic
-from skillcore.parse.caps import MAX_HEADINGS_SCANNED
+from skillcore.parse import MAX_HEADINGS_SCANNED
 from skillcore.paths import undecodable
 from skillcore.sources.cursor import (
     O_DIR,

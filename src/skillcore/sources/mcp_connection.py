@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from skillcore._text import describe, root_cause
+from skillcore._escaping import describe, root_cause
 from skillcore.sources.errors import SourceUnavailable
 
 _ANY = TypeAdapter(dict[str, Any])

@@ -8,7 +8,7 @@ import datetime
 from collections.abc import Mapping
 from typing import Any
 
-from skillcore.parse.frontmatter import MAX_FRONTMATTER_BYTES, decode_text, split_frontmatter
+from skillcore.parse import MAX_FRONTMATTER_BYTES, decode_text, split_frontmatter
 
 #: The Skills extension's identifier.
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
@@ -36,6 +36,7 @@ def raw_frontmatter(data: bytes) -> dict[str, Any] | None:
     """The frontmatter of a SKILL.md as written (every field, as JSON values), or None when
     it has none or it cannot be read safely (size and nesting are capped before parsing)."""
     from skillcore.parse import frontmatter as parsing
+    from skillcore.parse import too_deep
 
     text, _code, _msg = decode_text(data[: MAX_FRONTMATTER_BYTES + 4096])
     if text is None:
@@ -43,10 +44,10 @@ def raw_frontmatter(data: bytes) -> dict[str, Any] | None:
     yaml_text, _offset, terminated = split_frontmatter(text, complete=True)
     if yaml_text is None or not terminated or len(yaml_text) > MAX_FRONTMATTER_BYTES:
         return None
-    if parsing._too_deep(yaml_text):
+    if too_deep(yaml_text):
         return None
     try:
-        loaded, _dropped = parsing._load_yaml(yaml_text)
+        loaded, _dropped = parsing.load_yaml(yaml_text)
         value = json_native(loaded)
     except Exception:  # YAMLError, RecursionError, refusals: not readable safely
         return None

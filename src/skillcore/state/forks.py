@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from skillcore.state.listed_calls import Replayed
+from skillcore.state.merge import apply_effect, effect_between
 from skillcore.state.saved import StateStore
-from skillcore.state.session import SkillSession, apply_effect, effect_between
 from skillcore.state.stores import SessionStore
-from skillcore.state.turn_calls import Replayed
-from skillcore.state.turns import CallInTurn
+from skillcore.state.transitions import SkillSession
+from skillcore.state.turn_order import CallInTurn
 
 
 def saved_fork(states: StateStore, key: str, parent: str) -> dict[str, Any] | None:

@@ -15,9 +15,13 @@ from typing import Literal
 import attrs
 
 from skillcore.model import SkillMetadata
-from skillcore.policy.commands import program_option
-from skillcore.policy.patterns import ToolPattern, normalize_tool_name, wildcard_match
-from skillcore.policy.rules import ProgramOptions
+from skillcore.policy import (
+    ProgramOptions,
+    ToolPattern,
+    normalize_tool_name,
+    program_option,
+    wildcard_match,
+)
 from skillcore.state.transitions import SkillSession
 
 HookEvent = Literal["PreToolUse", "PostToolUse", "SessionStart"]

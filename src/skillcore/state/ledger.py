@@ -22,8 +22,8 @@ from skillcore._frozen import to_tuple
 from skillcore._recent import Recent
 from skillcore.errors import require
 from skillcore.limits import MAX_STORED_ID_CHARS
+from skillcore.state.listed_calls import MAX_TURN_CALLS
 from skillcore.state.sql import Connections, create_once, rollback, storable
-from skillcore.state.turn_calls import MAX_TURN_CALLS
 
 
 @attrs.frozen

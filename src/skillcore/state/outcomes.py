@@ -1,6 +1,6 @@
 """What a session's transitions return: a refusal or result (:class:`Outcome`: a stable code,
 the skill and the facts behind it), or a request for the I/O shell to read a document or a
-file first. Outcomes carry no prose: their ``message`` is worded by :mod:`skillcore.texts`.
+file first. Outcomes carry no prose: their ``message`` is worded by :mod:`skillcore.outcome_texts`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import attrs
 
 from skillcore._frozen import FrozenDict
 from skillcore.codes import Coded, OutcomeCode
-from skillcore.texts import outcome_text
+from skillcore.outcome_texts import outcome_text
 
 #: The facts of an outcome whose text needs none (shared: most outcomes have none).
 _NO_FACTS: FrozenDict[str, Any] = FrozenDict()
@@ -28,7 +28,7 @@ def _facts(value: Mapping[str, Any] | None) -> FrozenDict[str, Any]:
 class Outcome(Coded):
     """What a transition did: ``code`` (stable; ``ok`` is False for refusals and failures),
     the ``skill`` it was about, and the ``facts`` its message is worded from (names, counts,
-    tools; see :data:`skillcore.texts.OUTCOME_TEXTS`)."""
+    tools; see :data:`skillcore.outcome_texts.OUTCOME_TEXTS`)."""
 
     code: OutcomeCode
     skill: str | None = None

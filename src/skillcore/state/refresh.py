@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from skillcore.sources.cursor import O_FILE, read_fd
+from skillcore.sources import O_FILE, read_fd
 
 #: A cheap shared signal that the skills changed: a function returning a value (a version
 #: string, a file's stamp) that a deploy changes after editing the skills. Every worker's

@@ -16,8 +16,8 @@ from skillcore import events
 from skillcore._recent import Recent
 from skillcore.errors import require
 from skillcore.state.merge import apply_effect, effect_between
-from skillcore.state.session import SkillSession
 from skillcore.state.sql import Connections, create_once, rollback, storable
+from skillcore.state.transitions import SkillSession
 
 #: Longest conversation key a state store accepts (keys are ids, not data).
 MAX_CONVERSATION_KEY = 1024

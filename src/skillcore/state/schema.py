@@ -42,7 +42,7 @@ STATE_SCHEMA = "skillcore.session/2"
 #: Also read: version 1, whose entries hold the listing itself (``"resources": [[path, kind,
 #: size|null], ...]``; read as its counts), under its two names (a development build wrote
 #: the second for a while; the format id must not follow where the module lives).
-_SCHEMA_ALIASES = frozenset({STATE_SCHEMA, "skillcore.session/1", "skillcore.state.session/1"})
+_SCHEMA_ALIASES = frozenset({STATE_SCHEMA, "skillcore.session/1", "skillcore.state/1"})
 #: The largest count of one kind of file an entry may claim.
 _MAX_COUNT = 2**31
 

@@ -8,7 +8,7 @@ import abc
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from skillcore.state.session import SkillSession
+from skillcore.state.transitions import SkillSession
 
 
 @runtime_checkable

@@ -5,7 +5,7 @@ have nowhere to keep a conversation's :class:`~skillcore.SkillSession`. The serv
 client its state after every call, as a token; the client sends it back with the next call.
 Whatever comes back is hostile input: the token is checked against an HMAC-SHA256 of the
 server's secret before anything in it is read, its size is capped before that, and the state
-inside is restored with :func:`~skillcore.restore_session` over the current catalog (policy
+inside is restored with :func:`~skillcore.runtime.restore_session` over the current catalog (policy
 inputs always come from the catalog, never from the token).
 
 A token only ever holds what its own conversation had: a client that replays an older token
@@ -24,7 +24,7 @@ import secrets
 from typing import Any
 
 from skillcore.errors import StateError
-from skillcore.state.session import SkillSession
+from skillcore.state.transitions import SkillSession
 
 #: The longest token accepted (bytes of its text): checked before the signature is computed.
 MAX_STATE_TOKEN_BYTES = 1024 * 1024

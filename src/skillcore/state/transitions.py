@@ -8,7 +8,7 @@ each skill's delivery, never by text a tool output could forge).
 
 Every transition returns a new session (or the very same one when refused) plus an outcome:
 a stable ``code`` and the facts behind it (:mod:`skillcore.state.outcomes`), never prose; the
-outcome's ``message`` is worded in :mod:`skillcore.texts`.
+outcome's ``message`` is worded in :mod:`skillcore.outcome_texts`.
 """
 
 from __future__ import annotations
@@ -19,17 +19,23 @@ from typing import Any
 
 import attrs
 
+from skillcore._escaping import skill_content_marker
 from skillcore._frozen import to_tuple
-from skillcore._text import skill_content_marker
-from skillcore.codes import OutcomeCode
+from skillcore.codes import DecisionCode, OutcomeCode
 from skillcore.errors import StateError
 from skillcore.limits import Limits
 from skillcore.model import Catalog, SkillDocument, SkillMetadata
 from skillcore.names import ToolNames
+from skillcore.outcome_texts import (
+    LOAD_FAILED,
+    NOT_LOADED_FOR_RESOURCE,
+    NOT_LOADED_FOR_SCRIPT,
+    SCRIPT_BLOCKED,
+    tool_locked_reason,
+)
 from skillcore.paths import path_problem
-from skillcore.policy.rules import (
+from skillcore.policy import (
     Arguments,
-    DecisionCode,
     PolicyMode,
     ToolDecision,
     ToolPattern,
@@ -49,13 +55,6 @@ from skillcore.state.schema import (
     fitting,
     loadable,
     loaded_entries,
-)
-from skillcore.texts import (
-    LOAD_FAILED,
-    NOT_LOADED_FOR_RESOURCE,
-    NOT_LOADED_FOR_SCRIPT,
-    SCRIPT_BLOCKED,
-    tool_locked_reason,
 )
 
 
@@ -224,7 +223,7 @@ class SkillSession:
         name = normalize_tool_name(tool_name)
         if name not in self.policy.gated_tools:
             return ()
-        from skillcore.policy.gating import unlockers_index  # only agents with gated tools need it
+        from skillcore.policy import unlockers_index  # only agents with gated tools need it
 
         return unlockers_index(self.catalog).get(name, ())
 
@@ -626,7 +625,7 @@ class SkillSession:
 @functools.lru_cache(maxsize=4096)
 def _gated_of(meta: SkillMetadata, gated: frozenset[str]) -> tuple[str, ...]:
     # Asked for every loaded skill on every tool call under RESTRICT: memoised.
-    from skillcore.policy.gating import skill_gated_tools  # only agents with gated tools need it
+    from skillcore.policy import skill_gated_tools  # only agents with gated tools need it
 
     return tuple(t for t in skill_gated_tools(meta) if t in gated)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
-from skillcore.policy.rules import PolicyMode, ToolPolicy
+from skillcore.policy import PolicyMode, ToolPolicy
 from skillcore.testing.capabilities import Check, applicable, requires
 from skillcore.testing.driver import (
     GATED_TOOL,

@@ -14,7 +14,7 @@ import attrs
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.names import ToolNames
-from skillcore.policy.rules import ToolPolicy
+from skillcore.policy import ToolPolicy
 
 PLAIN_TOOLS = ("Read", "Write")
 #: The shell tool of the scenario: deepagents' name, so the ``"deepagents"`` alias preset

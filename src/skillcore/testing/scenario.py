@@ -13,8 +13,8 @@ import attrs
 
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
-from skillcore.policy.rules import ToolPolicy
-from skillcore.runtime.config import SkillConfig
+from skillcore.policy import ToolPolicy
+from skillcore.runtime import SkillConfig
 from skillcore.testing.driver import AdapterDriver, Call
 
 SCENARIO_SKILLS = {

@@ -1,2 +1,42 @@
 """The tools the model sees: specs, the toolkit, replies, binary resources, preload and
 redelivery."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from skillcore._faces import face
+
+if TYPE_CHECKING:
+    from skillcore.tools import replies
+    from skillcore.tools.binary import BinaryPayload
+    from skillcore.tools.calls import ToolResult
+    from skillcore.tools.preview import preview_decision
+    from skillcore.tools.reinjection import DeliveryIndex, Reinjection, load_replies
+    from skillcore.tools.replies import ERROR_PREFIX
+    from skillcore.tools.scripts import Approve, to_isolation
+    from skillcore.tools.specs import DEFAULT_ENUM_LIMIT, ArgumentError, ToolSpec, parse_json_object
+    from skillcore.tools.toolkit import DEFAULT_SUGGESTIONS, NOTE_SUGGESTIONS, SkillToolkit
+
+__getattr__, __dir__, __all__ = face(
+    __name__,
+    {
+        "DEFAULT_ENUM_LIMIT": "skillcore.tools.specs",
+        "DEFAULT_SUGGESTIONS": "skillcore.tools.toolkit",
+        "ERROR_PREFIX": "skillcore.tools.replies",
+        "NOTE_SUGGESTIONS": "skillcore.tools.toolkit",
+        "Approve": "skillcore.tools.scripts",
+        "ArgumentError": "skillcore.tools.specs",
+        "BinaryPayload": "skillcore.tools.binary",
+        "DeliveryIndex": "skillcore.tools.reinjection",
+        "Reinjection": "skillcore.tools.reinjection",
+        "SkillToolkit": "skillcore.tools.toolkit",
+        "ToolResult": "skillcore.tools.calls",
+        "ToolSpec": "skillcore.tools.specs",
+        "load_replies": "skillcore.tools.reinjection",
+        "parse_json_object": "skillcore.tools.specs",
+        "preview_decision": "skillcore.tools.preview",
+        "replies": "skillcore.tools.replies",
+        "to_isolation": "skillcore.tools.scripts",
+    },
+)

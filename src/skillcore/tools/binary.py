@@ -24,7 +24,7 @@ from skillcore.limits import DEFAULT_MAX_BINARY_BYTES
 
 if TYPE_CHECKING:
     from skillcore.library import ResourceContent
-    from skillcore.sources.base import ReadError
+    from skillcore.sources import ReadError
 
 
 #: How many leading bytes :func:`sniff` looks at (it never reads further).

@@ -15,8 +15,8 @@ from skillcore.codes import Coded, OutcomeCode
 from skillcore.library import ResourceContent, SkillLibrary
 from skillcore.model import SkillDocument
 from skillcore.names import ToolNames
-from skillcore.sources.base import ReadError
-from skillcore.state.session import LoadRequest, Outcome, ResourceRequest, SkillSession
+from skillcore.sources import ReadError
+from skillcore.state import LoadRequest, Outcome, ResourceRequest, SkillSession
 from skillcore.tools import replies
 from skillcore.tools.binary import BinaryPayload, binary_payload, widens, wider
 

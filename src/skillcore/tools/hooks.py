@@ -29,8 +29,8 @@ from typing import Any
 import attrs
 
 from skillcore import events
+from skillcore._escaping import escape, prompt_text, quoteattr
 from skillcore._recent import Recent
-from skillcore._text import escape, prompt_text, quoteattr
 from skillcore.codes import DecisionCode
 from skillcore.library import SkillLibrary
 from skillcore.limits import (
@@ -40,8 +40,9 @@ from skillcore.limits import (
     HOOK_OUTPUT_CHARS,
 )
 from skillcore.model import Catalog, SkillMetadata
-from skillcore.policy.rules import RawInput, ToolDecision
-from skillcore.runner.base import (
+from skillcore.outcome_texts import hook_blocked_reason
+from skillcore.policy import RawInput, ToolDecision
+from skillcore.runner import (
     Isolation,
     IsolationUnavailable,
     RunLimits,
@@ -49,9 +50,7 @@ from skillcore.runner.base import (
     ScriptResult,
     ScriptRunner,
 )
-from skillcore.state.hooks import Hook, HookEvent, hooks_for
-from skillcore.state.session import SkillSession
-from skillcore.texts import hook_blocked_reason
+from skillcore.state import Hook, HookEvent, SkillSession, hooks_for
 
 #: The exit code by which a command hook blocks (Claude Code's).
 BLOCK_EXIT = 2

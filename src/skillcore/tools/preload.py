@@ -24,9 +24,9 @@ from skillcore._recent import Recent
 from skillcore.codes import OutcomeCode
 from skillcore.library import SkillLibrary
 from skillcore.model import Catalog, SkillDocument, SkillMetadata
-from skillcore.parse.frontmatter import MAX_NAME_USABLE
-from skillcore.sources.base import ReadError
-from skillcore.state.session import LoadRequest, Outcome, SkillSession
+from skillcore.parse import MAX_NAME_USABLE
+from skillcore.sources import ReadError
+from skillcore.state import LoadRequest, Outcome, SkillSession
 from skillcore.tools import calls
 
 #: At most this many names in one run's load request (a longer request is ignored whole).

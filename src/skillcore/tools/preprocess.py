@@ -19,19 +19,18 @@ from collections.abc import Callable
 import attrs
 
 from skillcore import events
-from skillcore._text import escape, prompt_text
+from skillcore._escaping import escape, prompt_text
 from skillcore.library import SkillLibrary
 from skillcore.limits import SHELL_COMMAND_CHARS, SHELL_COMMANDS_PER_BODY, SHELL_OUTPUT_CHARS
 from skillcore.model import SkillDocument
-from skillcore.runner.base import (
+from skillcore.runner import (
     Isolation,
     IsolationUnavailable,
     ScriptRequest,
     ScriptResult,
     ScriptRunner,
 )
-from skillcore.state.hooks import shell_command_refusal
-from skillcore.state.session import SkillSession
+from skillcore.state import SkillSession, shell_command_refusal
 from skillcore.tools.hooks import skill_dir
 
 #: ``!`command` ``: one line, no backtick inside (a linear scan: no backtracking).

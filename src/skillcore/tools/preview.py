@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from skillcore.policy.rules import PolicyMode, ToolDecision
-from skillcore.state.session import SkillSession
+from skillcore.policy import PolicyMode, ToolDecision
+from skillcore.state import SkillSession
 from skillcore.tools.toolkit import SkillToolkit
 
 

@@ -13,9 +13,8 @@ from typing import Any
 
 from skillcore._recent import Recent
 from skillcore.model import SkillDocument, SkillMetadata
-from skillcore.sources.base import ReadError
-from skillcore.state.session import SkillSession
-from skillcore.state.turn_calls import MAX_TURN_CALLS
+from skillcore.sources import ReadError
+from skillcore.state import MAX_TURN_CALLS, SkillSession
 from skillcore.tools import replies
 from skillcore.tools.toolkit import SkillToolkit
 

@@ -1,7 +1,7 @@
 """Every reply the model reads from a skill tool call or a blocked call, built once.
 
 The sentences of a session's outcomes (refusals, loads, unloads) are worded in
-:mod:`skillcore.texts` from the outcome's code and facts, and sent through :func:`refusal`;
+:mod:`skillcore.outcome_texts` from the outcome's code and facts, and sent through :func:`refusal`;
 the texts only the tool layer produces (search, resources, binary files, argument and tool
 errors) are here. (The load reply itself is :meth:`skillcore.SkillToolkit.load_reply`; the
 catalog is :mod:`skillcore.catalog.render`.)
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from skillcore._text import (
+from skillcore._escaping import (
     cut_page,
     escape,
     folded,
@@ -22,22 +22,20 @@ from skillcore._text import (
     single_line,
     skill_content_marker,
 )
-from skillcore.catalog.render import entry_description
-from skillcore.catalog.search import SearchHit
+from skillcore.catalog import SearchHit, entry_description
 from skillcore.codes import OutcomeCode
 from skillcore.library import ResourceContent
 from skillcore.model import SkillMetadata
 from skillcore.names import ToolNames
-from skillcore.policy.rules import ToolDecision
-from skillcore.sources.base import ReadError
-from skillcore.state.session import Outcome, SkillSession
-from skillcore.state.turn_calls import MAX_TURN_CALLS
-from skillcore.texts import (
+from skillcore.outcome_texts import (
     offset_past_end,
     page_cut,
     tool_locked_reason,
     tools_not_available_reason,
 )
+from skillcore.policy import ToolDecision
+from skillcore.sources import ReadError
+from skillcore.state import MAX_TURN_CALLS, Outcome, SkillSession
 from skillcore.tools.binary import BinaryPayload
 
 #: How every refusal and error reply starts (adapters also mark them as errors).

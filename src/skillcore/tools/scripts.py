@@ -36,8 +36,8 @@ from skillcore.runner import (
     ScriptRunner,
     command_for,
 )
-from skillcore.sources.base import ReadError
-from skillcore.state.session import ScriptRequestPlan, SkillSession
+from skillcore.sources import ReadError
+from skillcore.state import ScriptRequestPlan, SkillSession
 from skillcore.tools import replies
 
 #: The most bytes of a skill's files copied for one run (the script and what it may read

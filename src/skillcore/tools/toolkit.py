@@ -5,10 +5,10 @@ search reply and the per-request suggestion note); and it decides plain (non-ski
 as every adapter does (the allowed-tools decision, in the turn's call order).
 
 Schemas and argument rules live in :mod:`skillcore.tools.specs`, every rule about sessions in
-:mod:`skillcore.state.session` (the allowed-tools rule is
+:mod:`skillcore.state` (the allowed-tools rule is
 :meth:`~skillcore.SkillSession.check_tool`), reply texts in :mod:`skillcore.tools.replies`,
 where the session lives while calls run in :mod:`skillcore.state.stores` and
-:mod:`skillcore.state.turns`, the steps of a call (effect, reads, result, event) in
+:mod:`skillcore.state.turn_order`, the steps of a call (effect, reads, result, event) in
 :mod:`skillcore.tools.calls`. Adapters only translate framework objects.
 """
 
@@ -23,36 +23,44 @@ from typing import Any
 import attrs
 
 from skillcore import events
+from skillcore._escaping import single_line
 from skillcore._recent import Recent
-from skillcore._text import single_line
-from skillcore.catalog.prompt import PromptMode, PromptTemplate, resolve_prompt_mode, to_template
-from skillcore.catalog.ranking import RANKERS, Ranker, Selection, index_for
-from skillcore.catalog.relevance import CatalogOrder, query_text, relevant_catalog
-from skillcore.catalog.render import (
+from skillcore.catalog import (
+    RANKERS,
     CatalogFormat,
+    CatalogOrder,
+    PromptMode,
+    PromptTemplate,
+    Ranker,
+    Selection,
     catalog_intro,
     catalog_view,
+    index_for,
+    query_text,
+    relevant_catalog,
     render_load_reply,
+    resolve_prompt_mode,
+    to_template,
 )
-from skillcore.codes import OutcomeCode
+from skillcore.codes import DecisionCode, OutcomeCode
 from skillcore.diagnostics import Severity
 from skillcore.library import SkillLibrary
 from skillcore.memo import per_catalog
 from skillcore.model import Catalog, SkillDocument
 from skillcore.names import ToolNames
-from skillcore.policy.rules import (
-    Arguments,
-    DecisionCode,
-    PolicyMode,
-    ToolDecision,
-    ToolPolicy,
-    normalize_tool_name,
-)
+from skillcore.policy import Arguments, PolicyMode, ToolDecision, ToolPolicy, normalize_tool_name
 from skillcore.runner import Isolation, RunLimits, ScriptRunner
-from skillcore.sources.base import ReadError
-from skillcore.state.session import Outcome, ResourceRequest, ScriptRequestPlan, SkillSession
-from skillcore.state.stores import SessionRef, SessionStore, as_store
-from skillcore.state.turns import CallInTurn
+from skillcore.sources import ReadError
+from skillcore.state import (
+    CallInTurn,
+    Outcome,
+    ResourceRequest,
+    ScriptRequestPlan,
+    SessionRef,
+    SessionStore,
+    SkillSession,
+    as_store,
+)
 from skillcore.tools import calls, replies, scripts
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.hooks import SkillHooks
@@ -466,7 +474,7 @@ class SkillToolkit:
         skill whose allowed-tools name others warns (RECOMMEND) or is refused with
         ``TOOL_NOT_AVAILABLE`` (RESTRICT). ``call_id``: the framework's id of this tool call;
         a load that delivers instructions records it, the only proof of delivery later
-        (:attr:`~skillcore.LoadedSkill.delivery`)."""
+        (:attr:`~skillcore.runtime.LoadedSkill.delivery`)."""
         store = as_store(target)
         step = self._begin(store, tool, arguments, hidden, available)
         if isinstance(step, ToolResult):

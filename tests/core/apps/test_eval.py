@@ -160,7 +160,7 @@ def test_cli_lint_descriptions(capsys: pytest.CaptureFixture[str], tmp_path: Pat
 
 
 def test_semantic_linter_needs_the_extra_or_finds_paraphrases() -> None:
-    from skillcore.catalog.ranking import semantic_available
+    from skillcore.catalog.semantic import semantic_available
 
     cat = Catalog(
         (

@@ -17,9 +17,9 @@ from skillcore import (
     SkillSession,
     SkillToolkit,
 )
-from skillcore.catalog.ranking import MAX_QUERY_CHARS
 from skillcore.catalog.relevance import CatalogOrder, query_text, relevant_catalog
 from skillcore.catalog.render import CatalogFormat, catalog_view
+from skillcore.catalog.terms import MAX_QUERY_CHARS
 from skillcore.testing import EventRecorder
 
 

@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from skillcore import Catalog, SkillLocation, SkillMetadata, search_skills
 from skillcore.catalog.families import Families, family_key
-from skillcore.catalog.ranking import SearchIndex, semantic_available, tokens
+from skillcore.catalog.ranking import SearchIndex
+from skillcore.catalog.semantic import semantic_available
+from skillcore.catalog.terms import tokens
 
 
 def meta(name: str, desc: str, **kw) -> SkillMetadata:

@@ -12,14 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillcore import Catalog, SkillLocation, SkillMetadata, memo, search_skills, typos
-from skillcore.catalog.ranking import (
-    MAX_QUERY_TERMS,
-    SearchIndex,
-    index_for,
-    semantic_available,
-    tokens,
-)
-from skillcore.catalog.terms import query_terms
+from skillcore.catalog.ranking import SearchIndex, index_for
+from skillcore.catalog.semantic import semantic_available
+from skillcore.catalog.terms import MAX_QUERY_TERMS, query_terms, tokens
 from skillcore.typos import CLOSE_NAMES_POSTINGS, CLOSE_NAMES_SCAN_ALL, NameIndex, close_names
 
 

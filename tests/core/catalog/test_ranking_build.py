@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from skillcore import SkillLocation, SkillMetadata
 from skillcore.catalog import postings as ranking_build
-from skillcore.catalog.ranking import FIELD_WEIGHTS, K1, B, SearchIndex, tokens
-from skillcore.catalog.terms import inverse_df
+from skillcore.catalog.ranking import SearchIndex
+from skillcore.catalog.terms import FIELD_WEIGHTS, K1, B, inverse_df, tokens
 
 try:
     import numpy

@@ -15,7 +15,8 @@ from skillcore import Catalog, SkillLibrary, SkillLocation, SkillMetadata, Skill
 from skillcore.apps.cli import main
 from skillcore.apps.evaluate import EvalCase, evaluate, load_routing, load_skill_facts
 from skillcore.catalog import ranking, semantic
-from skillcore.catalog.ranking import ABSTAIN_KEEP, SearchIndex, semantic_available
+from skillcore.catalog.ranking import ABSTAIN_KEEP, SearchIndex
+from skillcore.catalog.semantic import semantic_available
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = ROOT / "examples" / "skills"

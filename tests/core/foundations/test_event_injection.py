@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcore import SkillLibrary, events, restore_session
-from skillcore._text import is_clean
+from skillcore import SkillLibrary
+from skillcore._escaping import is_clean
+from skillcore.runtime import events, restore_session
 from skillcore.testing import write_skill
 
 FORGED = "ghost\nCRITICAL root: forged line\x1b[2J\u202e"

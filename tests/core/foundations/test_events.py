@@ -9,16 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import (
-    Limits,
-    PolicyMode,
-    SkillLibrary,
-    SkillToolkit,
-    ToolPolicy,
-    events,
-    restore_session,
-)
+from skillcore import Limits, PolicyMode, SkillLibrary, SkillToolkit, ToolPolicy
 from skillcore.events import EVENTS
+from skillcore.runtime import events, restore_session
 from skillcore.testing import EventRecorder, write_skill
 
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillcore import CatalogFormat, Code, SkillLibrary, SkillToolkit, render_catalog
-from skillcore._text import folded, prompt_text, quoteattr, single_line
+from skillcore._escaping import folded, prompt_text, quoteattr, single_line
 from skillcore.apps.cli import main
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -1,4 +1,4 @@
-"""skillcore._text: what is escaped, how, and that safe text is left alone."""
+"""skillcore._escaping: what is escaped, how, and that safe text is left alone."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcore._text import (
+from skillcore._escaping import (
     BIDI_CONTROLS,
     escape_char,
     find_invisible,

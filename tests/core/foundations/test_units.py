@@ -20,13 +20,13 @@ from skillcore import (
     SkillToolkit,
     StateError,
     ToolNames,
-    ToolPattern,
     ToolPolicy,
     catalog_view,
     render_catalog,
     search_skills,
 )
-from skillcore.parse.frontmatter import parse_allowed_tools
+from skillcore.parse.allowed_tools import parse_allowed_tools
+from skillcore.runtime import ToolPattern
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "skills"
 

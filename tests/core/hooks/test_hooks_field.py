@@ -9,8 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillcore import Code, Severity, SkillLocation, ValidationMode, parse_skill_file
-from skillcore.parse.caps import MAX_HOOK_HANDLERS, MAX_HOOK_TIMEOUT, MAX_HOOKS_PER_SKILL
-from skillcore.parse.frontmatter import ParseResult
+from skillcore.parse.context import ParseResult
+from skillcore.parse.frontmatter_caps import (
+    MAX_HOOK_HANDLERS,
+    MAX_HOOK_TIMEOUT,
+    MAX_HOOKS_PER_SKILL,
+)
 from skillcore.state.hooks import skill_hooks
 
 LOC = SkillLocation("src", "demo", "/skills/demo")

@@ -16,7 +16,7 @@ from tests.core.hooks.subprocess_runner import SubprocessRunner
 
 from skillcore import SkillLibrary, SkillSource, SkillToolkit
 from skillcore.state.hooks import hooks_for, matcher_names
-from skillcore.state.session import SkillSession
+from skillcore.state.transitions import SkillSession
 
 GUARD = """\
 hooks:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from skillcore import SkillLibrary, SkillSource
 from skillcore.model import Catalog, SkillLocation, SkillMetadata, _fingerprint, indexed_catalog
 from skillcore.model import blake2b as _blake2b
-from skillcore.sources.base import LocalReader
+from skillcore.sources.local import LocalReader
 
 _clock = itertools.count(1)
 #: Examples per property: a few dozen in the normal run, the long profile's count with

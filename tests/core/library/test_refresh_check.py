@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import SkillLibrary
-from skillcore.sources.base import LocalReader
+from skillcore.sources.local import LocalReader
 
 _clock = itertools.count(1)
 

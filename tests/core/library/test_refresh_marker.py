@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from skillcore import SkillLibrary
-from skillcore.state.coordination import RefreshGate, file_marker
-from skillcore.state.refresh import MAX_MARKER_BYTES
+from skillcore.state.refresh import MAX_MARKER_BYTES, RefreshGate, file_marker
 from skillcore.testing import write_skill
 
 

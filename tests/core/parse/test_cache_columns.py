@@ -15,7 +15,8 @@ import skillcore.parse.cache as cache_mod
 from skillcore import SkillLibrary
 from skillcore.model import SkillLocation
 from skillcore.parse.cache import ParseCache
-from skillcore.parse.frontmatter import ParseResult, parse_skill_file
+from skillcore.parse.context import ParseResult
+from skillcore.parse.frontmatter import parse_skill_file
 
 _texts = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=8

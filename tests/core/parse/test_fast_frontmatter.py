@@ -16,8 +16,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skillcore.model import SkillLocation
+from skillcore.parse.document import split_frontmatter
 from skillcore.parse.fast import scan_frontmatter
-from skillcore.parse.frontmatter import parse_skill_file, split_frontmatter
+from skillcore.parse.frontmatter import parse_skill_file
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ROOT = Path(__file__).resolve().parents[3]

@@ -20,9 +20,9 @@ from skillcore import (
     ValidationMode,
     parse_skill_file,
 )
-from skillcore.parse.bounds import MAX_EXPANDED_CHARS
-from skillcore.parse.frontmatter import (
-    _UNCONVERTIBLE,
+from skillcore.parse.context import ParseResult
+from skillcore.parse.frontmatter import _UNCONVERTIBLE
+from skillcore.parse.frontmatter_caps import (
     FRONTMATTER_HEAD_BYTES,
     MAX_DESCRIPTION,
     MAX_FRONTMATTER_BYTES,
@@ -30,8 +30,8 @@ from skillcore.parse.frontmatter import (
     MAX_LIST_ITEMS,
     MAX_METADATA_ENTRIES,
     MAX_TEXT,
-    ParseResult,
 )
+from skillcore.parse.reader_common import MAX_EXPANDED_CHARS
 
 SRC = Path(__file__).resolve().parents[3] / "src"
 LOC = SkillLocation("src", "demo", "/skills/demo")

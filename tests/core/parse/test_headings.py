@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillcore import SkillLibrary, search_skills
-from skillcore._text import is_clean
+from skillcore._escaping import is_clean
 from skillcore.catalog.terms import FIELD_WEIGHTS
 from skillcore.model import Catalog, SkillLocation, SkillMetadata
-from skillcore.parse.caps import MAX_HEADING_CHARS, MAX_HEADINGS, MAX_HEADINGS_SCANNED
 from skillcore.parse.frontmatter import parse_skill_file
+from skillcore.parse.frontmatter_caps import MAX_HEADING_CHARS, MAX_HEADINGS, MAX_HEADINGS_SCANNED
 from skillcore.parse.headings import body_headings
 
 BODY = """\

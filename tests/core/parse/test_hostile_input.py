@@ -24,7 +24,7 @@ from skillcore import (
     SourceError,
 )
 from skillcore.library import DEFAULT_HEAD_BYTES
-from skillcore.parse.frontmatter import (
+from skillcore.parse.frontmatter_caps import (
     MAX_COMPATIBILITY,
     MAX_DESCRIPTION,
     MAX_FRONTMATTER_BYTES,

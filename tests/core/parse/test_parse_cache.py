@@ -217,10 +217,10 @@ def test_changed_parser_rules_invalidate_the_cache(
 
 
 def test_the_rules_key_covers_the_caps(monkeypatch: pytest.MonkeyPatch) -> None:
-    import skillcore.parse.frontmatter as parsing
+    from skillcore.parse import frontmatter_caps as caps
 
     before = cache_mod._rules()
-    monkeypatch.setattr(parsing, "MAX_DESCRIPTION", parsing.MAX_DESCRIPTION + 1)
+    monkeypatch.setattr(caps, "MAX_DESCRIPTION", caps.MAX_DESCRIPTION + 1)
     assert cache_mod._rules() != before
 
 

@@ -9,17 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from skillcore import Code, Severity, SkillLocation, ValidationMode, parse_skill_file
-from skillcore.parse.frontmatter import (
-    MAX_NESTING,
-    ParseResult,
-    _event_depth,
-    _too_deep,
-    body_of,
-    check_name,
-    decode_text,
-    parse_allowed_tools,
-    split_frontmatter,
-)
+from skillcore.parse.allowed_tools import parse_allowed_tools
+from skillcore.parse.context import ParseResult
+from skillcore.parse.document import body_of, decode_text, split_frontmatter
+from skillcore.parse.frontmatter_caps import MAX_NESTING
+from skillcore.parse.name_field import check_name
+from skillcore.parse.nesting import _event_depth
+from skillcore.parse.nesting import too_deep as _too_deep
 
 LOC = SkillLocation("src", "demo", "/skills/demo")
 

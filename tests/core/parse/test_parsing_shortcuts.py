@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import skillcore.parse.frontmatter as parsing
 from skillcore import SkillLocation, ValidationMode, parse_skill_file
 from skillcore.parse import build, metadata, name_field
-from skillcore.parse.frontmatter import split_frontmatter
+from skillcore.parse.document import _closing_line, split_frontmatter
 
 LOC = SkillLocation("src", "demo", "/skills/demo")
 LENIENT, STRICT = ValidationMode.LENIENT, ValidationMode.STRICT
@@ -193,7 +193,7 @@ def test_closing_line_equals_the_regular_expression(text: str) -> None:
     text = "---\n" + text
     for nl in [i for i, ch in enumerate(text) if ch == "\n"][:4]:
         m = _CLOSING.search(text, nl + 1)
-        assert parsing._closing_line(text, nl) == (None if m is None else (m.start(), m.end()))
+        assert _closing_line(text, nl) == (None if m is None else (m.start(), m.end()))
 
 
 @settings(settings.get_profile("skillcore"))

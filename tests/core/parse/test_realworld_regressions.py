@@ -12,7 +12,7 @@ import pytest
 
 from skillcore import Code, Severity, SkillLibrary, SkillToolkit
 from skillcore.apps.cli import main
-from skillcore.parse.frontmatter import body_of
+from skillcore.parse.document import body_of
 
 BODY = "# Title\n\nFirst step.\n\n```\ncode\n```\n"
 LF = f"---\nname: crlf-skill\ndescription: Written on Windows.\n---\n\n{BODY}"

@@ -26,9 +26,9 @@ from skillcore import (
     ValidationMode,
     parse_skill_file,
 )
-from skillcore._text import ELLIPSIS, folded, is_clean, single_line
+from skillcore._escaping import ELLIPSIS, folded, is_clean, single_line
 from skillcore.catalog.render import CatalogFormat, entry_description, skill_file_url
-from skillcore.parse.frontmatter import MAX_DESCRIPTION, MAX_DESCRIPTION_STORED
+from skillcore.parse.frontmatter_caps import MAX_DESCRIPTION, MAX_DESCRIPTION_STORED
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 

@@ -22,7 +22,6 @@ from skillcore import (
     SkillSession,
     SkillToolkit,
     ToolPolicy,
-    replies,
 )
 from skillcore.policy.gating import (
     MAX_GATED_NAME,
@@ -32,6 +31,7 @@ from skillcore.policy.gating import (
     parse_tool_list,
     skill_gated_tools,
 )
+from skillcore.runtime import replies
 from skillcore.testing import write_skill
 
 GATED = ("deploy", "rollback", "page_oncall", "unnamed_tool")

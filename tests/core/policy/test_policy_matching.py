@@ -20,10 +20,10 @@ from skillcore import (
     SkillLocation,
     SkillMetadata,
     SkillSession,
-    ToolPattern,
     ToolPolicy,
 )
-from skillcore.policy.rules import MAX_TOOL_NAME, MAX_TOOL_PATTERN, wildcard_match
+from skillcore.policy.patterns import MAX_TOOL_NAME, MAX_TOOL_PATTERN, wildcard_match
+from skillcore.runtime import ToolPattern
 
 SRC = Path(skillcore.__file__).resolve().parents[1]  # the skillcore under test (PYTHONPATH)
 HOSTILE_PATTERN = "*a*a*a*a*a*a*a*a*a*a*a*a*b"

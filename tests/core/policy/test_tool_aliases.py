@@ -13,11 +13,12 @@ from skillcore import (
     DecisionCode,
     SkillConfig,
     ToolAliases,
-    ToolPattern,
     ToolPolicy,
     UnrestrictedSkills,
 )
-from skillcore.policy.rules import decide, wildcard_match
+from skillcore.policy.patterns import wildcard_match
+from skillcore.policy.rules import decide
+from skillcore.runtime import ToolPattern
 
 PROFILE = settings(settings.get_profile("skillcore"))
 DEEP = ToolPolicy("restrict", aliases="deepagents")

@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 from skillcore import SkillConfig, SkillLibrary, SkillSession
 from skillcore._recent import Recent
-from skillcore.runtime import turn_entry
+from skillcore.runtime.call_placement import (
+    enter_turn,
+    locate_turn,
+    saved_rev,
+    turn_loads,
+    wants_tools,
+)
 from skillcore.runtime.config import AdapterParts
 from skillcore.runtime.model_calls import ModelCalls
 from skillcore.testing import write_skill
@@ -81,14 +87,14 @@ def test_the_note_is_off_with_no_suggestions(tmp_path: Path) -> None:
 
 @given(st.one_of(st.none(), st.text(), st.integers(), st.dictionaries(st.text(), st.text())))
 def test_saved_rev_is_the_string_rev_or_empty(raw: object) -> None:
-    rev = turn_entry.saved_rev(raw)
+    rev = saved_rev(raw)
     expected = raw.get("rev") if isinstance(raw, dict) else None
     assert rev == (expected if isinstance(expected, str) else "")
 
 
 def test_saved_rev_of_a_non_string_rev_is_empty() -> None:
-    assert turn_entry.saved_rev({"rev": 3}) == ""
-    assert turn_entry.saved_rev({"rev": "r1"}) == "r1"
+    assert saved_rev({"rev": 3}) == ""
+    assert saved_rev({"rev": "r1"}) == "r1"
 
 
 def enter_with(
@@ -103,9 +109,9 @@ def enter_with(
     history = [
         ("-".join(tools), [(f"c{i}", t, {"skill_name": "alpha"}) for i, t in enumerate(tools)])
     ]
-    calls = turn_entry.locate(p.toolkit, "conv", "c0", history)
+    calls = locate_turn(p.toolkit, "conv", "c0", history)
     session = p.restore(None).session
-    view = turn_entry.enter(
+    view = enter_turn(
         p.toolkit, p.turns, calls, "c0", session, rev="", hidden=hidden, available=available
     )
     return view.context, len(asked)
@@ -117,7 +123,7 @@ def test_load_facts_are_gathered_only_when_the_turn_loads(tmp_path: Path) -> Non
     context, asked = enter_with(p, [names.load, "Read"], {"Read"})
     assert asked == 1
     assert context == {"hidden": frozenset({"beta"}), "available": frozenset({"Read"})}
-    assert turn_entry.loads(p.toolkit, turn_entry.locate(p.toolkit, "x", "a", [])) is False
+    assert turn_loads(p.toolkit, locate_turn(p.toolkit, "x", "a", [])) is False
     context, asked = enter_with(p, [names.unload, "Read"], {"Read"})
     assert asked == 0
     assert context["available"] is None and not context["hidden"]
@@ -129,8 +135,8 @@ def test_the_agent_tools_are_wanted_with_the_check_on_or_under_restrict(tmp_path
     off = parts(tmp_path / "off")
     restrict = parts(tmp_path / "restrict", allowed_tools_policy="restrict")
     for p, wanted in ((on, True), (off, False), (restrict, True)):
-        calls = turn_entry.locate(p.toolkit, "c", "c0", history)
-        assert turn_entry.wants_tools(p.toolkit, calls, p.policy) is wanted
+        calls = locate_turn(p.toolkit, "c", "c0", history)
+        assert wants_tools(p.toolkit, calls, p.policy) is wanted
 
 
 # -- Recent ----------------------------------------------------------------------------------

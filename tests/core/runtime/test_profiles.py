@@ -11,14 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillcore import (
-    PolicyMode,
-    SkillConfig,
-    SkillLibrary,
-    SkillProfiles,
-    SkillToolkit,
-    restore_session,
-)
+from skillcore import PolicyMode, SkillConfig, SkillLibrary, SkillProfiles, SkillToolkit
+from skillcore.runtime import restore_session
 from skillcore.runtime.profiles import (
     PROFILE_STATE_FIELD,
     ProfileRestorer,
@@ -26,7 +20,7 @@ from skillcore.runtime.profiles import (
     read_selector,
     tag_state,
 )
-from skillcore.state.coordination import MemoryStateStore
+from skillcore.state.saved import MemoryStateStore
 from skillcore.testing import EventRecorder, make_tenant_libraries
 
 NAMES = ("acme", "beta", "a.b-c_1")

@@ -31,7 +31,7 @@ from skillcore import (
     SkillToolkit,
 )
 from skillcore.library import SKILL_GRACE_SECONDS
-from skillcore.sources.base import MAX_LISTED_DIRS
+from skillcore.sources.local_listing import MAX_LISTED_DIRS
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32" or not hasattr(os, "mkfifo"), reason="POSIX file semantics"

@@ -22,8 +22,8 @@ from skillcore import (
     SkillToolkit,
     StateError,
     ToolPolicy,
-    restore_session,
 )
+from skillcore.runtime import restore_session
 from skillcore.testing import write_skill
 
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

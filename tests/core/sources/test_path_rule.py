@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillcore.paths import PathProblem, normalise_relpath, path_problem
-from skillcore.sources.base import ReadError, safe_relpath
+from skillcore.sources.errors import ReadError
+from skillcore.sources.reader import safe_relpath
 
 PATHS = st.text(alphabet=st.sampled_from(list("ab./\\:\x00\x1f ..é")), max_size=12)
 

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from skillcore.limits import MAX_STORED_ID_CHARS
-from skillcore.state.coordination import MemoryLedger, SQLLedger
-from skillcore.state.ledger import stored_id
+from skillcore.state.ledger import MemoryLedger, SQLLedger, stored_id
 
 LONG = "c" * 6_600
 

@@ -1,6 +1,6 @@
 """The text of every outcome a session returns, pinned word for word.
 
-The session returns a code and the facts behind it; :mod:`skillcore.texts` words them. The
+The session returns a code and the facts behind it; :mod:`skillcore.outcome_texts` words them. The
 reference functions below are the wording the model has always read (written out here once,
 independently of the code under test): every outcome code a transition can return is
 produced through the real transitions and its message compared byte for byte, for many skill
@@ -23,11 +23,11 @@ from skillcore import (
     SkillSession,
     ToolPolicy,
 )
-from skillcore._text import quoted_excerpt, single_line
+from skillcore._escaping import quoted_excerpt, single_line
 from skillcore.names import ToolNames
 from skillcore.paths import path_problem
+from skillcore.state.outcomes import Outcome
 from skillcore.state.schema import MAX_STATE_STRING
-from skillcore.state.session import Outcome
 from skillcore.typos import close_names
 
 # -- the reference wording ---------------------------------------------------------------------

@@ -23,21 +23,17 @@ from tests.core.strategies import NAMES, TOOLS, catalogs, limits, policies
 from skillcore import (
     CatalogFormat,
     Limits,
-    LoadRequest,
     Outcome,
     OutcomeCode,
     PolicyMode,
     SkillDocument,
     SkillSession,
-    ToolPattern,
     ToolPolicy,
-    TurnCalls,
-    TurnStore,
     UnrestrictedSkills,
     catalog_view,
-    merge_states,
     render_catalog,
 )
+from skillcore.runtime import LoadRequest, ToolPattern, TurnCalls, TurnStore, merge_states
 
 settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci")
@@ -377,7 +373,8 @@ TestSessionMachine.settings = settings(max_examples=60, stateful_step_count=25, 
 
 
 def test_evolve_rechecks_invariants() -> None:
-    from skillcore import Catalog, Limits, LoadedSkill, SkillLocation, SkillMetadata
+    from skillcore import Catalog, Limits, SkillLocation, SkillMetadata
+    from skillcore.runtime import LoadedSkill
 
     meta = SkillMetadata("a", "d", SkillLocation("s", "a", "/a"))
     s = SkillSession(Catalog((meta,)), Limits(max_loaded=1))

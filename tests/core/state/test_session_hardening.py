@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import (
-    STATE_SCHEMA,
     Catalog,
     Limits,
     OutcomeCode,
@@ -23,7 +22,9 @@ from skillcore import (
     StateError,
     ToolPolicy,
 )
-from skillcore.state.session import ResourceRequest, restore_session
+from skillcore.runtime import STATE_SCHEMA
+from skillcore.state.outcomes import ResourceRequest
+from skillcore.state.restore import restore_session
 
 RESTRICT = ToolPolicy(PolicyMode.RESTRICT)
 

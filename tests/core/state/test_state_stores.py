@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from skillcore import SkillLibrary, SkillToolkit
-from skillcore.state.coordination import (
+from skillcore.state.restore import restore_session
+from skillcore.state.saved import (
     MAX_CONVERSATION_KEY,
     MAX_SAVED_STATE_BYTES,
     MemoryStateStore,
@@ -18,7 +19,6 @@ from skillcore.state.coordination import (
     SQLiteStateStore,
     StateStore,
 )
-from skillcore.state.session import restore_session
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -102,7 +102,7 @@ def test_saved_session_writes_through() -> None:
 def test_postgres_refuses_keys_it_cannot_store_clearly(postgres_url: str) -> None:
     """A NUL in a conversation key is refused by name, in every method, not by a
     ``DataError`` from the database (nor half-way through ``update``)."""
-    from skillcore.state.coordination import PostgresStateStore
+    from skillcore.state.saved import PostgresStateStore
 
     store = PostgresStateStore(postgres_url, table="state_bad_keys")
     for call in (

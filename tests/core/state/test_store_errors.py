@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from skillcore.state.coordination import SQLiteStateStore, SQLLedger
+from skillcore.state.ledger import SQLLedger
+from skillcore.state.saved import SQLiteStateStore
 
 
 def tiny(path: Path) -> sqlite3.Connection:

@@ -13,16 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcore import (
-    Limits,
-    OutcomeCode,
-    PolicyMode,
-    SkillLibrary,
-    SkillToolkit,
-    ToolPolicy,
-    TurnCalls,
-    TurnStore,
-)
+from skillcore import Limits, OutcomeCode, PolicyMode, SkillLibrary, SkillToolkit, ToolPolicy
+from skillcore.runtime import TurnCalls, TurnStore
 from skillcore.state.stores import SessionRef
 from skillcore.testing import write_skill
 
@@ -140,7 +132,7 @@ def test_a_plain_call_is_never_allowed_when_the_in_order_replay_refuses_it(
     starts = data.draw(st.permutations(range(len(calls))), label="starts")
     base = session(toolkit, *preloaded)
     reference = in_order(toolkit, base, calls)
-    with mock.patch("skillcore.state.turn_calls.MAX_TURN_CALLS", bound):
+    with mock.patch("skillcore.state.listed_calls.MAX_TURN_CALLS", bound):
         got = threaded(toolkit, base, calls, ids, starts)
     assert set(got) == set(reference)
     for p, allowed in got.items():

@@ -9,8 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from skillcore import PolicyMode, SessionRef, SkillLibrary, SkillToolkit, ToolPolicy, TurnCalls
-from skillcore.state.coordination import TurnIndex, TurnStore
+from skillcore import PolicyMode, SkillLibrary, SkillToolkit, ToolPolicy
+from skillcore.runtime import SessionRef, TurnCalls
+from skillcore.state.announced_turns import TurnIndex
+from skillcore.state.turn_order import TurnStore
 from skillcore.testing import write_skill
 
 

@@ -10,16 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from skillcore import (
-    Limits,
-    PolicyMode,
-    SessionRef,
-    SkillLibrary,
-    SkillToolkit,
-    ToolPolicy,
-    TurnCalls,
-    TurnStore,
-)
+from skillcore import Limits, PolicyMode, SkillLibrary, SkillToolkit, ToolPolicy
+from skillcore.runtime import SessionRef, TurnCalls, TurnStore
 from skillcore.testing import write_skill
 
 

@@ -13,18 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcore import (
-    Limits,
-    PolicyMode,
-    SkillLibrary,
-    SkillToolkit,
-    ToolPolicy,
-    TurnCalls,
-    TurnStore,
-    loaded_names_of,
-    merge_states,
-)
-from skillcore.state.coordination import MemoryLedger
+from skillcore import Limits, PolicyMode, SkillLibrary, SkillToolkit, ToolPolicy
+from skillcore.runtime import TurnCalls, TurnStore, loaded_names_of, merge_states
+from skillcore.state.ledger import MemoryLedger
 from skillcore.testing import write_skill
 
 SKILLS = ("r0", "r1", "o2", "o3")
@@ -209,7 +200,7 @@ def test_a_redelivery_survives_the_merge_of_per_call_effects(tmp_path) -> None:
     import attrs
 
     from skillcore import SkillLibrary
-    from skillcore.state.session import apply_effect, effect_between
+    from skillcore.state.merge import apply_effect, effect_between
     from skillcore.testing import write_skill
 
     write_skill(tmp_path, "alpha", "Alpha.")

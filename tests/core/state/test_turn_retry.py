@@ -13,16 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcore import (
-    Limits,
-    PolicyMode,
-    SkillLibrary,
-    SkillToolkit,
-    ToolPolicy,
-    TurnCalls,
-    TurnStore,
-)
-from skillcore.state.coordination import Head, MemoryLedger
+from skillcore import Limits, PolicyMode, SkillLibrary, SkillToolkit, ToolPolicy
+from skillcore.runtime import TurnCalls, TurnStore
+from skillcore.state.ledger import Head, MemoryLedger
 from skillcore.testing import write_skill
 
 SKILLS = ("r0", "r1", "o2")

@@ -11,15 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcore import (
-    OutcomeCode,
-    PolicyMode,
-    SkillLibrary,
-    SkillToolkit,
-    ToolPolicy,
-    TurnCalls,
-    TurnStore,
-)
+from skillcore import OutcomeCode, PolicyMode, SkillLibrary, SkillToolkit, ToolPolicy
+from skillcore.runtime import TurnCalls, TurnStore
 from skillcore.testing import write_skill
 
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillcore import OutcomeCode, SkillLibrary, SkillToolkit
-from skillcore.state.session import MAX_CALL_ID
+from skillcore.state.schema import MAX_CALL_ID
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "skills"
 LIBRARY = SkillLibrary([EXAMPLES])
@@ -108,4 +108,4 @@ def test_state_schema_is_the_persisted_format_id() -> None:
     session = toolkit.call(LIBRARY.session(), "load_skill", {"skill_name": NAMES[0]}).session
     state = session.to_state()
     assert state["schema"] == "skillcore.session/2"
-    assert LIBRARY.restore({**state, "schema": "skillcore.state.session/1"}) == session
+    assert LIBRARY.restore({**state, "schema": "skillcore.state/1"}) == session

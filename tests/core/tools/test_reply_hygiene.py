@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillcore import SkillLibrary, SkillToolkit, replies
-from skillcore._text import is_clean
+from skillcore import SkillLibrary, SkillToolkit
+from skillcore._escaping import is_clean
+from skillcore.runtime import replies
 from skillcore.testing import write_skill
 
 

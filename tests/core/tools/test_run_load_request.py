@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tests.core.state.test_properties import check_invariant_1
 
 from skillcore import Limits, OutcomeCode, SkillLibrary, SkillToolkit
-from skillcore.parse.frontmatter import MAX_NAME_USABLE
+from skillcore.parse.frontmatter_caps import MAX_NAME_USABLE
 from skillcore.testing import EventRecorder, write_skill
 from skillcore.tools.preload import MAX_REQUESTED, requested_names
 

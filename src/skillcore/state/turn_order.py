@@ -29,9 +29,10 @@ from skillcore import events
 from skillcore._recent import Recent
 from skillcore.codes import OutcomeCode
 from skillcore.state.ledger import Head, Ledger, stored_id
-from skillcore.state.session import SkillSession, apply_effect, effect_between, turn_state
+from skillcore.state.listed_calls import Replayed, Replayer, TurnCalls
+from skillcore.state.merge import apply_effect, effect_between, turn_state
 from skillcore.state.stores import MarkedStore, SessionStore
-from skillcore.state.turn_calls import Replayed, Replayer, TurnCalls
+from skillcore.state.transitions import SkillSession
 
 #: How long a call waits for an earlier skill call of its turn that is running in this
 #: process (its file reads); past it, the earlier call is worked out again here.
@@ -320,7 +321,7 @@ class TurnCall(CallInTurn):
     works out the earlier skill calls' effects (waiting briefly for those running here).
     ``timed_out`` tells whether that failed (no ``replay`` and an earlier call never
     finished); ``seq`` is the position of this call in its turn (writes of later calls win
-    in :func:`skillcore.merge_states`)."""
+    in :func:`skillcore.runtime.merge_states`)."""
 
     def __init__(
         self,
@@ -466,9 +467,9 @@ class TurnCall(CallInTurn):
 
     def saved_state(self, session: SkillSession) -> dict[str, Any]:
         """What this call writes to a framework's state (merged by
-        :func:`skillcore.merge_states`): ``session`` plus the turn's base, its skill calls'
+        :func:`skillcore.runtime.merge_states`): ``session`` plus the turn's base, its skill calls'
         order and this call's own effect, so the reducer combines the effects of a turn's
-        calls in order whichever process ran them (:func:`skillcore.state.session.turn_state`)."""
+        calls in order whichever process ran them (:func:`skillcore.state.merge.turn_state`)."""
         state = turn_state(
             session,
             turn=self.calls.turn,

@@ -32,7 +32,7 @@ hooks                          16 / 8 / 32  matcher groups per event / handlers 
 hook timeout                   1..600 s     clamped into the range
 =============================  ===========  ====================================================
 
-(The expansion and integer caps live in :mod:`skillcore.parse.bounds`, which the YAML loader
+(The expansion and integer caps live in :mod:`skillcore.parse.reader_common`, which the YAML loader
 shares.)
 """
 

@@ -7,12 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
-from skillcore.policy.rules import PolicyMode, ToolPolicy
-from skillcore.state.session import SkillSession
-from skillcore.state.stores import SessionStore
-from skillcore.state.turn_calls import TurnCalls
-from skillcore.state.turns import TurnCall, TurnStore
-from skillcore.tools.toolkit import SkillToolkit
+from skillcore.policy import PolicyMode, ToolPolicy
+from skillcore.state import SessionStore, SkillSession, TurnCall, TurnCalls, TurnStore
+from skillcore.tools import SkillToolkit
 
 #: A conversation's model turns, newest first, as :meth:`TurnCalls.locate` reads them.
 History = Iterable[tuple[str | None, Iterable[tuple[str, str, Any]]]]
@@ -24,13 +21,15 @@ def saved_rev(raw: object) -> str:
     return rev if isinstance(rev, str) else ""
 
 
-def locate(toolkit: SkillToolkit, conversation: str, call_id: str, history: History) -> TurnCalls:
+def locate_turn(
+    toolkit: SkillToolkit, conversation: str, call_id: str, history: History
+) -> TurnCalls:
     """The turn of ``call_id`` among the conversation's model turns (see
     :meth:`TurnCalls.locate`)."""
     return TurnCalls.locate(conversation, call_id, history, toolkit.is_skill_tool)
 
 
-def loads(toolkit: SkillToolkit, calls: TurnCalls) -> bool:
+def turn_loads(toolkit: SkillToolkit, calls: TurnCalls) -> bool:
     """Whether the turn loads a skill: only a load reads which skills the model no longer
     sees and which tools the agent has."""
     return toolkit.names.load in calls.args_tools()
@@ -40,10 +39,10 @@ def wants_tools(toolkit: SkillToolkit, calls: TurnCalls, policy: ToolPolicy) -> 
     """Whether the turn needs the agent's tool names: a load, with the tool check configured
     or under RESTRICT (a skill naming none of them is warned about)."""
     wanted = toolkit.check_tools_available or policy.mode is PolicyMode.RESTRICT
-    return wanted and loads(toolkit, calls)
+    return wanted and turn_loads(toolkit, calls)
 
 
-def enter(
+def enter_turn(
     toolkit: SkillToolkit,
     turns: TurnStore,
     calls: TurnCalls,
@@ -57,7 +56,7 @@ def enter(
     """The call's store in its turn (see :meth:`TurnStore.enter`); ``hidden`` (the loaded
     skills whose delivery the model no longer receives) is asked for only when the turn
     loads a skill, and ``available`` (the agent's tool names) passed only then too."""
-    load = loads(toolkit, calls)
+    load = turn_loads(toolkit, calls)
     return turns.enter(
         calls,
         call_id,
@@ -68,4 +67,4 @@ def enter(
     )
 
 
-__all__ = ["History", "enter", "loads", "locate", "saved_rev", "wants_tools"]
+__all__ = ["History", "enter_turn", "locate_turn", "saved_rev", "turn_loads", "wants_tools"]

@@ -8,10 +8,10 @@ from collections import Counter
 from collections.abc import Collection, Iterable
 
 from skillcore._recent import Recent
-from skillcore.state.session import SkillSession
+from skillcore.state.listed_calls import TurnCalls
 from skillcore.state.stores import SessionStore
-from skillcore.state.turn_calls import TurnCalls
-from skillcore.state.turns import TurnCall, TurnStore
+from skillcore.state.transitions import SkillSession
+from skillcore.state.turn_order import TurnCall, TurnStore
 
 __all__ = ["DEFAULT_MAX_ANNOUNCED", "TurnIndex"]
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from skillcore.diagnostics import Code
-from skillcore.parse.caps import MAX_LIST_ITEM, MAX_LIST_ITEMS
 from skillcore.parse.context import ParseContext, ValidationMode
+from skillcore.parse.frontmatter_caps import MAX_LIST_ITEM, MAX_LIST_ITEMS
 from skillcore.parse.values import Cleaner
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from skillcore._text import quoted_excerpt, single_line
+from skillcore._escaping import quoted_excerpt, single_line
 
 
 def tool_locked_reason(tool: str, unlockers: tuple[str, ...], load_tool: str) -> str:
