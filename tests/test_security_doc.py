@@ -29,10 +29,12 @@ from skillcore.sources import archive, mcp
 from skillcore.sources.cursor import MAX_SYMLINK_HOPS
 from skillcore.sources.local_listing import MAX_LISTED_DIRS, MAX_LISTED_ENTRIES
 from skillcore.sources.source import SkillSource
-from skillcore.state import coordination, refresh
+from skillcore.state import refresh
 from skillcore.state import token as state_token
 from skillcore.state import turn_order as turns
-from skillcore.state.saved import MAX_SAVED_STATE_BYTES
+from skillcore.state.announced_turns import DEFAULT_MAX_ANNOUNCED
+from skillcore.state.listed_calls import MAX_TURN_CALLS
+from skillcore.state.saved import MAX_CONVERSATION_KEY, MAX_SAVED_STATE_BYTES
 from skillcore.state.schema import MAX_CALL_ID, MAX_STATE_ENTRIES
 from skillcore.tools import binary, reinjection, replies, scripts, specs
 
@@ -64,9 +66,9 @@ def _n(value: int) -> str:
         f"capped at {Limits().max_binary_bytes // MIB} MiB each",
         f"reads {binary.SNIFF_BYTES} bytes at most",
         f"for {SKILL_GRACE_SECONDS:g} seconds",
-        f"At most {_n(coordination.MAX_TURN_CALLS)} calls of a turn are tracked",
-        f"at most {_n(coordination.DEFAULT_MAX_ANNOUNCED)} call ids of announced turns",
-        f"past the first {_n(coordination.MAX_TURN_CALLS)} calls of its turn",
+        f"At most {_n(MAX_TURN_CALLS)} calls of a turn are tracked",
+        f"at most {_n(DEFAULT_MAX_ANNOUNCED)} call ids of announced turns",
+        f"past the first {_n(MAX_TURN_CALLS)} calls of its turn",
         f"one such wait of at most {turns.DEFAULT_CONFIRM_SECONDS:g} second",
         f"{_n(archive.ArchiveLimits().max_members)} members",
         f"longer than {_n(state_token.MAX_STATE_TOKEN_BYTES)} bytes",
@@ -86,8 +88,8 @@ def _n(value: int) -> str:
         f"ids longer than {MAX_CALL_ID} characters are not kept",
         f"at most {MAX_STORED_ID_CHARS} characters (`MAX_STORED_ID_CHARS`",
         f"at most {_n(reinjection.MAX_CALL_DISTANCE)} items, `MAX_CALL_DISTANCE`",
-        f"holds at most {_n(coordination.MAX_TURN_CALLS)} call ids",
-        f"longer than {_n(coordination.MAX_CONVERSATION_KEY)} characters, or holding a NUL",
+        f"holds at most {_n(MAX_TURN_CALLS)} call ids",
+        f"longer than {_n(MAX_CONVERSATION_KEY)} characters, or holding a NUL",
         f"at most {mcp_server.MAX_CURSOR_DIGITS} of them",
         f"at most {_n(mcp.MAX_PAGES)} pages and {_n(mcp.MAX_LISTED_ITEMS)} listed items",
         f"at most {mcp.DEFAULT_DISCOVERY_TIMEOUT:g} seconds",

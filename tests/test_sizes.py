@@ -33,6 +33,10 @@ REASONS: dict[str, str] = {
     "function skillcore/tools/toolkit.py:SkillToolkit.__init__": (
         "one documented assignment per toolkit option (about 25 keyword options)"
     ),
+    "module skillcore/state/turn_order.py": (
+        "TurnStore and TurnCall, one concept: a turn's calls decided in the model's order "
+        "(entering, the ledger check at the start, working out earlier calls, finishing)"
+    ),
     "module skillcore/state/transitions.py": (
         "SkillSession, one class: the immutable session, its pure transitions and the queries "
         "of the policy and of delivery over the same fields"
