@@ -323,7 +323,7 @@ def test_events(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     json.dumps({k: fields[k] for k in ("stdout_bytes", "duration_ms", "truncated")})
 
 
-def test_opentelemetry_span(tmp_path: Path) -> None:
+def test_opentelemetry_span(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("opentelemetry.sdk")
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -337,10 +337,10 @@ def test_opentelemetry_span(tmp_path: Path) -> None:
     session = _loaded(tk, lib)
     from opentelemetry import trace
 
-    tracer = provider.get_tracer("t")
-    with tracer.start_as_current_span("agent"):
-        # the global provider may be a no-op: use ours through the context
-        trace.set_tracer_provider(provider)
+    # The global provider can be set once per process (another test may have): the tracer
+    # skillcore asks for comes from ours.
+    monkeypatch.setattr(trace, "get_tracer", provider.get_tracer)
+    with provider.get_tracer("t").start_as_current_span("agent"):
         _run(tk, session)
     spans = [s for s in exporter.get_finished_spans() if s.name == "skillcore.run_skill_script"]
     assert len(spans) == 1
