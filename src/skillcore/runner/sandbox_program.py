@@ -25,8 +25,8 @@ import time
 from typing import Any
 
 MARK = "SKILLCORE-BRIDGE-RESULT"
-#: What makes this source a program run as ``python -I <file> <payload file>``.
-ENTRY = "\nif __name__ == '__main__':\n    main(sys.argv[0], sys.argv[1])\n"
+#: What makes this source a program run as ``python -I <file> <payload file> [<result file>]``.
+ENTRY = "\nif __name__ == '__main__':\n    main(*sys.argv[:3])\n"
 #: The PATH of this program before it reads its payload (which sets the script's).
 PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -43,22 +43,36 @@ def start(source: str, payload: str) -> None:
     main(program, os.path.join(base, "payload"))
 
 
-def main(program: str, payload_path: str) -> None:
-    """Run the payload at ``payload_path`` (in its own folder, removed at the end)."""
+def main(program: str, payload_path: str, result_path: str = "") -> None:
+    """Run the payload at ``payload_path`` (in its own folder, removed at the end); the
+    result line also goes to ``result_path`` when given (for sandboxes that cut output)."""
     if os.environ.get("SKILLCORE_BRIDGE") != "1":
         sys.stdout.flush()
         env = {"SKILLCORE_BRIDGE": "1", "PATH": PATH, "LANG": "C.UTF-8"}
-        os.execve(sys.executable, [sys.executable, "-I", program, payload_path], env)
-    base = os.path.dirname(os.path.abspath(payload_path))
+        # Without a PATH (some sandboxes run commands with no environment) Python may not
+        # know its own path.
+        exe = sys.executable or shutil.which("python3", path=PATH) or "/usr/bin/python3"
+        argv = [exe, "-I", program, payload_path, result_path]
+        os.execve(exe, argv[: 5 if result_path else 4], env)
     with open(payload_path, "rb") as raw:
         job = json.loads(raw.read())
-    os.unlink(payload_path)  # the nonce is not left for the script to read
+    # The nonce is not left for the script to read; the program is read already.
+    for used in (payload_path, program):
+        os.unlink(used)
+    folder = os.path.dirname(os.path.abspath(program))
+    if os.path.basename(folder).startswith("skillcore-bridge-"):  # made by start()
+        os.rmdir(folder)
+    base = tempfile.mkdtemp(prefix="skillcore-run-")
     try:
         result = _run(job, base)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     line = base64.b64encode(json.dumps(result).encode()).decode()
-    sys.stdout.write(f"\n{MARK} {job['nonce']} {line}\n")
+    text = f"\n{MARK} {job['nonce']} {line}\n"
+    if result_path:
+        with open(result_path, "w", encoding="ascii") as out:
+            out.write(text)
+    sys.stdout.write(text)
     sys.stdout.flush()
 
 
