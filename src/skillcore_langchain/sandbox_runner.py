@@ -16,14 +16,14 @@ see what the sandbox gives. ``LocalShellBackend`` runs on the host: PROCESS is a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import posixpath
 import shlex
 import time
 from typing import Any
 
 from skillcore.limits import BRIDGE_GRACE_SECONDS
-from skillcore.runner import Isolation, ScriptRequest, ScriptResult
-from skillcore.runner import bridge
+from skillcore.runner import Isolation, ScriptRequest, ScriptResult, bridge
 
 
 class SandboxBackendRunner:
@@ -88,10 +88,8 @@ class SandboxBackendRunner:
             except Exception:  # the output still holds the line, unless it was cut
                 pass
         out = posixpath.join(self.command_dir, f"skillcore-{job.nonce}.out")
-        try:
+        with contextlib.suppress(Exception):
             self.backend.execute(shlex.join(["rm", "-f", out]), timeout=30)
-        except Exception:
-            pass
         return text
 
     def run(self, request: ScriptRequest) -> ScriptResult:

@@ -20,6 +20,7 @@ no OS confinement (the SDK says so): PROCESS is all there is; a Docker session m
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import shlex
 import threading
@@ -28,8 +29,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from skillcore.limits import BRIDGE_GRACE_SECONDS
-from skillcore.runner import Isolation, ScriptRequest, ScriptResult
-from skillcore.runner import bridge
+from skillcore.runner import Isolation, ScriptRequest, ScriptResult, bridge
 
 
 class SandboxSessionRunner:
@@ -121,7 +121,5 @@ class SandboxSessionRunner:
 
     async def _remove(self, *paths: str) -> None:
         """Remove what a failed run left (a run that started removes its own files)."""
-        try:
+        with contextlib.suppress(Exception):
             await self.session.exec(shlex.join(["rm", "-f", *paths]), timeout=30)
-        except Exception:
-            pass

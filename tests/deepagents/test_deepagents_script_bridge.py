@@ -82,7 +82,9 @@ def test_scripts_run_with_files_args_stdin(
     assert result.exit_code == 4, result
     assert "['a b'] in put skill data" in out and "env: None" in out and secret not in out
     assert result.isolation is Isolation.PROCESS and _left(bridge) == []
-    shell = bridge.run(_request(tmp_path, "s.sh", 'echo "sh $1"; cat ../skill/data.txt 2>&1\n', "x"))
+    shell = bridge.run(
+        _request(tmp_path, "s.sh", 'echo "sh $1"; cat ../skill/data.txt 2>&1\n', "x")
+    )
     assert shell.exit_code == 0 and shell.stdout.startswith(b"sh x\n"), shell
 
 
@@ -141,6 +143,8 @@ def test_example_runs_through_create_agent(tmp_path: Path) -> None:
     out = create_agent(model, plain_tools(), middleware=[mw]).invoke(
         {"messages": [HumanMessage("audit")]}
     )
-    (reply,) = [m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == "run_skill_script"]
+    (reply,) = [
+        m for m in out["messages"] if isinstance(m, ToolMessage) and m.name == "run_skill_script"
+    ]
     assert 'exit_code="1"' in str(reply.content) and "amount" in str(reply.content), reply
     assert 'isolation="PROCESS"' in str(reply.content)

@@ -16,12 +16,11 @@ from typing import Any
 import pytest
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from tests.core.runner.conftest import processes_with, settled
 
 from skillcore.runner import BubblewrapRunner, Isolation, LocalRunner, RunLimits
 from skillcore_langchain import SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls
-
-from tests.core.runner.conftest import processes_with, settled
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux runner")
 

@@ -132,7 +132,9 @@ def test_example_runs_through_the_agents_sdk(
         ]
     )
     skills = AgentSkills(examples_library, script_runner=bridge, script_isolation="process")
-    agent = Agent(name="a", instructions=skills.instructions("x"), tools=skills.tools(), model=model)
+    agent = Agent(
+        name="a", instructions=skills.instructions("x"), tools=skills.tools(), model=model
+    )
     result = asyncio.run(Runner.run(agent, "audit", run_config=RunConfig(tracing_disabled=True)))
     assert result.final_output == "done"
     outputs = [

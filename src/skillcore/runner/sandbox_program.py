@@ -13,6 +13,7 @@ removes its folders and prints one line: the nonce and the result, as base64 JSO
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import selectors
@@ -131,10 +132,8 @@ def _limit(limits: dict[str, Any]) -> None:
     def cap(which: int, value: int) -> None:
         hard = resource.getrlimit(which)[1]
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
-        try:
+        with contextlib.suppress(OSError, ValueError):
             resource.setrlimit(which, (value, hard if which == resource.RLIMIT_CPU else value))
-        except (OSError, ValueError):
-            pass
 
     cap(resource.RLIMIT_CPU, int(limits["cpu_seconds"]))
     cap(resource.RLIMIT_DATA, int(limits["memory_bytes"]))
@@ -177,10 +176,8 @@ def _pump(
             exited_at = exited_at or time.monotonic()
             if time.monotonic() - exited_at > 0.5:
                 break
-    try:
+    with contextlib.suppress(OSError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except OSError:
-        pass
     sel.close()
     code = proc.wait()
     return _result(code, out[0], out[1], truncated, killed)
