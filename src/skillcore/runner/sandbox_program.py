@@ -67,7 +67,7 @@ def main(program: str, payload_path: str, result_path: str = "") -> None:
     try:
         result = _run(job, base)
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        _remove(base)
     line = base64.b64encode(json.dumps(result).encode()).decode()
     text = f"\n{MARK} {job['nonce']} {line}\n"
     if result_path:
@@ -119,10 +119,16 @@ def _run(job: dict[str, Any], base: str) -> dict[str, Any]:
             return _result(127, b"", f"could not start {argv[0]}: {exc}\n".encode())
     outcome = _pump(proc, limits, int(job["max_discarded"]))
     outcome["duration"] = time.monotonic() - started
+    return outcome
+
+
+def _remove(base: str) -> None:
+    """Remove a run's folders (the skill's made writable first: removing needs it)."""
     for dirpath, dirs, _files in os.walk(base):
         for name in dirs:
-            os.chmod(os.path.join(dirpath, name), 0o700)
-    return outcome
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(dirpath, name), 0o700)
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def _limit(limits: dict[str, Any]) -> None:
