@@ -109,3 +109,9 @@ HOOK_CONVERSATIONS = 1_024
 SHELL_COMMANDS_PER_BODY = 8
 SHELL_COMMAND_CHARS = 1_000
 SHELL_OUTPUT_CHARS = 4_000
+
+#: The most bytes of a skill's files a bridge sends into a host's sandbox for one run.
+MAX_BRIDGE_PAYLOAD_BYTES = 8 * 1024 * 1024
+#: Seconds a bridge waits for a host's sandbox past a run's wall clock (the sandbox's start
+#: and the program's own clean-up) before it gives up on the result.
+BRIDGE_GRACE_SECONDS = 30.0
