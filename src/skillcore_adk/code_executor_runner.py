@@ -22,7 +22,7 @@ from typing import Any
 from google.adk.code_executors import BaseCodeExecutor
 from google.adk.code_executors.code_execution_utils import CodeExecutionInput
 
-from skillcore.runner import Isolation, ScriptRequest, ScriptResult, bridge
+from skillcore.runtime import Isolation, ScriptRequest, ScriptResult, bridge
 
 
 class CodeExecutorRunner:

@@ -22,8 +22,7 @@ import shlex
 import time
 from typing import Any
 
-from skillcore.limits import BRIDGE_GRACE_SECONDS
-from skillcore.runner import Isolation, ScriptRequest, ScriptResult, bridge
+from skillcore.runtime import BRIDGE_GRACE_SECONDS, Isolation, ScriptRequest, ScriptResult, bridge
 
 
 class SandboxBackendRunner:

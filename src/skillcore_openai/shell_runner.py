@@ -28,8 +28,7 @@ import time
 from pathlib import PurePosixPath
 from typing import Any
 
-from skillcore.limits import BRIDGE_GRACE_SECONDS
-from skillcore.runner import Isolation, ScriptRequest, ScriptResult, bridge
+from skillcore.runtime import BRIDGE_GRACE_SECONDS, Isolation, ScriptRequest, ScriptResult, bridge
 
 
 class SandboxSessionRunner:

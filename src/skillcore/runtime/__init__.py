@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from skillcore._recent import Recent
     from skillcore.catalog import query_text, resolve_prompt_mode
     from skillcore.errors import install_hint, require
+    from skillcore.limits import BRIDGE_GRACE_SECONDS
     from skillcore.policy import RawInput, ToolPattern, parse_tool_list
+    from skillcore.runner import bridge
+    from skillcore.runner.base import Isolation, ScriptRequest, ScriptResult
     from skillcore.runtime.call_placement import (
         History,
         enter_turn,
@@ -84,6 +87,7 @@ if TYPE_CHECKING:
 __getattr__, __dir__, __all__ = face(
     __name__,
     {
+        "BRIDGE_GRACE_SECONDS": "skillcore.limits",
         "DEFAULT_CONTEXT_KEY": "skillcore.runtime.profiles",
         "ERROR_PREFIX": "skillcore.tools",
         "MAX_TURN_CALLS": "skillcore.state",
@@ -97,6 +101,7 @@ __getattr__, __dir__, __all__ = face(
         "DeliveryIndex": "skillcore.tools",
         "ForkCheck": "skillcore.state",
         "History": "skillcore.runtime.call_placement",
+        "Isolation": "skillcore.runner.base",
         "LoadRequest": "skillcore.state",
         "LoadedSkill": "skillcore.state",
         "MarkedStore": "skillcore.state",
@@ -110,6 +115,8 @@ __getattr__, __dir__, __all__ = face(
         "ResourceRequest": "skillcore.state",
         "Restored": "skillcore.state",
         "SavedSession": "skillcore.state",
+        "ScriptRequest": "skillcore.runner.base",
+        "ScriptResult": "skillcore.runner.base",
         "SessionRef": "skillcore.state",
         "SessionStore": "skillcore.state",
         "SkillConfig": "skillcore.runtime.config",
@@ -123,6 +130,7 @@ __getattr__, __dir__, __all__ = face(
         "TurnStore": "skillcore.state",
         "apply_effect": "skillcore.state",
         "as_store": "skillcore.state",
+        "bridge": "skillcore.runner",
         "check_toolkit_options": "skillcore.runtime.config",
         "effect_between": "skillcore.state",
         "enter_turn": "skillcore.runtime.call_placement",
