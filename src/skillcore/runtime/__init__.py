@@ -130,7 +130,7 @@ __getattr__, __dir__, __all__ = face(
         "TurnStore": "skillcore.state",
         "apply_effect": "skillcore.state",
         "as_store": "skillcore.state",
-        "bridge": "skillcore.runner",
+        "bridge": "skillcore.runner.bridge",
         "check_toolkit_options": "skillcore.runtime.config",
         "effect_between": "skillcore.state",
         "enter_turn": "skillcore.runtime.call_placement",
