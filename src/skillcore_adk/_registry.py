@@ -25,7 +25,7 @@ from skillcore import (
     ValidationMode,
     search_skills,
 )
-from skillcore.runtime import parse_tool_list
+from skillcore.runtime import parse_tool_list, reference_properties
 
 logger = logging.getLogger("skillcore_adk")
 # The library convention: a NullHandler, the application decides what is printed.
@@ -102,13 +102,7 @@ def adk_metadata(meta: SkillMetadata) -> dict[str, Any]:
 
 def to_frontmatter(meta: SkillMetadata) -> Frontmatter:
     """ADK ``Frontmatter`` for a skill's metadata. Raises ``ValueError`` if ADK rejects it."""
-    data: dict[str, Any] = {"name": meta.name, "description": meta.description}
-    if meta.license is not None:
-        data["license"] = meta.license
-    if meta.compatibility is not None:
-        data["compatibility"] = meta.compatibility
-    if meta.allowed_tools is not None:
-        data["allowed-tools"] = " ".join(meta.allowed_tools)
+    data = reference_properties(meta)  # the spec's fields, as the reference reads them
     data["metadata"] = adk_metadata(meta)
     try:
         return _LibraryFrontmatter.model_validate(data)

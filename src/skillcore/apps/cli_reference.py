@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES
-from skillcore.model import SkillMetadata
 from skillcore.parse import reference_errors
 
 #: The file names the reference accepts, in its order of preference.
@@ -80,20 +78,4 @@ def check_folder(folder: Path, source: str) -> tuple[str | None, list[Diagnostic
     return folder.resolve().name, []
 
 
-def reference_properties(meta: SkillMetadata) -> dict[str, Any]:
-    """A skill's properties as the reference's ``read-properties`` prints them: name and
-    description, then license, compatibility, ``allowed-tools`` (one space-separated string)
-    and metadata only when set."""
-    out: dict[str, Any] = {"name": meta.name, "description": meta.description}
-    if meta.license is not None:
-        out["license"] = meta.license
-    if meta.compatibility is not None:
-        out["compatibility"] = meta.compatibility
-    if meta.allowed_tools is not None:
-        out["allowed-tools"] = " ".join(meta.allowed_tools)
-    if meta.metadata:
-        out["metadata"] = dict(meta.metadata)
-    return out
-
-
-__all__ = ["check_folder", "reference_properties", "skill_folders"]
+__all__ = ["check_folder", "skill_folders"]

@@ -24,13 +24,14 @@ from skillcore.apps.cli_common import (
     print_diagnostics,
     user_path,
 )
-from skillcore.apps.cli_reference import check_folder, reference_properties, skill_folders
+from skillcore.apps.cli_reference import check_folder, skill_folders
 from skillcore.catalog import entry_description
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.library import SkillLibrary
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES, Limits
 from skillcore.model import SkillMetadata
 from skillcore.parse import ValidationMode, body_span, check_name, length_problem
+from skillcore.parse.reference import reference_properties
 from skillcore.policy import PolicyMode, ToolPattern, ToolPolicy
 from skillcore.sources import ReadError
 from skillcore.tools import SkillToolkit

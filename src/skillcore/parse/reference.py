@@ -16,6 +16,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+from skillcore.model import SkillMetadata
 from skillcore.parse.frontmatter_caps import (
     MAX_COMPATIBILITY,
     MAX_DESCRIPTION,
@@ -184,4 +185,25 @@ def _refuse_strict(event: Any) -> None:
         raise _Refused("flow collections ([...], {...}) are not allowed")
 
 
-__all__ = ["REFERENCE_FIELDS", "check_fields", "reference_errors"]
+def reference_properties(meta: SkillMetadata) -> dict[str, Any]:
+    """A skill's properties as the reference's ``read-properties`` prints them: name and
+    description, then license, compatibility, ``allowed-tools`` (one space-separated string)
+    and metadata only when set."""
+    out: dict[str, Any] = {"name": meta.name, "description": meta.description}
+    if meta.license is not None:
+        out["license"] = meta.license
+    if meta.compatibility is not None:
+        out["compatibility"] = meta.compatibility
+    if meta.allowed_tools is not None:
+        out["allowed-tools"] = " ".join(meta.allowed_tools)
+    if meta.metadata:
+        out["metadata"] = dict(meta.metadata)
+    return out
+
+
+__all__ = [
+    "REFERENCE_FIELDS",
+    "check_fields",
+    "reference_errors",
+    "reference_properties",
+]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from skillcore.catalog import query_text, resolve_prompt_mode
     from skillcore.errors import install_hint, require
     from skillcore.limits import BRIDGE_GRACE_SECONDS
+    from skillcore.parse.reference import reference_properties
     from skillcore.policy import RawInput, ToolPattern, parse_tool_list
     from skillcore.runner import bridge
     from skillcore.runner.base import Isolation, ScriptRequest, ScriptResult
@@ -146,6 +147,7 @@ __getattr__, __dir__, __all__ = face(
         "preview_decision": "skillcore.tools",
         "query_text": "skillcore.catalog",
         "read_selector": "skillcore.runtime.profiles",
+        "reference_properties": "skillcore.parse.reference",
         "replies": "skillcore.tools.replies",
         "require": "skillcore.errors",
         "resolve_prompt_mode": "skillcore.catalog",
