@@ -152,10 +152,10 @@ class OpenAISkills:
         #: Where each history's load replies sit (delivery by call id).
         self.deliveries = DeliveryIndex()
         self.states: StateStore = states if states is not None else MemoryStateStore()
-        #: Per conversation: the revision and session load() gave (for fork detection).
+        # For fork detection: per conversation, the revision and session load() gave; the
+        # sessions of runs under way (by identity) -> their conversation; the conversations
+        # whose fork was already reported in this run.
         self._started: Recent[str, tuple[str, SkillSession]] = Recent(STARTS_KEPT)
-        #: Sessions of runs under way (by identity) -> their conversation, and the
-        #: conversations whose fork was already reported in this run.
         self._runs: Recent[int, tuple[SkillSession, str]] = Recent(STARTS_KEPT)
         self._reported: Recent[str, bool] = Recent(STARTS_KEPT)
         self._runs_lock = threading.Lock()
