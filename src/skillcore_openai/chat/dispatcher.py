@@ -147,14 +147,12 @@ class OpenAISkills:
         )
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
-        self.turns = TurnStore(replay=self.toolkit)
-        self.reinjection = Reinjection(self.toolkit)
+        self.turns, self.reinjection = TurnStore(replay=self.toolkit), Reinjection(self.toolkit)
         #: Where each history's load replies sit (delivery by call id).
         self.deliveries = DeliveryIndex()
         self.states: StateStore = states if states is not None else MemoryStateStore()
-        # For fork detection: per conversation, the revision and session load() gave; the
-        # sessions of runs under way (by identity) -> their conversation; the conversations
-        # whose fork was already reported in this run.
+        # For fork detection: per conversation, the revision and session load() gave; runs
+        # under way (session identity -> conversation); forks already reported in this run.
         self._started: Recent[str, tuple[str, SkillSession]] = Recent(STARTS_KEPT)
         self._runs: Recent[int, tuple[SkillSession, str]] = Recent(STARTS_KEPT)
         self._reported: Recent[str, bool] = Recent(STARTS_KEPT)
