@@ -213,13 +213,13 @@ def test_names_used_before_are_gone(tmp_path: Path) -> None:
     """The spellings used before the names were made the same are gone, each with a clear
     error rather than a silent second path."""
     import skillcore_openai
-    import skillcore_openai.agents_sdk
+    import skillcore_openai.agents.adapter
     from skillcore_langchain import SkillsState
 
     path = str(tmp_path)
     assert not hasattr(SkillsMiddleware(path), "session")
     assert not hasattr(ProfiledSkillToolset({"a": path}, select=TENANT), "profile_key")
-    for module in (skillcore_openai, skillcore_openai.agents_sdk):
+    for module in (skillcore_openai, skillcore_openai.agents.adapter):
         with pytest.raises(AttributeError):
             _ = module.SkillState
     assert SkillsState is not SkillConversation

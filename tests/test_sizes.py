@@ -41,6 +41,16 @@ REASONS: dict[str, str] = {
         "SkillSession, one class: the immutable session, its pure transitions and the queries "
         "of the policy and of delivery over the same fields"
     ),
+    "module skillcore_openai/chat/dispatcher.py": (
+        "`OpenAISkills`, one class: the custom-loop adapter (what the model sees, applying "
+        "the calls of a turn in order, each conversation's saved state) over one toolkit, "
+        "policy and state store"
+    ),
+    "module skillcore_openai/agents/adapter.py": (
+        "`AgentSkills`, one class: the Agents SDK adapter (its tools, a turn's calls in the "
+        "model's order, the instructions, the guardrail on tools, MCP servers and handoffs) "
+        "over one toolkit, policy and set of conversations"
+    ),
 }
 
 

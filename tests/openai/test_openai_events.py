@@ -26,7 +26,7 @@ def test_dispatcher_names_a_missing_extra(monkeypatch: pytest.MonkeyPatch) -> No
 def test_agents_sdk_refuses_a_typod_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # ImportError too: an installed Agents SDK may need a newer openai than the one pinned.
     pytest.importorskip("agents", exc_type=ImportError)
-    from skillcore_openai.agents_sdk import AgentSkills
+    from skillcore_openai import AgentSkills
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SourceNotFoundError, match=r"'skills-typo' does not exist"):

@@ -1,4 +1,4 @@
-"""The Agents SDK bridge (:class:`skillcore_openai.shell_runner.SandboxSessionRunner`) over a
+"""The Agents SDK bridge (:class:`skillcore_openai.agents.shell_runner.SandboxSessionRunner`) over a
 session of the SDK's own ``UnixLocalSandboxClient``: scripts run in the session's workspace
 with their files, arguments and stdin, without the host's environment, capped and ended at
 the wall clock, leaving no file behind; a run requiring more isolation raises before anything
@@ -23,7 +23,7 @@ from agents.testing import ScriptedModel, assistant_message, function_call
 from skillcore import SkillLibrary
 from skillcore.runner import Isolation, IsolationUnavailable, RunLimits, ScriptRequest, command_for
 from skillcore_openai import AgentSkills
-from skillcore_openai.shell_runner import SandboxSessionRunner
+from skillcore_openai.agents.shell_runner import SandboxSessionRunner
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX sandbox")
 

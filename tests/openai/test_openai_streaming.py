@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from skillcore.runtime import SessionRef
 from skillcore_openai import ChatDeltas, OpenAISkills
-from skillcore_openai.functions import MAX_STREAMED_CALLS
+from skillcore_openai.chat.streaming import MAX_STREAMED_CALLS
 from skillcore_openai.testing import ScriptedServer, text, tool_calls
 
 CSV = {"skill_name": "csv-data-audit"}

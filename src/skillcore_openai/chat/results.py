@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 
 from skillcore import OutcomeCode, SkillSession, ToolDecision, ToolResult
-from skillcore_openai.calls import FunctionCall
+from skillcore_openai.chat.calls import FunctionCall
 
 __all__ = ["ToolCallResult", "TurnResult"]
 

@@ -1,10 +1,10 @@
-"""Testing helpers for the OpenAI adapters: the scripted OpenAI-compatible server
-(:mod:`skillcore_openai.scripted_server`, see its docs) and the conformance drivers
-(:mod:`skillcore_openai.drivers`); this module keeps every name importable from here."""
+"""Testing helpers for the OpenAI adapters, imported from here: the scripted
+OpenAI-compatible server (:class:`ScriptedServer`, defined in ``scripted_server``) and the
+conformance drivers (defined in ``drivers``)."""
 
 from __future__ import annotations
 
-from skillcore_openai.drivers import (
+from skillcore_openai.testing.drivers import (
     AgentsSdkDriver,
     ChatDriver,
     ProfiledAgentsSdkDriver,
@@ -12,10 +12,10 @@ from skillcore_openai.drivers import (
     ProfiledResponsesDriver,
     ResponsesDriver,
 )
-from skillcore_openai.drivers import (
+from skillcore_openai.testing.drivers import (
     DispatcherDriver as DispatcherDriver,  # the base of the two above (not a driver itself)
 )
-from skillcore_openai.scripted_server import (
+from skillcore_openai.testing.scripted_server import (
     ModelTurn,
     RecordedRequest,
     ScriptedCall,

@@ -14,6 +14,16 @@ import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from agents import (
+    Agent,
+    FunctionTool,
+    RunContextWrapper,
+    Tool,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrailData,
+    UserError,
+)
+
 from skillcore import (
     MemoryStateStore,
     ProfileChoice,
@@ -24,23 +34,14 @@ from skillcore import (
     StateStore,
 )
 from skillcore.runtime import DEFAULT_CONTEXT_KEY, ProfileStateStore, Sources, read_selector
-from skillcore_openai._agents_guard import _SkillsGuardrail
-from skillcore_openai.agents_sdk import AgentSkills, Instructions, SkillConversation
-
-from agents import (  # isort: skip - after skillcore_openai.agents_sdk's dependency check
-    Agent,
-    FunctionTool,
-    RunContextWrapper,
-    Tool,
-    ToolGuardrailFunctionOutput,
-    ToolInputGuardrailData,
-    UserError,
-)
+from skillcore_openai.agents.adapter import AgentSkills, Instructions
+from skillcore_openai.agents.conversations import SkillConversation
+from skillcore_openai.agents.guard import _SkillsGuardrail
 
 if TYPE_CHECKING:
     from agents import AgentBase
 
-__all__ = ["DEFAULT_CONTEXT_KEY", "DEFAULT_CONVERSATION_KEY", "ProfiledAgentSkills"]
+__all__ = ["DEFAULT_CONVERSATION_KEY", "ProfiledAgentSkills"]
 
 #: The run-context key (or attribute) holding the conversation: an id or an SDK ``Session``.
 DEFAULT_CONVERSATION_KEY = "conversation"

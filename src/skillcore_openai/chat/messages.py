@@ -10,8 +10,8 @@ from typing import Any
 
 from skillcore import BinaryPayload
 from skillcore.runtime import query_text, replies
-from skillcore_openai.calls import parse_call, read_field
-from skillcore_openai.schemas import Api
+from skillcore_openai.chat.calls import parse_call, read_field
+from skillcore_openai.chat.schemas import Api
 
 __all__ = [
     "attachment_message",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skillcore_openai.calls import read_field
+from skillcore_openai.chat.calls import read_field
 
 __all__ = ["MAX_STREAMED_CALLS", "MAX_STREAMED_CHARS", "ChatDeltas"]
 

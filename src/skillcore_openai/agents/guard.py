@@ -1,4 +1,4 @@
-"""The Agents SDK side of :class:`~skillcore_openai.agents_sdk.AgentSkills`: its guardrail type,
+"""The Agents SDK side of :class:`~skillcore_openai.AgentSkills`: its guardrail type,
 the agent hooks that announce each model turn's calls, the MCP server wrapper and small
 translations (binary outputs, tool names, a response's calls)."""
 
@@ -9,13 +9,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from skillcore import BinaryPayload
-from skillcore.runtime import MAX_TURN_CALLS, require
-from skillcore_openai.functions import _get, parse_call
-
-require("agents", "agents", "skillcore_openai.agents_sdk (OpenAI Agents SDK tools)")
-
-from agents import (  # noqa: E402 - after the friendly dependency check
+from agents import (
     Agent,
     AgentHooks,
     RunContextWrapper,
@@ -23,8 +17,12 @@ from agents import (  # noqa: E402 - after the friendly dependency check
     ToolOutputFileContent,
     ToolOutputImage,
 )
-from agents.lifecycle import AgentHooksBase  # noqa: E402
-from agents.mcp import MCPServer  # noqa: E402
+from agents.lifecycle import AgentHooksBase
+from agents.mcp import MCPServer
+
+from skillcore import BinaryPayload
+from skillcore.runtime import MAX_TURN_CALLS
+from skillcore_openai.chat.calls import parse_call, read_field
 
 if TYPE_CHECKING:
     from agents import ModelResponse, TResponseInputItem
@@ -89,7 +87,8 @@ def _server_kept(items: Sequence[Any], last: frozenset[str]) -> bool:
     their replies): the SDK sends only new items because the server keeps the conversation
     (``conversation_id``, ``previous_response_id``)."""
     return bool(last) and not any(
-        _get(item, "type") in _CALL_TYPES and _get(item, "call_id") in last for item in items
+        read_field(item, "type") in _CALL_TYPES and read_field(item, "call_id") in last
+        for item in items
     )
 
 
@@ -115,7 +114,7 @@ class _TurnHooks(AgentHooks[Any]):
     ) -> None:
         self.route, self.inner = route, inner
         #: Runs the loaded skills' hooks at agent start and after each tool (``_agent_start``,
-        #: ``_after_tool`` of :class:`~skillcore_openai._agents_guarding.AgentGuarding`).
+        #: ``_after_tool`` of :class:`~skillcore_openai.AgentSkills`).
         self.skill_hooks = skill_hooks
 
     async def on_llm_start(

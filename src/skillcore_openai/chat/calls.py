@@ -11,7 +11,7 @@ from typing import Any
 
 import attrs
 
-from skillcore_openai.schemas import Api
+from skillcore_openai.chat.schemas import Api
 
 __all__ = [
     "FunctionCall",

@@ -21,9 +21,9 @@ from skillcore import (
     StateStore,
 )
 from skillcore.runtime import DEFAULT_CONTEXT_KEY, ProfileStateStore, Sources, read_selector
-from skillcore_openai.dispatcher import Handler, OnHandlerError, OpenAISkills
+from skillcore_openai.chat.dispatcher import Handler, OnHandlerError, OpenAISkills
 
-__all__ = ["DEFAULT_CONTEXT_KEY", "ProfiledOpenAISkills"]
+__all__ = ["ProfiledOpenAISkills"]
 
 
 class ProfiledOpenAISkills:

@@ -1,6 +1,6 @@
 """Conformance drivers for the OpenAI adapters: :mod:`skillcore.testing`'s scenario through
 the Agents SDK's real ``Runner`` (:class:`AgentsSdkDriver`) and through an agent loop of the
-real ``openai`` client against a :class:`~skillcore_openai.scripted_server.ScriptedServer`
+real ``openai`` client against a :class:`~skillcore_openai.testing.ScriptedServer`
 (:class:`ChatDriver`, :class:`ResponsesDriver`), plain and profiled."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from skillcore.testing import (
     scenario_profiles,
     shell_reply,
 )
-from skillcore_openai.scripted_server import ScriptedCall, ScriptedServer, tool_calls
+from skillcore_openai.testing.scripted_server import ScriptedCall, ScriptedServer, tool_calls
 
 __all__ = [
     "AgentsSdkDriver",
@@ -56,7 +56,7 @@ class AgentsSdkDriver(AdapterDriver):
 
     def _make_skills(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         """The adapter object under test (a profiled subclass driver overrides this)."""
-        from skillcore_openai.agents_sdk import AgentSkills
+        from skillcore_openai import AgentSkills
 
         return AgentSkills(
             library,
@@ -153,7 +153,7 @@ class ProfiledAgentsSdkDriver(AgentsSdkDriver):
     by each run's context, so every check goes through the profile machinery."""
 
     def _make_skills(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
-        from skillcore_openai.agents_profiles import ProfiledAgentSkills
+        from skillcore_openai import ProfiledAgentSkills
 
         return ProfiledAgentSkills(
             scenario_profiles(self, library, limits, policy),
@@ -252,6 +252,11 @@ class DispatcherDriver(AdapterDriver):
     turn is a scripted response with the given tool calls, the loop handles ``Read``,
     ``Write`` and the shell tool, and conversations are saved with ``save``/``load``."""
 
+    #: Through a :class:`~skillcore_openai.ProfiledOpenAISkills` whose scenario profile
+    #: (:func:`skillcore.testing.scenario_profiles`) is selected for the whole run, as a loop
+    #: serving a tenant does with ``for_run``; conversations are saved under its keys.
+    profiled = False
+
     def _make_skills(
         self,
         library: SkillLibrary,
@@ -259,10 +264,14 @@ class DispatcherDriver(AdapterDriver):
         policy: ToolPolicy,
         handlers: Mapping[str, Any],
     ) -> Any:
-        """The adapter under test: an ``OpenAISkills`` (the profiled driver selects one)."""
-        from skillcore_openai.dispatcher import OpenAISkills
+        """The adapter under test: an ``OpenAISkills`` (the profiled drivers' selected one)."""
+        from skillcore_openai import OpenAISkills, ProfiledOpenAISkills
 
         gated = _gated_tools(self.gated)
+        if self.profiled:
+            profiles = scenario_profiles(self, library, limits, policy)
+            profiled = ProfiledOpenAISkills(profiles, handlers=handlers, tools=gated)
+            return profiled.for_run(SCENARIO_PROFILE)
         return OpenAISkills(
             library, handlers=handlers, tools=gated, prompt_mode=self.prompt_mode, **self.options
         )
@@ -377,34 +386,13 @@ class ResponsesDriver(DispatcherDriver):
             self.server.close()
 
 
-class _Profiled:
-    """Selects the scenario's profile of a :class:`~skillcore_openai.ProfiledOpenAISkills`
-    (:func:`skillcore.testing.scenario_profiles`) for the whole run, as a loop serving a
-    tenant does with ``for_run``; conversations are saved under that profile's keys."""
-
-    gated: tuple[str, ...]
-
-    def _make_skills(
-        self: Any,
-        library: SkillLibrary,
-        limits: Limits,
-        policy: ToolPolicy,
-        handlers: Mapping[str, Any],
-    ) -> Any:
-        from skillcore_openai.profiles import ProfiledOpenAISkills
-
-        gated = _gated_tools(self.gated)
-        profiled = ProfiledOpenAISkills(
-            scenario_profiles(self, library, limits, policy),
-            handlers=handlers,
-            tools=gated,
-        )
-        return profiled.for_run(SCENARIO_PROFILE)
-
-
-class ProfiledChatDriver(_Profiled, ChatDriver):
+class ProfiledChatDriver(ChatDriver):
     """:class:`ChatDriver` through ``ProfiledOpenAISkills``."""
 
+    profiled = True
 
-class ProfiledResponsesDriver(_Profiled, ResponsesDriver):
+
+class ProfiledResponsesDriver(ResponsesDriver):
     """:class:`ResponsesDriver` through ``ProfiledOpenAISkills``."""
+
+    profiled = True

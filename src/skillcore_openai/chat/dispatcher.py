@@ -1,21 +1,28 @@
 """``OpenAISkills``: skills for a custom OpenAI agent loop. It offers the skill tools and
-the catalog, applies the model's tool calls to a session (in call order, RESTRICT enforced
-before your handlers run) and keeps each conversation's state."""
+the catalog (what the model sees: the tools it is offered, the instructions with the catalog
+and any instructions its history lacks, the suggestion notes), applies the model's tool calls
+to a session (in call order, RESTRICT enforced before your handlers run) and keeps each
+conversation's state (new and restored sessions, saved per conversation, forks merged)."""
 
 from __future__ import annotations
 
 import inspect
 import itertools
 import json
-from collections.abc import Callable, Iterable, Mapping
+import threading
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, Literal
 
 import anyio
 
 from skillcore import (
+    Limits,
     MemoryStateStore,
     OutcomeCode,
     SkillConfig,
+    SkillLibrary,
     SkillSession,
     SkillToolkit,
     StateStore,
@@ -28,6 +35,7 @@ from skillcore.runtime import (
     DeliveryIndex,
     ForkCheck,
     RawInput,
+    Recent,
     Reinjection,
     SessionRef,
     SessionStore,
@@ -35,24 +43,37 @@ from skillcore.runtime import (
     TurnCall,
     TurnCalls,
     TurnStore,
+    apply_effect,
     as_store,
     check_toolkit_options,
+    effect_between,
+    events,
     parse_json_object,
     replies,
+    restore_session,
+    saved_fork,
+    saved_rev,
+    update_state,
     with_gated_tools,
 )
-from skillcore_openai.calls import (
+from skillcore_openai.chat.calls import (
     FunctionCall,
     arguments_of,
+    calls_of,
     id_of,
     name_of,
     parse_call,
+    replies_of,
 )
-from skillcore_openai.conversations import Conversations
-from skillcore_openai.messages import attachment_message, tool_output
-from skillcore_openai.model_view import ModelView
-from skillcore_openai.results import ToolCallResult, TurnResult
-from skillcore_openai.schemas import tool_name
+from skillcore_openai.chat.messages import attachment_message, tool_output, with_notes
+from skillcore_openai.chat.results import ToolCallResult, TurnResult
+from skillcore_openai.chat.schemas import (
+    chat_shape,
+    chat_tool,
+    response_shape,
+    response_tool,
+    tool_name,
+)
 
 __all__ = ["Handler", "OnHandlerError", "OpenAISkills"]
 
@@ -69,9 +90,11 @@ OnHandlerError = Literal["reply", "raise"] | Callable[["FunctionCall", Exception
 #: keyword arguments the handler asked for.
 _Plan = tuple[Handler, Any, "ToolDecision", dict[str, Any]]
 _EXTRAS = ("call", "session")
+#: Conversations whose starting state is remembered between load() and save().
+STARTS_KEPT = 10_000
 
 
-class OpenAISkills(Conversations, ModelView):
+class OpenAISkills:
     """Skills for a custom OpenAI agent loop (Chat Completions or Responses).
 
     ``handlers`` maps names of your own tools to functions; when given, every call gets a
@@ -124,18 +147,278 @@ class OpenAISkills(Conversations, ModelView):
         )
         self.handlers: dict[str, Handler] | None = None if handlers is None else dict(handlers)
         self.strict = strict
-        self.turns = TurnStore(replay=self.toolkit)
-        self.reinjection = Reinjection(self.toolkit)
+        self.turns, self.reinjection = TurnStore(replay=self.toolkit), Reinjection(self.toolkit)
         #: Where each history's load replies sit (delivery by call id).
         self.deliveries = DeliveryIndex()
         self.states: StateStore = states if states is not None else MemoryStateStore()
-        # Per conversation: the revision and session load() gave (for fork detection).
-        self._init_runs()
+        # For fork detection: per conversation, the revision and session load() gave; runs
+        # under way (session identity -> conversation); forks already reported in this run.
+        self._started: Recent[str, tuple[str, SkillSession]] = Recent(STARTS_KEPT)
+        self._runs: Recent[int, tuple[SkillSession, str]] = Recent(STARTS_KEPT)
+        self._reported: Recent[str, bool] = Recent(STARTS_KEPT)
+        self._runs_lock = threading.Lock()
         if not (callable(on_handler_error) or on_handler_error in ("reply", "raise")):
             raise ValueError(
                 f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"
             )
         self.on_handler_error = on_handler_error
+
+    # -- each conversation's state ---------------------------------------------------------
+
+    def _track(self, session: SkillSession, conversation: str | None) -> None:
+        if conversation is not None:
+            with self._runs_lock:
+                self._runs.set(id(session), (session, conversation))
+
+    def _conversation_of(self, session: SkillSession) -> str | None:
+        with self._runs_lock:
+            found = self._runs.get(id(session))
+        return found[1] if found is not None and found[0] is session else None
+
+    def _fork_check(self, store: Any, session: SkillSession) -> Any:
+        """``store``, or when the run of ``session`` (from :meth:`load`) does not start from
+        its conversation's latest saved state (another worker saved since: a fork), a store
+        whose plain calls must also pass on that state: one read of the state store."""
+        conversation = self._conversation_of(session)
+        started = None if conversation is None else self._started.get(conversation)
+        if conversation is None or started is None:
+            return store
+        parent, base = started
+        current = saved_fork(self.states, conversation, parent)
+        if current is None:
+            return store
+        with self._runs_lock:
+            first = not self._reported.get(conversation)
+            self._reported.set(conversation, True)
+        if first:
+            events.emit(
+                "state.forked",
+                {
+                    "conversation": conversation,
+                    "expected": parent,
+                    "found": saved_rev(current),
+                    "at": "dispatch",
+                },
+            )
+        head = self.restore(current, session.limits, session.policy)
+        return ForkCheck(store, head, base)
+
+    @property
+    def library(self) -> SkillLibrary:
+        """The skill library behind the toolkit."""
+        return self.toolkit.library
+
+    def session(
+        self, limits: Limits | None = None, policy: ToolPolicy | None = None
+    ) -> SkillSession:
+        """A new, empty session (this adapter's limits and policy unless given)."""
+        return self.restore(None, limits, policy)
+
+    def restore(
+        self,
+        state: Mapping[str, Any] | None,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+        *,
+        load: Sequence[str] | None = None,
+    ) -> SkillSession:
+        """Rebuild a session from ``session.to_state()`` output. Never raises for what the
+        state holds: unreadable state gives an empty session (logged), as in every adapter
+        (:func:`skillcore.runtime.restore_session`). ``load``: as for :meth:`ensure`."""
+        session = restore_session(
+            state,
+            self.library.catalog,
+            limits or self.limits,
+            policy or self.policy,
+            self.toolkit.names,
+        ).session
+        # Turn start: pinned skills always, default skills in a new conversation, then the
+        # run's requested ones.
+        return self.toolkit.ensure(session, fresh=state is None, load=load)[0]
+
+    def ensure(self, session: SkillSession, *, load: Sequence[str] | None = None) -> SkillSession:
+        """``session`` with the pinned skills loaded (those that were not: e.g. a session you
+        keep yourself). :meth:`session`, :meth:`restore` and :meth:`load` already do this,
+        and also load the default skills when a conversation starts.
+
+        ``load``: skill names to load now (e.g. the user named them), under the model's load
+        rules: unknown, ``disable-model-invocation`` and over-limit names are skipped and
+        reported (``load_request.skipped``), a malformed value is ignored
+        (``load_request.ignored``). Pass the messages as :meth:`instructions`' ``history``
+        so their instructions reach the model."""
+        return self.toolkit.ensure(session, load=load)[0]
+
+    def load(
+        self,
+        conversation_id: str,
+        limits: Limits | None = None,
+        policy: ToolPolicy | None = None,
+        *,
+        load: Sequence[str] | None = None,
+    ) -> SkillSession:
+        """The session of a conversation as :meth:`save` left it (a new one, with the
+        default skills, the first time), over the current catalog, with this adapter's limits
+        and policy unless given (they are configuration, never read from saved state); the
+        pinned skills are always loaded, then ``load`` (as for :meth:`ensure`). The loaded
+        skills' ``SessionStart`` hooks run (their output reaches :meth:`instructions` with
+        this ``conversation``)."""
+        state = self.states.load(conversation_id)
+        session = self.restore(state, limits, policy, load=load)
+        rev = state.get("rev") if isinstance(state, Mapping) else None
+        self._started.set(conversation_id, (rev if isinstance(rev, str) else "", session))
+        self._track(session, conversation_id)
+        with self._runs_lock:
+            self._reported.pop(conversation_id)
+        if self.toolkit.hooks.has_hooks(session):  # a turn starts: SessionStart hooks
+            self.toolkit.hooks.session_start(session, conversation=conversation_id)
+        return session
+
+    def session_for(self, conversation_id: str) -> SkillSession:
+        """The session of a conversation as :meth:`save` left it (a new one, with the
+        default skills, when nothing is saved), over the current catalog, with the pinned
+        skills loaded. Only reads: to run a turn, use :meth:`load`, which also remembers
+        where the run started so a concurrent save by another worker is merged, not lost."""
+        return self.restore(self.states.load(conversation_id))
+
+    def save(self, conversation_id: str, session: SkillSession) -> None:
+        """Save a conversation's session (e.g. after each :meth:`dispatch_all`).
+
+        When this process :meth:`load`-ed the conversation and another worker saved it
+        since (two workers on one conversation at once: a fork), the fork is reported
+        (``state.forked``) and the saved state is the other worker's with this run's own
+        effect applied (what it loaded and unloaded), as if the runs had followed each
+        other: neither run's effect is lost, and a store with ``update`` (the SQL stores)
+        does it in one transaction."""
+        started = self._started.take(conversation_id)
+        with self._runs_lock:
+            reported = self._reported.pop(conversation_id)
+        rev = uuid.uuid4().hex
+
+        def change(current: dict[str, Any] | None) -> dict[str, Any]:
+            state = session.to_state()
+            if started is None:
+                return {**state, "rev": rev, "parent": ""}
+            parent, base = started
+            found = current.get("rev", "") if isinstance(current, Mapping) else ""
+            if current is not None and found != parent:
+                if not reported:  # once per run: a dispatch may have reported it
+                    events.emit(
+                        "state.forked",
+                        {
+                            "conversation": conversation_id,
+                            "expected": parent,
+                            "found": found if isinstance(found, str) else "",
+                            "at": "save",
+                        },
+                    )
+                head = self.restore(current, session.limits, session.policy)
+                state = apply_effect(head, effect_between(base, session)).to_state()
+                parent = found if isinstance(found, str) else ""
+            return {**state, "rev": rev, "parent": parent}
+
+        update_state(self.states, conversation_id, change)
+
+    # -- what the model sees ---------------------------------------------------------------
+
+    def chat_tools(
+        self, session: SkillSession, tools: Iterable[Mapping[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
+        """``tools=`` entries for Chat Completions: the skill tools (none when there are no
+        skills), then ``tools`` (your own, any shape, passed through) and the gated tools,
+        each only if the model may be offered it now (see :meth:`offered`)."""
+        specs = [chat_tool(s, strict=self.strict) for s in self.toolkit.specs(session)]
+        return specs + self.offered(session, tools, chat_shape)
+
+    def response_tools(
+        self, session: SkillSession, tools: Iterable[Mapping[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
+        """``tools=`` entries for the Responses API (as :meth:`chat_tools`)."""
+        specs = [response_tool(s, strict=self.strict) for s in self.toolkit.specs(session)]
+        return specs + self.offered(session, tools, response_shape)
+
+    def offered(
+        self,
+        session: SkillSession,
+        tools: Iterable[Mapping[str, Any]] = (),
+        shape: Callable[[dict[str, Any]], dict[str, Any]] = dict,
+    ) -> list[dict[str, Any]]:
+        """``tools`` followed by the gated tools (converted by ``shape``), less those the
+        model may not be offered now: locked gated tools and, with ``hide_blocked_tools``
+        under RESTRICT, tools the loaded skills block. Calls are checked either way."""
+        candidates = [dict(t) for t in tools] + [shape(t) for t in self.gated_tools]
+        names = [tool_name(t) for t in candidates]
+        shown = set(
+            session.offered_tools(
+                (n for n in names if n is not None), hide_blocked=self.config.hide_blocked_tools
+            )
+        )
+        return [t for t, n in zip(candidates, names) if n is None or n in shown]
+
+    def agent_tools(self) -> frozenset[str] | None:
+        """Every tool name the dispatcher can run (skill tools, handlers, gated tools), or
+        None when it does not know them (no ``handlers``): what a skill's allowed-tools are
+        checked against when it is loaded (``TOOL_NOT_AVAILABLE``)."""
+        if self.handlers is None:
+            return None
+        return frozenset({*self.toolkit.tool_names, *self.handlers, *self.policy.gated_tools})
+
+    def instructions(
+        self,
+        session: SkillSession,
+        base: str = "",
+        *,
+        budget: int | None = None,
+        query: str | None = None,
+        history: Any = None,
+        conversation: str = "",
+    ) -> str:
+        """``base`` followed by the skill catalog (just ``base`` when there are no skills).
+
+        ``query``: the latest user message (:func:`latest_user_text` of your messages), which
+        orders the catalog when ``catalog_order="relevance"``; pass the same one on every
+        model call of a user message and the text stays the same.
+
+        Loaded skills whose load reply is not in ``history`` (the messages/input items the
+        model receives) get their instructions appended, as in every adapter; without
+        ``history``, those of the configured skills (``default_skills``, ``pinned_skills``),
+        which no tool reply delivered.
+
+        ``conversation``: as given to :meth:`dispatch`: the text of the loaded skills'
+        hooks waiting for this conversation's next model call is appended (once)."""
+        catalog = self.toolkit.instructions(session, budget, query)
+        if catalog:
+            only = self.toolkit.preset if history is None else None
+            seen = self._seen(session, history) if history is not None else frozenset()
+            missing = self.reinjection.missing(session, seen, only=only)
+            if missing:
+                catalog += "\n\n" + self.reinjection.text(session, missing)
+        hooks = self.toolkit.hooks.context(conversation)
+        return "\n\n".join(part for part in (base.rstrip(), catalog, hooks) if part)
+
+    def _seen(self, session: SkillSession, history: Any) -> frozenset[str]:
+        """Loaded skills whose delivery (the reply to the recorded load call id) is in
+        ``history``. A history is known by its first item: appending to the same list costs
+        only the new items; any other list is read once."""
+        items = history if isinstance(history, Sequence) else list(history)
+        key = ("history", id(items[0])) if items else ("history", None)
+        return self.deliveries.visible(session, items, replies_of, conversation=key, calls=calls_of)
+
+    def _hidden(self, session: SkillSession, history: Any) -> frozenset[str]:
+        """Loaded skills whose delivery is not in ``history`` (none when it is not given)."""
+        if history is None or not session.loaded:
+            return frozenset()
+        return frozenset(session.loaded_names) - self._seen(session, history)
+
+    def with_suggestions(self, session: SkillSession, messages: Any) -> Any:
+        """Your ``messages`` (Chat Completions) or ``input`` (Responses) with the "skills that
+        may fit this request" note after each user message, to send instead of them; yours
+        are not changed. The note depends only on the catalog and the message text, so every
+        request extends the one before and the prompt cache keeps the whole history."""
+        return with_notes(messages, partial(self.toolkit.suggestion_note, session))
+
+    def is_skill_call(self, call: Any) -> bool:
+        """True if ``call`` targets one of the skill tools."""
+        return self.toolkit.is_skill_tool(parse_call(call).name)
 
     # -- dispatch --------------------------------------------------------------------------
 
