@@ -183,7 +183,10 @@ def bwrap_argv(
     inside) and a fresh /tmp. Every namespace is new (no network), the sandbox dies with its
     parent and runs in a new session (no terminal to inject input into).
     """
+    # The fresh /tmp first: a bind mounted before it under /tmp (a virtual environment made
+    # with mktemp, the skill folder) would be hidden by it.
     out = [bwrap, "--unshare-all", "--die-with-parent", "--new-session"]
+    out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     ro = [*SANDBOX_SYSTEM_DIRS, *SANDBOX_ETC, *extra_ro]
     if argv:
         ro.extend(_prefix_dirs(argv[0]))
@@ -195,7 +198,6 @@ def bwrap_argv(
                 out += ["--symlink", os.readlink(path), path]  # /bin -> usr/bin, as here
             else:
                 out += ["--ro-bind", path, path]
-    out += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     if str(skill_dir) != "/":
         out += ["--ro-bind", str(skill_dir), str(skill_dir)]
     if work is not None:

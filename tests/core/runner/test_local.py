@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -169,3 +170,33 @@ def test_concurrent_runs_keep_apart(skill_dir: Path) -> None:
         return [r.stdout for r in results]
 
     assert asyncio.run(all_runs()) == [f"{n}\n".encode() for n in range(6)]
+
+
+@linux
+def test_an_interpreter_under_tmp_is_seen_in_the_sandbox(tmp_path: Path) -> None:
+    """A virtual environment made under /tmp (as ``mktemp -d`` makes CI's) stays visible in
+    the bubblewrap sandbox: its fresh /tmp is mounted before the binds, not over them."""
+    from skillcore.runner import BubblewrapRunner
+    from skillcore.runner.confine import bwrap_argv, bwrap_path
+
+    argv = bwrap_argv("bwrap", ("/tmp/venv-x/bin/python", "s.py"), Path("/tmp/skill"), None, ())
+    tmpfs = argv.index("--tmpfs")
+    binds = [i for i, word in enumerate(argv) if word == "--ro-bind"]
+    assert all(i > tmpfs for i in binds), argv
+    if bwrap_path() is None:
+        pytest.skip("bubblewrap does not work here")
+    venv = Path("/tmp") / f"skillcore-venv-{os.getpid()}"
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        (tmp_path / "x.py").write_text("print('ran')\n")
+        request = ScriptRequest(
+            skill="s",
+            script="x.py",
+            argv=(str(venv / "bin" / "python"), str(tmp_path / "x.py")),
+            skill_dir=tmp_path,
+            require=Isolation.SANDBOX,
+        )
+        result = BubblewrapRunner().run(request)
+        assert (result.exit_code, result.stdout) == (0, b"ran\n"), result.stderr
+    finally:
+        shutil.rmtree(venv, ignore_errors=True)
