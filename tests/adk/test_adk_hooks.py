@@ -12,9 +12,10 @@ import pytest
 from google.adk.apps import App
 from google.adk.runners import InMemoryRunner
 from tests.core.hooks.fixtures import hook_skills
-from tests.core.hooks.subprocess_runner import SubprocessRunner
 
 from skillcore import SkillSource
+from skillcore.runner import Isolation
+from skillcore.testing.script_runner import RecordingRunner
 from skillcore_adk import SkillPolicyPlugin, SkillToolset
 
 from .conftest import agent_with, run_turn, scripted
@@ -65,7 +66,7 @@ async def test_exit_2_blocks_and_text_reaches_the_model(root: Path, plugin: bool
         root,
         [[("load_skill", {"skill_name": "guard"})], [("Write", {}), ("Read", {})]],
         plugin=plugin,
-        script_runner=SubprocessRunner(),
+        script_runner=RecordingRunner(Isolation.LIMITS),
     )
     write = reply(replies, "Write")
     assert write.get("error_code") == "HOOK_BLOCKED" and "writes are frozen" in write["error"]
@@ -75,47 +76,47 @@ async def test_exit_2_blocks_and_text_reaches_the_model(root: Path, plugin: bool
 
 
 async def test_unloaded_skill_hooks_do_not_fire(root: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     replies, _ = await run_agent(
         root, [[("load_skill", {"skill_name": "watch"})], [("Write", {})]], script_runner=runner
     )
-    assert "error" not in reply(replies, "Write") and runner.ran == []
+    assert "error" not in reply(replies, "Write") and runner.requests == []
 
 
 async def test_a_hook_cannot_allow_what_restrict_blocks(root: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     replies, _ = await run_agent(
         root,
         [[("load_skill", {"skill_name": "opener"})], [("Write", {})]],
         script_runner=runner,
         allowed_tools_policy="restrict",
     )
-    assert reply(replies, "Write").get("error_code") == "TOOL_BLOCKED" and runner.ran == []
+    assert reply(replies, "Write").get("error_code") == "TOOL_BLOCKED" and runner.requests == []
 
 
 async def test_once_fires_once(root: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     await run_agent(
         root,
         [[("load_skill", {"skill_name": "watch"})], [("Read", {})], [("Read", {})]],
         script_runner=runner,
     )
-    assert len(runner.ran) == 1
+    assert len(runner.requests) == 1
 
 
 async def test_an_untrusted_source_runs_no_hook(root: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     replies, _ = await run_agent(
         SkillSource(root, trusted=False),
         [[("load_skill", {"skill_name": "guard"})], [("Write", {})]],
         script_runner=runner,
     )
-    assert "error" not in reply(replies, "Write") and runner.ran == []
+    assert "error" not in reply(replies, "Write") and runner.requests == []
 
 
 @pytest.mark.parametrize("plugin", [False, True], ids=["callbacks", "plugin"])
 async def test_session_start_output_reaches_the_next_run(root: Path, plugin: bool) -> None:
-    toolset = SkillToolset(root, script_runner=SubprocessRunner())
+    toolset = SkillToolset(root, script_runner=RecordingRunner(Isolation.LIMITS))
     model = scripted([("load_skill", {"skill_name": "guard"})], "done", "done")
     if plugin:
         agent = agent_with(model, toolset)

@@ -12,7 +12,7 @@ import pytest
 from google.adk.runners import InMemoryRunner
 from google.genai import types
 
-from skillcore.testing.script_runner import SubprocessRunner
+from skillcore.testing.script_runner import RecordingRunner
 from skillcore_adk import SkillToolset
 
 from .conftest import agent_with, responses, run_turn, scripted
@@ -36,7 +36,7 @@ def examples(tmp_path: Path) -> Path:
     return dest
 
 
-async def _runner(examples: Path, runner: SubprocessRunner, **options: Any) -> Any:
+async def _runner(examples: Path, runner: RecordingRunner, **options: Any) -> Any:
     toolset = SkillToolset(examples, script_runner=runner, script_isolation="process", **options)
     model = scripted(
         [("load_skill", {"skill_name": "csv-data-audit"})], [("run_skill_script", RUN)], "done"
@@ -51,7 +51,7 @@ def _script_replies(events: list[Any]) -> list[dict[str, Any]]:
 
 
 async def test_profiler_runs_end_to_end(examples: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     app, sid = await _runner(examples, runner)
     events = await run_turn(app, sid)
     (reply,) = _script_replies(events)
@@ -62,7 +62,7 @@ async def test_profiler_runs_end_to_end(examples: Path) -> None:
 
 @pytest.mark.parametrize("confirmed", [True, False])
 async def test_tool_confirmation(examples: Path, confirmed: bool) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     app, sid = await _runner(examples, runner, confirm_scripts=True)
     events = await run_turn(app, sid)
     asks = [
@@ -83,7 +83,7 @@ async def test_tool_confirmation(examples: Path, confirmed: bool) -> None:
 
 
 async def test_confirmation_asked_for_a_run_after_a_load_in_the_same_turn(examples: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     toolset = SkillToolset(
         examples, script_runner=runner, script_isolation="process", confirm_scripts=True
     )

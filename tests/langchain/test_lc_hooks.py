@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 from tests.core.hooks.fixtures import hook_skills
-from tests.core.hooks.subprocess_runner import SubprocessRunner
 
 from skillcore import SkillSource
+from skillcore.runner import Isolation
+from skillcore.testing.script_runner import RecordingRunner
 from skillcore_langchain.testing import tool_calls
 
 MODES = pytest.mark.parametrize("use_async", [False, True], ids=["invoke", "ainvoke"])
@@ -29,7 +30,7 @@ def root(tmp_path: Path) -> Path:
 
 @MODES
 def test_exit_2_blocks_with_the_reason(make_agent, model, run, root, helpers, use_async) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     agent, _ = make_agent(root, script_runner=runner)
     model.push(tool_calls(load("guard")), tool_calls(("Write", {"path": "a"}), "Read"))
     out = run(agent, use_async=use_async)
@@ -47,38 +48,38 @@ def test_exit_2_blocks_with_the_reason(make_agent, model, run, root, helpers, us
 
 
 def test_unloaded_skill_hooks_do_not_fire(make_agent, model, run, root, helpers) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     agent, _ = make_agent(root, script_runner=runner)
     model.push(tool_calls(load("watch")), tool_calls(("Write", {"path": "a"})))
     (_, r_write) = helpers.replies(run(agent))
-    assert r_write.status == "success" and runner.ran == []
+    assert r_write.status == "success" and runner.requests == []
 
 
 def test_a_hook_cannot_allow_what_restrict_blocks(make_agent, model, run, root, helpers) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     agent, _ = make_agent(root, script_runner=runner, allowed_tools_policy="restrict")
     model.push(tool_calls(load("opener")), tool_calls(("Write", {"path": "a"}), "Read"))
     _, r_write, r_read = helpers.replies(run(agent))
     assert r_write.status == "error" and r_write.artifact == {"code": "TOOL_BLOCKED"}
     assert r_read.status == "success"
     # Only the allowed call reached the hooks.
-    assert [r.stdin.count(b'"Read"') for r in runner.ran] == [1]
+    assert [r.stdin.count(b'"Read"') for r in runner.requests] == [1]
 
 
 @MODES
 def test_once_fires_once(make_agent, model, run, root, use_async) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     agent, _ = make_agent(root, script_runner=runner)
     model.push(tool_calls(load("watch")), tool_calls("Read"), tool_calls("Read"))
     run(agent, use_async=use_async)
     model.push(tool_calls("Read"))
     run(agent, use_async=use_async)
-    assert len(runner.ran) == 1
+    assert len(runner.requests) == 1
 
 
 def test_an_untrusted_source_runs_no_hook(make_agent, model, run, root, helpers) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     agent, _ = make_agent(SkillSource(root, trusted=False), script_runner=runner)
     model.push(tool_calls(load("guard")), tool_calls(("Write", {"path": "a"})))
     _, r_write = helpers.replies(run(agent))
-    assert r_write.status == "success" and runner.ran == []
+    assert r_write.status == "success" and runner.requests == []

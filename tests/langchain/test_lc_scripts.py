@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from skillcore.testing.script_runner import SubprocessRunner
+from skillcore.testing.script_runner import RecordingRunner
 from skillcore_langchain import SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls
 
@@ -27,7 +27,7 @@ RUN = {
 }
 
 
-def _agent(examples: Path, runner: SubprocessRunner, *middleware: Any) -> tuple[Any, Any]:
+def _agent(examples: Path, runner: RecordingRunner, *middleware: Any) -> tuple[Any, Any]:
     model = ScriptedChatModel()
     model.push(tool_calls(("load_skill", {"skill_name": "csv-data-audit"})))
     model.push(tool_calls(("run_skill_script", RUN)))
@@ -47,7 +47,7 @@ def _script_reply(out: dict[str, Any]) -> ToolMessage:
 
 
 def test_profiler_runs_end_to_end(examples: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     agent, _ = _agent(examples, runner)
     out = agent.invoke({"messages": [HumanMessage("audit this")]}, CFG)
     reply = _script_reply(out)
@@ -57,7 +57,7 @@ def test_profiler_runs_end_to_end(examples: Path) -> None:
 
 @pytest.mark.parametrize("decision", ["approve", "reject"])
 def test_human_in_the_loop_middleware(examples: Path, decision: str) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     hitl = HumanInTheLoopMiddleware(interrupt_on={"run_skill_script": True})
     agent, _ = _agent(examples, runner, hitl)
     first = agent.invoke({"messages": [HumanMessage("audit this")]}, CFG)

@@ -13,7 +13,7 @@ from mcp import Client
 
 from skillcore import SkillLibrary, SkillToolkit
 from skillcore.apps.mcp_server import SkillMCPServer
-from skillcore.testing.script_runner import SubprocessRunner
+from skillcore.testing.script_runner import RecordingRunner
 
 RUN = {
     "skill_name": "csv-data-audit",
@@ -36,7 +36,7 @@ def test_run_with_approval_callback(skills_dir: Path) -> None:
         asked.append(args)
         return len(asked) == 1  # the first run only
 
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     lib = SkillLibrary(str(skills_dir))
     toolkit = SkillToolkit(
         lib, script_runner=runner, script_isolation="process", approve_script=approve

@@ -16,10 +16,11 @@ pytest.importorskip("agents", exc_type=ImportError)
 from agents import Agent, RunConfig, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
 from tests.core.hooks.fixtures import hook_skills
-from tests.core.hooks.subprocess_runner import SubprocessRunner
 from tests.openai.test_openai_agents import make_tools
 
 from skillcore import SkillSource
+from skillcore.runner import Isolation
+from skillcore.testing.script_runner import RecordingRunner
 from skillcore_openai import AgentSkills
 
 NO_TRACE = RunConfig(tracing_disabled=True)
@@ -62,7 +63,7 @@ def load(name: str, call_id: str) -> Any:
 
 
 def test_exit_2_blocks_through_the_guardrail(root: Path) -> None:
-    skills = AgentSkills(root, script_runner=SubprocessRunner())
+    skills = AgentSkills(root, script_runner=RecordingRunner(Isolation.LIMITS))
     got, log, _ = run_agent(
         skills,
         [
@@ -77,7 +78,7 @@ def test_exit_2_blocks_through_the_guardrail(root: Path) -> None:
 
 
 def test_a_hook_cannot_allow_what_restrict_blocks(root: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     skills = AgentSkills(root, script_runner=runner, allowed_tools_policy="restrict")
     got, log, _ = run_agent(
         skills,
@@ -86,19 +87,19 @@ def test_a_hook_cannot_allow_what_restrict_blocks(root: Path) -> None:
             [function_call("Write", {"path": "a", "text": "x"}, call_id="w1")],
         ],
     )
-    assert "not allowed" in got["w1"] and log == [] and runner.ran == []
+    assert "not allowed" in got["w1"] and log == [] and runner.requests == []
 
 
 def test_once_fires_once_and_untrusted_runs_nothing(root: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     skills = AgentSkills(root, script_runner=runner)
     read = [function_call("Read", {"path": "a"}, call_id=f"r{i}") for i in range(2)]
     run_agent(skills, [[load("watch", "l1")], [read[0]], [read[1]]])
-    assert len(runner.ran) == 1
-    runner2 = SubprocessRunner()
+    assert len(runner.requests) == 1
+    runner2 = RecordingRunner(Isolation.LIMITS)
     untrusted = AgentSkills(SkillSource(root, trusted=False), script_runner=runner2)
     got, _, _ = run_agent(
         untrusted,
         [[load("guard", "l1")], [function_call("Write", {"path": "a", "text": "x"}, call_id="w1")]],
     )
-    assert got["w1"] == "written" and runner2.ran == []
+    assert got["w1"] == "written" and runner2.requests == []

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 from tests.core.hooks.fixtures import hook_skills
-from tests.core.hooks.subprocess_runner import SubprocessRunner
 from tests.openai.test_openai_dispatch import APIS, make_call, output_of
 
 from skillcore import SkillSource
+from skillcore.runner import Isolation
+from skillcore.testing.script_runner import RecordingRunner
 from skillcore_openai import OpenAISkills
 
 HANDLERS = {"Read": lambda args: "read ok", "Write": lambda args: "wrote"}
@@ -33,7 +34,7 @@ def turn(skills: OpenAISkills, api: str, session, *calls, use_async=False, conve
 @pytest.mark.parametrize("api", APIS)
 @pytest.mark.parametrize("use_async", [False, True], ids=["sync", "async"])
 def test_exit_2_blocks_and_text_reaches_the_model(root: Path, api: str, use_async: bool) -> None:
-    skills = OpenAISkills(root, handlers=HANDLERS, script_runner=SubprocessRunner())
+    skills = OpenAISkills(root, handlers=HANDLERS, script_runner=RecordingRunner(Isolation.LIMITS))
     res = turn(
         skills,
         api,
@@ -53,10 +54,10 @@ def test_exit_2_blocks_and_text_reaches_the_model(root: Path, api: str, use_asyn
 
 
 def test_unloaded_and_untrusted_skills_run_nothing(root: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     skills = OpenAISkills(root, handlers=HANDLERS, script_runner=runner)
     res = turn(skills, "chat", skills.session(), ("Write", {"path": "a"}))
-    assert not res.results[0].is_error and runner.ran == []
+    assert not res.results[0].is_error and runner.requests == []
     untrusted = OpenAISkills(
         SkillSource(root, trusted=False), handlers=HANDLERS, script_runner=runner
     )
@@ -67,11 +68,11 @@ def test_unloaded_and_untrusted_skills_run_nothing(root: Path) -> None:
         ("load_skill", {"skill_name": "guard"}),
         ("Write", {"path": "a"}),
     )
-    assert not res.results[1].is_error and runner.ran == []
+    assert not res.results[1].is_error and runner.requests == []
 
 
 def test_a_hook_cannot_allow_what_restrict_blocks(root: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     skills = OpenAISkills(
         root, handlers=HANDLERS, script_runner=runner, allowed_tools_policy="restrict"
     )
@@ -82,22 +83,22 @@ def test_a_hook_cannot_allow_what_restrict_blocks(root: Path) -> None:
         ("load_skill", {"skill_name": "opener"}),
         ("Write", {"path": "a"}),
     )
-    assert res.results[1].code.value == "TOOL_BLOCKED" and runner.ran == []
+    assert res.results[1].code.value == "TOOL_BLOCKED" and runner.requests == []
 
 
 def test_once_fires_once_per_conversation(root: Path) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner(Isolation.LIMITS)
     skills = OpenAISkills(root, handlers=HANDLERS, script_runner=runner)
     res = turn(skills, "chat", skills.session(), ("load_skill", {"skill_name": "watch"}))
     for _ in range(2):
         turn(skills, "chat", res.session, ("Read", {}), ("Read", {}))
-    assert len(runner.ran) == 1
+    assert len(runner.requests) == 1
     turn(skills, "chat", res.session, ("Read", {}), conversation="other")
-    assert len(runner.ran) == 2
+    assert len(runner.requests) == 2
 
 
 def test_session_start_runs_when_a_conversation_is_loaded(root: Path) -> None:
-    skills = OpenAISkills(root, handlers=HANDLERS, script_runner=SubprocessRunner())
+    skills = OpenAISkills(root, handlers=HANDLERS, script_runner=RecordingRunner(Isolation.LIMITS))
     res = turn(skills, "chat", skills.session(), ("load_skill", {"skill_name": "guard"}))
     skills.save("conv", res.session)
     session = skills.load("conv")

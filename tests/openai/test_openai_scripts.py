@@ -12,7 +12,7 @@ from agents import Agent, RunConfig, Runner
 from agents.testing import ScriptedModel, assistant_message, function_call
 
 from skillcore import SkillLibrary
-from skillcore.testing.script_runner import SubprocessRunner
+from skillcore.testing.script_runner import RecordingRunner
 from skillcore_openai import AgentSkills
 
 NO_TRACE = RunConfig(tracing_disabled=True)
@@ -55,7 +55,7 @@ def _agent(skills: AgentSkills, model: ScriptedModel) -> Agent[Any]:
 
 
 def test_agents_sdk_runs_the_profiler(examples_library: SkillLibrary) -> None:
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     skills = AgentSkills(examples_library, script_runner=runner, script_isolation="process")
     model = _model()
     result = asyncio.run(Runner.run(_agent(skills, model), "audit", run_config=NO_TRACE))
@@ -68,7 +68,7 @@ def test_agents_sdk_runs_the_profiler(examples_library: SkillLibrary) -> None:
 
 def test_agents_sdk_needs_approval_approve_and_reject(examples_library: SkillLibrary) -> None:
     for approve in (True, False):
-        runner = SubprocessRunner()
+        runner = RecordingRunner()
         skills = AgentSkills(
             examples_library,
             script_runner=runner,
@@ -93,7 +93,7 @@ def test_agents_sdk_needs_approval_approve_and_reject(examples_library: SkillLib
 def test_agents_sdk_no_approval_asked_for_a_refused_run(examples_library: SkillLibrary) -> None:
     # A path no turn can make valid is refused at once, without asking the user.
     skills = AgentSkills(
-        examples_library, script_runner=SubprocessRunner(), script_isolation="process",
+        examples_library, script_runner=RecordingRunner(), script_isolation="process",
         confirm_scripts=True,
     )  # fmt: skip
     bad = {**RUN, "script": "../outside.py"}
@@ -116,7 +116,7 @@ def test_dispatcher_with_approval_callback(make_skills: Any) -> None:
         asked.append((skill, script, args))
         return args[0] == "--json"
 
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     skills = make_skills(script_runner=runner, script_isolation="process", approve_script=approve)
     session = skills.session()
     names = [t["function"]["name"] for t in skills.chat_tools(session)]
@@ -138,7 +138,7 @@ def test_agents_sdk_asks_for_a_run_after_a_load_in_the_same_turn(
     examples_library: SkillLibrary,
 ) -> None:
     # The load is not applied yet when approval is decided: the run must still be asked for.
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     skills = AgentSkills(
         examples_library, script_runner=runner, script_isolation="process", confirm_scripts=True
     )

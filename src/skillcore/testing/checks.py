@@ -215,7 +215,7 @@ def check_run_skill_script(driver: AdapterDriver, root: Path) -> None:
     is not loaded, and under RESTRICT for a skill whose allowed-tools do not allow it
     (``run_skill_script(<path>)`` allows that script; ``Bash(...)`` does not)."""
     from skillcore.runner import Isolation
-    from skillcore.testing.script_runner import SubprocessRunner
+    from skillcore.testing.script_runner import RecordingRunner
 
     skills = make_scenario_library(root)
     for name, allowed in (("delta-script", "Read run_skill_script(scripts/show.py)"),):
@@ -228,7 +228,7 @@ def check_run_skill_script(driver: AdapterDriver, root: Path) -> None:
         (d / "scripts" / "show.py").write_text(SCENARIO_SCRIPT)
     (skills / "gamma-files" / "scripts").mkdir()
     (skills / "gamma-files" / "scripts" / "show.py").write_text(SCENARIO_SCRIPT)
-    driver.options = {"script_runner": SubprocessRunner(), "script_isolation": Isolation.PROCESS}
+    driver.options = {"script_runner": RecordingRunner(), "script_isolation": Isolation.PROCESS}
     driver.start(SkillLibrary([skills]), Limits(max_loaded=2), ToolPolicy(PolicyMode.RESTRICT))
     tool = driver.names.script
 

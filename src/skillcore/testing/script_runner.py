@@ -1,81 +1,56 @@
-"""A minimal real runner for tests and the conformance suite: a child process in its own
-process group and working folder, with the request's environment, a wall-clock limit and an
-output cap. It gives :attr:`~skillcore.runner.Isolation.PROCESS` only (no OS limits, no
-sandbox): use the runner layer's own runners for anything else."""
+"""The runner tests and the conformance suite use: the local runner
+(:class:`~skillcore.runner.LocalRunner`, without namespaces, so a run starts quickly), which
+records every request it ran so a test can tell what ran. ``level`` caps the isolation it
+reports (a test of a configuration that asks for more than a runner gives); a run's result
+never reports more than the local runner gave."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import tempfile
-import time
-
-import anyio.to_thread
+import attrs
 
 from skillcore.runner import (
     Isolation,
     IsolationUnavailable,
+    LocalRunner,
     ScriptRequest,
     ScriptResult,
+    ScriptRunner,
 )
 
 
-class SubprocessRunner:
-    """Runs a request with :mod:`subprocess` (see the module docstring)."""
+class RecordingRunner:
+    """A :class:`~skillcore.runner.ScriptRunner` over the local runner that records requests."""
 
-    def __init__(self) -> None:
-        #: The requests run so far (tests look at them).
+    def __init__(
+        self, level: Isolation = Isolation.PROCESS, inner: ScriptRunner | None = None
+    ) -> None:
+        self.inner: ScriptRunner = inner if inner is not None else LocalRunner(namespaces=False)
+        self.level = min(level, self.inner.isolation())
+        #: The requests run so far, in order.
         self.requests: list[ScriptRequest] = []
 
     def isolation(self) -> Isolation:
-        """Process isolation only."""
-        return Isolation.PROCESS
+        """The isolation reported: at most ``level``, at most what the local runner gives."""
+        return self.level
 
-    def run(self, request: ScriptRequest) -> ScriptResult:
-        """Run ``request`` to the end or its wall-clock limit."""
-        if request.require > Isolation.PROCESS:
+    def _accept(self, request: ScriptRequest) -> ScriptRequest:
+        if request.require > self.level:
             raise IsolationUnavailable(
-                f"{request.require.name} isolation is required; this runner gives PROCESS only"
+                f"{request.require.name} isolation is required; this runner gives {self.level.name}"
             )
         self.requests.append(request)
-        cap = request.limits.output_bytes
-        start = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="skillcore-run-") as work:
-            proc = subprocess.Popen(
-                list(request.argv),
-                cwd=work,
-                env=dict(request.env),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                start_new_session=True,
-            )
-            timed_out = False
-            try:
-                out, err = proc.communicate(request.stdin, timeout=request.limits.wall_seconds)
-            except subprocess.TimeoutExpired:
-                timed_out = True
-                os.killpg(proc.pid, signal.SIGKILL)
-                out, err = proc.communicate()
-            finally:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)  # nothing outlives the run
-        return ScriptResult(
-            exit_code=None if timed_out else proc.returncode,
-            stdout=out[:cap],
-            stderr=err[:cap],
-            duration_seconds=time.monotonic() - start,
-            truncated=len(out) > cap or len(err) > cap,
-            timed_out=timed_out,
-            isolation=Isolation.PROCESS,
-            killed="timeout" if timed_out else "",
-        )
+        return request
+
+    def _reported(self, result: ScriptResult) -> ScriptResult:
+        return attrs.evolve(result, isolation=min(result.isolation, self.level))
+
+    def run(self, request: ScriptRequest) -> ScriptResult:
+        """Run ``request`` through the local runner."""
+        return self._reported(self.inner.run(self._accept(request)))
 
     async def arun(self, request: ScriptRequest) -> ScriptResult:
-        """Async :meth:`run` (in a worker thread)."""
-        return await anyio.to_thread.run_sync(self.run, request)
+        """Async :meth:`run`."""
+        return self._reported(await self.inner.arun(self._accept(request)))
 
 
-__all__ = ["SubprocessRunner"]
+__all__ = ["RecordingRunner"]

@@ -8,6 +8,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from skillcore.policy.rules import PolicyMode, ToolPolicy
 from skillcore.runner import Isolation
 from skillcore.runtime.config import SkillConfig
 from skillcore.testing.scenario import write_skill
-from skillcore.testing.script_runner import SubprocessRunner
+from skillcore.testing.script_runner import RecordingRunner
 
 HELLO = "import sys\nprint('hello', *sys.argv[1:])\nprint(sys.stdin.read().upper(), end='')\n"
 
@@ -37,7 +38,7 @@ def _library(root: Path, allowed: str | None = None, **source: Any) -> SkillLibr
 
 
 def _toolkit(lib: SkillLibrary, **options: Any) -> SkillToolkit:
-    options.setdefault("script_runner", SubprocessRunner())
+    options.setdefault("script_runner", RecordingRunner())
     options.setdefault("script_isolation", Isolation.PROCESS)
     return SkillConfig(**options).toolkit(lib)
 
@@ -124,7 +125,7 @@ def test_refused_when_not_loaded(tmp_path: Path) -> None:
 )
 def test_path_rules(tmp_path: Path, script: str, code: OutcomeCode) -> None:
     lib = _library(tmp_path)
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     tk = _toolkit(lib, script_runner=runner)
     r = _run(tk, _loaded(tk, lib), script=script)
     assert r.code is code and r.text.startswith("Error: "), r.text
@@ -138,7 +139,7 @@ def test_symlink_escape_is_refused(tmp_path: Path) -> None:
     outside.write_text("print('escaped')\n")
     os.symlink(outside, root / "runner-skill" / "scripts" / "link.py")
     os.symlink("/bin/sh", root / "runner-skill" / "scripts" / "sh.sh")
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     tk = _toolkit(lib, script_runner=runner)
     session = _loaded(tk, lib)
     for script in ("scripts/link.py", "scripts/sh.sh"):
@@ -149,7 +150,7 @@ def test_symlink_escape_is_refused(tmp_path: Path) -> None:
 
 def test_runner_gets_a_read_only_copy_and_no_host_env(tmp_path: Path) -> None:
     lib = _library(tmp_path)
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     tk = _toolkit(lib, script_runner=runner)
     os.environ["SKILLCORE_TEST_SECRET"] = "s3cr3t"
     try:
@@ -166,7 +167,7 @@ def test_runner_gets_a_read_only_copy_and_no_host_env(tmp_path: Path) -> None:
 
 def test_untrusted_source_refused_unless_marked(tmp_path: Path) -> None:
     lib = _library(tmp_path, trusted=False)
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     tk = _toolkit(lib, script_runner=runner)
     r = _run(tk, _loaded(tk, lib))
     assert r.code is OutcomeCode.SCRIPT_UNTRUSTED and "not trusted" in r.text, r.text
@@ -233,7 +234,7 @@ def test_restrict_another_skills_entry_does_not_allow(tmp_path: Path) -> None:
 )
 def test_bad_arguments_reply_never_raise(tmp_path: Path, args: dict[str, Any]) -> None:
     lib = _library(tmp_path)
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     tk = _toolkit(lib, script_runner=runner)
     r = _run(tk, _loaded(tk, lib), **args)
     assert r.code is OutcomeCode.INVALID_ARGUMENTS and r.text.startswith("Error: "), r.text
@@ -265,7 +266,7 @@ def test_approval_hook(tmp_path: Path) -> None:
         asked.append((skill, script, args))
         return False
 
-    runner = SubprocessRunner()
+    runner = RecordingRunner()
     tk = _toolkit(lib, script_runner=runner, approve_script=no)
     r = _run(tk, _loaded(tk, lib), args=["q"])
     assert r.code is OutcomeCode.SCRIPT_DECLINED and "not approved" in r.text
@@ -302,7 +303,8 @@ def test_timeout_reported(tmp_path: Path) -> None:
     (tmp_path / "runner-skill" / "scripts" / "sleep.py").write_text("import time\ntime.sleep(30)\n")
     tk = _toolkit(lib, script_limits=RunLimits(wall_seconds=0.5))
     r = _run(tk, _loaded(tk, lib), script="scripts/sleep.py")
-    assert r.code is OutcomeCode.SCRIPT_RAN and 'exit_code="none"' in r.text
+    # Ended by a signal at the wall-clock limit (the exit code is minus the signal).
+    assert r.code is OutcomeCode.SCRIPT_RAN and re.search(r'exit_code="-(9|15)"', r.text), r.text
     assert 'ended_early="timeout"' in r.text, r.text
 
 
