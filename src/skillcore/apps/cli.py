@@ -1,5 +1,5 @@
 """The ``skillcore`` command line: list, validate, show, render, new, demo, eval,
-lint-descriptions, mcp.
+lint-descriptions, lint-library, mcp.
 
 This module parses the command line and runs a command; the commands live by job in
 :mod:`~skillcore.apps.cli_skills` (about skills), :mod:`~skillcore.apps.cli_eval` (measuring
@@ -27,7 +27,13 @@ from skillcore.apps.cli_common import (
     open_library,
     user_path,
 )
-from skillcore.apps.cli_eval import cmd_eval, cmd_lint_descriptions, eval_table, plot_reports
+from skillcore.apps.cli_eval import (
+    cmd_eval,
+    cmd_lint_descriptions,
+    cmd_lint_library,
+    eval_table,
+    plot_reports,
+)
 from skillcore.apps.cli_skills import (
     REFERENCE_MODE,
     SKELETON,
@@ -212,7 +218,7 @@ def _add_skill_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _add_eval_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """eval, lint-descriptions."""
+    """eval, lint-descriptions, lint-library."""
     p = _add_command(
         sub, "eval", "measure skill selection: recall@k, MRR and catalog reach for query files"
     )
@@ -262,6 +268,22 @@ def _add_eval_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--min-score", type=float, default=0.0, help="only pairs at least this alike")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_lint_descriptions)
+
+    p = _add_command(
+        sub,
+        "lint-library",
+        "find what makes the model pick the wrong skill: overlapping, over-general, "
+        "request-stealing and too-short descriptions (exit 1 on warnings with --strict)",
+    )
+    p.add_argument(
+        "--ranker",
+        choices=["auto", "bm25", "hybrid"],
+        default="bm25",
+        help="the search ranker the probe requests go through (default: bm25)",
+    )
+    p.add_argument("--strict", action="store_true", help="exit 1 when there is a warning")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_lint_library)
 
 
 def _add_mcp_command(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -363,6 +385,7 @@ __all__ = [
     "cmd_demo",
     "cmd_eval",
     "cmd_lint_descriptions",
+    "cmd_lint_library",
     "cmd_list",
     "cmd_mcp",
     "cmd_new",

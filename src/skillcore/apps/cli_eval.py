@@ -1,5 +1,5 @@
 """The ``skillcore`` commands that measure skill selection: eval (with its chart) and
-lint-descriptions."""
+lint-descriptions and lint-library."""
 
 from __future__ import annotations
 
@@ -161,3 +161,29 @@ def cmd_lint_descriptions(args: argparse.Namespace) -> int:
         shared = f"  (shared: {', '.join(p.shared)})" if p.shared else ""
         print(single_line(f"{p.score:.2f}  {p.first}  <->  {p.second}{shared}"))
     return exit_status(lib)
+
+
+def cmd_lint_library(args: argparse.Namespace) -> int:
+    from skillcore.apps.library_lint import lint_library
+
+    lib = open_library(args)
+    try:
+        report = lint_library(lib.catalog, ranker=args.ranker)
+    except ImportError as exc:
+        raise UsageError(str(exc)) from exc
+    if args.json:
+        out = {
+            "skills": report.skills,
+            "probes": report.probes,
+            "findings": [attrs.asdict(f) for f in report.findings],
+        }
+        json.dump(out, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for f in report.findings:
+            print(single_line(f"{f.severity} {f.rule}: {f.message}"))
+            print(single_line(f"  fix: {f.fix}"))
+        counts = ", ".join(f"{n} {rule}" for rule, n in sorted(report.counts().items()))
+        print(f"{report.skills} skills, {report.probes} probe requests: {counts or 'no findings'}")
+    warned = any(f.severity == "warning" for f in report.findings)
+    return max(exit_status(lib), EXIT_SKILL_PROBLEMS if args.strict and warned else 0)
