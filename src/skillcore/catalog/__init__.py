@@ -33,6 +33,17 @@ if TYPE_CHECKING:
         render_load_reply,
     )
     from skillcore.catalog.search import SearchHit, search_skills
+    from skillcore.catalog.second_stage import (
+        COMPACT_RESULTS,
+        MAX_VARIANTS_NAMED,
+        RERANK_DEPTH,
+        Candidate,
+        Reranker,
+        SearchStyle,
+        compact_line,
+        rerank,
+        with_variants,
+    )
     from skillcore.catalog.semantic import SemanticIndex, semantic_available, skill_text
     from skillcore.catalog.terms import STOPWORDS, WORD, tokens, word_terms
 
@@ -40,6 +51,15 @@ __getattr__, __dir__, __all__ = face(
     __name__,
     {
         "ABSTAIN_KEEP": "skillcore.catalog.ranking",
+        "with_variants": "skillcore.catalog.second_stage",
+        "rerank": "skillcore.catalog.second_stage",
+        "compact_line": "skillcore.catalog.second_stage",
+        "SearchStyle": "skillcore.catalog.second_stage",
+        "Reranker": "skillcore.catalog.second_stage",
+        "Candidate": "skillcore.catalog.second_stage",
+        "RERANK_DEPTH": "skillcore.catalog.second_stage",
+        "COMPACT_RESULTS": "skillcore.catalog.second_stage",
+        "MAX_VARIANTS_NAMED": "skillcore.catalog.second_stage",
         "RANKERS": "skillcore.catalog.ranking",
         "STOPWORDS": "skillcore.catalog.terms",
         "WORD": "skillcore.catalog.terms",

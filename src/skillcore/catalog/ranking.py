@@ -22,7 +22,7 @@ each scaled to 0..1 over its best results; see :func:`semantic_available`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import attrs
@@ -214,6 +214,15 @@ class SearchIndex(LexicalIndex):
     def _fold(self, ranked: list[tuple[int, float]], query: str) -> list[tuple[int, float]]:
         """``ranked`` with near-duplicate families folded (see :class:`Families`)."""
         return self._families.fold(ranked, query_terms(query), self._exact(query))
+
+    def families_of(self, names: Sequence[str]) -> list[int | None]:
+        """The near-duplicate family number of each named skill (None: it has no
+        near-duplicate, or is not in the index); see :mod:`skillcore.catalog.families`."""
+        out: list[int | None] = []
+        for name in names:
+            doc = self._by_name.get(name.lower())
+            out.append(None if doc is None else self._families.family_of(doc))
+        return out
 
     @functools.cached_property
     def _families(self) -> Families:

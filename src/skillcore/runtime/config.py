@@ -22,6 +22,8 @@ from skillcore.catalog import (
     PromptMode,
     PromptTemplate,
     Ranker,
+    Reranker,
+    SearchStyle,
     resolve_prompt_mode,
     to_template,
 )
@@ -169,6 +171,14 @@ class SkillConfig:
         validator=attrs.validators.and_(attrs.validators.instance_of(int), attrs.validators.ge(0)),
     )
 
+    #: Reorders the search tool's best candidates (a second stage: any callable
+    #: ``(query, candidates) -> scores``; see :func:`skillcore.catalog.rerank`). None: the
+    #: first stage's order.
+    reranker: Reranker | None = None
+    #: How the search tool lists results: ``"full"`` (10 skills with descriptions) or
+    #: ``"compact"`` (20 skills, one short line each, for the model to choose from).
+    search_style: SearchStyle = attrs.field(default=SearchStyle.FULL, converter=SearchStyle)
+
     #: Runs code skills bring (``run_skill_script``, hooks, ``!command``; see
     #: docs/scripts.md): a :class:`~skillcore.runner.ScriptRunner`. None (the default): the
     #: tool is not offered and no skill code runs (hooks with commands are inert).
@@ -310,6 +320,8 @@ class SkillConfig:
             check_tools_available=self.check_tools_available,
             ranker=self.ranker,
             suggestions=self.suggestions,
+            reranker=self.reranker,
+            search_style=self.search_style,
             script_runner=self.script_runner,
             shell_preprocessing=self.shell_preprocessing,
             script_isolation=self.script_isolation,

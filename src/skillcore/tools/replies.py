@@ -22,7 +22,13 @@ from skillcore._escaping import (
     single_line,
     skill_content_marker,
 )
-from skillcore.catalog import SearchHit, entry_description
+from skillcore.catalog import (
+    MAX_VARIANTS_NAMED,
+    Candidate,
+    SearchHit,
+    compact_line,
+    entry_description,
+)
 from skillcore.codes import OutcomeCode
 from skillcore.library import ResourceContent
 from skillcore.model import SkillMetadata
@@ -251,37 +257,53 @@ def resource_page(
 
 def search(
     session: SkillSession,
-    hits: Sequence[SearchHit],
+    lines: Sequence[Candidate | SearchHit],
     query: str | None,
     path: str | None,
     abstained: bool = False,
+    compact: bool = False,
 ) -> str:
     """The reply of the search tool (``abstained``: no skill is a close match; the few
-    ``hits`` are only the closest)."""
+    ``lines`` are only the closest). ``compact``: each skill with one short line."""
     what = (
         " and ".join(f"{k} {quoted_excerpt(v)}" for k, v in (("query", query), ("path", path)) if v)
         or "no filter"
     )
-    if not hits:
+    if not lines:
         return (
             f"No skills match {what}. Try other keywords; "
             f"{len(session.catalog.model_visible)} skills are available."
         )
     if abstained:
-        lines = [f"No skill fits {what} well. The closest, in case one does apply:"]
+        head = f"No skill fits {what} well. The closest, in case one does apply:"
+    elif compact:
+        head = f"Candidate skills for {what}, best first; pick the one that fits:"
     else:
-        lines = [f"Skills matching {what} (best first):"]
-    for hit in hits:
-        mark = " [Loaded]" if session.is_loaded(hit.skill.name) else ""
-        lines.append(f"- {hit.skill.name}{mark}: {entry_description(hit.skill)}")
+        head = f"Skills matching {what} (best first):"
+    out = [head]
+    for line in lines:
+        candidate = line if isinstance(line, Candidate) else Candidate(line)
+        skill = candidate.hit.skill
+        mark = " [Loaded]" if session.is_loaded(skill.name) else ""
+        text = compact_line(skill) if compact else entry_description(skill)
+        out.append(f"- {single_line(skill.name)}{mark}: {text}{_variants(candidate.variants)}")
     if abstained:
-        lines.append(
+        out.append(
             f"If none of them applies, go on without a skill (or call {session.names.search} "
             "with other words)."
         )
     else:
-        lines.append(f"Call {session.names.load} with a name to use one.")
-    return "\n".join(lines)
+        out.append(f"Call {session.names.load} with a name to use one.")
+    return "\n".join(out)
+
+
+def _variants(names: Sequence[str]) -> str:
+    """The near-duplicate variants folded into a search line (a bounded list)."""
+    if not names:
+        return ""
+    shown = ", ".join(single_line(n) for n in names[:MAX_VARIANTS_NAMED])
+    more = len(names) - MAX_VARIANTS_NAMED
+    return f" (variants: {shown}{f', and {more} more' if more > 0 else ''})"
 
 
 #: How much of each description the per-request suggestion note shows.

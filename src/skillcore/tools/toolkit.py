@@ -26,12 +26,16 @@ from skillcore import events
 from skillcore._escaping import single_line
 from skillcore._recent import Recent
 from skillcore.catalog import (
+    COMPACT_RESULTS,
     RANKERS,
+    RERANK_DEPTH,
     CatalogFormat,
     CatalogOrder,
     PromptMode,
     PromptTemplate,
     Ranker,
+    Reranker,
+    SearchStyle,
     Selection,
     catalog_intro,
     catalog_view,
@@ -39,8 +43,10 @@ from skillcore.catalog import (
     query_text,
     relevant_catalog,
     render_load_reply,
+    rerank,
     resolve_prompt_mode,
     to_template,
+    with_variants,
 )
 from skillcore.codes import DecisionCode, OutcomeCode
 from skillcore.diagnostics import Severity
@@ -154,6 +160,8 @@ class SkillToolkit:
         approve_script: scripts.Approve | None = None,
         script_interpreters: Any = None,
         confirm_scripts: bool = False,
+        reranker: Reranker | None = None,
+        search_style: SearchStyle | str = SearchStyle.FULL,
     ) -> None:
         self.library = library
         settings = scripts.settings(
@@ -174,6 +182,11 @@ class SkillToolkit:
         #: How search ranks (see :func:`skillcore.search_skills`): ``"auto"`` blends BM25 with
         #: the semantic ranker when ``skillcore-agents[semantic]`` is installed, else BM25.
         self.ranker: Ranker = ranker
+        #: Reorders the search's best :data:`~skillcore.catalog.RERANK_DEPTH` candidates
+        #: (:func:`skillcore.catalog.rerank`); None: the first stage's order.
+        self.reranker = reranker
+        #: How the search tool lists results (:class:`~skillcore.catalog.SearchStyle`).
+        self.search_style = SearchStyle(search_style)
         #: How many skills the per-request note names (:meth:`suggestion_note`); 0: no note.
         self.suggestions = suggestions
         #: The configured skills (``default_skills``, ``pinned_skills``; see :meth:`ensure`).
@@ -343,13 +356,29 @@ class SkillToolkit:
         """What the search tool finds for ``query``/``path``, with its "no close match"
         verdict (:meth:`skillcore.catalog.ranking.SearchIndex.select`)."""
         catalog = session.catalog if isinstance(session, SkillSession) else session
-        return index_for(catalog).select(query, path, SEARCH_LIMIT, self.ranker)
+        index = index_for(catalog)
+        shown = self.search_limit
+        # Deeper than shown: a reranker sees its candidates, and folding near-duplicate
+        # variants into one line leaves room for more distinct skills.
+        depth = max(2 * shown, RERANK_DEPTH) if self.reranker is not None else 2 * shown
+        found = index.select(query, path, depth, self.ranker)
+        if self.reranker is not None:
+            found = rerank(found, query, self.reranker)
+        return found
+
+    @property
+    def search_limit(self) -> int:
+        """Lines one search reply lists (the style decides)."""
+        return COMPACT_RESULTS if self.search_style is SearchStyle.COMPACT else SEARCH_LIMIT
 
     def search_text(self, session: SkillSession, query: str | None, path: str | None) -> str:
         """The reply of the search tool: when no skill is a close match, at most
-        :data:`~skillcore.catalog.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well."""
+        :data:`~skillcore.catalog.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well;
+        near-duplicate variants share their best member's line."""
         found = self.select(session, query, path)
-        return replies.search(session, found.hits, query, path, found.abstained)
+        lines = with_variants(index_for(session.catalog), found.hits)[: self.search_limit]
+        compact = self.search_style is SearchStyle.COMPACT
+        return replies.search(session, lines, query, path, found.abstained, compact)
 
     def suggested(self, catalog: Catalog, message: str | None) -> tuple[str, ...]:
         """Names of the skills the per-request note suggests for the user ``message``: the
