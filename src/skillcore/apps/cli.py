@@ -119,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _add_skill_commands(sub)
     _add_eval_commands(sub)
+    _add_lint_commands(sub)
     _add_mcp_command(sub)
     return parser
 
@@ -218,7 +219,7 @@ def _add_skill_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 def _add_eval_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """eval, lint-descriptions, lint-library."""
+    """eval."""
     p = _add_command(
         sub, "eval", "measure skill selection: recall@k, MRR and catalog reach for query files"
     )
@@ -258,6 +259,9 @@ def _add_eval_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_eval)
 
+
+def _add_lint_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """lint-descriptions, lint-library."""
     p = _add_command(
         sub, "lint-descriptions", "list pairs of skills whose descriptions are confusable"
     )
