@@ -83,7 +83,9 @@ def digest(data: bytes) -> str:
 
 
 def skill_md(name: str, body: str = "") -> bytes:
-    text = f"---\nname: {name}\ndescription: The {name} skill.\n---\n\n{body or f'Body of {name}.'}\n"
+    text = (
+        f"---\nname: {name}\ndescription: The {name} skill.\n---\n\n{body or f'Body of {name}.'}\n"
+    )
     return text.encode()
 
 

@@ -26,6 +26,9 @@ from source_helpers import write_skill
 from skillcore import Code, OutcomeCode, ReadError, Severity, SkillLibrary, SkillSource
 from skillcore.errors import SourceError
 
+# A failing source also warns (SkillSourceWarning); these tests read its diagnostic instead.
+pytestmark = pytest.mark.filterwarnings("ignore::skillcore.errors.SkillSourceWarning")
+
 
 @pytest.fixture
 def web() -> Iterator[LoopbackHTTP]:
@@ -215,9 +218,10 @@ def test_archive_bombs_and_traversal(web: LoopbackHTTP, local: str) -> None:
     catalog = lib.discover()
     assert set(catalog.names) == {"local-skill", "slip"}  # only the bad member is dropped
     by_path = {d.path: d for d in catalog.diagnostics}
-    assert by_path["bomb"].code is Code.UNSAFE_PATH and "max_uncompressed_bytes" in by_path[
-        "bomb"
-    ].message
+    assert (
+        by_path["bomb"].code is Code.UNSAFE_PATH
+        and "max_uncompressed_bytes" in by_path["bomb"].message
+    )
     assert by_path["many"].code is Code.UNSAFE_PATH and "max_members" in by_path["many"].message
     assert by_path["slip/../../outside.txt"].code is Code.UNSAFE_PATH
     assert "no SKILL.md at its root" in by_path["nested"].message
