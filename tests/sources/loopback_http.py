@@ -42,7 +42,7 @@ class LoopbackHTTP:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.0"
 
-            def do_GET(self) -> None:  # noqa: N802 (the stdlib's name)
+            def do_GET(self) -> None:
                 owner.hits[self.path] = owner.hits.get(self.path, 0) + 1
                 reply = owner.replies.get(self.path, Reply(b"not found", 404))
                 if reply.delay:
