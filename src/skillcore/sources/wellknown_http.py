@@ -16,6 +16,8 @@ from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
 
 _REDIRECTS = (301, 302, 303, 307, 308)
+#: Redirects followed at most for one request.
+MAX_REDIRECTS = 5
 _CHUNK = 64 * 1024
 
 
@@ -66,7 +68,7 @@ def fetch(
     max_bytes: int,
     timeout: float,
     may_follow: Callable[[str, str], str | None],
-    max_redirects: int = 5,
+    max_redirects: int = MAX_REDIRECTS,
 ) -> bytes:
     """The body of a 200 answer to ``GET url``, at most ``max_bytes``. Raises FetchError.
 
