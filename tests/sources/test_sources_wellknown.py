@@ -293,3 +293,44 @@ def test_source_urls_that_are_refused_up_front(url: str, why: str) -> None:
 def test_unknown_storage_option_is_refused() -> None:
     with pytest.raises(SourceError, match="unknown storage options"):
         SkillLibrary([SkillSource("wellknown+https://example.com", storage_options={"x": 1})])
+
+
+def test_bytes_per_scan_are_bounded(web: LoopbackHTTP) -> None:
+    big = skill_md("a", "x" * 600)
+    publish(web, {"a": big, "b": skill_md("b"), "c": skill_md("c")})
+    for budget, cut in ((len(big) + 10, Code.TOO_LARGE), (len(big), Code.SOURCE_LIMIT)):
+        source = SkillSource(web.source, storage_options={"max_total_bytes": budget})
+        catalog = SkillLibrary([source]).discover()
+        assert catalog.names == ("a",)
+        by_path = {d.path: d for d in catalog.diagnostics}
+        assert by_path["b"].code is cut and by_path["c"].code is cut
+        assert "max_total_bytes" in by_path["c"].message
+
+
+def test_cli_validate_names_the_refused_skill(web: LoopbackHTTP, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    publish(web, {"good": skill_md("good"), "bad": skill_md("bad")})
+    web.put("/.well-known/agent-skills/bad/SKILL.md", skill_md("bad", "Tampered."))
+    src = Path(__file__).resolve().parents[2] / "src"
+    proc = subprocess.run(
+        [sys.executable, "-m", "skillcore", "validate", web.source],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(src)},
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert "DIGEST_MISMATCH" in proc.stdout and "expected sha256:" in proc.stdout
+    listed = subprocess.run(
+        [sys.executable, "-m", "skillcore", "list", web.source],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(src)},
+    )
+    assert "good" in listed.stdout and "bad" not in listed.stdout

@@ -240,19 +240,11 @@ class WellKnownReader(SourceReader):
                 out[entry.name] = previous  # same digest: verified already, not fetched again
                 continue
             left = deadline - time.monotonic()
-            if left <= 0:
-                diags.append(
-                    self.diag(
-                        Code.SOURCE_LIMIT,
-                        f"skipped: the scan ran out of time ({self.limits.max_scan_seconds} s, "
-                        "max_scan_seconds) before this skill was fetched",
-                        entry.name,
-                    )
-                )
+            over = self._over_scan_limits(left, budget)
+            if over is not None:
+                diags.append(self.diag(Code.SOURCE_LIMIT, over, entry.name))
                 continue
-            result = self._verify(
-                entry, url, min(budget, self._cap(entry)), min(left, self.limits.timeout)
-            )
+            result = self._verify(entry, url, budget, min(left, self.limits.timeout))
             if isinstance(result, Diagnostic):
                 diags.append(result)
                 continue
@@ -262,21 +254,45 @@ class WellKnownReader(SourceReader):
                 diags.extend(self._inside(entry.name, result[0].archive.diagnostics))
         return out
 
-    def _cap(self, entry: IndexEntry) -> int:
-        return self.limits.max_archive_bytes if entry.kind == ARCHIVE else self.max_file_bytes
+    def _over_scan_limits(self, left: float, budget: int) -> str | None:
+        """Why the scan fetches no more artifacts (time or bytes used up), or None."""
+        if left <= 0:
+            return (
+                f"skipped: the scan ran out of time ({self.limits.max_scan_seconds:g} s, "
+                "max_scan_seconds) before this skill was fetched"
+            )
+        if budget <= 0:
+            return (
+                f"skipped: the scan already downloaded {self.limits.max_total_bytes} bytes "
+                "(max_total_bytes)"
+            )
+        return None
+
+    def _cap(self, entry: IndexEntry, budget: int) -> tuple[int, str]:
+        """The byte cap of one artifact and the limit it comes from."""
+        own, name = (
+            (self.limits.max_archive_bytes, "max_archive_bytes")
+            if entry.kind == ARCHIVE
+            else (self.max_file_bytes, "the library's max_file_bytes")
+        )
+        return (own, name) if own <= budget else (budget, "what is left of max_total_bytes")
 
     def _verify(
-        self, entry: IndexEntry, url: str, cap: int, timeout: float
+        self, entry: IndexEntry, url: str, budget: int, timeout: float
     ) -> tuple[_Verified, bytes] | Diagnostic:
         """Fetch one artifact and check it against its digest (and, for an archive, unpack it)."""
         refused = self._host_problem(url)
         if refused is not None:
             return self.diag(Code.INVALID_INDEX_ENTRY, f"skipped: {url}: {refused}", entry.name)
+        cap, limit = self._cap(entry, budget)
         try:
             data = self._get(url, cap, timeout)
         except FetchError as exc:
-            code = Code.TOO_LARGE if exc.too_large else Code.READ_FAILED
-            return self.diag(code, f"skipped: cannot fetch the artifact: {exc}", entry.name)
+            if exc.too_large:
+                return self.diag(Code.TOO_LARGE, f"skipped: {exc} ({limit})", entry.name)
+            return self.diag(
+                Code.READ_FAILED, f"skipped: cannot fetch the artifact: {exc}", entry.name
+            )
         found = "sha256:" + hashlib.sha256(data).hexdigest()
         if found != entry.digest:
             return self.diag(
