@@ -69,9 +69,9 @@ class WellKnownLimits:
 _NUMBERS = tuple(f.name for f in attrs.fields(WellKnownLimits))
 
 
-def check_wellknown_source(source: SkillSource) -> SourceReader:
+def check_wellknown_source(source: SkillSource) -> None:
     """Refuse a bad URL or bad storage options where the library is built (SourceError)."""
-    return open_wellknown_reader(source)  # builds the reader only: nothing is fetched
+    open_wellknown_reader(source)  # builds the reader only: nothing is fetched
 
 
 def open_wellknown_reader(source: SkillSource) -> SourceReader:

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
 
+from skillcore._escaping import quoted_excerpt
+
 _REDIRECTS = (301, 302, 303, 307, 308)
 #: Redirects followed at most for one request.
 MAX_REDIRECTS = 5
@@ -40,7 +42,9 @@ def loopback(host: str) -> bool:
 
 
 def url_problem(url: str) -> str | None:
-    """Why ``url`` may not be fetched at all (scheme, host), or None."""
+    """Why ``url`` may not be fetched at all (characters, scheme, host), or None."""
+    if not url.isascii() or not url.isprintable() or " " in url:
+        return "not an ASCII URL without spaces or control characters"
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 (raises ValueError on a bad port)
@@ -80,7 +84,7 @@ def fetch(
     for _ in range(max_redirects + 1):
         problem = url_problem(current)
         if problem is not None:
-            raise FetchError(f"{current}: {problem}")
+            raise FetchError(f"{quoted_excerpt(current, 200)}: {problem}")
         status, location, body = _get(current, max_bytes, deadline)
         if status == 200:
             return body
@@ -89,9 +93,10 @@ def fetch(
                 f"{current}: HTTP {status}" + (" (not found)" if status == 404 else "")
             )
         target = urljoin(current, location)
-        refused = may_follow(current, target)
+        refused = url_problem(target) or may_follow(current, target)
         if refused is not None:
-            raise FetchError(f"{current}: redirect to {target} refused: {refused}")
+            shown = quoted_excerpt(target, 200)
+            raise FetchError(f"{current}: redirect to {shown} refused: {refused}")
         current = target
     raise FetchError(f"{url}: more than {max_redirects} redirects")
 

@@ -30,7 +30,8 @@ MAX_DESCRIPTION = 1024
 #: Longest ``url`` accepted in an entry.
 MAX_URL_CHARS = 2048
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-# No whitespace, controls or backslashes in a URL reference (RFC 3986 allows none of them).
+# ASCII, and no whitespace, controls or backslashes in a URL reference (RFC 3986 allows none;
+# other characters are percent-encoded).
 _BAD_URL_CHAR = re.compile(r"[\x00-\x20\x7f-\x9f\\]")
 
 
@@ -169,7 +170,7 @@ def _entry(position: int, raw: object) -> IndexEntry | EntryProblem:
             name,
             f"skipped: description is {len(description)} characters long (limit {MAX_DESCRIPTION})",
         )
-    if not url or len(url) > MAX_URL_CHARS or _BAD_URL_CHAR.search(url):
+    if not url or len(url) > MAX_URL_CHARS or not url.isascii() or _BAD_URL_CHAR.search(url):
         return EntryProblem(
             position, name, f"skipped: url {quoted_excerpt(url)} is not a usable URL reference"
         )

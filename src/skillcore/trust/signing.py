@@ -99,6 +99,8 @@ class Signature:
                 text = text.decode("utf-8")
             except UnicodeDecodeError:
                 raise _malformed("the file is not UTF-8 text") from None
+        if len(text) > MAX_KEY_FILE_BYTES:
+            raise _malformed(f"the text is over {MAX_KEY_FILE_BYTES} characters")
         lines = [line.strip() for line in text.strip().splitlines()]
         if len(lines) != len(_FIELDS):
             raise _malformed(f"expected {len(_FIELDS)} lines ({', '.join(_FIELDS)})")
