@@ -16,12 +16,14 @@ from loopback_http import (
     entry,
     index,
     publish,
+    self_signed,
     serving,
     skill_md,
     tar_gz,
     zip_bytes,
 )
 from source_helpers import write_skill
+from tests.core.extras import needs
 
 from skillcore import Code, OutcomeCode, ReadError, Severity, SkillLibrary, SkillSource
 from skillcore.errors import SourceError
@@ -339,3 +341,21 @@ def test_cli_validate_names_the_refused_skill(web: LoopbackHTTP, tmp_path: Path)
         env={**os.environ, "PYTHONPATH": str(src)},
     )
     assert "good" in listed.stdout and "bad" not in listed.stdout
+
+
+@needs("cryptography")
+def test_https_with_certificate_verification(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, context = self_signed(tmp_path)
+    secure = LoopbackHTTP(tls=context)
+    try:
+        publish(secure, {"tls-skill": skill_md("tls-skill")})
+        source = f"wellknown+{secure.url}"
+        catalog = SkillLibrary([source]).discover()
+        (diag,) = _codes(catalog, Code.SOURCE_UNREACHABLE)
+        assert "TLS certificate not accepted" in diag.message  # not trusted: refused
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # the user trusts this certificate
+        assert SkillLibrary([source]).discover().names == ("tls-skill",)
+    finally:
+        secure.close()
