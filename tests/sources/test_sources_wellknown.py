@@ -297,9 +297,19 @@ def test_source_urls_that_are_refused_up_front(url: str, why: str) -> None:
         SkillLibrary([url])
 
 
-def test_unknown_storage_option_is_refused() -> None:
-    with pytest.raises(SourceError, match="unknown storage options"):
-        SkillLibrary([SkillSource("wellknown+https://example.com", storage_options={"x": 1})])
+@pytest.mark.parametrize(
+    ("options", "why"),
+    [
+        ({"x": 1}, "unknown storage options"),
+        ({"timeout": -1}, "must be above 0"),
+        ({"timeout": float("nan")}, "must be above 0"),
+        ({"max_skills": "many"}, "a bad limit"),
+        ({"allowed_hosts": "cdn.example.com"}, "a list of hosts"),
+    ],
+)
+def test_bad_storage_options_are_refused(options: dict, why: str) -> None:
+    with pytest.raises(SourceError, match=why):
+        SkillLibrary([SkillSource("wellknown+https://example.com", storage_options=options)])
 
 
 def test_bytes_per_scan_are_bounded(web: LoopbackHTTP) -> None:

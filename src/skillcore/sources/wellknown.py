@@ -80,13 +80,15 @@ def open_wellknown_reader(source: SkillSource) -> SourceReader:
     defaults = WellKnownLimits()
     try:
         given = {k: type(getattr(defaults, k))(opts.pop(k)) for k in _NUMBERS if k in opts}
+        if not all(v > 0 for v in given.values()):  # (NaN is not above 0 either)
+            raise ValueError("every limit must be above 0")
         limits = WellKnownLimits(**given)
     except (TypeError, ValueError) as exc:
         raise SourceError(
             f"skill source {source.url!r}: a bad limit in storage_options ({exc})"
         ) from None
     hosts = opts.pop("allowed_hosts", ())
-    if isinstance(hosts, str) or not all(isinstance(h, str) for h in hosts):
+    if not isinstance(hosts, (list, tuple)) or not all(isinstance(h, str) for h in hosts):
         raise SourceError(f"skill source {source.url!r}: allowed_hosts must be a list of hosts")
     if opts:
         raise SourceError(
