@@ -369,3 +369,13 @@ def test_https_with_certificate_verification(
         assert SkillLibrary([source]).discover().names == ("tls-skill",)
     finally:
         secure.close()
+
+
+def test_index_redirect_on_the_origin_and_relative_urls(web: LoopbackHTTP) -> None:
+    data = skill_md("moved")
+    web.put(INDEX, b"", status=301, headers={"Location": "/v2/index.json"})
+    web.put("/v2/index.json", index(entry("moved", "skill-md", "moved/SKILL.md", data)))
+    web.put("/v2/moved/SKILL.md", data)  # relative to where the index was found
+    lib = SkillLibrary([web.source])
+    assert lib.discover().names == ("moved",)
+    assert lib.read_document("moved").body.strip() == "Body of moved."

@@ -187,7 +187,7 @@ class WellKnownReader(SourceReader):
             return "a redirect from https to http"
         return self._host_problem(to_url)
 
-    def _get(self, url: str, max_bytes: int, timeout: float) -> bytes:
+    def _get(self, url: str, max_bytes: int, timeout: float) -> tuple[bytes, str]:
         return fetch(url, max_bytes=max_bytes, timeout=timeout, may_follow=self._may_follow)
 
     # -- scanning ----------------------------------------------------------------------------
@@ -195,7 +195,7 @@ class WellKnownReader(SourceReader):
     def scan(self, head_bytes: int, known: Mapping[str, str]) -> Scan:
         """Fetch the index and every changed artifact, verify them, and report the skills."""
         try:
-            data = self._get(self.index_url, self.limits.max_index_bytes, self.limits.timeout)
+            data, base = self._get(self.index_url, self.limits.max_index_bytes, self.limits.timeout)
         except FetchError as exc:
             raise SourceUnavailable(f"cannot fetch the skills index: {exc}") from exc
         try:
@@ -216,7 +216,7 @@ class WellKnownReader(SourceReader):
                 )
             )
         with self._lock:
-            verified = self._verify_all(parsed.entries, diags)
+            verified = self._verify_all(parsed.entries, base, diags)
             self._skills = verified
         entries = [self._scan_entry(v, head_bytes, known, diags) for v in verified.values()]
         return Scan(tuple(e for e in entries if e is not None), tuple(diags))
@@ -230,14 +230,14 @@ class WellKnownReader(SourceReader):
         )
 
     def _verify_all(
-        self, entries: tuple[IndexEntry, ...], diags: list[Diagnostic]
+        self, entries: tuple[IndexEntry, ...], base: str, diags: list[Diagnostic]
     ) -> dict[str, _Verified]:
         out: dict[str, _Verified] = {}
         budget = self.limits.max_total_bytes
         deadline = time.monotonic() + self.limits.max_scan_seconds
         for entry in entries:
             previous = self._skills.get(entry.name)
-            url = urljoin(self.index_url, entry.url)
+            url = urljoin(base, entry.url)  # RFC 3986: against where the index came from
             if previous is not None and previous.entry == entry and previous.url == url:
                 out[entry.name] = previous  # same digest: verified already, not fetched again
                 continue
@@ -288,7 +288,7 @@ class WellKnownReader(SourceReader):
             return self.diag(Code.INVALID_INDEX_ENTRY, f"skipped: {url}: {refused}", entry.name)
         cap, limit = self._cap(entry, budget)
         try:
-            data = self._get(url, cap, timeout)
+            data, _ = self._get(url, cap, timeout)
         except FetchError as exc:
             if exc.too_large:
                 return self.diag(Code.TOO_LARGE, f"skipped: {exc} ({limit})", entry.name)

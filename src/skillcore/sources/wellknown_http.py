@@ -73,8 +73,9 @@ def fetch(
     timeout: float,
     may_follow: Callable[[str, str], str | None],
     max_redirects: int = MAX_REDIRECTS,
-) -> bytes:
-    """The body of a 200 answer to ``GET url``, at most ``max_bytes``. Raises FetchError.
+) -> tuple[bytes, str]:
+    """The body of a 200 answer to ``GET url`` (at most ``max_bytes``) and the URL that gave
+    it (after redirects: the base of relative references in it). Raises FetchError.
 
     ``may_follow(from_url, to_url)`` returns why a redirect may not be followed, or None.
     ``timeout`` bounds the whole request (connecting, redirects and reading together).
@@ -87,7 +88,7 @@ def fetch(
             raise FetchError(f"{quoted_excerpt(current, 200)}: {problem}")
         status, location, body = _get(current, max_bytes, deadline)
         if status == 200:
-            return body
+            return body, current
         if status not in _REDIRECTS or location is None:
             raise FetchError(
                 f"{current}: HTTP {status}" + (" (not found)" if status == 404 else "")
