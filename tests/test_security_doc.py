@@ -158,3 +158,25 @@ def test_security_page_states_the_run_limits() -> None:
         f"bounded per file ({limits.DEFAULT_RUN_FILE_BYTES // MIB} MiB)",
     ):
         assert text in DOC, text
+
+
+def test_security_page_states_the_wellknown_and_signing_caps() -> None:
+    """The bounds of well-known sources and of signature files are the constants in code."""
+    from skillcore.apps.cli_sign import MAX_SIGNED_BYTES
+    from skillcore.sources.wellknown import WellKnownLimits
+    from skillcore.sources.wellknown_http import MAX_REDIRECTS
+    from skillcore.trust.signing import MAX_KEY_FILE_BYTES
+
+    wk = WellKnownLimits()
+    for text in (
+        f"at most {MAX_REDIRECTS} are followed",
+        f"the index at most {wk.max_index_bytes // MIB} MiB and {_n(wk.max_skills)} entries",
+        f"{wk.timeout:g} seconds per request",
+        f"{wk.max_scan_seconds:g} seconds per scan",
+        f"an archive at most {wk.max_archive_bytes // MIB} MiB, {_n(wk.max_members)} members "
+        f"and {wk.max_uncompressed_bytes // MIB} MiB unpacked",
+        f"{wk.max_total_bytes // MIB} MiB downloaded per scan",
+        f"read up to {MAX_KEY_FILE_BYTES // 1024} KiB",
+        f"files up to {MAX_SIGNED_BYTES // MIB} MiB",
+    ):
+        assert text in DOC, text

@@ -66,6 +66,10 @@ class Code(str, enum.Enum):
     INVISIBLE_CHARACTERS = "INVISIBLE_CHARACTERS"
     # A ``hooks`` entry that cannot be read (the entry is dropped; the others are kept).
     INVALID_HOOK = "INVALID_HOOK"
+    # A well-known index entry that cannot be used, and an artifact whose SHA-256 is not the
+    # index's digest (the skill is refused; the rest of the index is kept).
+    INVALID_INDEX_ENTRY = "INVALID_INDEX_ENTRY"
+    DIGEST_MISMATCH = "DIGEST_MISMATCH"
 
 
 @attrs.frozen

@@ -34,6 +34,7 @@ from skillcore.apps.cli_eval import (
     eval_table,
     plot_reports,
 )
+from skillcore.apps.cli_sign import add_sign_commands
 from skillcore.apps.cli_skills import (
     REFERENCE_MODE,
     SKELETON,
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_eval_commands(sub)
     _add_lint_commands(sub)
     _add_mcp_command(sub)
+    add_sign_commands(sub)
     return parser
 
 

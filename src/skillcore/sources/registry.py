@@ -26,6 +26,7 @@ _S3 = "skillcore.sources.s3:open_s3_reader"
 _GIT = "skillcore.sources.git:open_git_reader"
 _ARCHIVE = "skillcore.sources.archive:open_archive_reader"
 _MCP = "skillcore.sources.mcp:open_mcp_reader"
+_WELLKNOWN = "skillcore.sources.wellknown:open_wellknown_reader"
 #: Built-in backends, imported on first use so ``import skillcore`` stays light (no s3fs,
 #: no pygit2). A user's :func:`register_reader` for the same protocol takes precedence.
 _BUILTIN_READERS: dict[str, str] = {
@@ -41,6 +42,14 @@ _BUILTIN_READERS: dict[str, str] = {
     "mcp+stdio": _MCP,
     "mcp+http": _MCP,
     "mcp+https": _MCP,
+    "wellknown+https": _WELLKNOWN,
+    "wellknown+http": _WELLKNOWN,  # loopback hosts only (refused elsewhere)
+}
+
+#: Checks of a built-in backend's URL and options, run where the library is built.
+_BUILTIN_CHECKS: dict[str, str] = {
+    "wellknown+https": "skillcore.sources.wellknown:check_wellknown_source",
+    "wellknown+http": "skillcore.sources.wellknown:check_wellknown_source",
 }
 
 #: The optional dependency (module, extra) each built-in backend needs.
@@ -78,6 +87,9 @@ def check_source(source: SkillSource) -> None:
         return
     for proto in _chain_protocols(source.url):
         _check_protocol(source, proto)
+    check = _BUILTIN_CHECKS.get(source.protocol)
+    if check is not None and source.protocol not in _FACTORIES:
+        _builtin_factory(check)(source)
     if source.protocol == "file" and "::" not in source.url and not source.optional:
         _check_exists(source)
 
