@@ -16,6 +16,7 @@ from collections.abc import Callable
 from urllib.parse import urljoin, urlsplit
 
 from skillcore._escaping import quoted_excerpt
+from skillcore.errors import SkillcoreError
 
 _REDIRECTS = (301, 302, 303, 307, 308)
 #: Redirects followed at most for one request.
@@ -23,7 +24,7 @@ MAX_REDIRECTS = 5
 _CHUNK = 64 * 1024
 
 
-class FetchError(Exception):
+class FetchError(SkillcoreError):
     """A GET failed; the message says why, naming the URL."""
 
     def __init__(self, message: str, *, too_large: bool = False) -> None:
