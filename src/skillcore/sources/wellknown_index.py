@@ -16,6 +16,7 @@ import attrs
 
 from skillcore._escaping import quoted_excerpt, single_line
 from skillcore.diagnostics import Severity
+from skillcore.errors import SkillcoreError
 from skillcore.parse import ValidationMode, check_name
 
 #: Where the index lives on an origin.
@@ -35,7 +36,7 @@ _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _BAD_URL_CHAR = re.compile(r"[\x00-\x20\x7f-\x9f\\]")
 
 
-class IndexFormatError(ValueError):
+class IndexFormatError(SkillcoreError, ValueError):
     """The index as a whole cannot be used (the message says why)."""
 
 
