@@ -66,6 +66,10 @@ class Code(str, enum.Enum):
     INVISIBLE_CHARACTERS = "INVISIBLE_CHARACTERS"
     # A ``hooks`` entry that cannot be read (the entry is dropped; the others are kept).
     INVALID_HOOK = "INVALID_HOOK"
+    # Lock verification: a skill whose files differ from its lock entry (refused), and a
+    # skill the lock does not name (refused in frozen mode, else a warning).
+    LOCK_MISMATCH = "LOCK_MISMATCH"
+    NOT_LOCKED = "NOT_LOCKED"
 
 
 @attrs.frozen

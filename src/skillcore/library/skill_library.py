@@ -17,6 +17,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import attrs
+
 from skillcore import events
 from skillcore._escaping import single_line
 from skillcore.diagnostics import Code, Diagnostic
@@ -37,7 +39,7 @@ from skillcore.limits import (
     DEFAULT_MAX_RESOURCES,
     Limits,
 )
-from skillcore.model import Catalog
+from skillcore.model import Catalog, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.parse import ParseCache, ValidationMode, cache_disabled, default_cache_dir, gc_paused
 from skillcore.policy import ToolPolicy
@@ -50,6 +52,20 @@ from skillcore.sources import (
     open_reader,
 )
 from skillcore.state import SkillSession
+from skillcore.trust import (
+    Bounds,
+    LockError,
+    LockFile,
+    LockPolicy,
+    TrustTier,
+    Verdict,
+    VerifyingReader,
+    read_lock,
+    tier_of,
+    verify_skill,
+)
+from skillcore.trust.discovery import verdict_diagnostics
+from skillcore.trust.lockfile import LOCK_ENV
 
 #: The diagnostics of a source that failed as a whole (shown through ``warnings`` too).
 _SOURCE_FAILURES = frozenset({Code.SOURCE_UNREACHABLE, Code.SOURCE_STALE})
@@ -80,6 +96,8 @@ class SkillLibrary(DocumentReads):
         max_resources: int = DEFAULT_MAX_RESOURCES,
         progress: ProgressCallback | None = None,
         cache: bool | str | os.PathLike[str] = True,
+        lock: LockFile | LockPolicy | str | os.PathLike[str] | None = None,
+        frozen: bool = False,
     ) -> None:
         if isinstance(sources, (str, os.PathLike, SkillSource)):
             sources = [sources]
@@ -113,11 +131,28 @@ class SkillLibrary(DocumentReads):
         #: Seconds the last refresh after the first discovery took (``RefreshGate`` spaces
         #: scans by it).
         self.refresh_seconds = 0.0
+        #: The lock in force (None: none). ``lock`` is a lock, a policy or the path of a
+        #: lock file (read now: a lock that cannot be read is an error, never "no lock");
+        #: without one, ``SKILLCORE_LOCK`` names it. ``frozen``: a skill the lock does not
+        #: name is refused (needs a lock).
+        self.lock_policy: LockPolicy | None = _lock_policy(lock, frozen)
+        #: Verdicts of the skills verified so far, by metadata identity (kept with it).
+        self._verdicts: dict[int, tuple[Any, Verdict]] = {}
+        #: Tier of each skill of the current catalog (set when a lock is in force).
+        self._tiers: dict[str, TrustTier] = {}
 
     # -- readers ---------------------------------------------------------------------------
 
     def reader(self, source: SkillSource | str) -> SourceReader:
-        """The (cached) reader of a source, by value or label."""
+        """The (cached) reader of a source, by value or label. With a lock in force, every
+        read of a locked skill's files through it is checked against the lock."""
+        reader = self._source_reader(source)
+        if self.lock_policy is None:
+            return reader
+        return VerifyingReader(reader, self.lock_policy)
+
+    def _source_reader(self, source: SkillSource | str) -> SourceReader:
+        """The source's own (cached) reader, unchecked: what discovery scans with."""
         label = source.label if isinstance(source, SkillSource) else source
         reader = self._readers.get(label)
         if reader is None:
@@ -126,6 +161,58 @@ class SkillLibrary(DocumentReads):
             reader.max_file_bytes = self.max_file_bytes
             self._readers[label] = reader
         return reader
+
+    # -- trust -----------------------------------------------------------------------------
+
+    def tier(self, skill: str | SkillMetadata) -> TrustTier:
+        """The trust tier of a skill of the catalog (see :class:`~skillcore.trust.TrustTier`):
+        whether its code may run. A skill this library does not know is untrusted."""
+        name = skill if isinstance(skill, str) else skill.name
+        if self.lock_policy is not None:
+            return self._tiers.get(name, TrustTier.UNTRUSTED)
+        meta = self.catalog.get(name)
+        source = None if meta is None else self._source(meta.location.source)
+        if source is None:
+            return TrustTier.UNTRUSTED
+        return tier_of(source, False)
+
+    def _source(self, label: str) -> SkillSource | None:
+        return next((s for s in self.sources if s.label == label), None)
+
+    def _verify(self, catalog: Catalog) -> Catalog:
+        """``catalog`` without the skills that fail the lock (a diagnostic each); the tiers
+        of those kept."""
+        policy = self.lock_policy
+        assert policy is not None
+        bounds = Bounds(max_files=self.max_resources, max_file_bytes=self.max_file_bytes)
+        verdicts: dict[int, tuple[Any, Verdict]] = {}
+        kept: list[SkillMetadata] = []
+        diags: list[Diagnostic] = []
+        tiers: dict[str, TrustTier] = {}
+        for meta in catalog.skills:
+            known = self._verdicts.get(id(meta))
+            if known is not None and known[0] is meta:
+                verdict = known[1]
+            else:
+                source = self._source(meta.location.source)
+                if source is None:  # pragma: no cover - a catalog holds only our sources
+                    continue
+                reader = partial(self._source_reader, source)
+                verdict = verify_skill(meta, source, reader, policy, bounds)
+                detail = "; ".join(d.message for d in verdict.differences[:3])
+                events.skill_verified(
+                    meta.name, meta.location.source, verdict.tier.value, verdict.refused, detail
+                )
+            verdicts[id(meta)] = (meta, verdict)
+            diags.extend(verdict_diagnostics(meta, verdict, policy.frozen))
+            if not verdict.refused:
+                kept.append(meta)
+                tiers[meta.name] = verdict.tier
+        self._verdicts = verdicts
+        self._tiers = tiers
+        if len(kept) == len(catalog.skills) and not diags:
+            return catalog
+        return Catalog(kept, (*catalog.diagnostics, *diags))
 
     # -- discovery -------------------------------------------------------------------------
 
@@ -196,7 +283,7 @@ class SkillLibrary(DocumentReads):
 
         async def one(i: int, src: SkillSource) -> None:
             try:
-                reader = self.reader(src)
+                reader = self._source_reader(src)
                 if self._states[src.label].cache is None and isinstance(reader, LocalReader):
                     # Loading the parse cache is file I/O and JSON: keep it off the event loop.
                     known = await anyio.to_thread.run_sync(self._known, src, reader)
@@ -237,7 +324,7 @@ class SkillLibrary(DocumentReads):
 
     def _scan_one(self, src: SkillSource) -> tuple[SkillSource, list[Diagnostic]]:
         try:
-            reader = self.reader(src)
+            reader = self._source_reader(src)
             scan: Scan | BaseException = self._scan_with(reader, self._known(src, reader))
         except Exception as exc:
             scan = exc
@@ -287,7 +374,7 @@ class SkillLibrary(DocumentReads):
         skill file was added, removed or re-read."""
         if isinstance(scan, BaseException):
             return failed_scan(src.label, state, scan), False
-        reader = self.reader(src)
+        reader = self._source_reader(src)
         parse = partial(parse_entry, reader, self.mode, self.head_bytes)
         how = Folding(src.label, parse, self._clock, self.progress)
         changed = fold_scan(state, scan, how)
@@ -303,6 +390,8 @@ class SkillLibrary(DocumentReads):
 
     def _merge_paused(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
         catalog = merge(self.sources, self._states, scans)
+        if self.lock_policy is not None:
+            catalog = self._verify(catalog)
         old = self._catalog
         if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
             return old
@@ -333,6 +422,25 @@ class SkillLibrary(DocumentReads):
         """Rebuild a session from serialized state over the current catalog (lenient: skills
         that disappeared are dropped)."""
         return SkillSession.from_state(state, self.catalog, limits, policy, names, strict=False)
+
+
+def _lock_policy(
+    lock: LockFile | LockPolicy | str | os.PathLike[str] | None, frozen: bool
+) -> LockPolicy | None:
+    """The lock policy of a library's ``lock`` and ``frozen`` arguments (see
+    :attr:`SkillLibrary.lock_policy`). Raises :class:`~skillcore.trust.LockError`."""
+    if lock is None:
+        named = os.environ.get(LOCK_ENV, "").strip()
+        lock = named or None
+    if lock is None:
+        if frozen:
+            raise LockError(f"frozen needs a lock: pass lock= or set {LOCK_ENV}")
+        return None
+    if isinstance(lock, LockPolicy):
+        return attrs.evolve(lock, frozen=True) if frozen else lock
+    if not isinstance(lock, LockFile):
+        lock = read_lock(lock)
+    return LockPolicy(lock, frozen)
 
 
 def _warn_failed(diagnostics: list[Diagnostic]) -> None:
