@@ -96,7 +96,7 @@ class SkillLibrary(DocumentReads):
         max_resources: int = DEFAULT_MAX_RESOURCES,
         progress: ProgressCallback | None = None,
         cache: bool | str | os.PathLike[str] = True,
-        lock: LockFile | LockPolicy | str | os.PathLike[str] | None = None,
+        lock: LockFile | LockPolicy | str | os.PathLike[str] | bool | None = None,
         frozen: bool = False,
     ) -> None:
         if isinstance(sources, (str, os.PathLike, SkillSource)):
@@ -133,8 +133,8 @@ class SkillLibrary(DocumentReads):
         self.refresh_seconds = 0.0
         #: The lock in force (None: none). ``lock`` is a lock, a policy or the path of a
         #: lock file (read now: a lock that cannot be read is an error, never "no lock");
-        #: without one, ``SKILLCORE_LOCK`` names it. ``frozen``: a skill the lock does not
-        #: name is refused (needs a lock).
+        #: None: ``SKILLCORE_LOCK`` names it, if set; False: no lock. ``frozen``: a skill the
+        #: lock does not name is refused (needs a lock).
         self.lock_policy: LockPolicy | None = _lock_policy(lock, frozen)
         #: Verdicts of the skills verified so far, by metadata identity (kept with it).
         self._verdicts: dict[int, tuple[Any, Verdict]] = {}
@@ -425,14 +425,16 @@ class SkillLibrary(DocumentReads):
 
 
 def _lock_policy(
-    lock: LockFile | LockPolicy | str | os.PathLike[str] | None, frozen: bool
+    lock: LockFile | LockPolicy | str | os.PathLike[str] | bool | None, frozen: bool
 ) -> LockPolicy | None:
     """The lock policy of a library's ``lock`` and ``frozen`` arguments (see
     :attr:`SkillLibrary.lock_policy`). Raises :class:`~skillcore.trust.LockError`."""
+    if lock is True:
+        raise TypeError("lock must be a lock, a path, None or False")
     if lock is None:
         named = os.environ.get(LOCK_ENV, "").strip()
         lock = named or None
-    if lock is None:
+    if lock is None or lock is False:
         if frozen:
             raise LockError(f"frozen needs a lock: pass lock= or set {LOCK_ENV}")
         return None
