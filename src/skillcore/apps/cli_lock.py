@@ -187,17 +187,9 @@ def add_lock_commands(
         default=[],
         help="a skill source, path or URL (repeatable; default: the configured sources)",
     )
-    for flag, kwargs in UPDATE_OPTIONS:
-        p.add_argument(flag, **kwargs)
+    p.add_argument("--lock", help="the lock file (default: the settings' lock, else skills.lock)")
+    p.add_argument("--trust-settings", action="store_true", help="trust the settings file here")
     p.set_defaults(func=cmd_update, mode=None, recursive=False, max_depth=4)
-
-
-#: The options ``update`` shares with the commands over sources (it takes skill names as
-#: its positionals, so its sources come with ``--source``).
-UPDATE_OPTIONS: tuple[tuple[str, dict[str, object]], ...] = (
-    ("--lock", {"help": "the lock file (default: the settings' lock, else skills.lock)"}),
-    ("--trust-settings", {"action": "store_true", "help": "trust the settings file here"}),
-)
 
 
 __all__ = ["add_lock_commands", "build_lock", "cmd_lock", "cmd_outdated", "cmd_update"]
