@@ -168,9 +168,9 @@ class SkillLibrary(DocumentReads):
         """The trust tier of a skill of the catalog (see :class:`~skillcore.trust.TrustTier`):
         whether its code may run. A skill this library does not know is untrusted."""
         name = skill if isinstance(skill, str) else skill.name
+        meta = self.catalog.get(name)  # discovers first: the tiers are decided then
         if self.lock_policy is not None:
             return self._tiers.get(name, TrustTier.UNTRUSTED)
-        meta = self.catalog.get(name)
         source = None if meta is None else self._source(meta.location.source)
         if source is None:
             return TrustTier.UNTRUSTED
