@@ -85,7 +85,7 @@ def differences(old: LockFile, new: LockFile) -> list[str]:
                 before, after = was.resolved.get(key, "-"), now.resolved.get(key, "-")
                 out.append(f"{name}: {key} {before} -> {after}")
         snap = Snapshot(now.files)
-        out.extend(f"{name}: {d.message}" for d in compare(was, now.source, now.directory, snap))
+        out.extend(f"{name}: {d.message}" for d in compare(was, now.directory, snap))
     return out
 
 

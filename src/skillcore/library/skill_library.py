@@ -140,6 +140,10 @@ class SkillLibrary(DocumentReads):
         self._verdicts: dict[int, tuple[Any, Verdict]] = {}
         #: Tier of each skill of the current catalog (set when a lock is in force).
         self._tiers: dict[str, TrustTier] = {}
+        #: ``{(source label, directory): lock entry}`` of every skill discovery matched by
+        #: name to the lock (what reads are checked against; never forgotten, so a read
+        #: through an older catalog is checked too).
+        self._places: dict[tuple[str, str], Any] = {}
 
     # -- readers ---------------------------------------------------------------------------
 
@@ -149,7 +153,7 @@ class SkillLibrary(DocumentReads):
         reader = self._source_reader(source)
         if self.lock_policy is None:
             return reader
-        return VerifyingReader(reader, self.lock_policy)
+        return VerifyingReader(reader, self._places, self.lock_policy.frozen)
 
     def _source_reader(self, source: SkillSource | str) -> SourceReader:
         """The source's own (cached) reader, unchecked: what discovery scans with."""
@@ -204,6 +208,9 @@ class SkillLibrary(DocumentReads):
                     meta.name, meta.location.source, verdict.tier.value, verdict.refused, detail
                 )
             verdicts[id(meta)] = (meta, verdict)
+            entry = policy.lock.get(meta.name)
+            if entry is not None:
+                self._places[(meta.location.source, meta.location.directory)] = entry
             diags.extend(verdict_diagnostics(meta, verdict, policy.frozen))
             if not verdict.refused:
                 kept.append(meta)

@@ -51,7 +51,7 @@ def verify_skill(
         snap = snapshot(reader(), directory, bounds)
     except (SnapshotError, OSError) as exc:
         return Verdict(TrustTier.UNTRUSTED, (Difference(meta.name, "unreadable", "", "", str(exc)),))
-    differences = compare(locked, meta.location.source, directory, snap)
+    differences = compare(locked, directory, snap)
     if differences:
         return Verdict(TrustTier.UNTRUSTED, tuple(differences))
     return Verdict(tier_of(source, True, policy.pins))

@@ -72,29 +72,20 @@ class Difference:
         if self.kind == "removed":
             return f"{where}removed: the lock expects {self.expected}"
         if self.kind == "moved":
-            return f"moved: the lock expects {self.expected}, found {self.found}"
+            return f"moved: the lock expects folder {self.expected!r}, found {self.found!r}"
         if self.kind == "not-locked":
             return "not in the lock"
         return f"{where}{self.kind}: {self.found}"
 
 
-def compare(
-    locked: LockedSkill, source: str, directory: str, snap: Snapshot
-) -> list[Difference]:
-    """Every difference between a skill (its source label, directory and files as read now)
-    and its lock entry; empty when they match."""
+def compare(locked: LockedSkill, directory: str, snap: Snapshot) -> list[Difference]:
+    """Every difference between a skill (its directory in its source and its files as read
+    now) and its lock entry; empty when they match. The source's label is not compared: it
+    is how this process names the source (a path given relatively, a URL), not content."""
     name = locked.name
     out: list[Difference] = []
-    if (locked.source, locked.directory) != (source, directory):
-        out.append(
-            Difference(
-                name,
-                "moved",
-                "",
-                f"{locked.source}:{locked.directory or '.'}",
-                f"{source}:{directory or '.'}",
-            )
-        )
+    if locked.directory != directory:
+        out.append(Difference(name, "moved", "", locked.directory or ".", directory or "."))
     if snap.tree == locked.tree:
         return out
     for path in sorted(set(locked.files) | set(snap.files)):
@@ -118,12 +109,6 @@ class LockPolicy:
     lock: LockFile
     frozen: bool = False
     pins: bool = True
-    #: ``{(source label, directory): entry}`` (what a read of a file is checked against).
-    by_place: Mapping[tuple[str, str], LockedSkill] = attrs.field(init=False, eq=False)
-
-    @by_place.default
-    def _by_place(self) -> Mapping[tuple[str, str], LockedSkill]:
-        return {(s.source, s.directory): s for s in self.lock.skills.values()}
 
 
 def _refused(entry: LockedSkill, detail: str) -> ReadError:
@@ -142,15 +127,23 @@ class VerifyingReader(SourceReader):
     discovery is caught on the bytes handed out, never by a ``stat``), and a listing must
     name exactly the locked files. Scanning goes to the source's own reader."""
 
-    def __init__(self, inner: SourceReader, policy: LockPolicy) -> None:
+    def __init__(
+        self,
+        inner: SourceReader,
+        places: Mapping[tuple[str, str], LockedSkill],
+        frozen: bool,
+    ) -> None:
         super().__init__(inner.source)
         self.inner = inner
-        self.policy = policy
+        #: ``{(source label, directory): entry}`` of every skill discovery matched by name
+        #: to a lock entry (refused ones too, so that an old session's read fails).
+        self.places = places
+        self.frozen = frozen
         self.max_file_bytes = inner.max_file_bytes
 
     def _entry(self, directory: str) -> LockedSkill | None:
-        entry = self.policy.by_place.get((self.source.label, directory))
-        if entry is None and self.policy.frozen:
+        entry = self.places.get((self.source.label, directory))
+        if entry is None and self.frozen:
             raise ReadError(
                 OutcomeCode.READ_FAILED,
                 f"{self.inner.url_for(directory)} is not in the lock (frozen): refused",
