@@ -474,7 +474,9 @@ def skill_verified(skill: str, source: str, tier: str, refused: bool, detail: st
 
 def lock_refused_read(skill: str, source: str, detail: str) -> None:
     """A read of a locked skill's file gave bytes (or a listing) that differ from the lock."""
-    emit("skill.lock_refused", {"skill": skill, "source": source, "stage": "read", "detail": detail})
+    emit(
+        "skill.lock_refused", {"skill": skill, "source": source, "stage": "read", "detail": detail}
+    )
 
 
 def tool_blocked(tool: str, loaded: tuple[str, ...], timed_out: bool) -> None:

@@ -34,9 +34,7 @@ def test_mcp_source_edits_are_refused_in_frozen_mode(tmp_path: Path) -> None:
     root = _tree(tmp_path / "skills")
     plain = _serve(root)
     assert plain.catalog.names == ("alpha", "beta")
-    lock = LockFile.of(
-        locked_skill(plain.reader("remote"), m) for m in plain.catalog.skills
-    )
+    lock = LockFile.of(locked_skill(plain.reader("remote"), m) for m in plain.catalog.skills)
     alpha = lock.get("alpha")
     assert alpha is not None and alpha.resolved["mcp_uri"] == "skill://alpha/SKILL.md"
     assert dict(alpha.resolved["mcp_digests"]) == {
@@ -68,7 +66,11 @@ def test_mcp_source_edits_are_refused_in_frozen_mode(tmp_path: Path) -> None:
         elif edit == "added-skill":
             write_skill(root, "gamma")
         lib = SkillLibrary(
-            [mcp_source(SkillMCPServer(SkillLibrary(str(root), cache=False)).server, label="remote")],
+            [
+                mcp_source(
+                    SkillMCPServer(SkillLibrary(str(root), cache=False)).server, label="remote"
+                )
+            ],
             cache=False,
             lock=lock,
             frozen=True,

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from loopback_s3 import MotoS3
 from source_helpers import git, s3_options
-
 from tests.core.extras import needs
+
 from skillcore import SkillLibrary, SkillSource
 from skillcore.trust import LockFile, TrustTier, locked_skill
 

@@ -27,8 +27,8 @@ from skillcore.apps.cli_common import (
     open_library,
     user_path,
 )
-from skillcore.apps.cli_lock import add_lock_commands
 from skillcore.apps.cli_eval import cmd_eval, cmd_lint_descriptions, eval_table, plot_reports
+from skillcore.apps.cli_lock import add_lock_commands
 from skillcore.apps.cli_skills import (
     REFERENCE_MODE,
     SKELETON,

@@ -176,9 +176,7 @@ def add_lock_commands(
     p.set_defaults(func=cmd_lock)
     p = add_command(sub, "outdated", "show what changed in the sources since the lock")
     p.set_defaults(func=cmd_outdated)
-    p = add_command(
-        sub, "update", "re-lock the named skills (all without names)", sources=False
-    )
+    p = add_command(sub, "update", "re-lock the named skills (all without names)", sources=False)
     p.add_argument("names", nargs="*", help="skills to re-lock (default: all)")
     p.add_argument(
         "--source",

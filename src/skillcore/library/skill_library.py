@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -52,20 +52,10 @@ from skillcore.sources import (
     open_reader,
 )
 from skillcore.state import SkillSession
-from skillcore.trust import (
-    Bounds,
-    LockError,
-    LockFile,
-    LockPolicy,
-    TrustTier,
-    Verdict,
-    VerifyingReader,
-    read_lock,
-    tier_of,
-    verify_skill,
-)
-from skillcore.trust.discovery import verdict_diagnostics
 from skillcore.trust.lockfile import LOCK_ENV
+
+if TYPE_CHECKING:
+    from skillcore.trust import LockFile, LockPolicy, TrustTier, Verdict
 
 #: The diagnostics of a source that failed as a whole (shown through ``warnings`` too).
 _SOURCE_FAILURES = frozenset({Code.SOURCE_UNREACHABLE, Code.SOURCE_STALE})
@@ -153,6 +143,8 @@ class SkillLibrary(DocumentReads):
         reader = self._source_reader(source)
         if self.lock_policy is None:
             return reader
+        from skillcore.trust import VerifyingReader
+
         return VerifyingReader(reader, self._places, self.lock_policy.frozen)
 
     def _source_reader(self, source: SkillSource | str) -> SourceReader:
@@ -171,6 +163,8 @@ class SkillLibrary(DocumentReads):
     def tier(self, skill: str | SkillMetadata) -> TrustTier:
         """The trust tier of a skill of the catalog (see :class:`~skillcore.trust.TrustTier`):
         whether its code may run. A skill this library does not know is untrusted."""
+        from skillcore.trust import TrustTier, tier_of
+
         name = skill if isinstance(skill, str) else skill.name
         meta = self.catalog.get(name)  # discovers first: the tiers are decided then
         if self.lock_policy is not None:
@@ -186,6 +180,9 @@ class SkillLibrary(DocumentReads):
     def _verify(self, catalog: Catalog) -> Catalog:
         """``catalog`` without the skills that fail the lock (a diagnostic each); the tiers
         of those kept."""
+        from skillcore.trust import Bounds, verify_skill
+        from skillcore.trust.discovery import verdict_diagnostics
+
         policy = self.lock_policy
         assert policy is not None
         bounds = Bounds(max_files=self.max_resources, max_file_bytes=self.max_file_bytes)
@@ -441,6 +438,10 @@ def _lock_policy(
     if lock is None:
         named = os.environ.get(LOCK_ENV, "").strip()
         lock = named or None
+    if (lock is None or lock is False) and not frozen:
+        return None  # the trust layer is imported only when a lock is in force
+    from skillcore.trust import LockError, LockFile, LockPolicy, read_lock
+
     if lock is None or lock is False:
         if frozen:
             raise LockError(f"frozen needs a lock: pass lock= or set {LOCK_ENV}")

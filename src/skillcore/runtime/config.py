@@ -263,9 +263,7 @@ class SkillConfig:
                 )
             return sources
         lock = settings.lock_policy(found)
-        return SkillLibrary(
-            sources, mode=mode, cache=found.get("cache", True), lock=lock or False
-        )
+        return SkillLibrary(sources, mode=mode, cache=found.get("cache", True), lock=lock or False)
 
     def session_limits(self) -> Limits:
         """``limits`` if given, else the two budgets as :class:`Limits`."""

@@ -36,6 +36,7 @@ import attrs
 
 from skillcore.errors import SkillcoreError
 from skillcore.parse import MAX_INT_CHARS, MAX_NESTING
+from skillcore.trust.lockfile import LOCK_ENV
 
 #: The file looked for in the current directory, and the table of ``pyproject.toml``.
 SETTINGS_FILE = "skills.yaml"
@@ -171,7 +172,7 @@ SETTINGS: Mapping[str, Setting] = {
             "validation mode",
         ),
         # Lock verification (see skillcore.trust and lock_policy below).
-        Setting("lock", "SKILLCORE_LOCK", _path, "the lock file skills are verified against"),
+        Setting("lock", LOCK_ENV, _path, "the lock file skills are verified against"),
         Setting("frozen", "SKILLCORE_FROZEN", _bool, "refuse skills the lock does not name"),
     )
 }
@@ -550,9 +551,7 @@ def _beside(source: str, folder: Path) -> str:
     return str(folder / source)
 
 
-def lock_policy(
-    found: Settings, lock: str | None = None, frozen: bool | None = None
-) -> Any:
+def lock_policy(found: Settings, lock: str | None = None, frozen: bool | None = None) -> Any:
     """The :class:`~skillcore.trust.LockPolicy` of explicit ``lock``/``frozen`` over the
     settings (None: no lock). A lock that cannot be read is a :class:`ConfigError`, never
     "no lock". A lock named only by an untrusted settings file verifies but pins nothing,

@@ -50,7 +50,9 @@ def verify_skill(
     try:
         snap = snapshot(reader(), directory, bounds)
     except (SnapshotError, OSError) as exc:
-        return Verdict(TrustTier.UNTRUSTED, (Difference(meta.name, "unreadable", "", "", str(exc)),))
+        return Verdict(
+            TrustTier.UNTRUSTED, (Difference(meta.name, "unreadable", "", "", str(exc)),)
+        )
     differences = compare(locked, directory, snap)
     if differences:
         return Verdict(TrustTier.UNTRUSTED, tuple(differences))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -19,7 +20,9 @@ from skillcore.paths import normalise_relpath, path_problem
 from skillcore.sources import SKILL_FILE, ReadError, Scan, SkillSource, SourceReader
 from skillcore.trust.digests import file_digest
 from skillcore.trust.lockfile import LockedSkill, LockFile
-from skillcore.trust.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from skillcore.trust.snapshot import Snapshot
 
 
 class TrustTier(str, enum.Enum):

@@ -42,9 +42,7 @@ def make_library(root: Path) -> Path:
 
 
 def lock_of(lib: SkillLibrary) -> LockFile:
-    return LockFile.of(
-        locked_skill(lib.reader(m.location.source), m) for m in lib.catalog.skills
-    )
+    return LockFile.of(locked_skill(lib.reader(m.location.source), m) for m in lib.catalog.skills)
 
 
 @pytest.fixture
@@ -228,7 +226,7 @@ def test_a_file_swapped_after_discovery_is_caught_on_read(tree: Path, lock: Lock
     (tree / "runner-skill" / "SKILL.md").write_text(
         "---\nname: runner-skill\ndescription: Evil.\n---\nDo evil.\n"
     )
-    with pytest.raises(ReadError, match="SKILL.md"):
+    with pytest.raises(ReadError, match=r"SKILL\.md"):
         lib.read_document("runner-skill")
 
 
