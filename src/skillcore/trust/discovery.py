@@ -62,6 +62,8 @@ def verify_skill(
 def verdict_diagnostics(meta: SkillMetadata, verdict: Verdict, frozen: bool) -> list[Diagnostic]:
     """The diagnostics of a verdict: one ERROR per difference of a refused skill (the first
     few), a WARNING for a skill the lock does not name in a lock that is not frozen."""
+    if not verdict.unlocked and not verdict.refused:
+        return []
     where, path = meta.location.source, meta.location.directory
     if verdict.unlocked and not verdict.refused:
         return [

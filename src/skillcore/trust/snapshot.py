@@ -5,15 +5,16 @@ server's listed digests)."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
-from skillcore._frozen import FrozenDict, to_frozen
+from skillcore._frozen import FrozenDict
 from skillcore.errors import SkillcoreError
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_RESOURCES
 from skillcore.model import SkillMetadata
-from skillcore.sources import MAX_SKILL_BYTES, SKILL_FILE, ReadError, SourceReader
+from skillcore.sources import MAX_SKILL_BYTES, SKILL_FILE, LocalReader, ReadError, SourceReader
 from skillcore.trust.digests import file_digest, tree_digest
 from skillcore.trust.lockfile import LockedSkill
 
@@ -36,11 +37,17 @@ class Bounds:
     max_total_bytes: int = MAX_LOCKED_SKILL_BYTES
 
 
+def _flat(files: Mapping[str, str]) -> FrozenDict[str, str]:
+    return files if isinstance(files, FrozenDict) else FrozenDict(files)
+
+
 @attrs.frozen
 class Snapshot:
     """The files of one skill as read now: ``{relative path: digest}`` and the tree digest."""
 
-    files: FrozenDict[str, str] = attrs.field(converter=to_frozen)
+    # A flat mapping of text to text: one copy, not a deep freeze (verification builds one
+    # per skill).
+    files: FrozenDict[str, str] = attrs.field(converter=_flat)
     tree: str = attrs.field()
 
     @tree.default
@@ -51,6 +58,10 @@ class Snapshot:
 def snapshot(reader: SourceReader, directory: str, bounds: Bounds = Bounds()) -> Snapshot:
     """Read every file of the skill at ``directory`` (``SKILL.md`` and its listing) and
     digest it. Raises :class:`SnapshotError` past a bound or when a file cannot be read."""
+    if isinstance(reader, LocalReader):
+        fast = _local(reader, directory, bounds)
+        if fast is not None:
+            return fast
     listed, truncated = reader.list_files(directory, bounds.max_files)
     if truncated or len(listed) + 1 > bounds.max_files:
         raise SnapshotError(f"it has more than {bounds.max_files} files")
@@ -65,6 +76,23 @@ def snapshot(reader: SourceReader, directory: str, bounds: Bounds = Bounds()) ->
         budget -= len(data)
         files[path] = file_digest(data)
     return Snapshot(files)
+
+
+def _local(reader: LocalReader, directory: str, bounds: Bounds) -> Snapshot | None:
+    """The snapshot of a local skill in one pass (None: the reader's path decides)."""
+    from skillcore.trust.local_tree import TreeTooLarge, local_tree
+
+    try:
+        tree = local_tree(
+            reader, directory, bounds.max_files, bounds.max_file_bytes, bounds.max_total_bytes
+        )
+    except TreeTooLarge as exc:
+        raise SnapshotError(f"it has {exc}") from None
+    except OSError:
+        return None  # gone or unreadable: the reader's path says why
+    if tree is None:
+        return None
+    return Snapshot({path: file_digest(data) for path, data in tree.items()})
 
 
 def resolved(reader: SourceReader, directory: str) -> dict[str, Any]:
