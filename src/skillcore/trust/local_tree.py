@@ -99,9 +99,7 @@ class _Pass:
     def _read(self, fd: int, name: str, child: str, st: os.stat_result) -> bool:
         file_fd = os.open(name, O_FILE, dir_fd=fd)
         fst = os.fstat(file_fd)
-        if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino) or not stat_mod.S_ISREG(
-            fst.st_mode
-        ):
+        if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino) or not stat_mod.S_ISREG(fst.st_mode):
             os.close(file_fd)
             return False  # swapped while read: the reader's path decides
         data = read_fd(file_fd, min(self.max_file_bytes, self.left) + 1)
