@@ -71,6 +71,11 @@ class SkillLibrary(DocumentReads):
     The catalog is discovered on first use; :meth:`refresh` re-lists and re-reads only what
     changed, returns the *same* catalog object when nothing did, and keeps the last good
     skills of a source that fails (with a diagnostic).
+
+    ``lock=`` (a lock file's path, a ``LockFile`` or a ``LockPolicy``; else
+    ``SKILLCORE_LOCK``) verifies every skill against the lock at discovery and every file on
+    each read; ``frozen=True`` also refuses skills the lock does not name (see
+    :mod:`skillcore.trust` and :meth:`tier`).
     """
 
     def __init__(
@@ -121,18 +126,14 @@ class SkillLibrary(DocumentReads):
         #: Seconds the last refresh after the first discovery took (``RefreshGate`` spaces
         #: scans by it).
         self.refresh_seconds = 0.0
-        #: The lock in force (None: none). ``lock`` is a lock, a policy or the path of a
-        #: lock file (read now: a lock that cannot be read is an error, never "no lock");
-        #: None: ``SKILLCORE_LOCK`` names it, if set; False: no lock. ``frozen``: a skill the
-        #: lock does not name is refused (needs a lock).
+        #: The lock in force, or None (see :func:`_lock_policy`).
         self.lock_policy: LockPolicy | None = _lock_policy(lock, frozen)
-        #: Verdicts of the skills verified so far, by metadata identity (kept with it).
+        #: Verdicts of the skills verified so far, by metadata identity (kept with it), the
+        #: tier of each skill of the catalog, and ``{(source label, directory): lock entry}``
+        #: of every skill discovery matched by name (what reads are checked against; never
+        #: forgotten, so a read through an older catalog is checked too).
         self._verdicts: dict[int, tuple[Any, Verdict]] = {}
-        #: Tier of each skill of the current catalog (set when a lock is in force).
         self._tiers: dict[str, TrustTier] = {}
-        #: ``{(source label, directory): lock entry}`` of every skill discovery matched by
-        #: name to the lock (what reads are checked against; never forgotten, so a read
-        #: through an older catalog is checked too).
         self._places: dict[tuple[str, str], Any] = {}
 
     # -- readers ---------------------------------------------------------------------------
@@ -431,8 +432,11 @@ class SkillLibrary(DocumentReads):
 def _lock_policy(
     lock: LockFile | LockPolicy | str | os.PathLike[str] | bool | None, frozen: bool
 ) -> LockPolicy | None:
-    """The lock policy of a library's ``lock`` and ``frozen`` arguments (see
-    :attr:`SkillLibrary.lock_policy`). Raises :class:`~skillcore.trust.LockError`."""
+    """The lock policy of a library's ``lock`` and ``frozen`` arguments. ``lock`` is a lock,
+    a policy or the path of a lock file (read now: a lock that cannot be read is an error,
+    never "no lock"); None: the file ``SKILLCORE_LOCK`` names, if set; False: no lock.
+    ``frozen``: a skill the lock does not name is refused (needs a lock). Raises
+    :class:`~skillcore.trust.LockError`."""
     if lock is True:
         raise TypeError("lock must be a lock, a path, None or False")
     if lock is None:
