@@ -312,6 +312,13 @@ class SkillLibrary(DocumentReads):
             ]
             if not self._dirty and self._catalog is not None:
                 return self._catalog
+            if self.lock_policy is None:
+                return self._merge(scans)
+        # Verification reads every file of the skills it checks: off the event loop.
+        return await anyio.to_thread.run_sync(self._locked_merge, scans)
+
+    def _locked_merge(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
+        with self._lock:
             return self._merge(scans)
 
     def _unchanged(self) -> bool:

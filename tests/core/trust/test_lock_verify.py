@@ -283,3 +283,15 @@ def test_tier_events(tree: Path, lock: LockFile, caplog: pytest.LogCaptureFixtur
     assert found["skill.verified"].tier == "pinned"  # type: ignore[attr-defined]
     refused = found["skill.lock_refused"]
     assert refused.skill == "plain-skill" and refused.stage == "discovery"  # type: ignore[attr-defined]
+
+
+def test_async_discovery_verifies_too(tree: Path, lock: LockFile) -> None:
+    import anyio
+
+    (tree / "plain-skill" / "SKILL.md").write_text(
+        "---\nname: plain-skill\ndescription: Changed.\n---\nChanged.\n"
+    )
+    lib = SkillLibrary([str(tree)], cache=False, lock=lock, frozen=True)
+    catalog = anyio.run(lib.adiscover)
+    assert catalog.names == ("runner-skill",)
+    assert lib.tier("runner-skill") is TrustTier.PINNED
