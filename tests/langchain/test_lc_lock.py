@@ -47,13 +47,13 @@ def _run(library: SkillLibrary, runner: RecordingRunner, thread: str) -> ToolMes
     return msg
 
 
-def test_pinned_bundle_runs_and_a_swapped_script_is_refused(
-    examples: Path, tmp_path: Path
-) -> None:
+def test_pinned_bundle_runs_and_a_swapped_script_is_refused(examples: Path, tmp_path: Path) -> None:
     bundle = tmp_path / "skills.zip"
     _bundle(examples, bundle)
     plain = SkillLibrary([str(bundle)], cache=False)
-    lock = LockFile.of(locked_skill(plain.reader(m.location.source), m) for m in plain.catalog.skills)
+    lock = LockFile.of(
+        locked_skill(plain.reader(m.location.source), m) for m in plain.catalog.skills
+    )
 
     untrusted = RecordingRunner()
     _run(SkillLibrary([str(bundle)], cache=False), untrusted, "bare")
