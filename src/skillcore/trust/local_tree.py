@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 
+from skillcore.errors import SkillcoreError
 from skillcore.paths import hidden_name, undecodable
 from skillcore.sources.cursor import O_DIR, O_FILE, Cursor, PathEscape, path_parts, read_fd
 from skillcore.sources.local import LocalReader
 from skillcore.sources.local_listing import MAX_LISTED_DIRS, MAX_LISTED_ENTRIES
 
 
-class TreeTooLarge(Exception):
+class TreeTooLarge(SkillcoreError):
     """The skill holds more files or bytes than the bounds allow."""
 
 

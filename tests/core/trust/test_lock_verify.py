@@ -295,3 +295,30 @@ def test_async_discovery_verifies_too(tree: Path, lock: LockFile) -> None:
     catalog = anyio.run(lib.adiscover)
     assert catalog.names == ("runner-skill",)
     assert lib.tier("runner-skill") is TrustTier.PINNED
+
+
+def test_a_link_inside_a_skill_is_read_through_the_reader(tree: Path) -> None:
+    (tree / "runner-skill" / "references" / "alias.md").symlink_to("guide.md")
+    lib = SkillLibrary([str(tree)], cache=False)
+    lock = lock_of(lib)
+    assert "references/alias.md" in lock.get("runner-skill").files  # type: ignore[union-attr]
+    frozen = _frozen(tree, lock)
+    assert frozen.tier("runner-skill") is TrustTier.PINNED
+    (tree / "runner-skill" / "references" / "guide.md").write_text("changed\n")
+    assert "runner-skill" not in _frozen(tree, lock).catalog.names
+
+
+def test_a_skill_past_the_bounds_cannot_be_locked_and_is_refused(
+    tree: Path, lock: LockFile
+) -> None:
+    from skillcore.trust import Bounds, SnapshotError
+
+    lib = SkillLibrary([str(tree)], cache=False)
+    meta = lib.catalog.get("runner-skill")
+    with pytest.raises(SnapshotError, match="more than 2 files"):
+        locked_skill(lib.reader(meta.location.source), meta, Bounds(max_files=2))  # type: ignore[union-attr]
+    with pytest.raises(SnapshotError, match="larger than 5 bytes"):
+        locked_skill(lib.reader(meta.location.source), meta, Bounds(max_file_bytes=5))  # type: ignore[union-attr]
+    small = SkillLibrary([str(tree)], cache=False, lock=lock, max_resources=2)
+    assert "runner-skill" not in small.catalog.names  # three files, two allowed: refused
+    assert "plain-skill" in small.catalog.names
