@@ -78,6 +78,8 @@ def differences(old: LockFile, new: LockFile) -> list[str]:
         if was is None:
             out.append(f"{name}: not in the lock (tree {now.tree})")
             continue
+        if was.source != now.source:
+            out.append(f"{name}: source {was.source} -> {now.source}")
         if was.version != now.version:
             out.append(f"{name}: version {was.version or '-'} -> {now.version or '-'}")
         for key in sorted(set(was.resolved) | set(now.resolved)):
@@ -113,6 +115,8 @@ def cmd_lock(args: argparse.Namespace) -> int:
     fresh = build_lock(lib)
     if args.check:
         found = differences(old, fresh)
+        if not found and old.render() != fresh.render():
+            found = [f"{path}: not as skillcore lock writes it (run skillcore lock)"]
         for line in found:
             print(single_line(line))
         if found:
