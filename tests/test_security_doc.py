@@ -180,3 +180,16 @@ def test_security_page_states_the_wellknown_and_signing_caps() -> None:
         f"files up to {MAX_SIGNED_BYTES // MIB} MiB",
     ):
         assert text in DOC, text
+
+
+def test_security_page_states_the_lock_bounds() -> None:
+    """The bounds stated under "Lock verification" are the code's."""
+    from skillcore.trust import MAX_LOCK_BYTES, MAX_LOCKED_SKILL_BYTES
+    from skillcore.trust.discovery import MAX_DIFFERENCES_SHOWN
+
+    for text in (
+        f"is larger than {MAX_LOCK_BYTES // MIB} MiB",
+        f"`max_file_bytes` per file and {MAX_LOCKED_SKILL_BYTES // MIB} MiB in all",
+        f"at most {MAX_DIFFERENCES_SHOWN} shown per skill",
+    ):
+        assert text in DOC, text

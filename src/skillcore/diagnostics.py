@@ -70,6 +70,10 @@ class Code(str, enum.Enum):
     # index's digest (the skill is refused; the rest of the index is kept).
     INVALID_INDEX_ENTRY = "INVALID_INDEX_ENTRY"
     DIGEST_MISMATCH = "DIGEST_MISMATCH"
+    # Lock verification: a skill whose files differ from its lock entry (refused), and a
+    # skill the lock does not name (refused in frozen mode, else a warning).
+    LOCK_MISMATCH = "LOCK_MISMATCH"
+    NOT_LOCKED = "NOT_LOCKED"
 
 
 @attrs.frozen

@@ -277,6 +277,23 @@ EVENTS: Mapping[str, EventSpec] = {
             ("previous", "current"),
             "skill profile changed from %(previous)s to %(current)s: loaded skills were reset",
         ),
+        # Lock verification (skillcore.trust): each skill's tier at discovery, and each
+        # refusal, at discovery or when a read finds bytes that differ from the lock.
+        EventSpec(
+            "skill.verified",
+            _D,
+            _DEBUG,
+            ("skill", "source", "tier"),
+            "skill %(skill)r of source %(source)r verified against the lock: tier %(tier)s",
+        ),
+        EventSpec(
+            "skill.lock_refused",
+            _D,
+            _W,
+            ("skill", "source", "stage", "detail"),
+            "skill %(skill)r of source %(source)r refused at %(stage)s: it does not match the "
+            "lock: %(detail)s",
+        ),
     )
 }
 
@@ -444,6 +461,24 @@ def script_refused(span: Any, skill: str, script: str, code: str, approval: str)
         span.set_attribute("skillcore.approval", approval)
 
 
+def skill_verified(skill: str, source: str, tier: str, refused: bool, detail: str) -> None:
+    """A skill checked against the lock at discovery: its tier, or its refusal."""
+    if refused:
+        emit(
+            "skill.lock_refused",
+            {"skill": skill, "source": source, "stage": "discovery", "detail": detail},
+        )
+    else:
+        emit("skill.verified", {"skill": skill, "source": source, "tier": tier})
+
+
+def lock_refused_read(skill: str, source: str, detail: str) -> None:
+    """A read of a locked skill's file gave bytes (or a listing) that differ from the lock."""
+    emit(
+        "skill.lock_refused", {"skill": skill, "source": source, "stage": "read", "detail": detail}
+    )
+
+
 def tool_blocked(tool: str, loaded: tuple[str, ...], timed_out: bool) -> None:
     """A plain tool call was refused by the allowed-tools policy (or its turn timed out)."""
     emit("tool.blocked", {"tool": tool, "loaded": loaded, "timed_out": timed_out})
@@ -525,6 +560,8 @@ __all__ = [
     "discovered",
     "emit",
     "enabled",
+    "lock_refused_read",
+    "skill_verified",
     "tool_blocked",
     "tool_outcome",
     "tools_unmatched",

@@ -34,6 +34,7 @@ from skillcore.apps.cli_eval import (
     eval_table,
     plot_reports,
 )
+from skillcore.apps.cli_lock import add_lock_commands
 from skillcore.apps.cli_sign import add_sign_commands
 from skillcore.apps.cli_skills import (
     REFERENCE_MODE,
@@ -122,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_eval_commands(sub)
     _add_lint_commands(sub)
     _add_mcp_command(sub)
+    add_lock_commands(sub, _add_command)
     add_sign_commands(sub)
     return parser
 
@@ -167,6 +169,19 @@ def _add_command(
         action="store_true",
         help="use the sources of the settings file in this directory even when they are URLs "
         f"or lead outside it (default: only folders inside it; see {settings.TRUST_ENV})",
+    )
+    p.add_argument(
+        "--lock",
+        default=None,
+        help="verify the skills against this lock file (default: SKILLCORE_LOCK, else the "
+        "settings' lock; see docs/trust.md)",
+    )
+    p.add_argument(
+        "--frozen",
+        action="store_true",
+        default=None,
+        help="refuse every skill the lock does not name or that differs from it (the lock "
+        "defaults to skills.lock)",
     )
     return p
 

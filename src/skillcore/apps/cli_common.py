@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from typing import TextIO
+from typing import Any, TextIO
 
 import attrs
 
@@ -70,9 +70,10 @@ def open_library(args: argparse.Namespace, *, need_skills: bool = True) -> Skill
     progress = _Progress(sys.stderr)
     try:
         cache = args.settings.get("cache", True)
-        lib = SkillLibrary(sources, mode=args.mode, progress=progress, cache=cache)
+        lock = _lock(args)
+        lib = SkillLibrary(sources, mode=args.mode, progress=progress, cache=cache, lock=lock)
     except (SkillcoreError, ValueError) as exc:  # e.g. the same source given twice
-        raise UsageError(str(exc)) from exc
+        raise UsageError(single_line(str(exc))) from exc
     with warnings.catch_warnings():
         # The command prints the source's diagnostics itself: once, not also as a warning.
         warnings.simplefilter("ignore", SkillSourceWarning)
@@ -86,6 +87,17 @@ def open_library(args: argparse.Namespace, *, need_skills: bool = True) -> Skill
         print_diagnostics(lib, sys.stderr, Severity.WARNING)
         raise SkillsProblem(no_skills_message(lib))
     return lib
+
+
+def _lock(args: argparse.Namespace) -> Any:
+    """The lock policy of a command (``--lock``, ``--frozen``, then the settings), or False
+    for none (the lock commands read the sources as they are)."""
+    from skillcore.runtime.settings import lock_policy
+
+    if getattr(args, "no_lock", False):
+        return False
+    lock, frozen = getattr(args, "lock", None), getattr(args, "frozen", None)
+    return lock_policy(args.settings, lock, frozen) or False
 
 
 def _configured(args: argparse.Namespace) -> tuple[str, ...] | None:

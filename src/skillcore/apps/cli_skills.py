@@ -49,6 +49,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "location": s.location.url,
                 "allowed_tools": None if s.allowed_tools is None else list(s.allowed_tools),
                 "version": s.version,
+                "tier": lib.tier(s).value,
             }
             for s in cat
         ]
@@ -65,11 +66,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         print(no_skills_message(lib), file=sys.stderr)
         return EXIT_SKILL_PROBLEMS
     # Skill text goes to a terminal: no raw escapes or bidi controls (see skillcore._escaping).
-    rows = [(single_line(s.name), entry_description(s)) for s in cat]
-    width = max((len(name) for name, _ in rows), default=4)
-    for name, desc in rows:
-        desc = desc if len(desc) <= 80 else desc[:77] + "..."
-        print(f"{name:<{width}}  {desc}")
+    # The trust tier (trusted, pinned, untrusted: whether its code may run) beside the name.
+    rows = [(single_line(s.name), lib.tier(s).value, entry_description(s)) for s in cat]
+    width = max((len(name) for name, _, _ in rows), default=4)
+    for name, tier, desc in rows:
+        desc = desc if len(desc) <= 69 else desc[:66] + "..."
+        print(f"{name:<{width}}  {tier:<9}  {desc}")
     print(f"\n{len(cat)} skills from {len(lib.sources)} source(s)", file=sys.stderr)
     print_diagnostics(lib, sys.stderr, Severity.WARNING)
     return exit_status(lib, printed=True)

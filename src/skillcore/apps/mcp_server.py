@@ -72,6 +72,8 @@ library_logger(logging)  # the library convention: a NullHandler, the applicatio
 #: The ``_meta`` key of the signed conversation state: in every tool result, and sent back
 #: by the client in the ``_meta`` of its next tool call (stateless HTTP keeps no session).
 STATE_META_KEY = "io.skillcore/state"
+#: The ``_meta`` key of a ``skills/list`` entry's trust tier (trusted, pinned, untrusted).
+TIER_META_KEY = "io.skillcore/tier"
 #: Client sessions kept at most (least recently used dropped first).
 DEFAULT_MAX_SESSIONS = 1024
 #: State tokens a connection remembers minting (their signatures), newest last: a token it
@@ -450,7 +452,14 @@ class SkillMCPServer:
             )
         if frontmatter is None or "name" not in frontmatter or "description" not in frontmatter:
             raise ValueError(f"skill {meta.name!r}: its frontmatter cannot be read")
-        return {"uri": skill_uri(meta.name), "frontmatter": frontmatter, "resources": resources}
+        # The trust tier (whether the skill's code may run here) in the entry's ``_meta``.
+        tier = {TIER_META_KEY: self.library.tier(meta).value}
+        return {
+            "uri": skill_uri(meta.name),
+            "frontmatter": frontmatter,
+            "resources": resources,
+            "_meta": tier,
+        }
 
     def _entries(self, metas: Iterable[SkillMetadata]) -> list[dict[str, Any]]:
         out = []
@@ -572,6 +581,7 @@ __all__ = [
     "SKILLS_EXTENSION",
     "SKILL_SCHEME",
     "STATE_META_KEY",
+    "TIER_META_KEY",
     "GetSkillParams",
     "ListSkillsParams",
     "SkillMCPServer",

@@ -15,7 +15,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import attrs
 
 from skillcore import events
 from skillcore._escaping import single_line
@@ -37,7 +39,7 @@ from skillcore.limits import (
     DEFAULT_MAX_RESOURCES,
     Limits,
 )
-from skillcore.model import Catalog
+from skillcore.model import Catalog, SkillMetadata
 from skillcore.names import ToolNames
 from skillcore.parse import ParseCache, ValidationMode, cache_disabled, default_cache_dir, gc_paused
 from skillcore.policy import ToolPolicy
@@ -50,6 +52,10 @@ from skillcore.sources import (
     open_reader,
 )
 from skillcore.state import SkillSession
+from skillcore.trust.lockfile import LOCK_ENV
+
+if TYPE_CHECKING:
+    from skillcore.trust import LockFile, LockPolicy, TrustTier, Verdict
 
 #: The diagnostics of a source that failed as a whole (shown through ``warnings`` too).
 _SOURCE_FAILURES = frozenset({Code.SOURCE_UNREACHABLE, Code.SOURCE_STALE})
@@ -65,6 +71,11 @@ class SkillLibrary(DocumentReads):
     The catalog is discovered on first use; :meth:`refresh` re-lists and re-reads only what
     changed, returns the *same* catalog object when nothing did, and keeps the last good
     skills of a source that fails (with a diagnostic).
+
+    ``lock=`` (a lock file's path, a ``LockFile`` or a ``LockPolicy``; else
+    ``SKILLCORE_LOCK``) verifies every skill against the lock at discovery and every file on
+    each read; ``frozen=True`` also refuses skills the lock does not name (see
+    :mod:`skillcore.trust` and :meth:`tier`).
     """
 
     def __init__(
@@ -80,6 +91,8 @@ class SkillLibrary(DocumentReads):
         max_resources: int = DEFAULT_MAX_RESOURCES,
         progress: ProgressCallback | None = None,
         cache: bool | str | os.PathLike[str] = True,
+        lock: LockFile | LockPolicy | str | os.PathLike[str] | bool | None = None,
+        frozen: bool = False,
     ) -> None:
         if isinstance(sources, (str, os.PathLike, SkillSource)):
             sources = [sources]
@@ -113,11 +126,30 @@ class SkillLibrary(DocumentReads):
         #: Seconds the last refresh after the first discovery took (``RefreshGate`` spaces
         #: scans by it).
         self.refresh_seconds = 0.0
+        #: The lock in force, or None (see :func:`_lock_policy`).
+        self.lock_policy: LockPolicy | None = _lock_policy(lock, frozen)
+        #: Verdicts of the skills verified so far, by metadata identity (kept with it), the
+        #: tier of each skill of the catalog, and ``{(source label, directory): lock entry}``
+        #: of every skill discovery matched by name (what reads are checked against; never
+        #: forgotten, so a read through an older catalog is checked too).
+        self._verdicts: dict[int, tuple[Any, Verdict]] = {}
+        self._tiers: dict[str, TrustTier] = {}
+        self._places: dict[tuple[str, str], Any] = {}
 
     # -- readers ---------------------------------------------------------------------------
 
     def reader(self, source: SkillSource | str) -> SourceReader:
-        """The (cached) reader of a source, by value or label."""
+        """The (cached) reader of a source, by value or label. With a lock in force, every
+        read of a locked skill's files through it is checked against the lock."""
+        reader = self._source_reader(source)
+        if self.lock_policy is None:
+            return reader
+        from skillcore.trust import VerifyingReader
+
+        return VerifyingReader(reader, self._places, self.lock_policy.frozen)
+
+    def _source_reader(self, source: SkillSource | str) -> SourceReader:
+        """The source's own (cached) reader, unchecked: what discovery scans with."""
         label = source.label if isinstance(source, SkillSource) else source
         reader = self._readers.get(label)
         if reader is None:
@@ -126,6 +158,66 @@ class SkillLibrary(DocumentReads):
             reader.max_file_bytes = self.max_file_bytes
             self._readers[label] = reader
         return reader
+
+    # -- trust -----------------------------------------------------------------------------
+
+    def tier(self, skill: str | SkillMetadata) -> TrustTier:
+        """The trust tier of a skill of the catalog (see :class:`~skillcore.trust.TrustTier`):
+        whether its code may run. A skill this library does not know is untrusted."""
+        from skillcore.trust import TrustTier, tier_of
+
+        name = skill if isinstance(skill, str) else skill.name
+        meta = self.catalog.get(name)  # discovers first: the tiers are decided then
+        if self.lock_policy is not None:
+            return self._tiers.get(name, TrustTier.UNTRUSTED)
+        source = None if meta is None else self._source(meta.location.source)
+        if source is None:
+            return TrustTier.UNTRUSTED
+        return tier_of(source, False)
+
+    def _source(self, label: str) -> SkillSource | None:
+        return next((s for s in self.sources if s.label == label), None)
+
+    def _verify(self, catalog: Catalog) -> Catalog:
+        """``catalog`` without the skills that fail the lock (a diagnostic each); the tiers
+        of those kept."""
+        from skillcore.trust import Bounds, verify_skill
+        from skillcore.trust.discovery import verdict_diagnostics
+
+        policy = self.lock_policy
+        assert policy is not None
+        bounds = Bounds(max_files=self.max_resources, max_file_bytes=self.max_file_bytes)
+        verdicts: dict[int, tuple[Any, Verdict]] = {}
+        kept: list[SkillMetadata] = []
+        diags: list[Diagnostic] = []
+        tiers: dict[str, TrustTier] = {}
+        for meta in catalog.skills:
+            known = self._verdicts.get(id(meta))
+            if known is not None and known[0] is meta:
+                verdict = known[1]
+            else:
+                source = self._source(meta.location.source)
+                if source is None:  # pragma: no cover - a catalog holds only our sources
+                    continue
+                reader = partial(self._source_reader, source)
+                verdict = verify_skill(meta, source, reader, policy, bounds)
+                detail = "; ".join(d.message for d in verdict.differences[:3])
+                events.skill_verified(
+                    meta.name, meta.location.source, verdict.tier.value, verdict.refused, detail
+                )
+            verdicts[id(meta)] = (meta, verdict)
+            entry = policy.lock.get(meta.name)
+            if entry is not None:
+                self._places[(meta.location.source, meta.location.directory)] = entry
+            diags.extend(verdict_diagnostics(meta, verdict, policy.frozen))
+            if not verdict.refused:
+                kept.append(meta)
+                tiers[meta.name] = verdict.tier
+        self._verdicts = verdicts
+        self._tiers = tiers
+        if len(kept) == len(catalog.skills) and not diags:
+            return catalog
+        return Catalog(kept, (*catalog.diagnostics, *diags))
 
     # -- discovery -------------------------------------------------------------------------
 
@@ -196,7 +288,7 @@ class SkillLibrary(DocumentReads):
 
         async def one(i: int, src: SkillSource) -> None:
             try:
-                reader = self.reader(src)
+                reader = self._source_reader(src)
                 if self._states[src.label].cache is None and isinstance(reader, LocalReader):
                     # Loading the parse cache is file I/O and JSON: keep it off the event loop.
                     known = await anyio.to_thread.run_sync(self._known, src, reader)
@@ -220,6 +312,13 @@ class SkillLibrary(DocumentReads):
             ]
             if not self._dirty and self._catalog is not None:
                 return self._catalog
+            if self.lock_policy is None:
+                return self._merge(scans)
+        # Verification reads every file of the skills it checks: off the event loop.
+        return await anyio.to_thread.run_sync(self._locked_merge, scans)
+
+    def _locked_merge(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
+        with self._lock:
             return self._merge(scans)
 
     def _unchanged(self) -> bool:
@@ -237,7 +336,7 @@ class SkillLibrary(DocumentReads):
 
     def _scan_one(self, src: SkillSource) -> tuple[SkillSource, list[Diagnostic]]:
         try:
-            reader = self.reader(src)
+            reader = self._source_reader(src)
             scan: Scan | BaseException = self._scan_with(reader, self._known(src, reader))
         except Exception as exc:
             scan = exc
@@ -287,7 +386,7 @@ class SkillLibrary(DocumentReads):
         skill file was added, removed or re-read."""
         if isinstance(scan, BaseException):
             return failed_scan(src.label, state, scan), False
-        reader = self.reader(src)
+        reader = self._source_reader(src)
         parse = partial(parse_entry, reader, self.mode, self.head_bytes)
         how = Folding(src.label, parse, self._clock, self.progress)
         changed = fold_scan(state, scan, how)
@@ -303,6 +402,8 @@ class SkillLibrary(DocumentReads):
 
     def _merge_paused(self, scans: list[tuple[SkillSource, list[Diagnostic]]]) -> Catalog:
         catalog = merge(self.sources, self._states, scans)
+        if self.lock_policy is not None:
+            catalog = self._verify(catalog)
         old = self._catalog
         if old is not None and old.fingerprint == catalog.fingerprint and old == catalog:
             return old
@@ -333,6 +434,34 @@ class SkillLibrary(DocumentReads):
         """Rebuild a session from serialized state over the current catalog (lenient: skills
         that disappeared are dropped)."""
         return SkillSession.from_state(state, self.catalog, limits, policy, names, strict=False)
+
+
+def _lock_policy(
+    lock: LockFile | LockPolicy | str | os.PathLike[str] | bool | None, frozen: bool
+) -> LockPolicy | None:
+    """The lock policy of a library's ``lock`` and ``frozen`` arguments. ``lock`` is a lock,
+    a policy or the path of a lock file (read now: a lock that cannot be read is an error,
+    never "no lock"); None: the file ``SKILLCORE_LOCK`` names, if set; False: no lock.
+    ``frozen``: a skill the lock does not name is refused (needs a lock). Raises
+    :class:`~skillcore.trust.LockError`."""
+    if lock is True:
+        raise TypeError("lock must be a lock, a path, None or False")
+    if lock is None:
+        named = os.environ.get(LOCK_ENV, "").strip()
+        lock = named or None
+    if (lock is None or lock is False) and not frozen:
+        return None  # the trust layer is imported only when a lock is in force
+    from skillcore.trust import LockError, LockFile, LockPolicy, read_lock
+
+    if lock is None or lock is False:
+        if frozen:
+            raise LockError(f"frozen needs a lock: pass lock= or set {LOCK_ENV}")
+        return None
+    if isinstance(lock, LockPolicy):
+        return attrs.evolve(lock, frozen=True) if frozen else lock
+    if not isinstance(lock, LockFile):
+        lock = read_lock(lock)
+    return LockPolicy(lock, frozen)
 
 
 def _warn_failed(diagnostics: list[Diagnostic]) -> None:

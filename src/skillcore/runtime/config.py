@@ -272,7 +272,8 @@ class SkillConfig:
                     "pass mode= to SkillLibrary instead"
                 )
             return sources
-        return SkillLibrary(sources, mode=mode, cache=found.get("cache", True))
+        lock = settings.lock_policy(found)
+        return SkillLibrary(sources, mode=mode, cache=found.get("cache", True), lock=lock or False)
 
     def session_limits(self) -> Limits:
         """``limits`` if given, else the two budgets as :class:`Limits`."""

@@ -36,6 +36,7 @@ import attrs
 
 from skillcore.errors import SkillcoreError
 from skillcore.parse import MAX_INT_CHARS, MAX_NESTING
+from skillcore.trust.lockfile import LOCK_ENV
 
 #: The file looked for in the current directory, and the table of ``pyproject.toml``.
 SETTINGS_FILE = "skills.yaml"
@@ -96,6 +97,13 @@ def _names(value: Any) -> tuple[str, ...]:
     if len(out) != len(items) or any(not v for v in out):
         raise ValueError("expected non-empty names")
     return out
+
+
+def _path(value: Any) -> str:
+    """One path (of a file)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("expected a path")
+    return value.strip()
 
 
 def _count(value: Any) -> int:
@@ -163,6 +171,9 @@ SETTINGS: Mapping[str, Setting] = {
             _choice("lenient", "strict"),
             "validation mode",
         ),
+        # Lock verification (see skillcore.trust and lock_policy below).
+        Setting("lock", LOCK_ENV, _path, "the lock file skills are verified against"),
+        Setting("frozen", "SKILLCORE_FROZEN", _bool, "refuse skills the lock does not name"),
     )
 }
 
@@ -183,6 +194,8 @@ class Settings:
     origin: Mapping[str, str] = attrs.field(factory=dict)
     #: Keys an untrusted settings file set to a value it may not set: key -> why.
     refused: Mapping[str, str] = attrs.field(factory=dict)
+    #: Keys whose value comes from a settings file the user does not trust.
+    untrusted: frozenset[str] = frozenset()
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value of ``key`` (see :data:`SETTINGS`), or ``default`` when not set. Raises
@@ -510,19 +523,51 @@ def load_settings(
                         refused["sources"] = _refusal(found, "sources", source, why)
                         del values["sources"], origin["sources"]
                         break
+        if "lock" in values:
+            values["lock"] = _beside(values["lock"], found.path.parent)
+            if not _trusted(found, trust, trusted):
+                # It may add verification (a lock beside it), never grant a tier: a lock it
+                # names verifies skills but pins none (see lock_policy).
+                why = _untrusted_source(values["lock"], found.path.parent)
+                if why is not None:
+                    refused["lock"] = _refusal(found, "lock", values["lock"], why)
+                    del values["lock"], origin["lock"]
+        file_keys = set(values) if not _trusted(found, trust, trusted) else set()
+    else:
+        file_keys = set()
     for key, setting in SETTINGS.items():
         raw = env.get(setting.env)
         if raw is not None and raw.strip():
             values[key] = _parse(key, raw, setting.env)
             origin[key] = setting.env
             refused.pop(key, None)  # the environment is the user's: it replaces the file
-    return Settings(values, origin, refused)
+            file_keys.discard(key)
+    return Settings(values, origin, refused, frozenset(file_keys))
 
 
 def _beside(source: str, folder: Path) -> str:
     if "://" in source or "::" in source or os.path.isabs(os.path.expanduser(source)):
         return source
     return str(folder / source)
+
+
+def lock_policy(found: Settings, lock: str | None = None, frozen: bool | None = None) -> Any:
+    """The :class:`~skillcore.trust.LockPolicy` of explicit ``lock``/``frozen`` over the
+    settings (None: no lock). A lock that cannot be read is a :class:`ConfigError`, never
+    "no lock". A lock named only by an untrusted settings file verifies but pins nothing,
+    and such a file cannot turn ``frozen`` off."""
+    from skillcore.trust import LOCK_FILE, LockError, LockPolicy, read_lock
+
+    path = lock if lock is not None else found.get("lock")
+    wanted = bool(frozen) if frozen is not None else bool(found.get("frozen", False))
+    if path is None and not wanted:
+        return None
+    path = LOCK_FILE if path is None else path
+    pins = lock is not None or "lock" not in found.untrusted
+    try:
+        return LockPolicy(read_lock(path), wanted, pins)
+    except LockError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def current() -> Settings:
@@ -540,4 +585,5 @@ __all__ = [
     "Setting",
     "Settings",
     "load_settings",
+    "lock_policy",
 ]

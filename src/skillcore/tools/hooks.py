@@ -1,8 +1,9 @@
 """Running skill hooks: which fire is :func:`skillcore.state.hooks.hooks_for`; this runs them.
 
 ``type: command`` hooks run through the configured :class:`~skillcore.runner.ScriptRunner`
-as ``bash -c <command>`` with the event as JSON on stdin, only for skills of trusted sources
-(:attr:`~skillcore.SkillSource.runs_code`); without a runner they are inert (one
+as ``bash -c <command>`` with the event as JSON on stdin, only for skills whose trust tier
+runs code (:meth:`~skillcore.SkillLibrary.tier`: a trusted source, or files that match the
+lock); without a runner they are inert (one
 ``hook.skipped`` event per skill). Exit code 2 of a ``PreToolUse`` hook blocks the call with
 its stderr as the reason; a ``PostToolUse`` hook's exit 2 stderr, a ``SessionStart`` hook's
 stdout and ``type: prompt`` text go to the conversation's next model call
@@ -317,10 +318,10 @@ class _Work:
 
 
 def skill_dir(library: SkillLibrary, metadata: SkillMetadata, empty: Any = None) -> Path | None:
-    """The local folder of a trusted skill (None when its source is not trusted, or when it
+    """The local folder of a skill whose tier runs code (None when it does not, or when it
     is remote and ``empty``, a function giving a stand-in folder, is not given)."""
     source = next((s for s in library.sources if s.label == metadata.location.source), None)
-    if source is None or not source.runs_code:
+    if source is None or not library.tier(metadata).runs_code:
         return None
     if source.fs is None and source.protocol == "file":
         root = Path(os.path.abspath(os.path.expanduser(source.url.removeprefix("file://"))))

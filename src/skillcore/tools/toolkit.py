@@ -752,15 +752,16 @@ class SkillToolkit:
         return True
 
     def runs_code(self, name: str, session: SkillSession) -> tuple[bool, str]:
-        """Whether skill ``name``'s source is trusted to run code, and its label."""
+        """Whether skill ``name`` may run code (its trust tier, see
+        :meth:`SkillLibrary.tier`), and its source's label."""
         meta = session.catalog.get(name)
         if meta is None:
             return False, ""
         try:
-            source = self.library.reader(meta.location.source).source
+            tier = self.library.tier(meta)
         except Exception:
             return False, meta.location.source
-        return bool(source.runs_code), source.label
+        return tier.runs_code, meta.location.source
 
     def _plan_script(
         self, session: SkillSession, tool: str, args: dict[str, Any], report: bool

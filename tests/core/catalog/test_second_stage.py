@@ -80,7 +80,7 @@ def test_an_exact_name_stays_first() -> None:
     ],
     ids=["raises", "too-few", "nan", "not-a-number"],
 )
-def test_a_broken_reranker_costs_the_order_not_the_search(reranker, caplog) -> None:  # noqa: ANN001
+def test_a_broken_reranker_costs_the_order_not_the_search(reranker, caplog) -> None:
     index = index_for(catalog())
     first = index.select("survey field photos reports", None, 8, "bm25")
     with caplog.at_level(logging.WARNING, "skillcore.search"):

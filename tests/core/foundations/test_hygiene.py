@@ -141,7 +141,7 @@ def test_cli_list(hostile: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert_clean(out + err)
     assert len(out.splitlines()) == 2
-    assert "fine  A fine skill." in out
+    assert "fine  trusted    A fine skill." in out
     assert "NAME_MISMATCH" in err  # the directory's diagnostic, escaped, on one line
     assert not [line for line in err.splitlines() if line.startswith("<skill_content")]
 
