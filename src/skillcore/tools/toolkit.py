@@ -17,8 +17,8 @@ from __future__ import annotations
 import hashlib
 import threading
 import warnings
-from collections.abc import Callable, Collection, Iterable
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -66,6 +66,9 @@ from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.hooks import SkillHooks
 from skillcore.tools.preload import Preload
 from skillcore.tools.preprocess import apreprocess, preprocess
+
+if TYPE_CHECKING:
+    from skillcore.tools.invoke import InvocationResult
 from skillcore.tools.specs import (
     DEFAULT_ENUM_LIMIT,
     ArgumentError,
@@ -546,6 +549,55 @@ class SkillToolkit:
         store = SessionRef(session)
         results = [await self.acall(store, self.names.load, {"skill_name": n}) for n in names]
         return store.session, results
+
+    # -- the user's own invocation: ``/name args`` (see skillcore.tools.invoke) ---------------
+
+    def invoke(
+        self,
+        target: SkillSession | SessionStore,
+        message: object,
+        *,
+        session_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        available: Collection[str] | None = None,
+    ) -> InvocationResult | None:
+        """Apply a user message that invokes a skill (``/name args``, ``$name args``) to
+        the store's session; None for ordinary text (:func:`skillcore.tools.invoke.invoke`)."""
+        from skillcore.tools.invoke import invoke
+
+        return invoke(
+            self,
+            target,
+            message,
+            session_id=session_id,
+            state=state,
+            call_id=call_id,
+            available=available,
+        )
+
+    async def ainvoke(
+        self,
+        target: SkillSession | SessionStore,
+        message: object,
+        *,
+        session_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        available: Collection[str] | None = None,
+    ) -> InvocationResult | None:
+        """Async :meth:`invoke`."""
+        from skillcore.tools.invoke import ainvoke
+
+        return await ainvoke(
+            self,
+            target,
+            message,
+            session_id=session_id,
+            state=state,
+            call_id=call_id,
+            available=available,
+        )
 
     # -- configured skills: default_skills and pinned_skills (see skillcore.tools.preload) -------
 
