@@ -57,9 +57,7 @@ def _events(result: InvocationResult, context: Any) -> list[Event]:
     ]
 
 
-async def invoke_user_message(
-    toolset: SkillToolset, callback_context: Any
-) -> types.Content | None:
+async def invoke_user_message(toolset: SkillToolset, callback_context: Any) -> types.Content | None:
     """Apply the run's new user message when it invokes a skill: None to go on (nothing to
     do, or the skill loaded), or the refusal as the agent's reply."""
     text = _new_user_text(callback_context)

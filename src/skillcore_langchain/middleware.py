@@ -43,7 +43,6 @@ from skillcore.runtime import (
     saved_rev,
 )
 from skillcore_langchain._approval import gate
-from skillcore_langchain._invoke import invocation_text, invocation_update
 from skillcore_langchain._calls import (
     ahook_refusal,
     blocked_call,
@@ -55,6 +54,7 @@ from skillcore_langchain._calls import (
     thread_of,
     tool_output,
 )
+from skillcore_langchain._invoke import invocation_text, invocation_update
 from skillcore_langchain._messages import (
     append_block,
     calls_of,

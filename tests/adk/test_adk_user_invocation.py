@@ -46,7 +46,9 @@ async def _runner(
 ) -> tuple[InMemoryRunner, str]:
     if plugin:
         agent = agent_with(model, toolset)
-        runner = InMemoryRunner(app=App(name="app", root_agent=agent, plugins=[SkillPolicyPlugin()]))
+        runner = InMemoryRunner(
+            app=App(name="app", root_agent=agent, plugins=[SkillPolicyPlugin()])
+        )
     else:
         agent = agent_with(
             model,
