@@ -33,8 +33,9 @@ SIGILS = ("/", "$")
 #: The longest name read after the sigil (longer: not an invocation).
 _MAX_NAME = 128
 _INVOCATION = re.compile(
-    r"\s*(?P<sigil>[/$])(?P<name>[A-Za-z0-9][A-Za-z0-9_.:-]{0,%d})(?:\s+(?P<args>.*))?\s*"
-    % (_MAX_NAME - 1),
+    r"\s*(?P<sigil>[/$])(?P<name>[A-Za-z0-9][A-Za-z0-9_.:-]{0,"
+    + str(_MAX_NAME - 1)
+    + r"})(?:\s+(?P<args>.*))?\s*",
     re.DOTALL,
 )
 
