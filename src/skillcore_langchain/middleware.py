@@ -100,6 +100,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     hundred bytes, whatever the catalog size), so it follows checkpointers; the tool calls of
     one model turn are decided in the model's call order, so every reply is truthful and a
     tool called after a restricting ``load_skill`` in the same turn is blocked.
+
+    With ``user_invocation=True``, a run whose new user message starts with ``/name`` (or
+    ``$name``) loads that skill with the rest of the message as its arguments, user-only
+    skills included (see docs/portable.md); a refused invocation is answered without calling
+    the model.
     """
 
     state_schema = SkillsState
@@ -143,10 +148,6 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             ledger: where workers sharing the checkpointer record each thread's latest skill
                 state (``SQLLedger.postgres(url)``): two runs on one thread at once are noticed
                 (``state.forked``) and never lift a restriction (default: this process only).
-            user_invocation: a run whose new user message starts with ``/name`` (or
-                ``$name``) loads that skill with the rest of the message as its arguments,
-                user-only skills included (see docs/portable.md); a refused invocation is
-                answered without calling the model. Off by default.
         """
         skills = skills_argument(skills, sources, backend)
         gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
@@ -161,9 +162,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             framework="deepagents",
             **options,
         ).attach(self)
-        self.share_with_subagents = share_with_subagents
-        #: Whether a user message ``/name args`` invokes a skill (see :meth:`before_agent`).
-        self.user_invocation = user_invocation
+        self.share_with_subagents, self.user_invocation = share_with_subagents, user_invocation
         #: The skill text of each model call (catalog, lost instructions, notes).
         self.model_calls = ModelCalls(self.toolkit)
         self.reinjection = self.model_calls.reinjection

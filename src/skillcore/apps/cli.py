@@ -28,7 +28,7 @@ from skillcore.apps.cli_common import (
     user_path,
 )
 from skillcore.apps.cli_eval import cmd_eval, cmd_lint_descriptions, eval_table, plot_reports
-from skillcore.apps.cli_invoke import cmd_expand
+from skillcore.apps.cli_invoke import add_invocation_commands
 from skillcore.apps.cli_skills import (
     REFERENCE_MODE,
     SKELETON,
@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_skill_commands(sub)
+    add_invocation_commands(sub, _add_command)
     _add_eval_commands(sub)
     _add_mcp_command(sub)
     return parser
@@ -167,11 +168,7 @@ def _add_skill_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     """list, validate, show, render, new, demo."""
     p = _add_command(sub, "list", "list the discovered skills")
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument(
-        "--user",
-        action="store_true",
-        help="only the skills a user may invoke (/name), with their argument hints",
-    )
+    p.add_argument("--user", action="store_true", help="only skills a user may invoke (/name)")
     p.set_defaults(func=cmd_list)
 
     p = _add_command(
@@ -205,16 +202,6 @@ def _add_skill_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
         help="mark this skill as loaded, as prompt_mode='dynamic' shows it (repeatable)",
     )
     p.set_defaults(func=cmd_render)
-
-    p = _add_command(
-        sub,
-        "expand",
-        "print what a user message /name args expands to (the skill's instructions with its "
-        "arguments)",
-        first=("message", 'the user message, e.g. "/fix-issue 123"'),
-    )
-    p.add_argument("--session-id", default=None, help="the session id the skill may name")
-    p.set_defaults(func=cmd_expand)
 
     p = _add_command(sub, "new", "create a new skill with the standard folders", sources=False)
     p.add_argument("name", help="skill name (lowercase, digits, hyphens)")

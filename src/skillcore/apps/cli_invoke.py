@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from skillcore._escaping import prompt_text, single_line
 from skillcore.apps.cli_common import EXIT_OK, EXIT_SKILL_PROBLEMS, open_library
@@ -63,4 +65,18 @@ def cmd_expand(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-__all__ = ["cmd_expand", "cmd_list_user", "user_entry"]
+def add_invocation_commands(sub: Any, add_command: Callable[..., argparse.ArgumentParser]) -> None:
+    """``expand`` (``list --user`` is an option of ``list``); ``add_command``: the CLI's
+    subcommand builder (the options every command over sources takes)."""
+    p = add_command(
+        sub,
+        "expand",
+        "print what a user message /name args expands to (the skill's instructions with its "
+        "arguments)",
+        first=("message", 'the user message, e.g. "/fix-issue 123"'),
+    )
+    p.add_argument("--session-id", default=None, help="the session id the skill may name")
+    p.set_defaults(func=cmd_expand)
+
+
+__all__ = ["add_invocation_commands", "cmd_expand", "cmd_list_user", "user_entry"]

@@ -113,6 +113,56 @@ def _pattern(names: tuple[str, ...], with_state: bool) -> re.Pattern[str]:
     return re.compile("|".join(alts))
 
 
+class _Filler:
+    """The replacement of each placeholder match of one substitution (``re.sub``'s
+    callback), counting what the values add."""
+
+    def __init__(
+        self,
+        args: str | None,
+        names: tuple[str, ...],
+        values: Mapping[str, str | None],
+        state: Mapping[str, Any] | None,
+    ) -> None:
+        self.args, self.names, self.values, self.state = args, names, values, state
+        self.words = split_arguments(args) if args else ()
+        self.added = 0
+        self.used_arguments = self.overflow = False
+
+    def _word(self, n: int) -> str:
+        self.used_arguments = True
+        return self.words[n] if n < len(self.words) else ""
+
+    def _value(self, match: re.Match[str]) -> str | None:
+        found = match.groupdict()
+        if found["var"] is not None:
+            return self.values[found["var"]]
+        if self.args is not None and found["all"] is not None:
+            self.used_arguments = True
+            return self.args
+        if self.args is not None and (index := found["index"] or found["pos"]):
+            return self._word(int(index))
+        if self.args is not None and found.get("named") is not None:
+            return self._word(self.names.index(found["named"]))
+        if self.state is not None and found.get("key") is not None:
+            raw = self.state.get(found["key"])
+            if isinstance(raw, str | int | float | bool):
+                return str(raw)
+            return "" if found["opt"] else None
+        return None
+
+    def __call__(self, match: re.Match[str]) -> str:
+        text = self._value(match)
+        if text is None:
+            return match.group(0)
+        text = _safe(text)
+        self.added += max(len(text) - len(match.group(0)), 0)
+        if self.added > MAX_SUBSTITUTED_CHARS:
+            self.overflow = True
+            return match.group(0)
+        return text
+
+
 def substitute_arguments(
     body: str,
     arguments: str | None,
@@ -132,51 +182,16 @@ def substitute_arguments(
     booleans are put in. Never raises.
     """
     args = None if arguments is None else arguments.strip()
-    words = split_arguments(args) if args else ()
-    pattern = _pattern(names if args is not None else (), state is not None)
-    added = 0
-    used_arguments = False
-    overflow = False
-
-    def value(match: re.Match[str]) -> str:
-        nonlocal added, used_arguments, overflow
-        found = match.group(0)
-        text: str | None = None
-        if (var := match.group("var")) is not None:
-            text = session_id if var in SESSION_ID_NAMES else skill_dir
-        elif args is not None and match.group("all") is not None:
-            text, used_arguments = args, True
-        elif args is not None and (index := match.group("index") or match.group("pos")):
-            n = int(index)
-            text, used_arguments = (words[n] if n < len(words) else ""), True
-        elif args is not None and (named := match.groupdict().get("named")) is not None:
-            n = names.index(named)
-            text, used_arguments = (words[n] if n < len(words) else ""), True
-        elif state is not None and (key := match.groupdict().get("key")) is not None:
-            raw = state.get(key)
-            if isinstance(raw, str | int | float | bool):
-                text = str(raw)
-            elif match.group("opt"):
-                text = ""
-        if text is None:
-            return found
-        text = _safe(text)
-        added += max(len(text) - len(found), 0)
-        if added > MAX_SUBSTITUTED_CHARS:
-            overflow = True
-            return found
-        return text
-
-    out = pattern.sub(value, body)
-    if not overflow and args and not used_arguments:
+    values = dict.fromkeys(SESSION_ID_NAMES, session_id) | dict.fromkeys(SKILL_DIR_NAMES, skill_dir)
+    fill = _Filler(args, names if args is not None else (), values, state)
+    out = _pattern(fill.names, state is not None).sub(fill, body)
+    if not fill.overflow and args and not fill.used_arguments:
         tail = APPENDED_ARGUMENTS + _safe(args)
-        if added + len(tail) > MAX_SUBSTITUTED_CHARS:
-            overflow = True
+        if fill.added + len(tail) > MAX_SUBSTITUTED_CHARS:
+            fill.overflow = True
         else:
             out = out.rstrip("\n") + tail
-    if overflow:
-        return Substituted(body, overflow=True)
-    return Substituted(out)
+    return Substituted(body, overflow=True) if fill.overflow else Substituted(out)
 
 
 __all__ = [
