@@ -3,6 +3,8 @@ frontmatter outgrows the head), and the scan's findings in the library's mode.""
 
 from __future__ import annotations
 
+import os
+
 import attrs
 
 from skillcore.codes import OutcomeCode
@@ -75,6 +77,11 @@ def _with_codex(reader: SourceReader, directory: str, result: ParseResult) -> Pa
     (see :mod:`skillcore.parse.codex`). Local sources only: elsewhere it would cost a
     request per skill; a missing file costs one failed open."""
     assert result.metadata is not None
+    # A plain existence check first (nothing is read through it): most skills have no
+    # ``agents/`` folder, and a confined read of a missing file costs as much as the parse.
+    root = getattr(reader, "root", None)
+    if isinstance(root, str) and not os.path.lexists(os.path.join(root, directory, "agents")):
+        return result
     try:
         data = reader.read_file(directory, CODEX_FILE, MAX_CODEX_BYTES)
     except ReadError as exc:
