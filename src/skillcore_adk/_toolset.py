@@ -344,9 +344,16 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
+        # A load fills ``{var}`` from the session state for skills with adk_inject_state.
+        state = tool_context.state.to_dict() if tool == self.names.load else None
         async with await self._aturn(tool_context) as view:
             result = await self.toolkit.acall(
-                view, tool, dict(args), **view.context, call_id=tool_context.function_call_id
+                view,
+                tool,
+                dict(args),
+                **view.context,
+                call_id=tool_context.function_call_id,
+                state=state,
             )
         return _calls.reply(result, tool_context, self.state_key(tool_context.agent_name))
 

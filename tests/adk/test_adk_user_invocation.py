@@ -123,3 +123,14 @@ async def test_off_by_default(library: Path) -> None:
     runner, sid = await _runner(model, toolset, False)
     await run_turn(runner, sid, "/deploy web staging")
     assert _texts(model.requests[0]) == ["/deploy web staging"]
+
+
+async def test_inject_state_on_the_models_own_load(library: Path) -> None:
+    """As ADK's own toolset: a model's load of a skill with adk_inject_state fills {var}."""
+    toolset = SkillToolset(library)
+    model = scripted([("load_skill", {"skill_name": "greet"})], "done")
+    runner, sid = await _runner(model, toolset, False, state={"user_name": "Ada"})
+    events = await run_turn(runner, sid, "hello")
+    (reply,) = [r for e in events for r in e.get_function_responses() if r.name == "load_skill"]
+    text = str((reply.response or {}).get("result"))
+    assert "Greet Ada about $ARGUMENTS. Unknown: {missing} / ." in text, text

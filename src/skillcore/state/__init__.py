@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         Invocation,
         begin_invoke,
         expand,
+        injects_state,
         parse_invocation,
         user_skills,
     )
@@ -76,6 +77,7 @@ __getattr__, __dir__, __all__ = face(
         "argument_names": "skillcore.state.substitution",
         "begin_invoke": "skillcore.state.invocation",
         "expand": "skillcore.state.invocation",
+        "injects_state": "skillcore.state.invocation",
         "parse_invocation": "skillcore.state.invocation",
         "substitute_arguments": "skillcore.state.substitution",
         "user_skills": "skillcore.state.invocation",

@@ -60,6 +60,8 @@ from skillcore.state import (
     SessionStore,
     SkillSession,
     as_store,
+    injects_state,
+    substitute_arguments,
 )
 from skillcore.tools import calls, replies, scripts
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
@@ -467,6 +469,7 @@ class SkillToolkit:
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         call_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
         for bad model input. ``hidden``: loaded skills whose load reply the model no longer
@@ -477,7 +480,9 @@ class SkillToolkit:
         skill whose allowed-tools name others warns (RECOMMEND) or is refused with
         ``TOOL_NOT_AVAILABLE`` (RESTRICT). ``call_id``: the framework's id of this tool call;
         a load that delivers instructions records it, the only proof of delivery later
-        (:attr:`~skillcore.runtime.LoadedSkill.delivery`)."""
+        (:attr:`~skillcore.runtime.LoadedSkill.delivery`). ``state``: the conversation's
+        session state, for ``{var}`` in the body of a skill that sets ``adk_inject_state``
+        (ADK's toolset passes it; None leaves ``{var}`` as written)."""
         store = as_store(target)
         step = self._begin(store, tool, arguments, hidden, available)
         if isinstance(step, ToolResult):
@@ -487,7 +492,7 @@ class SkillToolkit:
         data = calls.read(self.library, step, store.read(), self.binary_resources)
         if self.shell_preprocessing and isinstance(data, SkillDocument):
             data = preprocess(self.library, self.script_runner, store.read(), data)
-        return self.finish(store, step, data, call_id=call_id)
+        return self.finish(store, step, inject_state(data, state), call_id=call_id)
 
     async def acall(
         self,
@@ -498,6 +503,7 @@ class SkillToolkit:
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         call_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
@@ -510,7 +516,7 @@ class SkillToolkit:
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
         if self.shell_preprocessing and isinstance(data, SkillDocument):
             data = await apreprocess(self.library, self.script_runner, store.read(), data)
-        return self.finish(store, step, data, call_id=call_id)
+        return self.finish(store, step, inject_state(data, state), call_id=call_id)
 
     def _begin(
         self,
@@ -855,6 +861,14 @@ class SkillToolkit:
 
     def _script_result(self, session: SkillSession, code: OutcomeCode, text: str) -> ToolResult:
         return ToolResult(session, text, code, self.names.script)
+
+
+def inject_state(data: Data, state: Mapping[str, Any] | None) -> Data:
+    """A loaded document with ``{var}`` filled from ``state`` when its skill sets
+    ``adk_inject_state`` (ADK's own toolset does the same on a load); anything else as is."""
+    if state is None or not isinstance(data, SkillDocument) or not injects_state(data.metadata):
+        return data
+    return attrs.evolve(data, body=substitute_arguments(data.body, None, state=state).text)
 
 
 #: User messages whose suggestions are remembered per catalog. Every model call asks again
