@@ -51,7 +51,8 @@ class Invocation:
 
 
 def user_listed(meta: SkillMetadata) -> bool:
-    """Whether the user may invoke (and is shown) ``meta``: ``user-invocable`` and not hidden."""
+    """Whether the user may invoke (and is shown) ``meta``: ``user-invocable`` (a skill hidden
+    from both the model and the user has it false)."""
     return bool(meta.user_invocable)
 
 
