@@ -51,9 +51,7 @@ class AgentsSdkDriver(AdapterDriver):
     """
 
     #: The SDK fails a run whose model calls a tool it was not offered (ModelBehaviorError).
-    #: User invocation is the loop's (:meth:`AgentSkills.invoke_user_message` before the
-    #: run), not the driver's.
-    capabilities = ALL_CAPABILITIES - {Capability.UNOFFERED_CALLS, Capability.USER_INVOCATION}
+    capabilities = ALL_CAPABILITIES - {Capability.UNOFFERED_CALLS}
 
     def __init__(self) -> None:
         self.names = ToolNames()
@@ -130,6 +128,37 @@ class AgentsSdkDriver(AdapterDriver):
         }
         return [_agents_reply(c.tool, outputs[i]) for c, i in zip(calls, ids)]
 
+    def user_turn(self, text: str) -> UserTurn:
+        """A user message as a loop applies it: :meth:`AgentSkills.invoke_user_message`
+        before the run (none for a refusal), then a run whose model answers."""
+        from agents import RunConfig, Runner
+        from agents.testing import assistant_message
+
+        user = {"role": "user", "content": text}
+        state = self._context(self.key)
+        invoked = self.loop.run_until_complete(self.skills.invoke_user_message(state, user))
+        if invoked is not None and not invoked.ok:
+            return UserTurn(answer=invoked.result.text)
+        added = list(invoked.messages) if invoked is not None else []
+        self.model.extend([[assistant_message("done")]])
+        history = [*self.histories[self.key], user, *added]
+        result = self.loop.run_until_complete(
+            Runner.run(
+                self.agent, history, context=state, run_config=RunConfig(tracing_disabled=True)
+            )
+        )
+        self.histories[self.key] = result.to_input_list()
+        sent = self._call().input
+        asked = max(
+            i for i, m in enumerate(sent) if isinstance(m, dict) and m.get("role") == "user"
+        )
+        outputs = [
+            m["output"]
+            for m in sent[asked + 1 :]
+            if isinstance(m, dict) and m.get("type") == "function_call_output"
+        ]
+        return UserTurn(delivered=outputs[0] if outputs else None)
+
     def _call(self, index: int = -1) -> Any:
         return self.model.calls[index]
 
@@ -155,6 +184,9 @@ class ProfiledAgentsSdkDriver(AgentsSdkDriver):
     """:class:`AgentsSdkDriver` through :class:`~skillcore_openai.ProfiledAgentSkills`: the
     scenario is one of two profiles (:func:`skillcore.testing.scenario_profiles`), selected
     by each run's context, so every check goes through the profile machinery."""
+
+    #: ``ProfiledAgentSkills`` has no ``invoke_user_message`` (a loop uses the run's profile).
+    capabilities = AgentsSdkDriver.capabilities - {Capability.USER_INVOCATION}
 
     def _make_skills(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         from skillcore_openai import ProfiledAgentSkills
