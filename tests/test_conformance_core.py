@@ -20,6 +20,7 @@ from skillcore.testing import (
     Attachment,
     Call,
     Reply,
+    UserTurn,
     run_check,
     shell_reply,
 )
@@ -49,6 +50,19 @@ class CoreDriver(AdapterDriver):
 
     def drop_history(self) -> None:
         self.histories[self.key] = []
+
+    def user_turn(self, text: str) -> UserTurn:
+        # A custom loop: the core helper applies the user's message before the model call.
+        session = self._session()
+        self._instructions = self.toolkit.instructions(session)
+        result = self.toolkit.invoke(session, text, session_id=self.key)
+        if result is None:
+            return UserTurn()
+        if not result.ok:
+            return UserTurn(answer=result.text)
+        self.states[self.key] = result.session.to_state()
+        self.histories[self.key].append((result.call_id, result.text))
+        return UserTurn(delivered=result.text)
 
     def _session(self):
         state = self.states[self.key]

@@ -88,7 +88,10 @@ if TYPE_CHECKING:
         StateStore,
         file_marker,
     )
+    from skillcore.state.invocation import Invocation, parse_invocation, user_skills
+    from skillcore.state.substitution import substitute_arguments
     from skillcore.tools import BinaryPayload, SkillToolkit, ToolResult
+    from skillcore.tools.invoke import InvocationResult
 
 # Each name is imported from its module on first use (see skillcore._faces): ``import
 # skillcore`` stays light, a program that needs one part does not pay for the rest.
@@ -107,6 +110,8 @@ __getattr__, __dir__, __all__ = face(
         "DecisionCode": "skillcore.codes",
         "Diagnostic": "skillcore.diagnostics",
         "Ledger": "skillcore.state.ledger",
+        "Invocation": "skillcore.state.invocation",
+        "InvocationResult": "skillcore.tools.invoke",
         "Limits": "skillcore.limits",
         "MemoryLedger": "skillcore.state.ledger",
         "MemoryStateStore": "skillcore.state.saved",
@@ -156,12 +161,15 @@ __getattr__, __dir__, __all__ = face(
         "examples_path": "skillcore.examples",
         "file_marker": "skillcore.state.refresh",
         "load_settings": "skillcore.runtime.settings",
+        "parse_invocation": "skillcore.state.invocation",
         "parse_skill_file": "skillcore.parse.frontmatter",
         "project_sources": "skillcore.sources.project",
         "register_reader": "skillcore.sources.registry",
         "relevant_catalog": "skillcore.catalog.relevance",
         "render_catalog": "skillcore.catalog.render",
         "search_skills": "skillcore.catalog.search",
+        "substitute_arguments": "skillcore.state.substitution",
+        "user_skills": "skillcore.state.invocation",
     },
 )
 

@@ -61,6 +61,12 @@ class OutcomeCode(str, enum.Enum):
     SCRIPT_DECLINED = "SCRIPT_DECLINED"
     #: The runner cannot give the isolation the configuration requires; nothing ran.
     ISOLATION_UNAVAILABLE = "ISOLATION_UNAVAILABLE"
+    #: A user invocation (``/name``) of a skill with ``user-invocable: false``: the model's
+    #: alone.
+    NOT_USER_INVOCABLE = "NOT_USER_INVOCABLE"
+    #: A user invocation whose argument text, or what it expands the body to, is over its
+    #: bound (``MAX_INVOCATION_ARGUMENTS``, ``MAX_SUBSTITUTED_CHARS``): refused whole.
+    ARGUMENTS_TOO_LONG = "ARGUMENTS_TOO_LONG"
 
 
 class DecisionCode(str, enum.Enum):

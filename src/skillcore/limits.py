@@ -115,3 +115,17 @@ MAX_BRIDGE_PAYLOAD_BYTES = 8 * 1024 * 1024
 #: Seconds a bridge waits for a host's sandbox past a run's wall clock (the sandbox's start
 #: and the program's own clean-up) before it gives up on the result.
 BRIDGE_GRACE_SECONDS = 30.0
+
+# -- user invocation: ``/name args`` (see docs/portable.md) -----------------------------------
+#: Characters of the argument text after ``/name``; a longer invocation is refused whole
+#: (``ARGUMENTS_TOO_LONG``), never cut: a cut argument could change its meaning.
+MAX_INVOCATION_ARGUMENTS = 4_000
+#: Positional arguments (``$0``..``$N``) read from that text; later words are left in
+#: ``$ARGUMENTS`` only.
+MAX_POSITIONAL_ARGUMENTS = 64
+#: Named arguments (``arguments:`` in the frontmatter) read per skill, and their longest name.
+MAX_NAMED_ARGUMENTS = 32
+MAX_ARGUMENT_NAME = 64
+#: Characters substitution may add to a body in all; past it the invocation is refused
+#: (``ARGUMENTS_TOO_LONG``): a body repeating ``$ARGUMENTS`` cannot blow up the prompt.
+MAX_SUBSTITUTED_CHARS = 64_000

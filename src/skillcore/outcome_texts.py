@@ -110,6 +110,29 @@ def _disabled(name: str, facts: _Facts) -> str:
     return f"Skill {name!r} can only be invoked by the user, not used by the model."
 
 
+#: SKILL_NOT_FOUND, for a user invocation (``/name``): worded for the user, naming nothing.
+USER_SKILL_NOT_FOUND = "USER_SKILL_NOT_FOUND"
+
+
+def _user_skill_not_found(name: str, facts: _Facts) -> str:
+    return f"No skill named {quoted_excerpt(name)} can be invoked here."
+
+
+def _not_user_invocable(name: str, facts: _Facts) -> str:
+    return (
+        f"Skill {quoted_excerpt(name)} cannot be invoked by the user: the assistant uses it "
+        "when a request needs it. Describe the task instead."
+    )
+
+
+def _arguments_too_long(name: str, facts: _Facts) -> str:
+    return (
+        f"The arguments of skill {quoted_excerpt(name)} are too long "
+        f"({facts['length']:,} characters; at most {facts['limit']:,}). Nothing was loaded; "
+        "shorten them and invoke it again."
+    )
+
+
 def _already_loaded(name: str, facts: _Facts) -> str:
     return (
         f"Skill {name!r} is already loaded; its instructions are earlier in this "
@@ -214,6 +237,10 @@ OUTCOME_TEXTS: dict[str, Callable[[str, _Facts], str]] = {
     "NOT_LOADED": _not_loaded,
     "UNLOADED": _unloaded,
     "PATH_REJECTED": _path_rejected,
+    "NOT_USER_INVOCABLE": _not_user_invocable,
+    "ARGUMENTS_TOO_LONG": _arguments_too_long,
+    #: SKILL_NOT_FOUND, for a user invocation.
+    USER_SKILL_NOT_FOUND: _user_skill_not_found,
     #: NOT_LOADED, for a resource of a skill that is not loaded.
     NOT_LOADED_FOR_RESOURCE: _not_loaded_for_resource,
     #: NOT_LOADED, for a script of a skill that is not loaded.

@@ -73,12 +73,15 @@ class SkillPolicyPlugin(BasePlugin):
             await toolset.after_tool_callback(tool, tool_args, tool_context, result)
         return None
 
-    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> None:
-        """Run the loaded skills' ``SessionStart`` hooks of the agent starting."""
+    async def before_agent_callback(self, *, agent: Any, callback_context: Any) -> Any:
+        """Run the loaded skills' ``SessionStart`` hooks of the agent starting; apply a user
+        invocation (``user_invocation``), returning a refusal as the agent's reply."""
         kinds = (SkillToolset, ProfiledSkillToolset)
         toolsets = self.toolsets or tuple(
             t for t in getattr(agent, "tools", ()) or () if isinstance(t, kinds)
         )
         for toolset in toolsets:
-            await toolset.before_agent_callback(callback_context)
+            reply = await toolset.before_agent_callback(callback_context)
+            if reply is not None:  # a refused user invocation: the agent's answer
+                return reply
         return None

@@ -139,7 +139,7 @@ class ProfiledSkillToolset(BaseToolset):
         toolset = self.toolset(tool_context)
         return await toolset.after_tool_callback(tool, args, tool_context, tool_response)
 
-    async def before_agent_callback(self, callback_context: Any) -> None:
-        """The selected profile's ``SessionStart`` hooks (see
+    async def before_agent_callback(self, callback_context: Any) -> Any:
+        """The selected profile's ``SessionStart`` hooks and user invocation (see
         :meth:`SkillToolset.before_agent_callback`)."""
-        await self.toolset(callback_context).before_agent_callback(callback_context)
+        return await self.toolset(callback_context).before_agent_callback(callback_context)

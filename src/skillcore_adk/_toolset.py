@@ -175,6 +175,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         tool_filter: ToolPredicate | list[str] | None = None,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
         ledger: Ledger | None = None,
+        user_invocation: bool = False,
         **options: Any,
     ) -> None:
         """Build the toolset.
@@ -195,6 +196,10 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         ``ledger``: where workers sharing the session service record each session's latest
         skill state (e.g. ``SQLLedger.postgres(url)``), so two runs on one session at once are
         noticed (``state.forked``) and never lift a restriction.
+        ``user_invocation``: a new user message ``/name args`` (or ``$name args``) loads
+        that skill with its arguments at the agent's start, user-only skills included; a
+        refused one is answered without calling the model. Needs the agent's
+        ``before_agent_callback`` (or :class:`SkillPolicyPlugin`). Off by default.
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
@@ -214,6 +219,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         parts.attach(self)
         self.gated = [GatedTool(self, t) for t in inner]
         self.state_key_prefix = state_key_prefix
+        #: Whether a user message ``/name args`` invokes a skill (:meth:`before_agent_callback`).
+        self.user_invocation = user_invocation
         self._init_memory()
 
     def _init_memory(self) -> None:
@@ -337,9 +344,16 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
+        # A load fills ``{var}`` from the session state for skills with adk_inject_state.
+        state = tool_context.state.to_dict() if tool == self.names.load else None
         async with await self._aturn(tool_context) as view:
             result = await self.toolkit.acall(
-                view, tool, dict(args), **view.context, call_id=tool_context.function_call_id
+                view,
+                tool,
+                dict(args),
+                **view.context,
+                call_id=tool_context.function_call_id,
+                state=state,
             )
         return _calls.reply(result, tool_context, self.state_key(tool_context.agent_name))
 
@@ -432,10 +446,18 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             )
         return None
 
-    async def before_agent_callback(self, callback_context: Any) -> None:
+    async def before_agent_callback(self, callback_context: Any) -> types.Content | None:
         """The loaded skills' ``SessionStart`` hooks, at the start of each agent run
-        (``LlmAgent(before_agent_callback=...)``, or the :class:`SkillPolicyPlugin`)."""
+        (``LlmAgent(before_agent_callback=...)``, or the :class:`SkillPolicyPlugin`); with
+        ``user_invocation``, a new user message ``/name args`` loads that skill (a refusal
+        is returned as the agent's reply, and ADK skips the model)."""
         await self._ensure_catalog(callback_context.invocation_id)
+        if self.user_invocation:
+            from skillcore_adk._invoke import invoke_user_message
+
+            refused = await invoke_user_message(self, callback_context)
+            if refused is not None:
+                return refused
         session = self.session_for(callback_context)
         if self.toolkit.hooks.has_hooks(session):
             conversation = _calls.conversation(callback_context)

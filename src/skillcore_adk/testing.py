@@ -31,12 +31,15 @@ from pydantic import Field
 from skillcore import Limits, SkillLibrary, ToolPolicy
 from skillcore.runtime import loaded_names_of
 from skillcore.testing import (
+    ALL_CAPABILITIES,
     SCENARIO_PROFILE,
     SHELL_TOOL,
     AdapterDriver,
     Attachment,
     Call,
+    Capability,
     Reply,
+    UserTurn,
     scenario_config,
     scenario_profiles,
     shell_reply,
@@ -194,7 +197,12 @@ class AdkDriver(AdapterDriver):
     def _toolset(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         """The adapter under test (the profiled driver builds another)."""
         config = scenario_config(self, limits, policy)
-        return SkillToolset(library, config, tools=[_gated_tool(n) for n in self.gated])
+        return SkillToolset(
+            library,
+            config,
+            tools=[_gated_tool(n) for n in self.gated],
+            user_invocation=self.user_invocation,
+        )
 
     def _session_state(self) -> dict[str, Any]:
         """The state a new ADK session starts with."""
@@ -209,12 +217,19 @@ class AdkDriver(AdapterDriver):
         self.toolset = self._toolset(library, limits, policy)
         self.model = ScriptedLlm()
         callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
+        # A user invocation is applied at the agent's start (the plugin does it otherwise).
+        starting = (
+            self.toolset.before_agent_callback
+            if self.user_invocation and self.enforcement == "callback"
+            else None
+        )
         agent = LlmAgent(
             name=self.agent_name,
             model=self.model,
             instruction="You are helpful.",
             tools=[self.toolset, *plain_tools(), shell_tool()],
             before_tool_callback=callback,
+            before_agent_callback=starting,
         )
         self.agent = agent
         if self.enforcement == "callback":
@@ -256,6 +271,27 @@ class AdkDriver(AdapterDriver):
             replies.append(Reply(r.name or "", str(text), is_error, parts))
         return replies
 
+    def user_turn(self, text: str) -> UserTurn:
+        """One user message; the model (when called) answers ``"done"``."""
+        before = len(self.model.requests)
+        events = self.loop.run_until_complete(run_turn(self.runner, self.session_id, text))
+        if len(self.model.requests) == before:  # answered without the model
+            said = [p.text for e in events if e.content for p in e.content.parts or () if p.text]
+            return UserTurn(answer="\n".join(said))
+        contents = self.model.requests[-1].contents
+        asked = max(
+            i
+            for i, c in enumerate(contents)
+            if c.role == "user" and any(p.text == text for p in c.parts or ())
+        )
+        replies = [
+            str((p.function_response.response or {}).get("result"))
+            for c in contents[asked + 1 :]
+            for p in c.parts or ()
+            if p.function_response is not None
+        ]
+        return UserTurn(delivered=replies[0] if replies else None)
+
     def instructions(self) -> str:
         """The system instruction of the last model call."""
         return self.model.instructions()
@@ -291,6 +327,9 @@ class ProfiledAdkDriver(AdkDriver):
     """:class:`AdkDriver` through :class:`ProfiledSkillToolset`: the scenario is one of two
     profiles (:func:`skillcore.testing.scenario_profiles`), selected by each session's state,
     so every check goes through the profile machinery."""
+
+    #: The profiled toolset takes no ``user_invocation`` option.
+    capabilities = ALL_CAPABILITIES - {Capability.USER_INVOCATION}
 
     def _toolset(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         return ProfiledSkillToolset(

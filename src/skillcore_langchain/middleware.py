@@ -19,6 +19,7 @@ from langchain.agents.middleware.types import (
     AgentMiddleware,
     ModelRequest,
     ModelResponse,
+    hook_config,
 )
 from langchain.tools import ToolRuntime
 from langchain_core.messages import AIMessage, ToolMessage
@@ -53,6 +54,7 @@ from skillcore_langchain._calls import (
     thread_of,
     tool_output,
 )
+from skillcore_langchain._invoke import invocation_text, invocation_update
 from skillcore_langchain._messages import (
     append_block,
     calls_of,
@@ -64,7 +66,7 @@ from skillcore_langchain._messages import (
     with_notes,
 )
 from skillcore_langchain._requests import offer
-from skillcore_langchain._run_start import skills_argument, start, started
+from skillcore_langchain._run_start import keep_rev, skills_argument, start, started
 from skillcore_langchain._state import (
     LOAD_KEY,
     SEED_KEY,
@@ -98,6 +100,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     hundred bytes, whatever the catalog size), so it follows checkpointers; the tool calls of
     one model turn are decided in the model's call order, so every reply is truthful and a
     tool called after a restricting ``load_skill`` in the same turn is blocked.
+
+    With ``user_invocation=True``, a run whose new user message starts with ``/name`` (or
+    ``$name``) loads that skill with the rest of the message as its arguments, user-only
+    skills included (see docs/portable.md); a refused invocation is answered without calling
+    the model.
     """
 
     state_schema = SkillsState
@@ -113,6 +120,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         share_with_subagents: bool = False,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
         ledger: Ledger | None = None,
+        user_invocation: bool = False,
         **options: Any,
     ) -> None:
         """Build the middleware.
@@ -154,7 +162,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             framework="deepagents",
             **options,
         ).attach(self)
-        self.share_with_subagents = share_with_subagents
+        self.share_with_subagents, self.user_invocation = share_with_subagents, user_invocation
         #: The skill text of each model call (catalog, lost instructions, notes).
         self.model_calls = ModelCalls(self.toolkit)
         self.reinjection = self.model_calls.reinjection
@@ -199,10 +207,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
 
     # -- before_agent: refresh, repair, seed, configured skills ----------------------------
 
+    @hook_config(can_jump_to=["end"])
     def before_agent(self, state: SkillsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
         """Refresh the catalog; seed a new thread, load the configured skills
         (``default_skills`` on a new thread, ``pinned_skills`` on every run) and the run's
-        requested ones (``skillcore_load``), or persist a repaired session."""
+        requested ones (``skillcore_load``), or persist a repaired session. With
+        ``user_invocation``, a new user message ``/name args`` loads that skill (a refusal
+        is answered and the run ends)."""
         if self.refresh.due():
             self.library.refresh()
         session, seed, fresh, changed = start(state, self.restore)
@@ -213,8 +224,19 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         changed = changed or ensured is not session
         if self.toolkit.hooks.has_hooks(ensured):
             self.toolkit.hooks.session_start(ensured, conversation=thread_id() or "")
-        return started(self._state_update, ensured, changed, request is not None, state)
+        update = started(self._state_update, ensured, changed, request is not None, state)
+        text = invocation_text(state) if self.user_invocation else None
+        if text is None:
+            return update
+        thread = thread_id()
+        result = self.toolkit.invoke(
+            ensured, text, session_id=thread, available=self._agent_tools.get(thread or "")
+        )
+        if result is None:
+            return update
+        return keep_rev(invocation_update(result, update, self._state_update), state)
 
+    @hook_config(can_jump_to=["end"])
     async def abefore_agent(
         self, state: SkillsState, runtime: Runtime[Any]
     ) -> dict[str, Any] | None:
@@ -229,7 +251,17 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         changed = changed or ensured is not session
         if self.toolkit.hooks.has_hooks(ensured):
             await self.toolkit.hooks.asession_start(ensured, conversation=thread_id() or "")
-        return started(self._state_update, ensured, changed, request is not None, state)
+        update = started(self._state_update, ensured, changed, request is not None, state)
+        text = invocation_text(state) if self.user_invocation else None
+        if text is None:
+            return update
+        thread = thread_id()
+        result = await self.toolkit.ainvoke(
+            ensured, text, session_id=thread, available=self._agent_tools.get(thread or "")
+        )
+        if result is None:
+            return update
+        return keep_rev(invocation_update(result, update, self._state_update), state)
 
     # -- wrap_model_call: catalog, tools, re-injection -------------------------------------
 

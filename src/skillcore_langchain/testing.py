@@ -40,12 +40,15 @@ from pydantic import ConfigDict, Field
 from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy
 from skillcore.runtime import loaded_names_of
 from skillcore.testing import (
+    ALL_CAPABILITIES,
     SCENARIO_PROFILE,
     SHELL_TOOL,
     AdapterDriver,
     Attachment,
     Call,
+    Capability,
     Reply,
+    UserTurn,
     scenario_config,
     scenario_profiles,
     shell_reply,
@@ -186,7 +189,12 @@ class LangChainDriver(AdapterDriver):
     def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         """The adapter under test (the profiled driver builds another)."""
         config = scenario_config(self, limits, policy, tool_name_prefix=self.tool_name_prefix)
-        return SkillsMiddleware(library, config, tools=[_gated_tool(n) for n in self.gated])
+        return SkillsMiddleware(
+            library,
+            config,
+            tools=[_gated_tool(n) for n in self.gated],
+            user_invocation=self.user_invocation,
+        )
 
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.model = ScriptedChatModel()
@@ -224,6 +232,21 @@ class LangChainDriver(AdapterDriver):
             replies.append(Reply(call.tool, reply.text, reply.status == "error", parts))
         return replies
 
+    def user_turn(self, text: str) -> UserTurn:
+        """One user message; the model (when called) answers without tool calls."""
+        before = len(self.model.requests)
+        payload: Any = {"messages": [HumanMessage(text)]}
+        if self.use_async:
+            out = asyncio.run(self.agent.ainvoke(payload, self.config, context=self.context))
+        else:
+            out = self.agent.invoke(payload, self.config, context=self.context)
+        if len(self.model.requests) == before:  # answered without the model
+            return UserTurn(answer=out["messages"][-1].text)
+        sent = self.model.requests[-1]["messages"]
+        asked = max(i for i, m in enumerate(sent) if isinstance(m, HumanMessage))
+        replies = [m.text for m in sent[asked + 1 :] if isinstance(m, ToolMessage)]
+        return UserTurn(delivered=replies[0] if replies else None)
+
     def instructions(self) -> str:
         return self.model.system()
 
@@ -244,6 +267,8 @@ class ProfiledLangChainDriver(LangChainDriver):
     context, so each check goes through the profile machinery."""
 
     context: Any = MappingProxyType({DEFAULT_CONTEXT_KEY: SCENARIO_PROFILE})
+    #: The profiled middleware takes no ``user_invocation`` option.
+    capabilities = ALL_CAPABILITIES - {Capability.USER_INVOCATION}
 
     def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         return ProfiledSkillsMiddleware(

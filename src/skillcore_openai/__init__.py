@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from skillcore_openai.chat.calls import FunctionCall, parse_call
 from skillcore_openai.chat.dispatcher import Handler, OpenAISkills
+from skillcore_openai.chat.invocation import UserInvocation
 from skillcore_openai.chat.messages import (
     attachment_message,
     binary_part,
@@ -44,6 +45,7 @@ __all__ = [
     "SkillConversation",
     "ToolCallResult",
     "TurnResult",
+    "UserInvocation",
     "attachment_message",
     "binary_part",
     "chat_tool",

@@ -34,6 +34,7 @@ from skillcore.apps.cli_eval import (
     eval_table,
     plot_reports,
 )
+from skillcore.apps.cli_invoke import add_invocation_commands
 from skillcore.apps.cli_lock import add_lock_commands
 from skillcore.apps.cli_sign import add_sign_commands
 from skillcore.apps.cli_skills import (
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_skill_commands(sub)
+    add_invocation_commands(sub, _add_command)
     _add_eval_commands(sub)
     _add_lint_commands(sub)
     _add_mcp_command(sub)
@@ -190,6 +192,7 @@ def _add_skill_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]
     """list, validate, show, render, new, demo."""
     p = _add_command(sub, "list", "list the discovered skills")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--user", action="store_true", help="only skills a user may invoke (/name)")
     p.set_defaults(func=cmd_list)
 
     p = _add_command(

@@ -38,6 +38,10 @@ from skillcore.tools import SkillToolkit
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    if getattr(args, "user", False):
+        from skillcore.apps.cli_invoke import cmd_list_user
+
+        return cmd_list_user(args)
     lib = open_library(args, need_skills=False)
     cat = lib.catalog
     if args.json:
@@ -50,6 +54,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                 "allowed_tools": None if s.allowed_tools is None else list(s.allowed_tools),
                 "version": s.version,
                 "tier": lib.tier(s).value,
+                "argument_hint": s.argument_hint,
+                "user_invocable": s.user_invocable,
+                "model_invocable": not s.disable_model_invocation,
             }
             for s in cat
         ]

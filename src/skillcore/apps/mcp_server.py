@@ -22,6 +22,7 @@ import socket
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -65,6 +66,8 @@ import mcp_types as types  # noqa: E402
 from mcp.server.lowlevel.server import NotificationOptions, Server  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
+from skillcore.apps.mcp_prompts import get_prompt, list_prompts  # noqa: E402
+
 logger = logging.getLogger(__name__)
 library_logger(logging)  # the library convention: a NullHandler, the application decides
 
@@ -80,7 +83,8 @@ DEFAULT_MAX_SESSIONS = 1024
 #: minted is already part of its state (see :meth:`SkillMCPServer._call_tool`).
 MAX_KNOWN_TOKENS = 64
 #: Sent to every connected client after a refresh changed the catalog.
-_CHANGED = ("notifications/tools/list_changed", "notifications/resources/list_changed")
+_CHANGED: tuple[str, ...] = ("notifications/tools/list_changed",)
+_CHANGED += ("notifications/resources/list_changed", "notifications/prompts/list_changed")
 
 
 def _binary_content(payload: BinaryPayload) -> Any:
@@ -197,6 +201,8 @@ class SkillMCPServer:
             on_list_resources=self._list_resources,
             on_list_resource_templates=self._list_templates,
             on_read_resource=self._read_resource,
+            on_list_prompts=partial(list_prompts, self),
+            on_get_prompt=partial(get_prompt, self),
         )
         self.server.add_request_handler("skills/list", ListSkillsParams, self._skills_list)
         self.server.add_request_handler("skills/get", GetSkillParams, self._skills_get)

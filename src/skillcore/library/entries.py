@@ -3,18 +3,32 @@ frontmatter outgrows the head), and the scan's findings in the library's mode.""
 
 from __future__ import annotations
 
+import os
+
 import attrs
 
+from skillcore.codes import OutcomeCode
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillLocation
 from skillcore.parse import (
+    CODEX_FILE,
     FRONTMATTER_HEAD_BYTES,
+    MAX_CODEX_BYTES,
     MAX_FRONTMATTER_BYTES,
     ParseResult,
     ValidationMode,
     parse_skill_file,
+    read_codex_interface,
+    with_codex_interface,
 )
-from skillcore.sources import SKILL_FILE, ReadError, Scan, ScanEntry, SourceReader
+from skillcore.sources import (
+    SKILL_FILE,
+    LocalReader,
+    ReadError,
+    Scan,
+    ScanEntry,
+    SourceReader,
+)
 
 
 def parse_entry(
@@ -53,7 +67,35 @@ def parse_entry(
                     ),
                 ),
             )
+    if result.metadata is not None and isinstance(reader, LocalReader):
+        result = _with_codex(reader, entry.directory, result)
     return result
+
+
+def _with_codex(reader: SourceReader, directory: str, result: ParseResult) -> ParseResult:
+    """``result`` with Codex's ``agents/openai.yaml`` read into it, when the skill has one
+    (see :mod:`skillcore.parse.codex`). Local sources only: elsewhere it would cost a
+    request per skill; a missing file costs one failed open."""
+    assert result.metadata is not None
+    # A plain existence check first (nothing is read through it): most skills have no
+    # ``agents/`` folder, and a confined read of a missing file costs as much as the parse.
+    root = getattr(reader, "root", None)
+    if isinstance(root, str) and not os.path.lexists(os.path.join(root, directory, "agents")):
+        return result
+    try:
+        data = reader.read_file(directory, CODEX_FILE, MAX_CODEX_BYTES)
+    except ReadError as exc:
+        if exc.code is OutcomeCode.RESOURCE_NOT_FOUND:
+            return result
+        data = b"\xff" * (MAX_CODEX_BYTES + 1)  # unreadable: read as refused (fails closed)
+    found = read_codex_interface(data)
+    path = f"{directory}/{CODEX_FILE}" if directory else CODEX_FILE
+    diags = tuple(
+        Diagnostic(Severity.WARNING, Code.INVALID_TYPE, p, reader.source.label, path)
+        for p in found.problems
+    )
+    meta = with_codex_interface(result.metadata, found)
+    return attrs.evolve(result, metadata=meta, diagnostics=(*result.diagnostics, *diags))
 
 
 def _parse(

@@ -16,6 +16,12 @@ if TYPE_CHECKING:
         default_cache_dir,
         gc_paused,
     )
+    from skillcore.parse.codex import (
+        CODEX_FILE,
+        MAX_CODEX_BYTES,
+        read_codex_interface,
+        with_codex_interface,
+    )
     from skillcore.parse.context import ParseResult, ValidationMode
     from skillcore.parse.document import body_span, decode_text, split_frontmatter
     from skillcore.parse.frontmatter import load_yaml, parse_skill_file
@@ -38,6 +44,8 @@ __getattr__, __dir__, __all__ = face(
     __name__,
     {
         "CACHE_ENV_OFF": "skillcore.parse.cache",
+        "CODEX_FILE": "skillcore.parse.codex",
+        "MAX_CODEX_BYTES": "skillcore.parse.codex",
         "FRONTMATTER_HEAD_BYTES": "skillcore.parse.frontmatter_caps",
         "MAX_DESCRIPTION": "skillcore.parse.frontmatter_caps",
         "MAX_FRONTMATTER_BYTES": "skillcore.parse.frontmatter_caps",
@@ -58,6 +66,8 @@ __getattr__, __dir__, __all__ = face(
         "length_problem": "skillcore.parse.length",
         "load_yaml": "skillcore.parse.frontmatter",
         "parse_skill_file": "skillcore.parse.frontmatter",
+        "read_codex_interface": "skillcore.parse.codex",
+        "with_codex_interface": "skillcore.parse.codex",
         "reference_errors": "skillcore.parse.reference",
         "split_frontmatter": "skillcore.parse.document",
         "too_deep": "skillcore.parse.nesting",

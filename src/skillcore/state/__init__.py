@@ -12,6 +12,14 @@ if TYPE_CHECKING:
     from skillcore.state.announced_turns import TurnIndex
     from skillcore.state.forks import ForkCheck, saved_fork, saved_rev
     from skillcore.state.hooks import Hook, HookEvent, hooks_for, shell_command_refusal
+    from skillcore.state.invocation import (
+        Invocation,
+        begin_invoke,
+        expand,
+        injects_state,
+        parse_invocation,
+        user_skills,
+    )
     from skillcore.state.ledger import Ledger, MemoryLedger, SQLLedger
     from skillcore.state.listed_calls import MAX_TURN_CALLS, TurnCalls
     from skillcore.state.merge import apply_effect, effect_between, merge_states
@@ -28,6 +36,7 @@ if TYPE_CHECKING:
     )
     from skillcore.state.schema import STATE_SCHEMA, LoadedSkill, loaded_names_of
     from skillcore.state.stores import MarkedStore, SessionRef, SessionStore, as_store
+    from skillcore.state.substitution import Substituted, argument_names, substitute_arguments
     from skillcore.state.token import StateSigner
     from skillcore.state.transitions import SkillSession
     from skillcore.state.turn_order import CallInTurn, TurnCall, TurnStore
@@ -41,6 +50,7 @@ __getattr__, __dir__, __all__ = face(
         "CatalogMemo": "skillcore.state.restore",
         "ForkCheck": "skillcore.state.forks",
         "Hook": "skillcore.state.hooks",
+        "Invocation": "skillcore.state.invocation",
         "HookEvent": "skillcore.state.hooks",
         "Ledger": "skillcore.state.ledger",
         "LoadRequest": "skillcore.state.outcomes",
@@ -63,6 +73,14 @@ __getattr__, __dir__, __all__ = face(
         "SkillSession": "skillcore.state.transitions",
         "StateSigner": "skillcore.state.token",
         "StateStore": "skillcore.state.saved",
+        "Substituted": "skillcore.state.substitution",
+        "argument_names": "skillcore.state.substitution",
+        "begin_invoke": "skillcore.state.invocation",
+        "expand": "skillcore.state.invocation",
+        "injects_state": "skillcore.state.invocation",
+        "parse_invocation": "skillcore.state.invocation",
+        "substitute_arguments": "skillcore.state.substitution",
+        "user_skills": "skillcore.state.invocation",
         "TurnCall": "skillcore.state.turn_order",
         "TurnCalls": "skillcore.state.listed_calls",
         "TurnIndex": "skillcore.state.announced_turns",

@@ -53,6 +53,8 @@ class LoadRequest:
     #: The agent's tool names, when the adapter knows them (see
     #: :meth:`SkillSession.missing_tools`); None skips the check.
     available: frozenset[str] | None = None
+    #: Asked for by the user's own invocation (``/name``), under the user's rules.
+    by_user: bool = False
 
 
 @attrs.frozen

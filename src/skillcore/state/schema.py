@@ -78,6 +78,9 @@ class LoadedSkill:
     delivery: str | None = None
     #: ``(kind, count)`` pairs of the listing, sorted by kind (saved; the listing is not).
     counts: tuple[tuple[str, int], ...] = attrs.field(converter=to_tuple)
+    #: Loaded by the user's own invocation (``/name``): what lets a session hold a skill
+    #: with ``disable-model-invocation`` (see :func:`loadable`). Saved as ``"user": true``.
+    by_user: bool = attrs.field(default=False, kw_only=True)
 
     @counts.default
     def _listed(self) -> tuple[tuple[str, int], ...]:
@@ -97,6 +100,8 @@ class LoadedSkill:
         }
         if self.delivery is not None:
             data["call"] = self.delivery
+        if self.by_user:
+            data["user"] = True
         return data
 
     @classmethod
@@ -113,10 +118,12 @@ class LoadedSkill:
         if not isinstance(truncated, bool):
             raise StateError(f"'truncated' of {name[:80]!r} must be a boolean")
         call = delivery_id(data.get("call"))
+        by_user = data.get("user", False) is True  # anything else: not the user's (fails closed)
         if "counts" not in data:  # version 1: the listing itself
             resources = _listing_from_json(name, data.get("resources", ()))
-            return cls(name, resources, truncated, call)
-        return cls(name, (), truncated, call, _counts_from_json(name, data["counts"]))
+            return cls(name, resources, truncated, call, by_user=by_user)
+        counts = _counts_from_json(name, data["counts"])
+        return cls(name, (), truncated, call, counts, by_user=by_user)
 
 
 def _listing_from_json(name: str, raw: Any) -> tuple[Resource, ...]:
@@ -172,11 +179,16 @@ def _resource_from_json(skill: str, item: Any) -> Resource:
 _RESOURCE_KINDS = frozenset(k.value for k in ResourceKind)
 
 
-def loadable(catalog: Catalog, name: str) -> bool:
-    """In the catalog and loadable by the model: the only skills a session can hold (so a
-    saved state can never hold what the model's own calls could not load)."""
+def loadable(catalog: Catalog, name: str, by_user: bool = False) -> bool:
+    """In the catalog and loadable by the model, or (``by_user``: an entry the user's own
+    invocation loaded) by the user: the only skills a session can hold (so a saved state can
+    never hold what neither could load)."""
     meta = catalog.get(name)
-    return meta is not None and not meta.disable_model_invocation
+    if meta is None:
+        return False
+    if not meta.disable_model_invocation:
+        return True
+    return by_user and meta.user_invocable
 
 
 def loaded_entries(state: Any) -> list[LoadedSkill] | None:
@@ -199,7 +211,7 @@ def fitting(entries: list[LoadedSkill], catalog: Catalog, max_loaded: int) -> li
     seen: set[str] = set()
     kept: list[LoadedSkill] = []
     for e in entries:
-        if loadable(catalog, e.name) and e.name not in seen and len(kept) < max_loaded:
+        if loadable(catalog, e.name, e.by_user) and e.name not in seen and len(kept) < max_loaded:
             kept.append(e)
             seen.add(e.name)
     return kept

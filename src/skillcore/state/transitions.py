@@ -31,6 +31,7 @@ from skillcore.outcome_texts import (
     NOT_LOADED_FOR_RESOURCE,
     NOT_LOADED_FOR_SCRIPT,
     SCRIPT_BLOCKED,
+    USER_SKILL_NOT_FOUND,
     tool_locked_reason,
 )
 from skillcore.paths import path_problem
@@ -66,7 +67,7 @@ def _check_loaded(instance: SkillSession, attribute: attrs.Attribute[Any], value
         raise ValueError(
             f"{len(names)} loaded skills exceed max_loaded={instance.limits.max_loaded}"
         )
-    missing = [n for n in names if not loadable(instance.catalog, n)]
+    missing = [s.name for s in value if not loadable(instance.catalog, s.name, s.by_user)]
     if missing:
         raise ValueError(f"loaded skills not loadable from the catalog: {missing}")
 
@@ -351,6 +352,7 @@ class SkillSession:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        by_user: bool = False,
     ) -> LoadRequest | Outcome:
         """Phase one of loading: a refusal, or a request for the skill's document.
 
@@ -362,13 +364,15 @@ class SkillSession:
         refused (``TOOL_NOT_AVAILABLE``): loaded, it would block the work it describes.
         Under RECOMMEND the load goes ahead and its reply names them (see
         :meth:`missing_tools`).
+        ``by_user``: the user's own invocation (``/name``) asks, under the user's rules
+        (:meth:`user_refusal`); a skill already loaded is delivered again.
         """
-        refused = self._unusable(name)
+        refused = self.user_refusal(name) if by_user else self._unusable(name)
         if refused is not None:
             return refused
         if self.is_loaded(name):
-            if name in hidden:
-                return LoadRequest(name, redeliver=True)
+            if name in hidden or by_user:
+                return LoadRequest(name, redeliver=True, by_user=by_user)
             return Outcome(OutcomeCode.ALREADY_LOADED, name)
         if self.slots_left <= 0:
             facts = {
@@ -382,7 +386,7 @@ class SkillSession:
             missing = self.missing_tools(name, have)
             if missing:
                 return Outcome(OutcomeCode.TOOL_NOT_AVAILABLE, name, {"missing": missing})
-        return LoadRequest(name, available=have)
+        return LoadRequest(name, available=have, by_user=by_user)
 
     def finish_load(
         self,
@@ -391,15 +395,20 @@ class SkillSession:
         redeliver: bool = False,
         available: Collection[str] | None = None,
         call_id: str | None = None,
+        by_user: bool = False,
     ) -> tuple[SkillSession, Outcome]:
         """Phase two: add the loaded document. Re-checks phase one, so it is safe to call on
         a session that changed while the document was being read. ``redeliver``: phase one
         found the skill loaded but out of the model's sight; if it still is loaded, the
         outcome is ``REDELIVERED`` and only the delivery record changes. ``available``: as
         for :meth:`begin_load`. ``call_id``: the id of the tool call being answered, recorded
-        as the skill's delivery (:attr:`LoadedSkill.delivery`)."""
+        as the skill's delivery (:attr:`LoadedSkill.delivery`). ``by_user``: as for
+        :meth:`begin_load`; the entry records it (:attr:`LoadedSkill.by_user`)."""
         first = self.begin_load(
-            document.name, hidden=(document.name,) if redeliver else (), available=available
+            document.name,
+            hidden=(document.name,) if redeliver else (),
+            available=available,
+            by_user=by_user,
         )
         if isinstance(first, Outcome):
             return self, first
@@ -415,7 +424,7 @@ class SkillSession:
             return attrs.evolve(self, loaded=loaded), outcome
         resources = document.resources[: self.limits.max_resources]
         truncated = document.resources_truncated or len(document.resources) > len(resources)
-        entry = LoadedSkill(document.name, resources, truncated, call_id)
+        entry = LoadedSkill(document.name, resources, truncated, call_id, by_user=by_user)
         new = attrs.evolve(self, loaded=(*self.loaded, entry))
         return new, Outcome(OutcomeCode.LOADED, document.name)
 
@@ -552,8 +561,8 @@ class SkillSession:
         """
         if catalog is self.catalog:
             return self, ()
-        kept = tuple(s for s in self.loaded if loadable(catalog, s.name))
-        dropped = tuple(s.name for s in self.loaded if not loadable(catalog, s.name))
+        kept = tuple(s for s in self.loaded if loadable(catalog, s.name, s.by_user))
+        dropped = tuple(s.name for s in self.loaded if not loadable(catalog, s.name, s.by_user))
         return attrs.evolve(self, catalog=catalog, loaded=kept), dropped
 
     def _unusable(self, name: str) -> Outcome | None:
@@ -569,8 +578,28 @@ class SkillSession:
                 "search_tool": self.names.search,
             }
             return Outcome(OutcomeCode.SKILL_NOT_FOUND, name, facts)
-        if meta.disable_model_invocation:
+        if meta.disable_model_invocation and not self._held_by_user(name):
+            # A user-only skill the user invoked stays usable (its resources, its scripts).
             return Outcome(OutcomeCode.DISABLED, name)
+        return None
+
+    def _held_by_user(self, name: str) -> bool:
+        entry = self.loaded_skill(name)
+        return entry is not None and entry.by_user
+
+    def user_refusal(self, name: str) -> Outcome | None:
+        """The refusal of the user's own invocation of ``name`` (``/name``), or None.
+
+        A skill not in the catalog, or hidden from both the model and the user
+        (``disable-model-invocation`` with ``user-invocable: false``), is not found (nothing
+        says it exists); one with ``user-invocable: false`` is the model's alone
+        (``NOT_USER_INVOCABLE``). ``disable-model-invocation`` skills are the user's to load.
+        """
+        meta = self.catalog.get(name)
+        if meta is None or (meta.disable_model_invocation and not meta.user_invocable):
+            return Outcome(OutcomeCode.SKILL_NOT_FOUND, name, None, USER_SKILL_NOT_FOUND)
+        if not meta.user_invocable:
+            return Outcome(OutcomeCode.NOT_USER_INVOCABLE, name)
         return None
 
     # -- serialization ---------------------------------------------------------------------

@@ -65,8 +65,10 @@ from skillcore.testing.driver import (
     Call,
     Capability,
     Reply,
+    UserTurn,
     shell_reply,
 )
+from skillcore.testing.invocation_checks import check_user_invocation
 from skillcore.testing.recording import (
     Event,
     EventRecorder,
@@ -113,6 +115,7 @@ __all__ = [
     "EventRecorder",
     "PrefixStats",
     "Reply",
+    "UserTurn",
     "applicable",
     "check_binary_resources",
     "check_call_order_in_one_turn",
@@ -138,6 +141,7 @@ __all__ = [
     "check_stable_prefix",
     "check_tool_aliases",
     "check_unloaded_default_leaves_prompt",
+    "check_user_invocation",
     "make_gated_library",
     "make_prefix_library",
     "make_relevance_library",

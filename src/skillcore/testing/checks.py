@@ -20,6 +20,7 @@ from skillcore.testing.driver import (
     Reply,
     shell_reply,
 )
+from skillcore.testing.invocation_checks import check_user_invocation
 from skillcore.testing.recording import EventRecorder
 from skillcore.testing.scenario import (
     SCENARIO_PNG,
@@ -538,6 +539,7 @@ CHECKS: tuple[Check, ...] = (
     check_stable_prefix,
     check_gated_tools,
     check_locked_tool_call,
+    check_user_invocation,
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import abc
 import base64
+import dataclasses
 import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -89,10 +90,23 @@ class Capability(enum.Enum):
     #: A call to a tool the model was not offered reaches the adapter, which refuses it (a
     #: framework may instead fail the run, as the Agents SDK does).
     UNOFFERED_CALLS = "unoffered calls"
+    #: A user message ``/name args`` loads the skill with its arguments when the adapter is
+    #: built with :attr:`AdapterDriver.user_invocation` (:meth:`AdapterDriver.user_turn`).
+    USER_INVOCATION = "user invocation"
 
 
 #: Every capability: what a driver of a full agent framework adapter declares.
 ALL_CAPABILITIES: frozenset[Capability] = frozenset(Capability)
+
+
+@dataclasses.dataclass(frozen=True)
+class UserTurn:
+    """What one user message did (:meth:`AdapterDriver.user_turn`): ``delivered``, the text
+    of the invocation's load reply the model received (None: none); ``answer``, the reply the
+    user got without a model call (None: the model was called)."""
+
+    delivered: str | None = None
+    answer: str | None = None
 
 
 class AdapterDriver(abc.ABC):
@@ -110,6 +124,13 @@ class AdapterDriver(abc.ABC):
     #: Plain tools to register as skill-gated (the adapter's ``tools=``), set by the gating
     #: check before :meth:`start`; each may do anything.
     gated: tuple[str, ...] = ()
+    #: Build the adapter with user invocation on (``/name args``), set before :meth:`start`.
+    user_invocation: bool = False
+
+    def user_turn(self, text: str) -> UserTurn:
+        """One user message ``text`` (the model answers without tool calls), and what it did
+        (needed with :attr:`Capability.USER_INVOCATION`)."""
+        raise TypeError(f"{type(self).__name__} declares USER_INVOCATION but lacks user_turn()")
 
     def offered(self) -> list[str]:
         """Names of the tools offered to the model on its most recent call (needed with

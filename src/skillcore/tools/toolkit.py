@@ -17,8 +17,8 @@ from __future__ import annotations
 import hashlib
 import threading
 import warnings
-from collections.abc import Callable, Collection, Iterable
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -66,12 +66,17 @@ from skillcore.state import (
     SessionStore,
     SkillSession,
     as_store,
+    injects_state,
+    substitute_arguments,
 )
 from skillcore.tools import calls, replies, scripts
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.hooks import SkillHooks
 from skillcore.tools.preload import Preload
 from skillcore.tools.preprocess import apreprocess, preprocess
+
+if TYPE_CHECKING:
+    from skillcore.tools.invoke import InvocationResult
 from skillcore.tools.specs import (
     DEFAULT_ENUM_LIMIT,
     ArgumentError,
@@ -493,6 +498,7 @@ class SkillToolkit:
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         call_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
         for bad model input. ``hidden``: loaded skills whose load reply the model no longer
@@ -503,7 +509,9 @@ class SkillToolkit:
         skill whose allowed-tools name others warns (RECOMMEND) or is refused with
         ``TOOL_NOT_AVAILABLE`` (RESTRICT). ``call_id``: the framework's id of this tool call;
         a load that delivers instructions records it, the only proof of delivery later
-        (:attr:`~skillcore.runtime.LoadedSkill.delivery`)."""
+        (:attr:`~skillcore.runtime.LoadedSkill.delivery`). ``state``: the conversation's
+        session state, for ``{var}`` in the body of a skill that sets ``adk_inject_state``
+        (ADK's toolset passes it; None leaves ``{var}`` as written)."""
         store = as_store(target)
         step = self._begin(store, tool, arguments, hidden, available)
         if isinstance(step, ToolResult):
@@ -513,7 +521,7 @@ class SkillToolkit:
         data = calls.read(self.library, step, store.read(), self.binary_resources)
         if self.shell_preprocessing and isinstance(data, SkillDocument):
             data = preprocess(self.library, self.script_runner, store.read(), data)
-        return self.finish(store, step, data, call_id=call_id)
+        return self.finish(store, step, inject_state(data, state), call_id=call_id)
 
     async def acall(
         self,
@@ -524,6 +532,7 @@ class SkillToolkit:
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         call_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
@@ -536,7 +545,7 @@ class SkillToolkit:
         data = await calls.aread(self.library, step, store.read(), self.binary_resources)
         if self.shell_preprocessing and isinstance(data, SkillDocument):
             data = await apreprocess(self.library, self.script_runner, store.read(), data)
-        return self.finish(store, step, data, call_id=call_id)
+        return self.finish(store, step, inject_state(data, state), call_id=call_id)
 
     def _begin(
         self,
@@ -575,6 +584,55 @@ class SkillToolkit:
         store = SessionRef(session)
         results = [await self.acall(store, self.names.load, {"skill_name": n}) for n in names]
         return store.session, results
+
+    # -- the user's own invocation: ``/name args`` (see skillcore.tools.invoke) ---------------
+
+    def invoke(
+        self,
+        target: SkillSession | SessionStore,
+        message: object,
+        *,
+        session_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        available: Collection[str] | None = None,
+    ) -> InvocationResult | None:
+        """Apply a user message that invokes a skill (``/name args``, ``$name args``) to
+        the store's session; None for ordinary text (:func:`skillcore.tools.invoke.invoke`)."""
+        from skillcore.tools.invoke import invoke
+
+        return invoke(
+            self,
+            target,
+            message,
+            session_id=session_id,
+            state=state,
+            call_id=call_id,
+            available=available,
+        )
+
+    async def ainvoke(
+        self,
+        target: SkillSession | SessionStore,
+        message: object,
+        *,
+        session_id: str | None = None,
+        state: Mapping[str, Any] | None = None,
+        call_id: str | None = None,
+        available: Collection[str] | None = None,
+    ) -> InvocationResult | None:
+        """Async :meth:`invoke`."""
+        from skillcore.tools.invoke import ainvoke
+
+        return await ainvoke(
+            self,
+            target,
+            message,
+            session_id=session_id,
+            state=state,
+            call_id=call_id,
+            available=available,
+        )
 
     # -- configured skills: default_skills and pinned_skills (see skillcore.tools.preload) -------
 
@@ -833,6 +891,14 @@ class SkillToolkit:
 
     def _script_result(self, session: SkillSession, code: OutcomeCode, text: str) -> ToolResult:
         return ToolResult(session, text, code, self.names.script)
+
+
+def inject_state(data: Data, state: Mapping[str, Any] | None) -> Data:
+    """A loaded document with ``{var}`` filled from ``state`` when its skill sets
+    ``adk_inject_state`` (ADK's own toolset does the same on a load); anything else as is."""
+    if state is None or not isinstance(data, SkillDocument) or not injects_state(data.metadata):
+        return data
+    return attrs.evolve(data, body=substitute_arguments(data.body, None, state=state).text)
 
 
 #: User messages whose suggestions are remembered per catalog. Every model call asks again

@@ -78,6 +78,7 @@ from skillcore_openai.agents.guard import (
     _without_ours,
 )
 from skillcore_openai.chat.calls import calls_of, replies_of
+from skillcore_openai.chat.invocation import UserInvocation, invocation_messages, user_text
 from skillcore_openai.chat.messages import latest_user_text, with_notes
 
 if TYPE_CHECKING:
@@ -356,6 +357,26 @@ class AgentSkills:
         if not isinstance(call_id, str):
             return None
         return self.announced.enter(self.turns, state._turn_key, call_id, state)
+
+    # -- the user's own invocation: ``/name args`` ----------------------------------------
+
+    async def invoke_user_message(
+        self, state: SkillConversation | None, message: Any
+    ) -> UserInvocation | None:
+        """Call with the user's message before ``Runner.run``: when it invokes a skill
+        (``/name args``, ``$name args``) the skill is loaded into ``state`` (None: the
+        shared :attr:`state`) with its arguments, user-only skills included; run with the
+        input ``[message, *result.messages]`` (a load call and its output, Responses
+        items). A refused invocation's ``messages`` are the reply to the user: show it and do
+        not run. None for ordinary text."""
+        target = state if state is not None else self.state
+        text = user_text(message)
+        if text is None:
+            return None
+        result = await self.toolkit.ainvoke(target, text, session_id=target.key)
+        if result is None:
+            return None
+        return UserInvocation(result.session, result, invocation_messages(result, "responses"))
 
     # -- instructions ----------------------------------------------------------------------
 

@@ -65,6 +65,7 @@ from skillcore_openai.chat.calls import (
     parse_call,
     replies_of,
 )
+from skillcore_openai.chat.invocation import UserInvocation, invocation_messages, user_text
 from skillcore_openai.chat.messages import attachment_message, tool_output, with_notes
 from skillcore_openai.chat.results import ToolCallResult, TurnResult
 from skillcore_openai.chat.schemas import (
@@ -415,6 +416,51 @@ class OpenAISkills:
         are not changed. The note depends only on the catalog and the message text, so every
         request extends the one before and the prompt cache keeps the whole history."""
         return with_notes(messages, partial(self.toolkit.suggestion_note, session))
+
+    # -- the user's own invocation: ``/name args`` ----------------------------------------
+
+    def invoke_user_message(
+        self,
+        target: SkillSession | SessionStore,
+        message: Any,
+        *,
+        api: Literal["chat", "responses"] = "chat",
+        conversation: str = "",
+    ) -> UserInvocation | None:
+        """Call with each new user message (text, a user message or a Responses input item)
+        before the model: when it invokes a skill (``/name args``, ``$name args``) the skill
+        is loaded with its arguments, user-only skills included, and the result's
+        ``messages`` go after the user's message (a load call and its output); a refused
+        invocation's ``messages`` are the reply to the user, and the model is not called.
+        None for ordinary text. ``conversation``: the session id the skill may name."""
+        text = user_text(message)
+        if text is None:
+            return None
+        result = self.toolkit.invoke(
+            target, text, session_id=conversation or None, available=self.agent_tools()
+        )
+        if result is None:
+            return None
+        return UserInvocation(result.session, result, invocation_messages(result, api))
+
+    async def ainvoke_user_message(
+        self,
+        target: SkillSession | SessionStore,
+        message: Any,
+        *,
+        api: Literal["chat", "responses"] = "chat",
+        conversation: str = "",
+    ) -> UserInvocation | None:
+        """Async :meth:`invoke_user_message`."""
+        text = user_text(message)
+        if text is None:
+            return None
+        result = await self.toolkit.ainvoke(
+            target, text, session_id=conversation or None, available=self.agent_tools()
+        )
+        if result is None:
+            return None
+        return UserInvocation(result.session, result, invocation_messages(result, api))
 
     def is_skill_call(self, call: Any) -> bool:
         """True if ``call`` targets one of the skill tools."""

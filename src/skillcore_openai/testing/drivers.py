@@ -22,10 +22,12 @@ from skillcore.testing import (
     Call,
     Capability,
     Reply,
+    UserTurn,
     scenario_profiles,
     shell_reply,
 )
 from skillcore_openai.testing.scripted_server import ScriptedCall, ScriptedServer, tool_calls
+from skillcore_openai.testing.scripted_server import text as text_reply
 
 __all__ = [
     "AgentsSdkDriver",
@@ -126,6 +128,37 @@ class AgentsSdkDriver(AdapterDriver):
         }
         return [_agents_reply(c.tool, outputs[i]) for c, i in zip(calls, ids)]
 
+    def user_turn(self, text: str) -> UserTurn:
+        """A user message as a loop applies it: :meth:`AgentSkills.invoke_user_message`
+        before the run (none for a refusal), then a run whose model answers."""
+        from agents import RunConfig, Runner
+        from agents.testing import assistant_message
+
+        user = {"role": "user", "content": text}
+        state = self._context(self.key)
+        invoked = self.loop.run_until_complete(self.skills.invoke_user_message(state, user))
+        if invoked is not None and not invoked.ok:
+            return UserTurn(answer=invoked.result.text)
+        added = list(invoked.messages) if invoked is not None else []
+        self.model.extend([[assistant_message("done")]])
+        history = [*self.histories[self.key], user, *added]
+        result = self.loop.run_until_complete(
+            Runner.run(
+                self.agent, history, context=state, run_config=RunConfig(tracing_disabled=True)
+            )
+        )
+        self.histories[self.key] = result.to_input_list()
+        sent = self._call().input
+        asked = max(
+            i for i, m in enumerate(sent) if isinstance(m, dict) and m.get("role") == "user"
+        )
+        outputs = [
+            m["output"]
+            for m in sent[asked + 1 :]
+            if isinstance(m, dict) and m.get("type") == "function_call_output"
+        ]
+        return UserTurn(delivered=outputs[0] if outputs else None)
+
     def _call(self, index: int = -1) -> Any:
         return self.model.calls[index]
 
@@ -151,6 +184,9 @@ class ProfiledAgentsSdkDriver(AgentsSdkDriver):
     """:class:`AgentsSdkDriver` through :class:`~skillcore_openai.ProfiledAgentSkills`: the
     scenario is one of two profiles (:func:`skillcore.testing.scenario_profiles`), selected
     by each run's context, so every check goes through the profile machinery."""
+
+    #: ``ProfiledAgentSkills`` has no ``invoke_user_message`` (a loop uses the run's profile).
+    capabilities = AgentsSdkDriver.capabilities - {Capability.USER_INVOCATION}
 
     def _make_skills(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         from skillcore_openai import ProfiledAgentSkills
@@ -314,6 +350,31 @@ class DispatcherDriver(AdapterDriver):
     def loaded(self) -> list[str]:
         return list(self.session.loaded_names)
 
+    #: The API whose shapes the loop uses (``"chat"`` or ``"responses"``).
+    api = "chat"
+
+    def user_turn(self, text: str) -> UserTurn:
+        """A user message, as a loop applies it: :meth:`OpenAISkills.invoke_user_message`
+        first, then (unless it was refused) a model call that answers without tool calls."""
+        user = {"role": "user", "content": text}
+        invoked = self.skills.invoke_user_message(
+            self.session, user, api=self.api, conversation=self.key
+        )
+        self.history.append(user)
+        if invoked is not None and not invoked.ok:
+            self.history.extend(invoked.messages)
+            return UserTurn(answer=invoked.result.text)
+        if invoked is not None:
+            self.session = invoked.session
+            self.history.extend(invoked.messages)
+        self.server.add(text_reply("done"))
+        return UserTurn(delivered=self._answer())
+
+    def _answer(self) -> str | None:
+        """One model call on the history; the load output the model received after the
+        latest user message (None: none)."""
+        raise TypeError(f"{type(self).__name__} must make its model call")
+
     def offered(self) -> list[str]:
         tools = self.server.requests[-1].body.get("tools", [])
         return [t["function"]["name"] if "function" in t else t["name"] for t in tools]
@@ -339,6 +400,17 @@ class ChatDriver(DispatcherDriver):
         self.session = turn.session
         self.history.extend(turn.messages)
         return self._replies(calls, turn.results)
+
+    def _answer(self) -> str | None:
+        system: Any = {"role": "system", "content": self.skills.instructions(self.session)}
+        response = self.client.chat.completions.create(
+            model="m", messages=[system, *self.history], tools=self.skills.chat_tools(self.session)
+        )
+        self.history.append(response.choices[0].message)
+        sent = self.server.requests[-1].body["messages"]
+        asked = max(i for i, m in enumerate(sent) if m.get("role") == "user")
+        tools = [m["content"] for m in sent[asked + 1 :] if m.get("role") == "tool"]
+        return tools[0] if tools else None
 
     def instructions(self) -> str:
         return str(self.server.requests[-1].body["messages"][0]["content"])
@@ -375,6 +447,26 @@ class ResponsesDriver(DispatcherDriver):
     def turn(self, calls: Sequence[Call]) -> list[Reply]:
         self._script(calls)
         return self._replies(calls, self.loop.run_until_complete(self._turn()))
+
+    api = "responses"
+
+    async def _aanswer(self) -> None:
+        response = await self.client.responses.create(
+            model="m",
+            instructions=self.skills.instructions(self.session),
+            input=self.history,
+            tools=self.skills.response_tools(self.session),
+        )
+        self.history += response.output
+
+    def _answer(self) -> str | None:
+        self.loop.run_until_complete(self._aanswer())
+        sent = self.server.requests[-1].body["input"]
+        asked = max(i for i, m in enumerate(sent) if m.get("role") == "user")
+        outputs = [
+            m["output"] for m in sent[asked + 1 :] if m.get("type") == "function_call_output"
+        ]
+        return outputs[0] if outputs else None
 
     def instructions(self) -> str:
         return str(self.server.requests[-1].body["instructions"])

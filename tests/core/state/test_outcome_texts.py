@@ -303,6 +303,8 @@ def test_every_outcome_code_a_transition_returns_is_pinned_here() -> None:
         OutcomeCode.TOO_LARGE,
         OutcomeCode.DECODE_ERROR,
         OutcomeCode.SCRIPT_UNTRUSTED,
+        OutcomeCode.NOT_USER_INVOCABLE,
+        OutcomeCode.ARGUMENTS_TOO_LONG,
     }
     toolkit_only = {
         OutcomeCode.SCRIPT_RAN,
@@ -339,4 +341,38 @@ def test_script_refusals_of_the_session() -> None:
     assert out.message == (
         "Scripts of skill 'open' cannot run: its source (s3://b) is not trusted to run code. "
         "Do not retry; follow the skill's instructions without its scripts, or tell the user."
+    )
+
+
+# -- the user's own invocation (``/name args``): replies written for the user ------------------
+
+
+def test_user_invocation_refusals() -> None:
+    from skillcore.limits import MAX_INVOCATION_ARGUMENTS
+    from skillcore.state import Invocation, begin_invoke
+
+    meta = SkillMetadata(
+        "bg", "Background.", SkillLocation("s", "bg", "/s/bg"), user_invocable=False
+    )
+    hidden = SkillMetadata(
+        "off",
+        "Off.",
+        SkillLocation("s", "off", "/s/off"),
+        disable_model_invocation=True,
+        user_invocable=False,
+    )
+    s = SkillSession(Catalog((meta, hidden)))
+    assert message(s.begin_load("bg", by_user=True)) == (
+        f"Skill {quoted_excerpt('bg')} cannot be invoked by the user: the assistant uses it "
+        "when a request needs it. Describe the task instead."
+    )
+    for name in ("off", "nope"):
+        assert message(s.begin_load(name, by_user=True)) == (
+            f"No skill named {quoted_excerpt(name)} can be invoked here."
+        )
+    n = MAX_INVOCATION_ARGUMENTS + 1
+    assert message(begin_invoke(s, Invocation("bg", "x" * n))) == (
+        f"The arguments of skill {quoted_excerpt('bg')} are too long ({n:,} characters; at "
+        f"most {MAX_INVOCATION_ARGUMENTS:,}). Nothing was loaded; shorten them and invoke it "
+        "again."
     )
