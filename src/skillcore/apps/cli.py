@@ -28,6 +28,7 @@ from skillcore.apps.cli_common import (
     user_path,
 )
 from skillcore.apps.cli_eval import cmd_eval, cmd_lint_descriptions, eval_table, plot_reports
+from skillcore.apps.cli_scan import add_scan_command
 from skillcore.apps.cli_skills import (
     REFERENCE_MODE,
     SKELETON,
@@ -114,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_skill_commands(sub)
     _add_eval_commands(sub)
     _add_mcp_command(sub)
+    add_scan_command(sub, _add_command)
     return parser
 
 

@@ -1,0 +1,190 @@
+"""Scanning one file's text: every rule, where it applies, with its severity in context.
+
+Pure and bounded: no I/O; each pattern is linear (see :mod:`skillcore.scan.patterns`) and each
+rule reports at most :data:`MAX_FINDINGS_PER_RULE` places a file (one a line).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+
+from skillcore._escaping import BIDI_CONTROLS, find_invisible, folded, single_line
+from skillcore.scan.context import FileKind, TextMap, text_map
+from skillcore.scan.findings import Finding
+from skillcore.scan.patterns import DETECTORS, Detector
+from skillcore.scan.rules import RULES, ScanSeverity
+
+#: Places one rule reports in one file (the first ones; one a line).
+MAX_FINDINGS_PER_RULE = 10
+#: Characters of a match shown in a finding.
+EXCERPT_CHARS = 80
+#: A script line longer than this is packed or minified code (SC701).
+LONG_LINE_CHARS = 1_000
+#: Shortest run of base64-like characters weighed for entropy (SC702), the bits a character
+#: it must reach, and the shortest hex-only run reported (hex tops out at 4 bits: digests are
+#: shorter than this).
+ENTROPY_MIN_CHARS = 60
+ENTROPY_BITS = 4.6
+HEX_MIN_CHARS = 160
+
+_IMPLICIT_BIDI = "\u061c\u200e\u200f"  # the marks: lower risk than overrides and isolates
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")
+_TAGS = re.compile("[\U000e0000-\U000e007f]{1,4096}")
+# Letters of Cyrillic and Greek that look like Latin ones.
+_CONFUSABLE = "аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅѴԜαεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"
+_MIXED = re.compile(f"[A-Za-z][{_CONFUSABLE}]|[{_CONFUSABLE}][A-Za-z]")
+_TOKEN = re.compile(r"[A-Za-z0-9+/=_-]{%d,4096}" % ENTROPY_MIN_CHARS)
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_ALLOWED_TOOLS = re.compile(r"^allowed[-_]tools[ \t]{0,20}:", re.MULTILINE | re.IGNORECASE)
+_TOOL_ENTRY = re.compile(r"[^\s,\[\]\"'()]{1,200}(?:\([^()\n]{0,200}\))?")
+_SHELL_TOOLS = frozenset({"bash", "shell", "sh", "execute", "execute_bash", "run_shell_command"})
+_ANY_ARGS = frozenset({"", "*", "*:*", ":*", "**"})
+
+
+def scan_text(
+    path: str, text: str, skill: str = "", source: str = "", within: str | None = None
+) -> tuple[Finding, ...]:
+    """Every finding in one file's ``text``. Its path inside the skill (``within``, default
+    ``path``) decides its kind: ``SKILL.md``, a script, or other text; findings name ``path``."""
+    tmap = text_map(path if within is None else within, text)
+    found: list[Finding] = []
+    counts: Counter[str] = Counter()
+    last_line: dict[str, int] = {}
+
+    def add(
+        rule_id: str, severity: ScanSeverity, offset: int, excerpt: str, detail: str = ""
+    ) -> None:
+        line, column = tmap.position(offset) if offset >= 0 else (0, 0)
+        if counts[rule_id] >= MAX_FINDINGS_PER_RULE or last_line.get(rule_id) == line:
+            return
+        counts[rule_id] += 1
+        last_line[rule_id] = line
+        shown = folded(single_line(excerpt), EXCERPT_CHARS)
+        found.append(Finding(rule_id, severity, path, line, column, shown, skill, detail, source))
+
+    lowered = text.lower()
+    for det in DETECTORS:
+        if not any(k in lowered for k in det.keywords):
+            continue
+        for m in _matches(det, tmap):
+            add(det.rule, _severity(det, tmap, m), m.start(), m.group())
+    if not text.isascii():
+        _unicode(tmap, add)
+    if tmap.kind is FileKind.SCRIPT:
+        _obfuscation(tmap, add)
+    if tmap.skill_file:
+        _allowed_tools(tmap, add)
+    found.sort(key=lambda f: (f.line, f.column, f.rule_id))
+    return tuple(found)
+
+
+def _matches(det: Detector, tmap: TextMap) -> Iterator[re.Match[str]]:
+    for m in det.pattern.finditer(tmap.text):
+        if tmap.kind_at(m.start()) not in det.kinds:
+            continue
+        if det.accept is not None and not det.accept(m):
+            continue
+        yield m
+
+
+def _severity(det: Detector, tmap: TextMap, m: re.Match[str]) -> ScanSeverity:
+    kind = tmap.kind_at(m.start())
+    severity = dict(det.severity).get(kind, RULES[det.rule].severity)
+    if tmap.mention(m.start(), m.end()):
+        return ScanSeverity.LOW
+    return severity
+
+
+class _Add:
+    """The type of ``add`` above, for the helpers."""
+
+    def __call__(
+        self, rule_id: str, severity: ScanSeverity, offset: int, excerpt: str, detail: str = ""
+    ) -> None: ...
+
+
+def _around(tmap: TextMap, offset: int) -> str:
+    """The line holding ``offset`` (for excerpts of invisible characters)."""
+    line, _ = tmap.position(offset)
+    return tmap.line_text(line - 1)
+
+
+def _unicode(tmap: TextMap, add: _Add) -> None:
+    text = tmap.text
+    for m in _BIDI.finditer(text):
+        severity = ScanSeverity.MEDIUM if m.group() in _IMPLICIT_BIDI else ScanSeverity.HIGH
+        add("SC201", severity, m.start(), _around(tmap, m.start()), f"U+{ord(m.group()):04X}")
+    for m in _TAGS.finditer(text):
+        hidden = "".join(chr(ord(c) - 0xE0000) for c in m.group() if 0xE0020 <= ord(c) < 0xE007F)
+        detail = f"they spell {folded(single_line(hidden), 60)!r}" if hidden else ""
+        add("SC203", ScanSeverity.CRITICAL, m.start(), _around(tmap, m.start()), detail)
+    for m in find_invisible(text):
+        code = ord(m.group())
+        if 0xE0000 <= code <= 0xE007F or (code == 0xFEFF and m.start() == 0):
+            continue  # tags have their rule; a BOM that starts a file is an encoding mark
+        add("SC202", ScanSeverity.MEDIUM, m.start(), _around(tmap, m.start()), f"U+{code:04X}")
+    for m in _MIXED.finditer(text):
+        add("SC204", ScanSeverity.MEDIUM, m.start(), _word(text, m.start()))
+
+
+def _word(text: str, offset: int) -> str:
+    start, end = offset, offset + 2
+    while start > 0 and offset - start < 40 and text[start - 1].isalpha():
+        start -= 1
+    while end < len(text) and end - offset < 40 and text[end].isalpha():
+        end += 1
+    return text[start:end]
+
+
+def _obfuscation(tmap: TextMap, add: _Add) -> None:
+    starts = tmap.starts
+    ends = [*starts[1:], len(tmap.text) + 1]
+    for start, end in zip(starts, ends):
+        if end - start - 1 > LONG_LINE_CHARS:
+            length = f"{end - start - 1:,} characters"
+            add("SC701", ScanSeverity.MEDIUM, start, tmap.text[start : start + 60], length)
+    for m in _TOKEN.finditer(tmap.text):
+        token = m.group()
+        if _random_looking(token):
+            add("SC702", ScanSeverity.MEDIUM, m.start(), token, f"{len(token)} characters")
+
+
+def _random_looking(token: str) -> bool:
+    """Whether a long token looks like an encoded payload rather than a name or a digest."""
+    if _HEX.fullmatch(token):
+        return len(token) >= HEX_MIN_CHARS
+    classes = sum(
+        (any(c.isupper() for c in token), any(c.islower() for c in token))
+        + (any(c.isdigit() for c in token),)
+    )
+    return classes >= 2 and _entropy(token) >= ENTROPY_BITS
+
+
+def _entropy(token: str) -> float:
+    """Shannon entropy of the token's characters, in bits a character."""
+    n = len(token)
+    return -sum(c / n * math.log2(c / n) for c in Counter(token).values())
+
+
+def _allowed_tools(tmap: TextMap, add: _Add) -> None:
+    head = tmap.text[: tmap.body_start]
+    m = _ALLOWED_TOOLS.search(head)
+    if m is None:
+        return
+    lines = head[m.end() :].split("\n")[:50]
+    value = [lines[0]]
+    for line in lines[1:]:
+        if not line[:1].isspace() and not line.startswith("-"):
+            break
+        value.append(line)
+    for entry in _TOOL_ENTRY.finditer(" ".join(value)):
+        tool = entry.group()
+        name, _, args = tool.partition("(")
+        args = args.rstrip(")").strip()
+        if tool == "*":
+            add("SC802", ScanSeverity.HIGH, m.start(), f"allowed-tools: {tool}")
+        elif name.casefold() in _SHELL_TOOLS and args in _ANY_ARGS:
+            add("SC801", ScanSeverity.MEDIUM, m.start(), f"allowed-tools: {tool}")

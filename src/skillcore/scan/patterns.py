@@ -1,0 +1,301 @@
+"""The text patterns of the rules, each with the cheap keywords that must appear first.
+
+Every pattern is linear by construction: each repeat has an upper bound (gaps are
+``[^\\n]{0,300}``, never ``.*``), so a match attempt looks at a bounded number of characters
+from each position, whatever the input (tests/core/scan checks every pattern's repeats).
+Patterns stay on one line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import attrs
+
+from skillcore.scan.context import FileKind
+from skillcore.scan.rules import ScanSeverity
+
+_ALL = frozenset(FileKind)
+_TEXT = frozenset({FileKind.FRONTMATTER, FileKind.INSTRUCTIONS, FileKind.TEXT})
+_SCRIPT = frozenset({FileKind.SCRIPT})
+_I = re.IGNORECASE | re.MULTILINE
+
+
+@attrs.frozen
+class Detector:
+    """One pattern of a rule."""
+
+    rule: str
+    pattern: re.Pattern[str]
+    #: Lowercase words one of which must be in the (lowercased) text for the pattern to run.
+    keywords: tuple[str, ...]
+    kinds: frozenset[FileKind] = _ALL
+    #: ScanSeverity by file kind where it differs from the rule's.
+    severity: tuple[tuple[FileKind, ScanSeverity], ...] = ()
+    #: A last check of a match (e.g. the address is public).
+    accept: Callable[[re.Match[str]], bool] | None = None
+
+
+# -- shared pieces ---------------------------------------------------------------------------
+_GAP = r"[^\n]{0,300}?"
+_SP = r"\s{1,5}"
+_FETCHER = r"\b(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)\b"
+_SHELL = r"(?:sudo\s{1,5}(?:-\S{1,10}\s{1,5}){0,3})?(?:env\s{1,5})?(?:ba|z|k|da|fi|c|tc)?sh\b"
+_STDIN_INTERP = r"(?:python[0-9.]{0,4}|perl|ruby|node|php)\s{0,3}(?:-\s{0,3})?(?=$|[;&|)\n])"
+_DECODER = (
+    r"(?:base64\s{1,5}(?:-d|--decode|-D)\b|xxd\s{1,5}-r|openssl\s{1,5}(?:base64|enc)\b"
+    r"[^\n|]{0,100}?-d\b|gunzip\b|zcat\b|uudecode\b)"
+)
+_DECODE_CALL = (
+    r"(?:b64decode|b32decode|b85decode|a85decode|unhexlify|fromhex|decompress|marshal\.loads"
+    r"|codecs\.decode|atob|Buffer\.from|unescape)\s{0,3}\("
+)
+_DOWNLOAD_CALL = (
+    r"(?:urlopen|requests\.(?:get|post)|httpx\.(?:get|post)|urllib\.request|fetch\s{0,3}\("
+    r"|\.downloadstring\s{0,3}\()"
+)
+_SECRET_PATH = (
+    r"(?:\.ssh|id_rsa|id_ed25519|id_ecdsa|credentials|\.env\b|passwd|shadow|_history|\.netrc"
+    r"|\.kube|gcloud|keychain|\.aws)"
+)
+
+
+def _d(
+    rule: str,
+    pattern: str,
+    keywords: str,
+    kinds: frozenset[FileKind] = _ALL,
+    severity: tuple[tuple[FileKind, ScanSeverity], ...] = (),
+    accept: Callable[[re.Match[str]], bool] | None = None,
+) -> Detector:
+    return Detector(rule, re.compile(pattern, _I), tuple(keywords.split()), kinds, severity, accept)
+
+
+_IN_SCRIPT_MEDIUM = ((FileKind.SCRIPT, ScanSeverity.MEDIUM),)
+_IN_TEXT_LOW = tuple((k, ScanSeverity.LOW) for k in _TEXT)
+
+
+def _public_ip(match: re.Match[str]) -> bool:
+    """Whether the literal IP of a URL match is a public address (loopback, private and
+    unspecified ones are local services, the metadata address has its own rule)."""
+    parts = [int(p) for p in match.group("ip").split(".")]
+    if any(p > 255 for p in parts):
+        return False
+    a, b = parts[0], parts[1]
+    return not (
+        a in (0, 10, 127)
+        or a >= 224
+        or (a == 169 and b == 254)
+        or (a == 172 and 16 <= b <= 31)
+        or (a == 192 and b == 168)
+        or (a == 100 and 64 <= b <= 127)
+    )
+
+
+DETECTORS: tuple[Detector, ...] = (
+    # -- prompt injection --------------------------------------------------------------------
+    _d(
+        "SC101",
+        r"\b(?:ignore|disregard|forget|override|bypass)\s{1,5}(?:(?:all|any|the|your|of|everything"
+        r"|about)\s{1,5}){0,3}(?:previous|prior|above|earlier|preceding|former|original|system"
+        r"|safety|existing)\s{1,5}(?:instructions?|rules|guidelines|directions|directives"
+        r"|prompts?|messages|constraints|guardrails|polic(?:y|ies))\b"
+        r"|\bdo\s{1,3}not\s{1,5}follow\s{1,5}(?:the\s{1,5}|any\s{1,5})?(?:previous|prior|system"
+        r"|user'?s?)\s{1,5}(?:instructions?|rules|prompts?)\b",
+        "ignore disregard forget override bypass follow",
+        severity=_IN_SCRIPT_MEDIUM,
+    ),
+    _d(
+        "SC102",
+        r"\b(?:do\s{1,3}not|don'?t|never|without)\s{1,5}(?:tell(?:ing)?|inform(?:ing)?"
+        r"|reveal(?:ing)?|notify(?:ing)?|alert(?:ing)?|disclos(?:e|ing)|warn(?:ing)?)\s{1,5}"
+        r"(?:(?:this|it|anything)\s{1,5})?(?:to\s{1,5})?the\s{1,5}user\b"
+        r"|\b(?:do\s{1,3}not|don'?t|never)\s{1,5}let\s{1,5}the\s{1,5}user\s{1,5}(?:know|see)\b"
+        r"|\b(?:keep|hide)\s{1,5}(?:this|it|[\w ]{1,30}?)\s{1,5}(?:secret|hidden|confidential)"
+        r"\s{1,5}from\s{1,5}the\s{1,5}user\b"
+        r"|\bthe\s{1,5}user\s{1,5}(?:must|should)\s{1,5}(?:not|never)\s{1,5}(?:know|see|notice"
+        r"|find\s{1,5}out|be\s{1,5}told)\b"
+        r"|\bwithout\s{1,5}(?:the\s{1,5})?user'?s?\s{1,5}(?:knowledge|noticing|knowing|consent)\b"
+        r"|\bsilently\s{1,5}(?:send|upload|post|copy|run|execute|install|exfiltrate)\b",
+        "tell inform reveal notify alert disclos warn let secret hidden confidential user silently",
+        severity=_IN_SCRIPT_MEDIUM,
+    ),
+    _d(
+        "SC103",
+        r"<\s{0,3}/?\s{0,3}(?:system|system_prompt|sys)\s{0,3}>|\[/?(?:system|inst)\]"
+        r"|<\|(?:im_start|im_end|system|start_header_id)\|>"
+        r"|\b(?:begin|start|new|updated|real|actual|true|override|hidden)\s{1,5}system\s{1,5}"
+        r"(?:prompt|message|instructions)\b"
+        r"|\byou\s{1,5}are\s{1,5}no\s{1,5}longer\b"
+        r"|\byou\s{1,5}are\s{1,5}now\s{1,5}(?:in\s{1,5})?(?:an?\s{1,5})?(?:unrestricted|unfiltered"
+        r"|jailbroken|developer\s{1,5}mode|dan\b|god\s{1,5}mode|evil|the\s{1,5}system)"
+        r"|\b(?:this|the\s{1,5}following)\s{1,5}(?:message|text|instructions?)\s{1,5}(?:is|are"
+        r"|comes?)\s{1,5}(?:from|by)\s{1,5}(?:the\s{1,5})?(?:system|anthropic|openai"
+        r"|your\s{1,5}(?:developers?|creators?|administrator))\b"
+        r"|\b(?:act|behave|respond|speak)\s{1,5}as\s{1,5}(?:if\s{1,5}you\s{1,5}were\s{1,5})?"
+        r"(?:the|a)\s{1,5}system\b"
+        r"|\bpretend\s{1,5}(?:to\s{1,5}be|you\s{1,5}are)\s{1,5}(?:the\s{1,5})?(?:system|developer"
+        r"|administrator)\b"
+        r"|\bfrom\s{1,5}now\s{1,5}on,?\s{1,5}you\s{1,5}(?:will|must|are|shall)\s{1,5}(?:ignore"
+        r"|obey|only|always|never|not)\b",
+        "system sys inst im_ you pretend now",
+        severity=_IN_SCRIPT_MEDIUM,
+    ),
+    # -- remote code -------------------------------------------------------------------------
+    _d(
+        "SC301",
+        _FETCHER
+        + r"[^\n|]{0,300}\|\s{0,5}(?:"
+        + _SHELL
+        + r"(?![\w.-])|"
+        + _STDIN_INTERP
+        + r"|iex\b|invoke-expression\b)"
+        r"|\b(?:ba|z)?sh\s{1,5}<\(\s{0,5}(?:curl|wget)\b"
+        r"|\b(?:source|\.)\s{1,5}<\(\s{0,5}(?:curl|wget)\b"
+        r"|\b(?:ba|z)?sh\s{1,5}-c\s{1,5}[\"']?\$\(\s{0,5}(?:curl|wget)\b",
+        "curl wget fetch iwr irm invoke-",
+    ),
+    _d(
+        "SC302",
+        r"\b(?:iex|invoke-expression)\s{0,5}\(?\s{0,5}\(?\s{0,5}(?:iwr|irm|invoke-webrequest"
+        r"|invoke-restmethod|new-object\s{1,5}(?:system\.)?net\.webclient|\[system\.net\.webclient\])"
+        r"|\.downloadstring\s{0,3}\(" + _GAP + r"\)\s{0,5}\|\s{0,5}(?:iex|invoke-expression)\b"
+        r"|\b(?:exec|eval)\s{0,5}\("
+        + _GAP
+        + _DOWNLOAD_CALL
+        + r"|\bnew\s{1,5}Function\s{0,3}\("
+        + _GAP
+        + r"fetch\s{0,3}\("
+        r"|\b(?:curl|wget)\b"
+        + _GAP
+        + r"\s(?:-o|-O|--output)\s{0,3}\S{1,200}"
+        + _GAP
+        + r"(?:&&|;)\s{0,5}(?:chmod\s{1,5}(?:\+|[0-7]{3})\w{0,3}\s|(?:ba)?sh\s{1,5}/tmp/|/tmp/\S)",
+        "iex invoke- downloadstring exec eval function curl wget",
+    ),
+    _d(
+        "SC401",
+        _DECODER
+        + r"[^\n|]{0,200}\|\s{0,5}(?:"
+        + _SHELL
+        + r"(?![\w.-])|"
+        + _STDIN_INTERP
+        + r"|iex\b)"
+        r"|\b(?:exec|eval)\s{0,5}\(\s{0,5}(?:compile\s{0,3}\()?"
+        + r"[^\n]{0,120}?"
+        + _DECODE_CALL
+        + r"|\bnew\s{1,5}Function\s{0,3}\(\s{0,5}(?:atob|Buffer\.from)\s{0,3}\("
+        r"|\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,100}?\s-(?:e|ec|enc|encodedcommand)\s{1,5}"
+        r"[A-Za-z0-9+/=]{16,}"
+        r"|\b(?:iex|invoke-expression)\b" + _GAP + r"frombase64string"
+        r"|frombase64string" + _GAP + r"\|\s{0,5}(?:iex|invoke-expression)\b",
+        "base64 xxd openssl gunzip zcat uudecode exec eval function powershell pwsh "
+        "frombase64string",
+    ),
+    # -- credentials -------------------------------------------------------------------------
+    _d(
+        "SC501",
+        r"(?:~|\$home|\$\{home\}|%userprofile%|\bhome/[\w.-]{1,32}|expanduser\(\s{0,3}['\"]~)"
+        r"/\.ssh\b(?!/(?:known_hosts|config)\b|/[\w.-]{1,64}\.pub\b)"
+        r"|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
+        r"|\.aws/(?:credentials|config)\b|\.config/gcloud\b|application_default_credentials\.json"
+        r"|\.kube/config\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json"
+        r"|\blogin\.keychain|\bkeychain-db\b|\bsecurity\s{1,5}(?:find-(?:generic|internet)-password"
+        r"|dump-keychain)\b|/etc/shadow\b|\bLogin\s{1,3}Data\b|\.gnupg/|\.password-store\b"
+        r"|\bwallet\.dat\b",
+        ".ssh id_ .aws gcloud application_default .kube .netrc .git-credentials .docker "
+        "keychain security shadow login .gnupg password-store wallet",
+    ),
+    _d(
+        "SC502",
+        r"(?<![\w$.])\.env(?:\.(?:local|prod(?:uction)?|dev(?:elopment)?|staging|test))?(?![\w.-])",
+        ".env",
+        severity=_IN_TEXT_LOW,
+    ),
+    _d(
+        "SC503",
+        r"169\.254\.169\.254|\bmetadata\.google\.internal\b|100\.100\.100\.200|fd00:ec2::254",
+        "169.254.169.254 metadata.google.internal 100.100.100.200 fd00:ec2::254",
+    ),
+    # -- exfiltration ------------------------------------------------------------------------
+    _d(
+        "SC601",
+        r"\b(?:pastebin\.com|paste\.ee|hastebin\.com|ghostbin\.\w{2,4}|dpaste\.(?:com|org)"
+        r"|termbin\.com|transfer\.sh|0x0\.st|file\.io|webhook\.site|requestbin\.\w{2,4}"
+        r"|pipedream\.net|hookbin\.com|beeceptor\.com|ngrok(?:-free)?\.(?:io|app|dev)"
+        r"|trycloudflare\.com|interact\.sh|oast\.(?:fun|me|pro|live|site|online)"
+        r"|burpcollaborator\.net|discord(?:app)?\.com/api/webhooks|api\.telegram\.org/bot)",
+        "paste bin termbin transfer.sh 0x0 file.io webhook pipedream beeceptor ngrok "
+        "trycloudflare interact oast burpcollaborator discord telegram",
+    ),
+    _d(
+        "SC602",
+        r"\b(?:env|printenv|set)\s{0,3}\|\s{0,5}(?:curl|wget|nc|ncat|netcat)\b"
+        r"|\b(?:curl|wget)\b"
+        + _GAP
+        + r"\$\(\s{0,3}(?:env|printenv|cat\s{1,5}[^\n)]{0,100}?"
+        + _SECRET_PATH
+        + r")"
+        r"|\b(?:curl|wget)\b" + _GAP + r"(?:-d|--data[\w-]{0,12}|-F|--form|-T|--upload-file"
+        r"|--post-file)[\s=]{0,3}['\"]?[\w-]{0,40}=?@?['\"]?(?:~|\$home)?[^\s'\"]{0,120}?"
+        + _SECRET_PATH
+        + r"|\b(?:requests|httpx|session|client)\.(?:post|put)\s{0,3}\("
+        + _GAP
+        + r"(?:os\.environ|environ\.copy|dict\(\s{0,3}os\.environ)"
+        r"|\burlopen\s{0,3}\(" + _GAP + r"os\.environ"
+        r"|\bfetch\s{0,3}\(" + _GAP + r"process\.env\b(?!\.)"
+        r"|\bJSON\.stringify\(\s{0,3}process\.env\s{0,3}\)"
+        r"|\b(?:send|post|upload|submit|forward|transmit|exfiltrate|copy)\b[^\n]{0,120}?\b(?:contents?"
+        r"|keys?|tokens?|secrets?|credentials?|environment|env\s{1,3}vars?|variables|history"
+        r"|conversation|chat\s{1,3}log)\b[^\n]{0,120}?\bhttps?://",
+        "env printenv set curl wget requests httpx session client urlopen fetch json.stringify "
+        "send post upload submit forward transmit exfiltrate copy",
+    ),
+    _d(
+        "SC603",
+        r"\b(?:https?|ftp|wss?|tcp|udp)://(?:[^\s/@]{1,100}@)?(?P<ip>\d{1,3}(?:\.\d{1,3}){3})\b",
+        "://",
+        accept=_public_ip,
+    ),
+    # -- obfuscation (scripts) ---------------------------------------------------------------
+    _d(
+        "SC703",
+        r"\beval\s{0,3}\(\s{0,3}function\s{0,3}\(\s{0,3}p\s{0,3},\s{0,3}a\s{0,3},\s{0,3}c"
+        r"\s{0,3},\s{0,3}k\s{0,3},\s{0,3}e\s{0,3},\s{0,3}[dr]\s{0,3}\)"
+        r"|\beval\s{0,3}\(\s{0,3}(?:unescape|decodeURIComponent|String\.fromCharCode)\s{0,3}\("
+        r"|\b(?:exec|eval)\s{0,3}\(\s{0,3}['\"]?(?:\\x[0-9a-f]{2}){8}",
+        "eval exec",
+        kinds=_SCRIPT,
+    ),
+    _d(
+        "SC704",
+        r"(?:\bchr\s{0,3}\(\s{0,3}(?:0x[0-9a-f]{1,6}|\d{1,7})\s{0,3}\)\s{0,3}[+,]\s{0,3}){6}"
+        r"|\bfromCharCode\s{0,3}\(\s{0,3}\d{1,7}(?:\s{0,3},\s{0,3}\d{1,7}){5}"
+        r"|(?:\\x[0-9a-f]{2}){16}|(?:\\u00[0-9a-f]{2}){12}",
+        "chr fromcharcode \\x \\u00",
+        kinds=_SCRIPT,
+    ),
+    # -- network -----------------------------------------------------------------------------
+    _d(
+        "SC902",
+        r"/dev/(?:tcp|udp)/[\w.-]{1,253}/\d{1,5}"
+        r"|\b(?:nc|ncat|netcat)\b[^\n]{0,100}?\s-(?:e|c)\s{0,3}(?:/bin/)?(?:ba|z)?sh\b"
+        r"|\bpty\.spawn\s{0,3}\(|\bos\.dup2\s{0,3}\(\s{0,3}\w{1,40}\.fileno\s{0,3}\("
+        r"|\bsocat\b[^\n]{0,200}?\bexec:|\bmkfifo\b[^\n]{0,200}?\b(?:nc|ncat)\b",
+        "/dev/tcp /dev/udp nc netcat pty.spawn dup2 socat mkfifo",
+    ),
+    _d(
+        "SC901",
+        r"^[ \t]{0,40}(?:import|from)\s{1,5}(?:socket|requests|httpx|aiohttp|urllib3?|urllib\.request"
+        r"|http\.client|ftplib|smtplib|telnetlib|paramiko|websockets?)\b"
+        r"|\brequire\s{0,3}\(\s{0,3}['\"](?:https?|net|dgram|axios|node-fetch|ws|got)['\"]"
+        r"|\bfrom\s{1,5}['\"](?:axios|node-fetch|ws|got|node:https?|node:net)['\"]"
+        r"|\bfetch\s{0,3}\(|\bXMLHttpRequest\b|\bsocket\.socket\s{0,3}\("
+        r"|(?:^|[;&|(]\s{0,5}|\$\(\s{0,3})(?:curl|wget|nc|ncat|netcat|socat|telnet|ftp)\s"
+        r"|\bInvoke-(?:WebRequest|RestMethod)\b|\bNet\.WebClient\b",
+        "import from require fetch xmlhttprequest socket curl wget nc netcat socat telnet ftp "
+        "invoke- webclient",
+        kinds=_SCRIPT,
+    ),
+)
