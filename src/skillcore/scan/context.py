@@ -29,55 +29,21 @@ class FileKind(str, enum.Enum):
 
 
 SKILL_FILE = "SKILL.md"
+
+
 #: Extensions of code, wherever the file is.
-SCRIPT_EXTENSIONS = frozenset(
-    [
-        ".sh",
-        ".bash",
-        ".zsh",
-        ".ksh",
-        ".fish",
-        ".py",
-        ".pyw",
-        ".js",
-        ".mjs",
-        ".cjs",
-        ".ts",
-        ".ps1",
-        ".psm1",
-        ".bat",
-        ".cmd",
-        ".rb",
-        ".pl",
-        ".php",
-        ".lua",
-        ".vbs",
-        ".applescript",
-        ".scpt",
-    ]
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+SCRIPT_EXTENSIONS = _words(
+    ".sh .bash .zsh .ksh .fish .py .pyw .js .mjs .cjs .ts .ps1 .psm1 .bat .cmd .rb .pl .php "
+    ".lua .vbs .applescript .scpt"
 )
 #: Extensions of data and prose: text even under ``scripts/``.
-TEXT_EXTENSIONS = frozenset(
-    [
-        ".md",
-        ".markdown",
-        ".txt",
-        ".rst",
-        ".json",
-        ".jsonl",
-        ".csv",
-        ".tsv",
-        ".yaml",
-        ".yml",
-        ".toml",
-        ".xml",
-        ".html",
-        ".htm",
-        ".svg",
-        ".ini",
-        ".cfg",
-        ".lock",
-    ]
+TEXT_EXTENSIONS = _words(
+    ".md .markdown .txt .rst .json .jsonl .csv .tsv .yaml .yml .toml .xml .html .htm .svg "
+    ".ini .cfg .lock"
 )
 
 

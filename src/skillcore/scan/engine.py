@@ -10,6 +10,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterator
+from typing import Protocol
 
 from skillcore._escaping import BIDI_CONTROLS, find_invisible, folded, single_line
 from skillcore.scan.context import FileKind, TextMap, text_map
@@ -36,7 +37,7 @@ _TAGS = re.compile("[\U000e0000-\U000e007f]{1,4096}")
 # Letters of Cyrillic and Greek that look like Latin ones.
 _CONFUSABLE = "аеорсухіјѕԁһӏԛԝАВЕКМНОРСТХІЈЅѴԜαεικνορτυχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ"
 _MIXED = re.compile(f"[A-Za-z][{_CONFUSABLE}]|[{_CONFUSABLE}][A-Za-z]")
-_TOKEN = re.compile(r"[A-Za-z0-9+/=_-]{%d,4096}" % ENTROPY_MIN_CHARS)
+_TOKEN = re.compile(r"[A-Za-z0-9+/=_-]{" + str(ENTROPY_MIN_CHARS) + ",4096}")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _ALLOWED_TOOLS = re.compile(r"^allowed[-_]tools[ \t]{0,20}:", re.MULTILINE | re.IGNORECASE)
 _TOOL_ENTRY = re.compile(r"[^\s,\[\]\"'()]{1,200}(?:\([^()\n]{0,200}\))?")
@@ -98,7 +99,7 @@ def _severity(det: Detector, tmap: TextMap, m: re.Match[str]) -> ScanSeverity:
     return severity
 
 
-class _Add:
+class _Add(Protocol):
     """The type of ``add`` above, for the helpers."""
 
     def __call__(
@@ -156,10 +157,8 @@ def _random_looking(token: str) -> bool:
     """Whether a long token looks like an encoded payload rather than a name or a digest."""
     if _HEX.fullmatch(token):
         return len(token) >= HEX_MIN_CHARS
-    classes = sum(
-        (any(c.isupper() for c in token), any(c.islower() for c in token))
-        + (any(c.isdigit() for c in token),)
-    )
+    upper, lower = any(c.isupper() for c in token), any(c.islower() for c in token)
+    classes = upper + lower + any(c.isdigit() for c in token)
     return classes >= 2 and _entropy(token) >= ENTROPY_BITS
 
 

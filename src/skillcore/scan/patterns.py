@@ -287,8 +287,8 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     _d(
         "SC901",
-        r"^[ \t]{0,40}(?:import|from)\s{1,5}(?:socket|requests|httpx|aiohttp|urllib3?|urllib\.request"
-        r"|http\.client|ftplib|smtplib|telnetlib|paramiko|websockets?)\b"
+        r"^[ \t]{0,40}(?:import|from)\s{1,5}(?:socket|requests|httpx|aiohttp|urllib3?"
+        r"|urllib\.request|http\.client|ftplib|smtplib|telnetlib|paramiko|websockets?)\b"
         r"|\brequire\s{0,3}\(\s{0,3}['\"](?:https?|net|dgram|axios|node-fetch|ws|got)['\"]"
         r"|\bfrom\s{1,5}['\"](?:axios|node-fetch|ws|got|node:https?|node:net)['\"]"
         r"|\bfetch\s{0,3}\(|\bXMLHttpRequest\b|\bsocket\.socket\s{0,3}\("

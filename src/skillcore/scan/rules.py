@@ -128,7 +128,7 @@ _TABLE = (
         _K.REMOTE_EXEC,
         _C,
         "downloads code and pipes it into a shell or interpreter",
-        "vendor the script into the skill (pinned, reviewed) instead of running it from the network",
+        "ship the script inside the skill (pinned, reviewed); never run it from the network",
     ),
     Rule(
         "SC302",
