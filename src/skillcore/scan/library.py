@@ -2,16 +2,20 @@
 source's reader (any source skillcore reads), bounded like the library's own reads.
 
 Caps: at most :data:`~skillcore.limits.DEFAULT_MAX_RESOURCES` files a skill besides its
-``SKILL.md`` (the listing the model gets) and :data:`~skillcore.limits.DEFAULT_MAX_FILE_BYTES`
-a file; what is cut, binary or unreadable is a :class:`ScanNote`, never a silent skip.
+``SKILL.md`` (the listing the model gets) and
+:data:`~skillcore.limits.DEFAULT_MAX_RESOURCE_BYTES` a file (what one resource read gives the
+model; it also bounds the patterns' work on one file). What is cut, binary or unreadable is a
+:class:`ScanNote`, never a silent skip; a script cut at the cap is also a finding (SC705).
 """
 
 from __future__ import annotations
 
 from skillcore.library import SkillLibrary
-from skillcore.limits import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_RESOURCES
+from skillcore.limits import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
+from skillcore.scan.context import FileKind, file_kind
 from skillcore.scan.engine import scan_text
 from skillcore.scan.findings import Finding, ScanNote, ScanReport
+from skillcore.scan.rules import ScanSeverity
 from skillcore.sources import SKILL_FILE, ReadError, SourceReader
 
 #: Bytes looked at for a NUL to call a file binary (as resource reads do).
@@ -20,7 +24,7 @@ _BINARY_PROBE = 8192
 
 def scan_library(
     lib: SkillLibrary,
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_file_bytes: int = DEFAULT_MAX_RESOURCE_BYTES,
     max_files: int = DEFAULT_MAX_RESOURCES,
 ) -> ScanReport:
     """Scan every skill of the (discovered) library, and the folders of ``SKILL.md`` files
@@ -97,6 +101,11 @@ class _Scanner:
                     source,
                 )
             )
+            if file_kind(rel) is FileKind.SCRIPT:
+                size = f"over {self.max_file_bytes:,} bytes"
+                self.findings.append(
+                    Finding("SC705", ScanSeverity.MEDIUM, path, 1, 1, rel, name, size, source)
+                )
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -61,6 +61,41 @@ _SECRET_PATH = (
 )
 
 
+def possessive(pattern: str) -> str:
+    """``pattern`` with every greedy counted repeat (``{m,n}``, ``{m}``) made possessive.
+
+    The patterns are written so that what follows such a repeat never starts with what it
+    repeats (``\\s{1,5}`` before a word, ``[^\\n|]{0,300}`` before ``|``): giving back
+    characters could not make a match, so forbidding it changes no match and leaves the lazy
+    gaps (``{0,300}?``) as the only places a match attempt backtracks.
+    """
+    out: list[str] = []
+    i, n, in_class = 0, len(pattern), False
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if pattern[i + 1 : i + 2] == "^":  # a leading ] or ^] is a member, not the end
+                out.append(c)
+                c, i = "^", i + 1
+        elif c == "{":
+            end = pattern.index("}", i)
+            out.append(pattern[i : end + 1])
+            i = end + 1
+            if pattern[i : i + 1] not in ("?", "+"):
+                out.append("+")
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def _d(
     rule: str,
     pattern: str,
@@ -69,7 +104,8 @@ def _d(
     severity: tuple[tuple[FileKind, ScanSeverity], ...] = (),
     accept: Callable[[re.Match[str]], bool] | None = None,
 ) -> Detector:
-    return Detector(rule, re.compile(pattern, _I), tuple(keywords.split()), kinds, severity, accept)
+    compiled = re.compile(possessive(pattern), _I)
+    return Detector(rule, compiled, tuple(keywords.split()), kinds, severity, accept)
 
 
 _IN_SCRIPT_MEDIUM = ((FileKind.SCRIPT, ScanSeverity.MEDIUM),)
@@ -167,11 +203,8 @@ DETECTORS: tuple[Detector, ...] = (
         + r"|\bnew\s{1,5}Function\s{0,3}\("
         + _GAP
         + r"fetch\s{0,3}\("
-        r"|\b(?:curl|wget)\b"
-        + _GAP
-        + r"\s(?:-o|-O|--output)\s{0,3}\S{1,200}"
-        + _GAP
-        + r"(?:&&|;)\s{0,5}(?:chmod\s{1,5}(?:\+|[0-7]{3})\w{0,3}\s|(?:ba)?sh\s{1,5}/tmp/|/tmp/\S)",
+        r"|\b(?:curl|wget)\b[^\n;&]{0,300}(?:&&|;)\s{0,5}(?:chmod\s{1,5}(?:\+|[0-7]{3})\w{0,3}\s"
+        r"|(?:ba)?sh\s{1,5}/tmp/|/tmp/\S)",
         "iex invoke- downloadstring exec eval function curl wget",
     ),
     _d(
@@ -187,7 +220,7 @@ DETECTORS: tuple[Detector, ...] = (
         + _DECODE_CALL
         + r"|\bnew\s{1,5}Function\s{0,3}\(\s{0,5}(?:atob|Buffer\.from)\s{0,3}\("
         r"|\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,100}?\s-(?:e|ec|enc|encodedcommand)\s{1,5}"
-        r"[A-Za-z0-9+/=]{16,}"
+        r"[A-Za-z0-9+/=]{16,4096}"
         r"|\b(?:iex|invoke-expression)\b" + _GAP + r"frombase64string"
         r"|frombase64string" + _GAP + r"\|\s{0,5}(?:iex|invoke-expression)\b",
         "base64 xxd openssl gunzip zcat uudecode exec eval function powershell pwsh "
@@ -197,7 +230,7 @@ DETECTORS: tuple[Detector, ...] = (
     _d(
         "SC501",
         r"(?:~|\$home|\$\{home\}|%userprofile%|\bhome/[\w.-]{1,32}|expanduser\(\s{0,3}['\"]~)"
-        r"/\.ssh\b(?!/(?:known_hosts|config)\b|/[\w.-]{1,64}\.pub\b)"
+        r"/\.ssh\b(?!/(?:known_hosts|config)\b|/[\w.-]{1,64}?\.pub\b)"
         r"|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
         r"|\.aws/(?:credentials|config)\b|\.config/gcloud\b|application_default_credentials\.json"
         r"|\.kube/config\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json"
@@ -232,13 +265,13 @@ DETECTORS: tuple[Detector, ...] = (
     _d(
         "SC602",
         r"\b(?:env|printenv|set)\s{0,3}\|\s{0,5}(?:curl|wget|nc|ncat|netcat)\b"
-        r"|\b(?:curl|wget)\b"
-        + _GAP
-        + r"\$\(\s{0,3}(?:env|printenv|cat\s{1,5}[^\n)]{0,100}?"
+        # the first command substitution after curl
+        r"|\b(?:curl|wget)\b(?:[^\n$]|\$(?!\()){0,300}\$\(\s{0,3}(?:env|printenv"
+        r"|cat\s{1,5}[^\n)]{0,100}?" + _SECRET_PATH + r")"
+        r"|(?<![\w-])(?:-d|--data[\w-]{0,12}|-F|--form)[\s=]{1,3}['\"]?(?:[\w-]{1,40}=)?@"
+        r"['\"]?[^\s'\"]{0,120}?"
         + _SECRET_PATH
-        + r")"
-        r"|\b(?:curl|wget)\b" + _GAP + r"(?:-d|--data[\w-]{0,12}|-F|--form|-T|--upload-file"
-        r"|--post-file)[\s=]{0,3}['\"]?[\w-]{0,40}=?@?['\"]?(?:~|\$home)?[^\s'\"]{0,120}?"
+        + r"|(?<![\w-])(?:-T|--upload-file|--post-file)[\s=]{1,3}['\"]?[^\s'\"]{0,120}?"
         + _SECRET_PATH
         + r"|\b(?:requests|httpx|session|client)\.(?:post|put)\s{0,3}\("
         + _GAP
@@ -246,11 +279,14 @@ DETECTORS: tuple[Detector, ...] = (
         r"|\burlopen\s{0,3}\(" + _GAP + r"os\.environ"
         r"|\bfetch\s{0,3}\(" + _GAP + r"process\.env\b(?!\.)"
         r"|\bJSON\.stringify\(\s{0,3}process\.env\s{0,3}\)"
-        r"|\b(?:send|post|upload|submit|forward|transmit|exfiltrate|copy)\b[^\n]{0,120}?\b(?:contents?"
-        r"|keys?|tokens?|secrets?|credentials?|environment|env\s{1,3}vars?|variables|history"
-        r"|conversation|chat\s{1,3}log)\b[^\n]{0,120}?\bhttps?://",
-        "env printenv set curl wget requests httpx session client urlopen fetch json.stringify "
-        "send post upload submit forward transmit exfiltrate copy",
+        # asking the model to send something secret to a URL (the first URL after it)
+        r"|\b(?:send|post|upload|submit|forward|transmit|exfiltrate|copy)\b[^\n]{0,120}?"
+        r"\b(?:contents?|keys?|tokens?|secrets?|credentials?|environment|env\s{1,3}vars?"
+        r"|variables|history|conversation|chat\s{1,3}log)\b(?:[^\nh]|h(?!ttps?://)){0,120}"
+        r"https?://",
+        "env printenv set curl wget -d --data -f --form -t --upload-file --post-file requests "
+        "httpx session client urlopen fetch json.stringify send post upload submit forward "
+        "transmit exfiltrate copy",
     ),
     _d(
         "SC603",

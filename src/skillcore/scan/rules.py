@@ -227,6 +227,14 @@ _TABLE = (
         "write the string as text",
     ),
     Rule(
+        "SC705",
+        "oversized-script",
+        _K.OBFUSCATION,
+        _M,
+        "a script larger than the scanner reads: only its start was scanned",
+        "split it into readable files, or ship it as a reviewed dependency",
+    ),
+    Rule(
         "SC801",
         "unrestricted-shell",
         _K.ALLOWED_TOOLS,
