@@ -3,7 +3,8 @@ whether the text around it warns about the thing rather than asks for it.
 
 A script runs; instructions (``SKILL.md``) are what the model follows; other text files
 (references) are read on demand. In Markdown, a match whose line or lead-in (the prose line
-before its code block, or the line before it) names it as something to avoid or detect
+before its code block, or the line right above when it ends with a colon) names it as something
+to avoid or detect
 ("never", "do not", "malicious", "flag", "detect", ...) is a *mention*: it is reported at
 ``low``. A script is never read as a mention: what it says, it does.
 """
@@ -82,6 +83,8 @@ _DO_NOT = re.compile(
     r"|commit\w{0,3}|stor\w{1,3}|read\w{0,3}|send\w{0,3}|follow\w{0,3}|obey\w{0,3}|trust\w{0,3})\b",
     re.IGNORECASE,
 )
+#: Characters each side of a match (and at the end of its lead-in) looked at for those words.
+_CONTEXT_CHARS = 200
 #: Characters before a match looked at for a negation.
 _NEGATION_REACH = 80
 _FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
@@ -121,24 +124,28 @@ class TextMap:
         if self.kind is FileKind.SCRIPT:
             return False
         index = bisect.bisect_right(self.starts, start) - 1
-        line = self.line_text(index)
-        col = start - self.starts[index]
-        own = line[:col] + " " + line[col + (end - start) :]
-        if _WARNING.search(own) or _NEGATION.search(line[max(col - _NEGATION_REACH, 0) : col]):
+        line_start = self.starts[index]
+        line_end = self.starts[index + 1] - 1 if index + 1 < len(self.starts) else len(self.text)
+        # The words around the match, within a window (a long line costs no more).
+        text = self.text
+        before = text[max(line_start, start - _CONTEXT_CHARS) : start]
+        after = text[end : min(line_end, end + _CONTEXT_CHARS)]
+        if _WARNING.search(before + " " + after) or _NEGATION.search(before[-_NEGATION_REACH:]):
             return True
-        before = self.lead_in.get(index)
-        if before is None:
-            before = self._previous_prose(index)
-        if before is None:
+        lead_index = self.lead_in.get(index)
+        if lead_index is not None:
+            lead = self._tail(lead_index)
+        elif index > 0 and self._tail(index - 1).rstrip().endswith(":"):
+            lead = self._tail(index - 1)  # "Never do this:" right above
+        else:
             return False
-        lead = self.line_text(before)
         return _WARNING.search(lead) is not None or _DO_NOT.search(lead) is not None
 
-    def _previous_prose(self, index: int) -> int | None:
-        for i in range(index - 1, max(index - 3, -1), -1):
-            if self.line_text(i).strip():
-                return i
-        return None
+    def _tail(self, index: int) -> str:
+        """The last :data:`_CONTEXT_CHARS` of line ``index`` (bounded work on long lines)."""
+        start = self.starts[index]
+        end = self.starts[index + 1] - 1 if index + 1 < len(self.starts) else len(self.text)
+        return self.text[max(start, end - _CONTEXT_CHARS) : end]
 
 
 def text_map(path: str, text: str) -> TextMap:

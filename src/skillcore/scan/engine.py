@@ -51,35 +51,70 @@ def scan_text(
     """Every finding in one file's ``text``. Its path inside the skill (``within``, default
     ``path``) decides its kind: ``SKILL.md``, a script, or other text; findings name ``path``."""
     tmap = text_map(path if within is None else within, text)
-    found: list[Finding] = []
-    counts: Counter[str] = Counter()
-    last_line: dict[str, int] = {}
-
-    def add(
-        rule_id: str, severity: ScanSeverity, offset: int, excerpt: str, detail: str = ""
-    ) -> None:
-        line, column = tmap.position(offset) if offset >= 0 else (0, 0)
-        if counts[rule_id] >= MAX_FINDINGS_PER_RULE or last_line.get(rule_id) == line:
-            return
-        counts[rule_id] += 1
-        last_line[rule_id] = line
-        shown = folded(single_line(excerpt), EXCERPT_CHARS)
-        found.append(Finding(rule_id, severity, path, line, column, shown, skill, detail, source))
-
+    found = _Found(tmap, path, skill, source)
     lowered = text.lower()
     for det in DETECTORS:
         if not any(k in lowered for k in det.keywords):
             continue
         for m in _matches(det, tmap):
-            add(det.rule, _severity(det, tmap, m), m.start(), m.group())
+            kind = tmap.kind_at(m.start())
+            severity = dict(det.severity).get(kind, RULES[det.rule].severity)
+            line = tmap.position(m.start())[0]
+            if not found.wanted(det.rule, line, severity):
+                continue  # skip the mention check: nothing it could decide would be kept
+            if tmap.mention(m.start(), m.end()):
+                severity = ScanSeverity.LOW
+            found.add(det.rule, severity, m.start(), m.group())
     if not text.isascii():
-        _unicode(tmap, add)
+        _unicode(tmap, found.add)
     if tmap.kind is FileKind.SCRIPT:
-        _obfuscation(tmap, add)
+        _obfuscation(tmap, found.add)
     if tmap.skill_file:
-        _allowed_tools(tmap, add)
-    found.sort(key=lambda f: (f.line, f.column, f.rule_id))
-    return tuple(found)
+        _allowed_tools(tmap, found.add)
+    return found.findings()
+
+
+class _Found:
+    """The findings of one file: per rule, at most one a line and
+    :data:`MAX_FINDINGS_PER_RULE` lines, the most severe kept (a run of mentions early in a
+    file cannot push a real finding out)."""
+
+    def __init__(self, tmap: TextMap, path: str, skill: str, source: str) -> None:
+        self.tmap, self.path, self.skill, self.source = tmap, path, skill, source
+        self.kept: dict[str, dict[int, Finding]] = {}
+
+    def wanted(self, rule_id: str, line: int, severity: ScanSeverity) -> bool:
+        """Whether a finding of this severity on this line would be kept."""
+        per = self.kept.get(rule_id)
+        if not per:
+            return True
+        old = per.get(line)
+        if old is not None:
+            return severity.rank > old.severity.rank
+        if len(per) < MAX_FINDINGS_PER_RULE:
+            return True
+        return severity.rank > min(f.severity.rank for f in per.values())
+
+    def add(
+        self, rule_id: str, severity: ScanSeverity, offset: int, excerpt: str, detail: str = ""
+    ) -> None:
+        line, column = self.tmap.position(offset)
+        if not self.wanted(rule_id, line, severity):
+            return
+        per = self.kept.setdefault(rule_id, {})
+        if line not in per and len(per) >= MAX_FINDINGS_PER_RULE:
+            weakest = min(per, key=lambda k: (per[k].severity.rank, -k))
+            del per[weakest]
+        shown = folded(single_line(excerpt), EXCERPT_CHARS)
+        per[line] = Finding(
+            rule_id, severity, self.path, line, column, shown, self.skill, detail, self.source
+        )
+
+    def findings(self) -> tuple[Finding, ...]:
+        """Every kept finding in file order."""
+        out = [f for per in self.kept.values() for f in per.values()]
+        out.sort(key=lambda f: (f.line, f.column, f.rule_id))
+        return tuple(out)
 
 
 def _matches(det: Detector, tmap: TextMap) -> Iterator[re.Match[str]]:
@@ -89,14 +124,6 @@ def _matches(det: Detector, tmap: TextMap) -> Iterator[re.Match[str]]:
         if det.accept is not None and not det.accept(m):
             continue
         yield m
-
-
-def _severity(det: Detector, tmap: TextMap, m: re.Match[str]) -> ScanSeverity:
-    kind = tmap.kind_at(m.start())
-    severity = dict(det.severity).get(kind, RULES[det.rule].severity)
-    if tmap.mention(m.start(), m.end()):
-        return ScanSeverity.LOW
-    return severity
 
 
 class _Add(Protocol):
