@@ -4,9 +4,8 @@ whether the text around it warns about the thing rather than asks for it.
 A script runs; instructions (``SKILL.md``) are what the model follows; other text files
 (references) are read on demand. In Markdown, a match whose line or lead-in (the prose line
 before its code block, or the line right above when it ends with a colon) names it as something
-to avoid or detect
-("never", "do not", "malicious", "flag", "detect", ...) is a *mention*: it is reported at
-``low``. A script is never read as a mention: what it says, it does.
+to avoid or detect ("never run", "do not", "malicious", "flag", "detect", ...) is a *mention*:
+it is reported at ``low``. A script is never read as a mention: what it says, it does.
 """
 
 from __future__ import annotations
