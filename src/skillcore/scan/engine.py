@@ -6,6 +6,7 @@ rule reports at most :data:`MAX_FINDINGS_PER_RULE` places a file (one a line).
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections import Counter
@@ -53,10 +54,10 @@ def scan_text(
     tmap = text_map(path if within is None else within, text)
     found = _Found(tmap, path, skill, source)
     lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters lower to two: offsets would not line up
+        lowered = ""
     for det in DETECTORS:
-        if not any(k in lowered for k in det.keywords):
-            continue
-        for m in _matches(det, tmap):
+        for m in _matches(det, tmap, lowered):
             kind = tmap.kind_at(m.start())
             severity = dict(det.severity).get(kind, RULES[det.rule].severity)
             line = tmap.position(m.start())[0]
@@ -117,8 +118,37 @@ class _Found:
         return tuple(out)
 
 
-def _matches(det: Detector, tmap: TextMap) -> Iterator[re.Match[str]]:
-    for m in det.pattern.finditer(tmap.text):
+def _spans(keywords: tuple[str, ...], lowered: str, starts: tuple[int, ...]) -> list[int]:
+    """The sorted line indexes holding one of ``keywords`` (each pattern's matches hold one,
+    and stay on one line: only those lines are matched, the rest costs a substring search)."""
+    found: set[int] = set()
+    n = len(starts)
+    for kw in keywords:
+        i = lowered.find(kw)
+        while i != -1:
+            line = bisect.bisect_right(starts, i) - 1
+            found.add(line)
+            if line + 1 >= n:
+                break
+            i = lowered.find(kw, starts[line + 1])
+    return sorted(found)
+
+
+def _matches(det: Detector, tmap: TextMap, lowered: str) -> Iterator[re.Match[str]]:
+    text, starts = tmap.text, tmap.starts
+    if lowered:
+        lines = _spans(det.keywords, lowered, starts)
+        ranges = [(starts[i], starts[i + 1] if i + 1 < len(starts) else len(text)) for i in lines]
+    else:
+        ranges = [(0, len(text))]
+    for start, end in ranges:
+        yield from _accepted(det, tmap, det.pattern.finditer(text, start, end))
+
+
+def _accepted(
+    det: Detector, tmap: TextMap, matches: Iterator[re.Match[str]]
+) -> Iterator[re.Match[str]]:
+    for m in matches:
         if tmap.kind_at(m.start()) not in det.kinds:
             continue
         if det.accept is not None and not det.accept(m):

@@ -62,7 +62,8 @@ _SECRET_PATH = (
 
 
 def possessive(pattern: str) -> str:
-    """``pattern`` with every greedy counted repeat (``{m,n}``, ``{m}``) made possessive.
+    """``pattern`` with every greedy counted repeat (``{m,n}``, ``{m}``) made possessive, and
+    ``\\s`` kept off line breaks (each pattern matches within one line).
 
     The patterns are written so that what follows such a repeat never starts with what it
     repeats (``\\s{1,5}`` before a word, ``[^\\n|]{0,300}`` before ``|``): giving back
@@ -70,20 +71,25 @@ def possessive(pattern: str) -> str:
     gaps (``{0,300}?``) as the only places a match attempt backtracks.
     """
     out: list[str] = []
-    i, n, in_class = 0, len(pattern), False
+    i, n, in_class, negated = 0, len(pattern), False, False
     while i < n:
         c = pattern[i]
         if c == "\\":
-            out.append(pattern[i : i + 2])
+            pair = pattern[i : i + 2]
+            if pair == "\\s":  # whitespace, but never a line break: a match stays on its line
+                pair = (
+                    (" \\t\\r\\f\\v\\n" if negated else " \\t\\r\\f\\v")
+                    if in_class
+                    else "[^\\S\\n]"
+                )
+            out.append(pair)
             i += 2
             continue
         if in_class:
             in_class = c != "]"
         elif c == "[":
-            in_class = True
-            if pattern[i + 1 : i + 2] == "^":  # a leading ] or ^] is a member, not the end
-                out.append(c)
-                c, i = "^", i + 1
+            in_class = True  # (no class here starts with "]")
+            negated = pattern[i + 1 : i + 2] == "^"
         elif c == "{":
             end = pattern.index("}", i)
             out.append(pattern[i : end + 1])
@@ -175,7 +181,7 @@ DETECTORS: tuple[Detector, ...] = (
         r"|administrator)\b"
         r"|\bfrom\s{1,5}now\s{1,5}on,?\s{1,5}you\s{1,5}(?:will|must|are|shall)\s{1,5}(?:ignore"
         r"|obey|only|always|never|not)\b",
-        "system sys inst im_ you pretend now",
+        "system sys inst im_ start_header you pretend now anthropic openai",
         severity=_IN_SCRIPT_MEDIUM,
     ),
     # -- remote code -------------------------------------------------------------------------

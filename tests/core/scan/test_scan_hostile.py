@@ -92,6 +92,8 @@ def test_the_ways_measure_catches_a_catastrophic_pattern() -> None:
 def test_possessive_keeps_lazy_gaps_and_classes() -> None:
     assert possessive(r"a{1,5}[^{]{0,3}?b{2}[x{]") == r"a{1,5}+[^{]{0,3}?b{2}+[x{]"
     assert possessive(r"\{1,2}") == r"\{1,2}"
+    assert possessive(r"a\s[\s=]") == r"a[^\S\n][ \t\r\f\v=]"
+    assert possessive(r"[^\s']") == r"[^ \t\r\f\v\n']"
 
 
 # Long strings built from the pieces the patterns look for, so that a pattern starts a match
@@ -155,3 +157,38 @@ def test_scan_never_raises(path: str, text: str) -> None:
     for f in scan_text(path, text):
         assert f.line >= 1 and f.column >= 1
         assert "\n" not in f.excerpt and len(f.excerpt) <= 81
+
+
+def _both_ways(path: str, text: str) -> None:
+    """The keyword shortcut finds what matching the whole text finds."""
+    from skillcore.scan.context import text_map
+    from skillcore.scan.engine import _matches
+
+    tmap = text_map(path, text)
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return
+    for det in DETECTORS:
+        fast = [m.span() for m in _matches(det, tmap, lowered)]
+        whole = [m.span() for m in _matches(det, tmap, "")]
+        assert fast == whole, (det.rule, text)
+
+
+def test_keywords_cover_every_sample() -> None:
+    from tests.core.scan.labelled import BENIGN, MALICIOUS
+    from tests.core.scan.test_scan_rules import HOSTILE
+
+    for path, text, _, _ in HOSTILE:
+        _both_ways(path, text)
+    for files in [*BENIGN.values(), *(f for _, f in MALICIOUS.values())]:
+        for rel, text in files.items():
+            _both_ways(rel, text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    path=st.sampled_from(["SKILL.md", "scripts/x.py", "r.md"]),
+    text=st.lists(_ALPHABET, max_size=60).map("".join),
+)
+def test_keywords_cover_fuzzed_text(path: str, text: str) -> None:
+    _both_ways(path, text)
