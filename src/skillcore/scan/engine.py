@@ -32,6 +32,7 @@ ENTROPY_MIN_CHARS = 60
 ENTROPY_BITS = 4.6
 HEX_MIN_CHARS = 160
 
+_KINDS_OF_SKILL_FILE = frozenset({FileKind.FRONTMATTER, FileKind.INSTRUCTIONS})
 _IMPLICIT_BIDI = "\u061c\u200e\u200f"  # the marks: lower risk than overrides and isolates
 _BIDI = re.compile(f"[{BIDI_CONTROLS}]")
 _TAGS = re.compile("[\U000e0000-\U000e007f]{1,4096}")
@@ -56,7 +57,10 @@ def scan_text(
     lowered = text.lower()
     if len(lowered) != len(text):  # a few characters lower to two: offsets would not line up
         lowered = ""
+    present = _KINDS_OF_SKILL_FILE if tmap.skill_file else frozenset({tmap.kind})
     for det in DETECTORS:
+        if det.kinds.isdisjoint(present):
+            continue
         for m in _matches(det, tmap, lowered):
             kind = tmap.kind_at(m.start())
             severity = dict(det.severity).get(kind, RULES[det.rule].severity)

@@ -35,6 +35,8 @@ class Detector:
     severity: tuple[tuple[FileKind, ScanSeverity], ...] = ()
     #: A last check of a match (e.g. the address is public).
     accept: Callable[[re.Match[str]], bool] | None = None
+    #: Lowercase words one of which must also be on a line for the pattern to run there.
+    also: tuple[str, ...] = ()
 
 
 # -- shared pieces ---------------------------------------------------------------------------
@@ -54,6 +56,11 @@ _DECODE_CALL = (
 _DOWNLOAD_CALL = (
     r"(?:urlopen|requests\.(?:get|post)|httpx\.(?:get|post)|urllib\.request|fetch\s{0,3}\("
     r"|\.downloadstring\s{0,3}\()"
+)
+#: Words one of which every :data:`_SECRET_PATH` match holds.
+_SECRET_WORDS = (
+    ".ssh id_rsa id_ed25519 id_ecdsa credentials .env passwd shadow _history .netrc .kube "
+    "gcloud keychain .aws"
 )
 _SECRET_PATH = (
     r"(?:\.ssh|id_rsa|id_ed25519|id_ecdsa|credentials|\.env\b|passwd|shadow|_history|\.netrc"
@@ -109,9 +116,11 @@ def _d(
     kinds: frozenset[FileKind] = _ALL,
     severity: tuple[tuple[FileKind, ScanSeverity], ...] = (),
     accept: Callable[[re.Match[str]], bool] | None = None,
+    also: str = "",
 ) -> Detector:
     compiled = re.compile(possessive(pattern), _I)
-    return Detector(rule, compiled, tuple(keywords.split()), kinds, severity, accept)
+    words = tuple(keywords.split())
+    return Detector(rule, compiled, words, kinds, severity, accept, tuple(also.split()))
 
 
 _IN_SCRIPT_MEDIUM = ((FileKind.SCRIPT, ScanSeverity.MEDIUM),)
@@ -160,8 +169,10 @@ DETECTORS: tuple[Detector, ...] = (
         r"|find\s{1,5}out|be\s{1,5}told)\b"
         r"|\bwithout\s{1,5}(?:the\s{1,5})?user'?s?\s{1,5}(?:knowledge|noticing|knowing|consent)\b"
         r"|\bsilently\s{1,5}(?:send|upload|post|copy|run|execute|install|exfiltrate)\b",
-        "tell inform reveal notify alert disclos warn let secret hidden confidential user silently",
+        "user silently",
         severity=_IN_SCRIPT_MEDIUM,
+        also="tell inform reveal notify alert disclos warn let secret hidden confidential must "
+        "should without silently",
     ),
     _d(
         "SC103",
@@ -181,8 +192,11 @@ DETECTORS: tuple[Detector, ...] = (
         r"|administrator)\b"
         r"|\bfrom\s{1,5}now\s{1,5}on,?\s{1,5}you\s{1,5}(?:will|must|are|shall)\s{1,5}(?:ignore"
         r"|obey|only|always|never|not)\b",
-        "system sys inst im_ start_header you pretend now anthropic openai",
+        "sys inst im_ start_header longer now pretend anthropic openai developer creator "
+        "administrator",
         severity=_IN_SCRIPT_MEDIUM,
+        also="you sys inst im_ start_header pretend anthropic openai developer creator "
+        "administrator",
     ),
     # -- remote code -------------------------------------------------------------------------
     _d(
@@ -197,6 +211,7 @@ DETECTORS: tuple[Detector, ...] = (
         r"|\b(?:source|\.)\s{1,5}<\(\s{0,5}(?:curl|wget)\b"
         r"|\b(?:ba|z)?sh\s{1,5}-c\s{1,5}[\"']?\$\(\s{0,5}(?:curl|wget)\b",
         "curl wget fetch iwr irm invoke-",
+        also="| <( $(",
     ),
     _d(
         "SC302",
@@ -268,31 +283,54 @@ DETECTORS: tuple[Detector, ...] = (
         "paste bin termbin transfer.sh 0x0 file.io webhook pipedream beeceptor ngrok "
         "trycloudflare interact oast burpcollaborator discord telegram",
     ),
+    # SC602 in parts, each with the words its lines must hold.
     _d(
         "SC602",
-        r"\b(?:env|printenv|set)\s{0,3}\|\s{0,5}(?:curl|wget|nc|ncat|netcat)\b"
+        r"\b(?:env|printenv|set)\s{0,3}\|\s{0,5}(?:curl|wget|nc|ncat|netcat)\b",
+        "env set",
+        also="|",
+    ),
+    _d(
+        "SC602",
         # the first command substitution after curl
-        r"|\b(?:curl|wget)\b(?:[^\n$]|\$(?!\()){0,300}\$\(\s{0,3}(?:env|printenv"
-        r"|cat\s{1,5}[^\n)]{0,100}?" + _SECRET_PATH + r")"
-        r"|(?<![\w-])(?:-d|--data[\w-]{0,12}|-F|--form)[\s=]{1,3}['\"]?(?:[\w-]{1,40}=)?@"
+        r"\b(?:curl|wget)\b(?:[^\n$]|\$(?!\()){0,300}\$\(\s{0,3}(?:env|printenv"
+        r"|cat\s{1,5}[^\n)]{0,100}?" + _SECRET_PATH + r")",
+        "curl wget",
+        also="$(",
+    ),
+    _d(
+        "SC602",
+        r"(?<![\w-])(?:-d|--data[\w-]{0,12}|-F|--form)[\s=]{1,3}['\"]?(?:[\w-]{1,40}=)?@"
         r"['\"]?[^\s'\"]{0,120}?"
         + _SECRET_PATH
         + r"|(?<![\w-])(?:-T|--upload-file|--post-file)[\s=]{1,3}['\"]?[^\s'\"]{0,120}?"
-        + _SECRET_PATH
-        + r"|\b(?:requests|httpx|session|client)\.(?:post|put)\s{0,3}\("
+        + _SECRET_PATH,
+        "-d --data -f --form -t --upload-file --post-file",
+        also=_SECRET_WORDS,
+    ),
+    _d(
+        "SC602",
+        r"\b(?:requests|httpx|session|client)\.(?:post|put)\s{0,3}\("
         + _GAP
         + r"(?:os\.environ|environ\.copy|dict\(\s{0,3}os\.environ)"
-        r"|\burlopen\s{0,3}\(" + _GAP + r"os\.environ"
-        r"|\bfetch\s{0,3}\(" + _GAP + r"process\.env\b(?!\.)"
-        r"|\bJSON\.stringify\(\s{0,3}process\.env\s{0,3}\)"
+        r"|\burlopen\s{0,3}\(" + _GAP + r"os\.environ",
+        "environ",
+    ),
+    _d(
+        "SC602",
+        r"\bfetch\s{0,3}\(" + _GAP + r"process\.env\b(?!\.)"
+        r"|\bJSON\.stringify\(\s{0,3}process\.env\s{0,3}\)",
+        "process.env",
+    ),
+    _d(
+        "SC602",
         # asking the model to send something secret to a URL (the first URL after it)
-        r"|\b(?:send|post|upload|submit|forward|transmit|exfiltrate|copy)\b[^\n]{0,120}?"
+        r"\b(?:send|post|upload|submit|forward|transmit|exfiltrate|copy)\b[^\n]{0,120}?"
         r"\b(?:contents?|keys?|tokens?|secrets?|credentials?|environment|env\s{1,3}vars?"
         r"|variables|history|conversation|chat\s{1,3}log)\b(?:[^\nh]|h(?!ttps?://)){0,120}"
         r"https?://",
-        "env printenv set curl wget -d --data -f --form -t --upload-file --post-file requests "
-        "httpx session client urlopen fetch json.stringify send post upload submit forward "
-        "transmit exfiltrate copy",
+        "http",
+        also="send post upload submit forward transmit exfiltrate copy",
     ),
     _d(
         "SC603",
@@ -319,14 +357,20 @@ DETECTORS: tuple[Detector, ...] = (
         kinds=_SCRIPT,
     ),
     # -- network -----------------------------------------------------------------------------
+    _d("SC902", r"/dev/(?:tcp|udp)/[\w.-]{1,253}/\d{1,5}", "/dev/tcp /dev/udp"),
     _d(
         "SC902",
-        r"/dev/(?:tcp|udp)/[\w.-]{1,253}/\d{1,5}"
-        r"|\b(?:nc|ncat|netcat)\b[^\n]{0,100}?\s-(?:e|c)\s{0,3}(?:/bin/)?(?:ba|z)?sh\b"
-        r"|\bpty\.spawn\s{0,3}\(|\bos\.dup2\s{0,3}\(\s{0,3}\w{1,40}\.fileno\s{0,3}\("
-        r"|\bsocat\b[^\n]{0,200}?\bexec:|\bmkfifo\b[^\n]{0,200}?\b(?:nc|ncat)\b",
-        "/dev/tcp /dev/udp nc netcat pty.spawn dup2 socat mkfifo",
+        r"\b(?:nc|ncat|netcat)\b[^\n]{0,100}?\s-(?:e|c)\s{0,3}(?:/bin/)?(?:ba|z)?sh\b",
+        "nc",
+        also="-e -c",
     ),
+    _d(
+        "SC902",
+        r"\bpty\.spawn\s{0,3}\(|\bos\.dup2\s{0,3}\(\s{0,3}\w{1,40}\.fileno\s{0,3}\(",
+        "pty.spawn dup2",
+    ),
+    _d("SC902", r"\bsocat\b[^\n]{0,200}?\bexec:", "socat", also="exec:"),
+    _d("SC902", r"\bmkfifo\b[^\n]{0,200}?\b(?:nc|ncat)\b", "mkfifo", also="nc"),
     _d(
         "SC901",
         r"^[ \t]{0,40}(?:import|from)\s{1,5}(?:socket|requests|httpx|aiohttp|urllib3?"
