@@ -58,10 +58,11 @@ def scan_text(
     if len(lowered) != len(text):  # a few characters lower to two: offsets would not line up
         lowered = ""
     present = _KINDS_OF_SKILL_FILE if tmap.skill_file else frozenset({tmap.kind})
+    lines = _Lines(tmap, lowered)
     for det in DETECTORS:
         if det.kinds.isdisjoint(present):
             continue
-        for m in _matches(det, tmap, lowered):
+        for m in _matches(det, tmap, lines):
             kind = tmap.kind_at(m.start())
             severity = dict(det.severity).get(kind, RULES[det.rule].severity)
             line = tmap.position(m.start())[0]
@@ -122,31 +123,48 @@ class _Found:
         return tuple(out)
 
 
-def _spans(keywords: tuple[str, ...], lowered: str, starts: tuple[int, ...]) -> list[int]:
-    """The sorted line indexes holding one of ``keywords`` (each pattern's matches hold one,
-    and stay on one line: only those lines are matched, the rest costs a substring search)."""
-    found: set[int] = set()
-    n = len(starts)
-    for kw in keywords:
-        i = lowered.find(kw)
+class _Lines:
+    """The lines of one text holding each keyword, found once per keyword (detectors share
+    keywords): each pattern's matches hold one of its keywords and stay on one line, so only
+    those lines are matched, the rest costs a substring search."""
+
+    def __init__(self, tmap: TextMap, lowered: str) -> None:
+        self.tmap, self.lowered = tmap, lowered
+        self.found: dict[str, tuple[int, ...]] = {}
+
+    def of(self, keyword: str) -> tuple[int, ...]:
+        """The 0-based indexes of the lines holding ``keyword``, in order."""
+        cached = self.found.get(keyword)
+        if cached is not None:
+            return cached
+        lowered, starts = self.lowered, self.tmap.starts
+        out: list[int] = []
+        i = lowered.find(keyword)
         while i != -1:
             line = bisect.bisect_right(starts, i) - 1
-            found.add(line)
-            if line + 1 >= n:
+            out.append(line)
+            if line + 1 >= len(starts):
                 break
-            i = lowered.find(kw, starts[line + 1])
-    return sorted(found)
+            i = lowered.find(keyword, starts[line + 1])
+        self.found[keyword] = result = tuple(out)
+        return result
+
+    def ranges(self, det: Detector) -> list[tuple[int, int]]:
+        """``(start, end)`` of each line the detector's pattern must look at."""
+        text, starts, lowered = self.tmap.text, self.tmap.starts, self.lowered
+        if not lowered:  # offsets of the lowered text do not line up: the whole text
+            return [(0, len(text))]
+        lines = sorted({i for kw in det.keywords for i in self.of(kw)})
+        n = len(starts)
+        spans = [(starts[i], starts[i + 1] if i + 1 < n else len(text)) for i in lines]
+        if det.also:
+            spans = [r for r in spans if any(a in lowered[r[0] : r[1]] for a in det.also)]
+        return spans
 
 
-def _matches(det: Detector, tmap: TextMap, lowered: str) -> Iterator[re.Match[str]]:
-    text, starts = tmap.text, tmap.starts
-    if lowered:
-        lines = _spans(det.keywords, lowered, starts)
-        ranges = [(starts[i], starts[i + 1] if i + 1 < len(starts) else len(text)) for i in lines]
-    else:
-        ranges = [(0, len(text))]
-    for start, end in ranges:
-        yield from _accepted(det, tmap, det.pattern.finditer(text, start, end))
+def _matches(det: Detector, tmap: TextMap, lines: _Lines) -> Iterator[re.Match[str]]:
+    for start, end in lines.ranges(det):
+        yield from _accepted(det, tmap, det.pattern.finditer(tmap.text, start, end))
 
 
 def _accepted(

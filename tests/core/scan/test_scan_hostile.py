@@ -162,15 +162,15 @@ def test_scan_never_raises(path: str, text: str) -> None:
 def _both_ways(path: str, text: str) -> None:
     """The keyword shortcut finds what matching the whole text finds."""
     from skillcore.scan.context import text_map
-    from skillcore.scan.engine import _matches
+    from skillcore.scan.engine import _Lines, _matches
 
     tmap = text_map(path, text)
     lowered = text.lower()
     if len(lowered) != len(text):
         return
     for det in DETECTORS:
-        fast = [m.span() for m in _matches(det, tmap, lowered)]
-        whole = [m.span() for m in _matches(det, tmap, "")]
+        fast = [m.span() for m in _matches(det, tmap, _Lines(tmap, lowered))]
+        whole = [m.span() for m in _matches(det, tmap, _Lines(tmap, ""))]
         assert fast == whole, (det.rule, text)
 
 
