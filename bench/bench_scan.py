@@ -11,7 +11,8 @@ For each N it builds (or reuses) the synthetic library of ``bench/synth.py`` (~3
 discovered library (every ``SKILL.md`` and file read through the source reader and scanned),
 and both together, after one warm-up run. It prints the median and the best of ``--runs`` runs,
 the CPU time of the process (on a loaded machine the wall clock also counts other processes'
-turns) and the ratio of the scan to discovery measured in the same run. It also prints the precision and recall on the labelled set.
+turns) and the ratio of the scan to discovery measured in the same run. It also prints the
+precision and recall on the labelled set.
 """
 
 from __future__ import annotations
