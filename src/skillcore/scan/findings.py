@@ -13,8 +13,7 @@ from skillcore.scan.rules import RULES, Rule, RuleClass, ScanSeverity
 @attrs.frozen
 class Finding:
     """One rule matched in one file: ``path`` is relative to the source (the skill directory
-    joined with the file), ``line`` and ``column`` are 1-based (0 when the rule is about the
-    whole file)."""
+    joined with the file), ``line`` and ``column`` are 1-based."""
 
     rule_id: str
     severity: ScanSeverity

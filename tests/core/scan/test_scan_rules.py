@@ -214,3 +214,19 @@ def test_a_long_line_of_mentions_stays_cheap_and_low() -> None:
     text = _md("Never use " + "`.env` " * 20_000)
     found = scan_text("SKILL.md", text)
     assert {f.severity for f in found} == {LOW}
+
+
+def test_the_docs_state_the_caps_the_code_uses() -> None:
+    from pathlib import Path
+
+    from skillcore.limits import DEFAULT_MAX_RESOURCE_BYTES, DEFAULT_MAX_RESOURCES
+    from skillcore.scan.engine import EXCERPT_CHARS, MAX_FINDINGS_PER_RULE
+
+    docs = Path(__file__).resolve().parents[3] / "docs"
+    for page in ("scan.md", "security.md"):
+        text = " ".join((docs / page).read_text(encoding="utf-8").split())
+        assert f"at most {DEFAULT_MAX_RESOURCES} files a skill" in text, page
+        assert f"{DEFAULT_MAX_RESOURCE_BYTES // 1024} KiB a file" in text, page
+        assert f"at most {MAX_FINDINGS_PER_RULE} places" in text, page
+    scan_page = (docs / "scan.md").read_text(encoding="utf-8")
+    assert f"at most {EXCERPT_CHARS}\ncharacters" in scan_page
