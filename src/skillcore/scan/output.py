@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from skillcore._escaping import single_line
 from skillcore.scan.findings import Finding, ScanReport
@@ -142,16 +143,17 @@ def uri_maker(
 ) -> Callable[[Finding | None, str, str], str]:
     """File URIs for SARIF: a local file inside ``cwd`` (default: the current directory) as a
     relative path (what code scanning matches against the repository), any other local file as
-    a ``file://`` URI, a remote source's file under its URL. ``urls``: source label -> URL."""
+    a ``file://`` URI, a remote source's file under its URL; percent-encoded as URIs are.
+    ``urls``: source label -> URL."""
     base = Path(cwd or os.getcwd()).resolve()
 
     def uri_of(finding: Finding | None, source: str, path: str) -> str:
         url = urls.get(source, source)
         if "://" in url:
-            return f"{url.rstrip('/')}/{path}"
+            return f"{url.rstrip('/')}/{quote(path)}"
         full = (Path(url) / path).resolve() if url else Path(path).resolve()
         try:
-            return full.relative_to(base).as_posix()
+            return quote(full.relative_to(base).as_posix())
         except ValueError:
             return full.as_uri()
 

@@ -168,6 +168,15 @@ def test_sarif_output_is_valid_for_code_scanning(hostile: Path) -> None:
     assert uris["SC301"]["region"] == {"startLine": 2, "startColumn": 1}
 
 
+def test_sarif_uris_are_encoded(tmp_path: Path) -> None:
+    from skillcore.scan import uri_maker
+
+    uri_of = uri_maker({"s": str(tmp_path / "my skills"), "r": "s3://b/k"}, cwd=str(tmp_path))
+    assert uri_of(None, "s", "a b/#1.md") == "my%20skills/a%20b/%231.md"
+    assert uri_of(None, "r", "a b.md") == "s3://b/k/a%20b.md"
+    assert uri_of(None, "s", "../../x.md").startswith("file:///")
+
+
 def test_sarif_of_a_clean_scan_is_valid() -> None:
     proc = scan(str(EXAMPLES), "--format", "sarif")
     log = json.loads(proc.stdout)
