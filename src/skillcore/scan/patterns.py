@@ -268,6 +268,14 @@ DETECTORS: tuple[Detector, ...] = (
         severity=_IN_TEXT_LOW,
     ),
     _d(
+        "SC502",
+        # a command that reads it (its first argument): as serious in instructions as in a script
+        r"\b(?:cat|less|more|head|tail|source|type|get-content|base64|xxd|cp|scp|open)\s{1,5}"
+        r"(?:-[\w-]{1,10}\s{1,5}){0,3}['\"]?(?:[\w.~$/-]{0,80}?/)?(?<![\w$.])\.env"
+        r"(?:\.(?:local|prod(?:uction)?|dev(?:elopment)?|staging|test))?(?![\w.-])",
+        ".env",
+    ),
+    _d(
         "SC503",
         r"169\.254\.169\.254|\bmetadata\.google\.internal\b|100\.100\.100\.200|fd00:ec2::254",
         "169.254.169.254 metadata.google.internal 100.100.100.200 fd00:ec2::254",
