@@ -36,6 +36,7 @@ from skillcore.apps.cli_eval import (
 )
 from skillcore.apps.cli_invoke import add_invocation_commands
 from skillcore.apps.cli_lock import add_lock_commands
+from skillcore.apps.cli_scan import add_scan_command
 from skillcore.apps.cli_sign import add_sign_commands
 from skillcore.apps.cli_skills import (
     REFERENCE_MODE,
@@ -127,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_mcp_command(sub)
     add_lock_commands(sub, _add_command)
     add_sign_commands(sub)
+    add_scan_command(sub, _add_command)
     return parser
 
 
