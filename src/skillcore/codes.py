@@ -61,6 +61,13 @@ class OutcomeCode(str, enum.Enum):
     SCRIPT_DECLINED = "SCRIPT_DECLINED"
     #: The runner cannot give the isolation the configuration requires; nothing ran.
     ISOLATION_UNAVAILABLE = "ISOLATION_UNAVAILABLE"
+    #: A load of a forked skill (``context: fork``) where no subagent runs it: nothing is
+    #: loaded; the reply says so, and a custom loop may start the subagent itself.
+    FORK = "FORK"
+    #: A forked skill ran in its subagent; the reply is the subagent's final answer.
+    FORKED = "FORKED"
+    #: A forked skill names a subagent (``agent:``) the agent does not have.
+    SUBAGENT_UNKNOWN = "SUBAGENT_UNKNOWN"
 
 
 class DecisionCode(str, enum.Enum):
@@ -94,6 +101,7 @@ OK_CODES = frozenset(
         OutcomeCode.RESOURCE_READ,
         OutcomeCode.SEARCH_RESULTS,
         OutcomeCode.SCRIPT_RAN,
+        OutcomeCode.FORKED,
     }
 )
 
@@ -117,6 +125,8 @@ TERMINAL_CODES = frozenset(
         OutcomeCode.SCRIPT_NOT_RUNNABLE,
         OutcomeCode.SCRIPT_DECLINED,
         OutcomeCode.ISOLATION_UNAVAILABLE,
+        OutcomeCode.FORK,
+        OutcomeCode.SUBAGENT_UNKNOWN,
     }
 )
 

@@ -108,6 +108,18 @@ class SkillMetadata:
         """True when the skill restricts tools (an empty ``allowed-tools`` list counts)."""
         return self.allowed_tools is not None
 
+    @property
+    def forked(self) -> bool:
+        """True for ``context: fork``: the skill runs as the task of a subagent, with its own
+        context, instead of loading into the agent that asks for it."""
+        return self.extra.get("context") == "fork"
+
+    @property
+    def agent(self) -> str | None:
+        """The subagent a forked skill names (``agent:``; text only, else None)."""
+        agent = self.extra.get("agent")
+        return agent.strip() or None if isinstance(agent, str) else None
+
 
 def _trusted_constructor(cls: type) -> Callable[..., Any]:
     """A constructor of ``cls`` taking every field positionally that sets the slots as given,

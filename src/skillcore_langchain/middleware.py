@@ -28,11 +28,12 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from skillcore import Ledger, SkillConfig, SkillSession
+from skillcore import Ledger, OutcomeCode, SkillConfig, SkillSession
 from skillcore.runtime import (
     AdapterAttributes,
     AdapterParts,
     CatalogMemo,
+    ForkRequest,
     ModelCalls,
     Recent,
     Sources,
@@ -113,6 +114,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         share_with_subagents: bool = False,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
         ledger: Ledger | None = None,
+        subagents: Mapping[str, Any] | None = None,
         **options: Any,
     ) -> None:
         """Build the middleware.
@@ -140,6 +142,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             ledger: where workers sharing the checkpointer record each thread's latest skill
                 state (``SQLLedger.postgres(url)``): two runs on one thread at once are noticed
                 (``state.forked``) and never lift a restriction (default: this process only).
+            subagents: the subagents forked skills (``context: fork``) run in, by the name
+                their ``agent:`` field gives: ``factory(skills_middleware) -> agent`` or a
+                deepagents ``SubAgent`` spec (see :mod:`skillcore_langchain.subagents`).
         """
         skills = skills_argument(skills, sources, backend)
         gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
@@ -161,6 +166,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         #: Where each thread's load replies sit in its messages (delivery by call id).
         self.deliveries = self.model_calls.deliveries
         self._init_tools(gated)
+        #: The subagents forked skills run in (None: forked skills are not started here).
+        self.subagents: Any = None
+        if subagents:
+            from skillcore_langchain.subagents import Subagents
+
+            self.subagents = Subagents(self, subagents)
 
     def _init_tools(self, gated: list[BaseTool]) -> None:
         # The tools shown to the model: per-catalog copies with the skill names as an enum.
@@ -406,7 +417,15 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             result = self.toolkit.call(
                 view, name, arguments, **view.context, call_id=runtime.tool_call_id
             )
-            return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
+            fork = None
+            if self.subagents is not None and result.code is OutcomeCode.FORK:
+                # A forked skill's load: its subagent runs it (or the refusal replies).
+                fork = self.subagents.forks.request(view.read(), arguments.get("skill_name"))
+            if not isinstance(fork, ForkRequest):
+                result = fork or result
+                return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
+        # Outside the turn: the subagent runs long and its calls are its own.
+        return self.subagents.run(result.session, fork, runtime.tool_call_id)
 
     async def _arun(
         self, name: str, runtime: ToolRuntime, arguments: dict[str, Any]
@@ -415,4 +434,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             result = await self.toolkit.acall(
                 view, name, arguments, **view.context, call_id=runtime.tool_call_id
             )
-            return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
+            fork = None
+            if self.subagents is not None and result.code is OutcomeCode.FORK:
+                fork = await self.subagents.forks.arequest(view.read(), arguments.get("skill_name"))
+            if not isinstance(fork, ForkRequest):
+                result = fork or result
+                return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
+        return await self.subagents.arun(result.session, fork, runtime.tool_call_id)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     )
     from skillcore.state.schema import STATE_SCHEMA, LoadedSkill, loaded_names_of
     from skillcore.state.stores import MarkedStore, SessionRef, SessionStore, as_store
+    from skillcore.state.subagents import ForkGuard, SubagentRules, SubagentScope
     from skillcore.state.token import StateSigner
     from skillcore.state.transitions import SkillSession
     from skillcore.state.turn_order import CallInTurn, TurnCall, TurnStore
@@ -40,6 +41,9 @@ __getattr__, __dir__, __all__ = face(
         "CallInTurn": "skillcore.state.turn_order",
         "CatalogMemo": "skillcore.state.restore",
         "ForkCheck": "skillcore.state.forks",
+        "ForkGuard": "skillcore.state.subagents",
+        "SubagentRules": "skillcore.state.subagents",
+        "SubagentScope": "skillcore.state.subagents",
         "Hook": "skillcore.state.hooks",
         "HookEvent": "skillcore.state.hooks",
         "Ledger": "skillcore.state.ledger",

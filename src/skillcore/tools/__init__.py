@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from skillcore.tools import replies
     from skillcore.tools.binary import BinaryPayload
     from skillcore.tools.calls import ToolResult
+    from skillcore.tools.forks import ForkRequest, Forks
     from skillcore.tools.preview import preview_decision
     from skillcore.tools.reinjection import DeliveryIndex, Reinjection, load_replies
     from skillcore.tools.replies import ERROR_PREFIX
@@ -29,6 +30,8 @@ __getattr__, __dir__, __all__ = face(
         "ArgumentError": "skillcore.tools.specs",
         "BinaryPayload": "skillcore.tools.binary",
         "DeliveryIndex": "skillcore.tools.reinjection",
+        "ForkRequest": "skillcore.tools.forks",
+        "Forks": "skillcore.tools.forks",
         "Reinjection": "skillcore.tools.reinjection",
         "SkillToolkit": "skillcore.tools.toolkit",
         "ToolResult": "skillcore.tools.calls",
