@@ -13,7 +13,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import attrs
-
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command

@@ -92,7 +92,7 @@ def test_a_forked_skill_runs_in_its_subagent_under_its_allowed_tools(
     # The child got the skill's instructions as its task, in its own context.
     first = child.requests[0]["messages"]
     assert any(isinstance(m, HumanMessage) and "Find where X is defined." in m.text for m in first)
-    assert not any("go" == getattr(m, "text", None) for m in first[1:])
+    assert not any(getattr(m, "text", None) == "go" for m in first[1:])
     child_replies = [m for m in child.requests[-1]["messages"] if isinstance(m, ToolMessage)]
     codes = [(m.name, (m.artifact or {}).get("code"), m.status) for m in child_replies]
     assert codes[0] == ("Write", "TOOL_BLOCKED", "error")
@@ -107,7 +107,7 @@ def test_a_forked_skill_runs_in_its_subagent_under_its_allowed_tools(
 
 def test_a_subagent_the_agent_does_not_have_is_a_clear_reply(library: Path) -> None:
     parent, child = ScriptedChatModel(), ScriptedChatModel()
-    agent, mw = build(library, parent, child)
+    agent, _mw = build(library, parent, child)
     parent.push(tool_calls(load("stray")))
     (reply,) = tool_replies(go(agent)["messages"])
     assert reply.status == "error" and reply.artifact == {"code": "SUBAGENT_UNKNOWN"}
@@ -129,7 +129,7 @@ def test_without_subagents_a_forked_skill_is_not_loaded(library: Path) -> None:
 
 def test_scoping_hides_and_denies_skills(library: Path) -> None:
     parent, child = ScriptedChatModel(), ScriptedChatModel()
-    agent, mw = build(
+    agent, _mw = build(
         library,
         parent,
         child,

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from skillcore.runtime.config import (
         AdapterAttributes,
         AdapterParts,
-        SkillConfig,
         OrchestratorCatalog,
+        SkillConfig,
         Sources,
         check_toolkit_options,
         with_gated_tools,

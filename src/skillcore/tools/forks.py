@@ -16,16 +16,16 @@ import attrs
 
 from skillcore._escaping import single_line
 from skillcore.codes import DecisionCode, OutcomeCode
-from skillcore.model import Catalog, SkillDocument, SkillMetadata
-from skillcore.policy import ToolDecision
-from skillcore.sources import ReadError
 from skillcore.limits import Limits
+from skillcore.model import Catalog, SkillDocument, SkillMetadata
 from skillcore.names import ToolNames
-from skillcore.policy import ToolPolicy
+from skillcore.policy import ToolDecision, ToolPolicy
+from skillcore.sources import ReadError
 from skillcore.state import LoadRequest, Restorer, SkillSession
 from skillcore.state.subagents import ForkGuard, SubagentRules, fork_agent, scoped_catalog
 from skillcore.tools import calls, replies
 from skillcore.tools.calls import ToolResult
+from skillcore.tools.specs import ArgumentError
 
 if TYPE_CHECKING:
     from skillcore.tools.toolkit import SkillToolkit
@@ -138,7 +138,7 @@ class Forks:
             return None
         try:
             name = self.toolkit.parse_arguments(tool, arguments)["skill_name"]
-        except Exception:  # noqa: BLE001 - bad arguments are the toolkit's reply
+        except ArgumentError:  # the toolkit replies to bad arguments
             return None
         meta = session.catalog.get(name)
         if meta is None or meta.disable_model_invocation or not meta.forked:
