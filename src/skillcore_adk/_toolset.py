@@ -22,6 +22,7 @@ from skillcore.runtime import (
     AdapterAttributes,
     AdapterParts,
     CatalogMemo,
+    ForkRequest,
     ModelCalls,
     Recent,
     Sources,
@@ -175,6 +176,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         tool_filter: ToolPredicate | list[str] | None = None,
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
         ledger: Ledger | None = None,
+        subagents: Mapping[str, Callable[[SkillToolset], Any]] | None = None,
         **options: Any,
     ) -> None:
         """Build the toolset.
@@ -195,6 +197,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         ``ledger``: where workers sharing the session service record each session's latest
         skill state (e.g. ``SQLLedger.postgres(url)``), so two runs on one session at once are
         noticed (``state.forked``) and never lift a restriction.
+        ``subagents``: the subagents forked skills (``context: fork``) run in, by the name
+        their ``agent:`` field gives: ``factory(skill_toolset) -> LlmAgent``, run through
+        ADK's ``AgentTool`` (see :mod:`skillcore_adk.subagents`).
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
@@ -215,6 +220,12 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         self.gated = [GatedTool(self, t) for t in inner]
         self.state_key_prefix = state_key_prefix
         self._init_memory()
+        #: The subagents forked skills run in (None: forked skills are not started here).
+        self.subagents: Any = None
+        if subagents:
+            from skillcore_adk.subagents import Subagents
+
+            self.subagents = Subagents(self, subagents)
 
     def _init_memory(self) -> None:
         """What the toolset remembers between the hooks and calls of a run."""
@@ -284,7 +295,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The four skill tools; none when the catalog has no model-visible skill."""
         await self._ensure_catalog(readonly_context.invocation_id if readonly_context else None)
-        tools = [*self._tools_for(self.library.catalog), *self.gated]
+        tools = [*self._tools_for(self.restore.catalog()), *self.gated]
         return [t for t in tools if self._is_tool_selected(t, readonly_context)]
 
     async def process_llm_request(
@@ -337,10 +348,17 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
+        fork = None
         async with await self._aturn(tool_context) as view:
             result = await self.toolkit.acall(
                 view, tool, dict(args), **view.context, call_id=tool_context.function_call_id
             )
+            if self.subagents is not None and result.code is OutcomeCode.FORK:
+                # A forked skill's load: its subagent runs it (or the refusal replies).
+                fork = await self.subagents.forks.arequest(view.read(), args.get("skill_name"))
+        if isinstance(fork, ForkRequest):  # outside the turn: the subagent's calls are its own
+            return await self.subagents.run(result.session, fork, tool_context)
+        result = fork or result
         return _calls.reply(result, tool_context, self.state_key(tool_context.agent_name))
 
     async def _aturn(self, tool_context: ToolContext) -> TurnCall:
