@@ -13,7 +13,7 @@ the run start's in :mod:`skillcore_langchain._run_start`.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware.types import (
     AgentMiddleware,
@@ -75,6 +75,9 @@ from skillcore_langchain._state import (
     merge_seed,
     state_update,
 )
+
+if TYPE_CHECKING:
+    from skillcore_langchain.subagents import Subagents
 
 __all__ = [
     "LOAD_KEY",
@@ -167,7 +170,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         self.deliveries = self.model_calls.deliveries
         self._init_tools(gated)
         #: The subagents forked skills run in (None: forked skills are not started here).
-        self.subagents: Any = None
+        self.subagents: Subagents | None = None
         if subagents:
             from skillcore_langchain.subagents import Subagents
 
@@ -420,11 +423,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             fork = None
             if self.subagents is not None and result.code is OutcomeCode.FORK:
                 # A forked skill's load: its subagent runs it (or the refusal replies).
-                fork = self.subagents.forks.request(view.read(), arguments.get("skill_name"))
+                fork = self.subagents.forks.request(view.read(), str(arguments.get("skill_name")))
             if not isinstance(fork, ForkRequest):
                 result = fork or result
                 return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
         # Outside the turn: the subagent runs long and its calls are its own.
+        assert self.subagents is not None  # a ForkRequest comes only from it
         return self.subagents.run(result.session, fork, runtime.tool_call_id)
 
     async def _arun(
@@ -436,8 +440,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             )
             fork = None
             if self.subagents is not None and result.code is OutcomeCode.FORK:
-                fork = await self.subagents.forks.arequest(view.read(), arguments.get("skill_name"))
+                fork = await self.subagents.forks.arequest(
+                    view.read(), str(arguments.get("skill_name"))
+                )
             if not isinstance(fork, ForkRequest):
                 result = fork or result
                 return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
+        assert self.subagents is not None  # a ForkRequest comes only from it
         return await self.subagents.arun(result.session, fork, runtime.tool_call_id)

@@ -19,7 +19,8 @@ from langgraph.types import Command
 
 from skillcore import SkillSession
 from skillcore.runtime import ForkRequest, Forks, fork_decision, replies, running_fork
-from skillcore_langchain._calls import policy_arguments, reply, tool_message
+from skillcore_langchain._calls import policy_arguments, reply
+from skillcore_langchain._messages import tool_message
 from skillcore_langchain._state import SEED_KEY
 from skillcore_langchain.middleware import SkillsMiddleware
 
@@ -48,6 +49,11 @@ def _check_spec(agent: str, spec: Any) -> None:
         raise TypeError(
             f"subagent {agent!r}: expected a factory or a SubAgent spec, got {spec!r:.80}"
         )
+
+
+def _unchanged(_session: SkillSession) -> dict[str, Any]:
+    """No state update: a fork never changes the parent's session."""
+    return {}
 
 
 def _answer(result: Any) -> str:
@@ -153,7 +159,7 @@ class Subagents:
         graph = self.graph(request.agent)
         with running_fork(request.guard):
             result = graph.invoke(self._input(request), _CONFIG)
-        return reply(self.forks.result(parent, request, _answer(result)), call_id, dict)
+        return reply(self.forks.result(parent, request, _answer(result)), call_id, _unchanged)
 
     async def arun(
         self, parent: SkillSession, request: ForkRequest, call_id: str | None
@@ -162,4 +168,4 @@ class Subagents:
         graph = self.graph(request.agent)
         with running_fork(request.guard):
             result = await graph.ainvoke(self._input(request), _CONFIG)
-        return reply(self.forks.result(parent, request, _answer(result)), call_id, dict)
+        return reply(self.forks.result(parent, request, _answer(result)), call_id, _unchanged)

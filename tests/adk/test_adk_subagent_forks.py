@@ -88,7 +88,7 @@ def child_responses(child_model: Any) -> list[tuple[str, dict[str, Any]]]:
 async def test_a_forked_skill_runs_in_its_subagent_under_its_allowed_tools(
     library: Path, plugin: bool
 ) -> None:
-    toolset, model, child, events, saved = await run(
+    toolset, _model, child, events, saved = await run(
         library,
         [[load("explore")], [("Write", {})], "done"],
         [[("Write", {})], [load("wide")], [("Write", {}), ("Read", {})], "X is in a.py"],

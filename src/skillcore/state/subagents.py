@@ -90,7 +90,7 @@ def _scope(value: Any) -> SubagentScope:
 
 def _scopes(value: Mapping[str, Any] | None) -> FrozenDict[str, SubagentScope]:
     scopes = {str(name): _scope(scope) for name, scope in (value or {}).items()}
-    return to_frozen(scopes)  # type: ignore[no-any-return]
+    return to_frozen(scopes)
 
 
 def scoped_catalog(catalog: Catalog, keep: Collection[str] | None) -> Catalog:

@@ -16,8 +16,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
-from agents import Agent, FunctionTool, RunContextWrapper, ToolGuardrailFunctionOutput
-from agents import ToolInputGuardrailData
+from agents import (
+    Agent,
+    FunctionTool,
+    RunContextWrapper,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrailData,
+)
 
 from skillcore import Catalog, SkillSession, ToolResult
 from skillcore.runtime import ForkRequest, Forks, fork_decision, replies, running_fork
