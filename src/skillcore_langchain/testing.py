@@ -40,11 +40,15 @@ from pydantic import ConfigDict, Field
 from skillcore import Limits, SkillLibrary, ToolNames, ToolPolicy
 from skillcore.runtime import loaded_names_of
 from skillcore.testing import (
+    ALL_CAPABILITIES,
     SCENARIO_PROFILE,
     SHELL_TOOL,
+    SUBAGENT_ANSWER,
+    SUBAGENT_NAME,
     AdapterDriver,
     Attachment,
     Call,
+    Capability,
     Reply,
     scenario_config,
     scenario_profiles,
@@ -186,10 +190,33 @@ class LangChainDriver(AdapterDriver):
     def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         """The adapter under test (the profiled driver builds another)."""
         config = scenario_config(self, limits, policy, tool_name_prefix=self.tool_name_prefix)
-        return SkillsMiddleware(library, config, tools=[_gated_tool(n) for n in self.gated])
+        return SkillsMiddleware(
+            library,
+            config,
+            tools=[_gated_tool(n) for n in self.gated],
+            subagents={SUBAGENT_NAME: self._subagent},
+        )
+
+    def _subagent(self, skills: SkillsMiddleware) -> Any:
+        """The scenario's subagent: a ``create_agent`` agent with its own scripted model."""
+        return create_agent(
+            self.subagent_model, [*plain_tools(), shell_tool()], middleware=[skills]
+        )
+
+    def subagent_replies(self) -> list[Reply]:
+        messages = self.subagent_model.requests[-1]["messages"]
+        return [
+            Reply(m.name or "", m.text, m.status == "error")
+            for m in messages
+            if isinstance(m, ToolMessage)
+        ]
 
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.model = ScriptedChatModel()
+        self.subagent_model = ScriptedChatModel()
+        for step in self.subagent_turns:
+            self.subagent_model.push(tool_calls(*((c.tool, c.args) for c in step)))
+        self.subagent_model.push(AIMessage(content=SUBAGENT_ANSWER))
         self.middleware = self._middleware(library, limits, policy)
         self.agent = create_agent(
             self.model,
@@ -244,6 +271,8 @@ class ProfiledLangChainDriver(LangChainDriver):
     context, so each check goes through the profile machinery."""
 
     context: Any = MappingProxyType({DEFAULT_CONTEXT_KEY: SCENARIO_PROFILE})
+    #: Profiles take no subagents.
+    capabilities = ALL_CAPABILITIES - {Capability.SUBAGENTS}
 
     def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         return ProfiledSkillsMiddleware(

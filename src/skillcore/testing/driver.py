@@ -89,6 +89,17 @@ class Capability(enum.Enum):
     #: A call to a tool the model was not offered reaches the adapter, which refuses it (a
     #: framework may instead fail the run, as the Agents SDK does).
     UNOFFERED_CALLS = "unoffered calls"
+    #: Forked skills (``context: fork``) run in a subagent through the framework's own
+    #: subagent mechanism: the driver registers a scripted subagent named
+    #: :data:`SUBAGENT_NAME` that takes :attr:`AdapterDriver.subagent_turns`, then answers
+    #: :data:`SUBAGENT_ANSWER`.
+    SUBAGENTS = "subagents"
+
+
+#: The name of the conformance scenario's subagent (:attr:`Capability.SUBAGENTS`).
+SUBAGENT_NAME = "Explore"
+#: The final answer of the conformance scenario's subagent.
+SUBAGENT_ANSWER = "The subagent found X in a.py."
 
 
 #: Every capability: what a driver of a full agent framework adapter declares.
@@ -110,6 +121,15 @@ class AdapterDriver(abc.ABC):
     #: Plain tools to register as skill-gated (the adapter's ``tools=``), set by the gating
     #: check before :meth:`start`; each may do anything.
     gated: tuple[str, ...] = ()
+    #: The turns the scripted subagent takes when a forked skill runs (each a list of calls
+    #: in parallel), set by a check before :meth:`start`; then it answers
+    #: :data:`SUBAGENT_ANSWER` (needed with :attr:`Capability.SUBAGENTS`).
+    subagent_turns: tuple[tuple[Call, ...], ...] = ()
+
+    def subagent_replies(self) -> list[Reply]:
+        """What came back to the subagent's model for its calls, in order, as it saw them
+        on its last model call (needed with :attr:`Capability.SUBAGENTS`)."""
+        raise TypeError(f"{type(self).__name__} declares SUBAGENTS but lacks subagent_replies()")
 
     def offered(self) -> list[str]:
         """Names of the tools offered to the model on its most recent call (needed with
