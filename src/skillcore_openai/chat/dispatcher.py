@@ -34,6 +34,7 @@ from skillcore.runtime import (
     ArgumentError,
     DeliveryIndex,
     ForkCheck,
+    OrchestratorCatalog,
     RawInput,
     Recent,
     Reinjection,
@@ -141,6 +142,8 @@ class OpenAISkills:
         else:
             self.toolkit = self.config.toolkit(self.config.library(skills))
         self.limits = self.config.session_limits()
+        # Skills hidden from the orchestrator are out of every session's catalog here.
+        self._catalog = OrchestratorCatalog(self.toolkit.library, self.config.subagent_rules())
         names = [n for n in gated if n is not None]
         self.policy = with_gated_tools(
             policy or self.config.policy(framework="agents_sdk"), names, self.toolkit.names
@@ -227,7 +230,7 @@ class OpenAISkills:
         (:func:`skillcore.runtime.restore_session`). ``load``: as for :meth:`ensure`."""
         session = restore_session(
             state,
-            self.library.catalog,
+            self._catalog(),
             limits or self.limits,
             policy or self.policy,
             self.toolkit.names,
