@@ -116,9 +116,11 @@ class SkillMetadata:
 
     @property
     def agent(self) -> str | None:
-        """The subagent a forked skill names (``agent:``; text only, else None)."""
+        """The subagent a forked skill names (``agent:``; None when it names none). A value
+        that is not text is kept as its text, so it names no subagent the host has rather
+        than falling back to the default one."""
         agent = self.extra.get("agent")
-        return agent.strip() or None if isinstance(agent, str) else None
+        return None if agent is None else str(agent).strip() or None
 
 
 def _trusted_constructor(cls: type) -> Callable[..., Any]:
