@@ -8,7 +8,7 @@ rule its tool calls pass come from :class:`skillcore.runtime.Forks`.
 
 from __future__ import annotations
 
-import asyncio
+import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -48,19 +48,25 @@ class ForkedSkillToolset(SkillToolset):
         self, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
         """The fork's rule, then :meth:`SkillToolset.before_tool_callback` (once per call)."""
-        if self.toolkit.is_skill_tool(tool.name):
+        # The skill tools never run a tool, except the script tool, which the fork judges.
+        if self.toolkit.is_skill_tool(tool.name) and tool.name != self.names.script:
             return None
-        key = f"{tool_context.invocation_id}\x1f{tool_context.function_call_id}"
-        if key in self._decided:
+        call_id = tool_context.function_call_id
+        # Remembered per call id only (a call without one is decided every time).
+        key = f"{tool_context.invocation_id}\x1f{call_id}\x1f{tool.name}" if call_id else None
+        if key is not None and key in self._decided:
             return self._decided.get(key)
         decision = fork_decision(self.fork_agent, tool.name, args)
         if decision is not None:
             blocked: dict[str, Any] | None = _calls.error(
                 replies.blocked(decision), replies.blocked_code(decision)
             )
+        elif self.toolkit.is_skill_tool(tool.name):
+            blocked = None  # the script run itself is judged by the toolkit as in any agent
         else:
             blocked = await super().before_tool_callback(tool, args, tool_context)
-        self._decided.set(key, blocked)
+        if key is not None:
+            self._decided.set(key, blocked)
         return blocked
 
 
@@ -79,7 +85,8 @@ class Subagents:
         self.parent, self.specs = parent, dict(specs)
         self.forks = Forks(parent.toolkit, parent.config.subagent_rules(), self.specs)
         self._built: dict[str, tuple[ForkedSkillToolset, AgentTool]] = {}
-        self._lock = asyncio.Lock()
+        # Building is synchronous: a thread lock works whichever event loop runs the agent.
+        self._lock = threading.Lock()
 
     def toolset(self, agent: str) -> ForkedSkillToolset:
         """A new skill toolset for subagent ``agent`` (same library and options, no
@@ -103,9 +110,9 @@ class Subagents:
             child.before_tool_callback = [toolset.before_tool_callback, *others]
         return toolset, AgentTool(agent=child)
 
-    async def built(self, agent: str) -> tuple[ForkedSkillToolset, AgentTool]:
+    def built(self, agent: str) -> tuple[ForkedSkillToolset, AgentTool]:
         """Subagent ``agent``'s toolset and ``AgentTool`` (built once)."""
-        async with self._lock:
+        with self._lock:
             found = self._built.get(agent)
             if found is None:
                 found = self._built[agent] = self._build(agent)
@@ -116,7 +123,7 @@ class Subagents:
     ) -> dict[str, Any]:
         """Run the fork's subagent through ``AgentTool`` and reply with its answer; the
         parent's session is as it was."""
-        toolset, tool = await self.built(request.agent)
+        toolset, tool = self.built(request.agent)
         key = toolset.state_key(tool.agent.name)
         # AgentTool copies the caller's state into the child's session and forwards the
         # child's writes back: the child's key is set to where it starts, and cleared after,

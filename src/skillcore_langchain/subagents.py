@@ -32,7 +32,7 @@ __all__ = ["ForkedSkillsMiddleware", "Subagents"]
 #: the skills middleware added to its ``middleware``.
 SubagentSpec = Callable[[Any], Any] | Mapping[str, Any]
 
-#: The recursion limit of one subagent run (LangGraph's default).
+#: The config of a subagent run (as deepagents' task tool stamps one).
 _CONFIG = {"configurable": {"ls_agent_type": "subagent"}}
 
 
@@ -77,7 +77,8 @@ class ForkedSkillsMiddleware(SkillsMiddleware):
 
     def _fork_block(self, request: ToolCallRequest) -> ToolMessage | None:
         call = request.tool_call
-        if self.toolkit.is_skill_tool(call["name"]):
+        # The skill tools never run a tool, except the script tool, which the fork judges.
+        if self.toolkit.is_skill_tool(call["name"]) and call["name"] != self.names.script:
             return None
         arguments = policy_arguments(request.tool, call.get("args"))
         decision = fork_decision(self.fork_agent, call["name"], arguments)

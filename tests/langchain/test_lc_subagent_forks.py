@@ -187,3 +187,25 @@ def test_a_subagent_skill_layer_outside_a_fork_blocks_every_plain_tool(library: 
 def test_a_compiled_subagent_is_refused_at_build_time(library: Path) -> None:
     with pytest.raises(TypeError, match="compiled subagent"):
         SkillsMiddleware(library, subagents={"Explore": {"name": "Explore", "runnable": object()}})
+
+
+def test_a_forked_child_runs_no_script_its_skill_does_not_allow(library: Path) -> None:
+    from skillcore.testing.script_runner import RecordingRunner
+
+    scripted = write_skill(
+        library, "runner", "Runs.", "Run it.", "allowed-tools: run_skill_script\n"
+    )
+    (scripted / "scripts").mkdir()
+    (scripted / "scripts" / "go.py").write_text("print('ran')\n")
+    runner = RecordingRunner()
+    parent, child = ScriptedChatModel(), ScriptedChatModel()
+    agent, _mw = build(
+        library, parent, child, allowed_tools_policy="restrict", script_runner=runner
+    )
+    parent.push(tool_calls(load("explore")))
+    run = ("run_skill_script", {"skill_name": "runner", "script": "scripts/go.py", "args": []})
+    child.push(tool_calls(load("runner")), tool_calls(run))
+    go(agent)
+    _loaded, script = tool_replies(child.requests[-1]["messages"])
+    assert script.status == "error" and script.artifact == {"code": "TOOL_BLOCKED"}, script
+    assert runner.requests == []

@@ -12,11 +12,12 @@ layer that finds no fork for its name blocks every plain tool (fails closed).
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from skillcore.policy import Arguments, ToolDecision
 from skillcore.state import ForkGuard
+from skillcore.tools import ArgumentError, parse_json_object
 from skillcore.tools.forks import outside_fork
 
 __all__ = ["current_fork", "fork_decision", "running_fork"]
@@ -49,5 +50,21 @@ def fork_decision(agent: str, tool: str, arguments: Arguments = None) -> ToolDec
     guard = _RUNNING.get()
     if guard is None or guard.agent != agent:
         return outside_fork(tool, agent)
-    decision = guard.check_tool(tool, arguments=arguments)
+    if tool == guard.own.names.script:
+        decision = _script_decision(guard, tool, arguments)
+    else:
+        decision = guard.check_tool(tool, arguments=arguments)
     return None if decision.allowed else decision
+
+
+def _script_decision(guard: ForkGuard, tool: str, arguments: Arguments) -> ToolDecision:
+    """A script run of the child under the fork's rule; arguments that do not name a skill
+    and a script are refused (the toolkit would refuse them too)."""
+    try:
+        args = parse_json_object(arguments if isinstance(arguments, (str, Mapping)) else None)
+    except ArgumentError:
+        args = {}
+    skill, script = args.get("skill_name"), args.get("script")
+    if not isinstance(skill, str) or not isinstance(script, str):
+        return outside_fork(tool, guard.agent)
+    return guard.check_script(skill, script, tool)

@@ -184,3 +184,12 @@ class ForkGuard:
         if decision.allowed and self.parent is not None:
             decision = self.parent.check_tool(tool_name, arguments=arguments, can_unload=False)
         return decision
+
+    def check_script(self, skill: str, script: str, tool_name: str) -> ToolDecision:
+        """A run of ``script`` of skill ``skill`` (loaded in the child) under the forked
+        skill's rule, then the parent's: under RESTRICT a skill allows only its own scripts,
+        so a forked skill that declares allowed-tools lets no script of another run."""
+        decision = self.own.check_script(skill, script, tool_name)
+        if decision.allowed and self.parent is not None:
+            decision = self.parent.check_script(skill, script, tool_name)
+        return decision

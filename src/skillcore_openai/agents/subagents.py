@@ -10,6 +10,7 @@ rule its tool calls pass come from :class:`skillcore.runtime.Forks`.
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import json
 import threading
 from collections.abc import Callable, Mapping
@@ -25,7 +26,7 @@ from agents import (
 )
 
 from skillcore import Catalog, SkillSession, ToolResult
-from skillcore.runtime import ForkRequest, Forks, fork_decision, replies, running_fork
+from skillcore.runtime import ForkRequest, Forks, ToolSpec, fork_decision, replies, running_fork
 from skillcore_openai.agents.adapter import AgentSkills
 from skillcore_openai.agents.conversations import AgentConversations, SkillConversation
 
@@ -51,6 +52,21 @@ class ForkedAgentSkills(AgentSkills):
                     replies.blocked(decision), output_info=decision
                 )
         return await super()._check(data)
+
+    def _tool(self, spec: ToolSpec) -> FunctionTool:
+        # The skill tools carry no guardrail; the script tool runs code, so the fork judges it.
+        tool = super()._tool(spec)
+        if spec.name != self.toolkit.names.script:
+            return tool
+        inner = tool.on_invoke_tool
+
+        async def invoke(ctx: Any, arguments: str) -> Any:
+            decision = fork_decision(self.fork_agent, spec.name, arguments)
+            if decision is not None:
+                return replies.blocked(decision)
+            return await inner(ctx, arguments)
+
+        return dataclasses.replace(tool, on_invoke_tool=invoke)
 
 
 #: How a subagent is given: ``factory(agent_skills) -> Agent`` (with ``agent_skills.tools()``
