@@ -172,3 +172,25 @@ async def test_an_inheriting_subagent_starts_with_the_parents_skills_and_restric
     )
     # No child state is left in the parent's session.
     assert not any(saved.state.get(k) for k in saved.state if ":fork:" in k)
+
+
+async def test_a_forked_child_runs_no_script_its_skill_does_not_allow(library: Path) -> None:
+    from skillcore.testing.script_runner import RecordingRunner
+
+    scripted = make_skill(
+        library, "runner", "Runs.", "Run it.", "allowed-tools: run_skill_script\n"
+    )
+    (scripted / "scripts").mkdir()
+    (scripted / "scripts" / "go.py").write_text("print('ran')\n")
+    runner = RecordingRunner()
+    run_call = ("run_skill_script", {"skill_name": "runner", "script": "scripts/go.py", "args": []})
+    _toolset, _model, child, _events, _ = await run(
+        library,
+        [[load("explore")], "done"],
+        [[load("runner")], [run_call], "ok"],
+        allowed_tools_policy="restrict",
+        script_runner=runner,
+    )
+    got = [(name, r.get("error_code")) for name, r in child_responses(child)]
+    assert got == [("load_skill", None), ("run_skill_script", "TOOL_BLOCKED")], got
+    assert runner.requests == []

@@ -175,3 +175,30 @@ def test_an_inheriting_subagent_starts_with_the_parents_skills_and_restrictions(
     write, read = outputs(child.calls[-1])
     assert write.startswith("Error:") and read == "read ok"
     assert skills.state.loaded_names == ("readonly",)
+
+
+def test_a_forked_child_runs_no_script_its_skill_does_not_allow(library: Path) -> None:
+    from skillcore.testing.script_runner import RecordingRunner
+
+    scripted = write_skill(
+        library, "runner", "Runs.", "Run it.", "allowed-tools: run_skill_script\n"
+    )
+    (scripted / "scripts").mkdir()
+    (scripted / "scripts" / "go.py").write_text("print('ran')\n")
+    runner = RecordingRunner()
+    run_call = function_call(
+        "run_skill_script",
+        {"skill_name": "runner", "script": "scripts/go.py", "args": []},
+        call_id="c2",
+    )
+    _skills, agent, child = build(
+        library,
+        [[load("explore", "p1")], [assistant_message("done")]],
+        [[load("runner", "c1")], [run_call], [assistant_message("ok")]],
+        allowed_tools_policy="restrict",
+        script_runner=runner,
+    )
+    run(agent)
+    _loaded, script = outputs(child.calls[-1])
+    assert script.startswith("Error:") and "not allowed" in script, script
+    assert runner.requests == []
