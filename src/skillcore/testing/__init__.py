@@ -35,8 +35,6 @@ from skillcore.testing.checks import (
     check_conversations_are_separate,
     check_default_skills,
     check_events_once,
-    check_forked_skill_in_subagent,
-    check_forked_skill_never_loads,
     check_gated_tools,
     check_limit_and_unload,
     check_load_and_marks,
@@ -70,6 +68,10 @@ from skillcore.testing.driver import (
     Capability,
     Reply,
     shell_reply,
+)
+from skillcore.testing.fork_checks import (
+    check_forked_skill_in_subagent,
+    check_forked_skill_never_loads,
 )
 from skillcore.testing.recording import (
     Event,
