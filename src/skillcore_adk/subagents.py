@@ -12,7 +12,6 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import attrs
 from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.base_tool import BaseTool
 
@@ -92,7 +91,7 @@ class Subagents:
         """A new skill toolset for subagent ``agent`` (same library and options, no
         configured skills, its own state keys)."""
         parent = self.parent
-        config = attrs.evolve(parent.config, default_skills=(), pinned_skills=(), hidden_skills=())
+        config = parent.config.subagent_config()
         prefix = f"{parent.state_key_prefix}:fork:{agent}"
         child = ForkedSkillToolset(parent.library, config, refresh=False, state_key_prefix=prefix)
         child.fork_agent = agent

@@ -12,7 +12,6 @@ import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-import attrs
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
@@ -123,7 +122,7 @@ class Subagents:
         """A new skill layer for subagent ``agent`` (same library and options, no configured
         skills: a forked child starts as its scope says)."""
         parent = self.parent
-        config = attrs.evolve(parent.config, default_skills=(), pinned_skills=(), hidden_skills=())
+        config = parent.config.subagent_config()
         child = ForkedSkillsMiddleware(parent.library, config, refresh=False)
         child.fork_agent = agent
         child.restore = self.forks.restorer(agent, child.limits, child.policy, child.names)

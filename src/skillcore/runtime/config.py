@@ -216,6 +216,14 @@ class SkillConfig:
     #: one only when its ``allow`` list names it.
     hidden_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
 
+    def subagent_config(self) -> SkillConfig:
+        """The options of a subagent's skill layer: these, without configured skills (a
+        forked child starts as its scope says), hidden skills (its scope decides what it
+        sees) or a validation mode (it shares the parent's library)."""
+        return attrs.evolve(
+            self, default_skills=(), pinned_skills=(), hidden_skills=(), validation_mode=None
+        )
+
     def subagent_rules(self) -> SubagentRules:
         """The subagent rules these options describe (checked: a bad scope is a TypeError or
         ValueError here, at build time)."""

@@ -16,7 +16,6 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import attrs
 from agents import (
     Agent,
     FunctionTool,
@@ -94,7 +93,7 @@ class Subagents:
         """New skills for subagent ``agent`` (same library and options, no configured
         skills), whose conversation is the running fork's."""
         parent = self.parent
-        config = attrs.evolve(parent.config, default_skills=(), pinned_skills=(), hidden_skills=())
+        config = parent.config.subagent_config()
         child = ForkedAgentSkills(
             parent.toolkit.library, config, policy=parent.policy, state_from=self._state
         )
