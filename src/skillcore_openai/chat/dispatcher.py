@@ -12,7 +12,7 @@ import json
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
+from functools import cached_property, partial
 from typing import Any, Literal
 
 import anyio
@@ -142,8 +142,6 @@ class OpenAISkills:
         else:
             self.toolkit = self.config.toolkit(self.config.library(skills))
         self.limits = self.config.session_limits()
-        # Skills hidden from the orchestrator are out of every session's catalog here.
-        self._catalog = OrchestratorCatalog(self.toolkit.library, self.config.subagent_rules())
         names = [n for n in gated if n is not None]
         self.policy = with_gated_tools(
             policy or self.config.policy(framework="agents_sdk"), names, self.toolkit.names
@@ -205,6 +203,12 @@ class OpenAISkills:
             )
         head = self.restore(current, session.limits, session.policy)
         return ForkCheck(store, head, base)
+
+    @cached_property
+    def _catalog(self) -> OrchestratorCatalog:
+        """The catalog sessions are restored over: the library's, less the skills hidden
+        from the orchestrator."""
+        return OrchestratorCatalog(self.toolkit.library, self.config.subagent_rules())
 
     @property
     def library(self) -> SkillLibrary:
