@@ -355,7 +355,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
             )
             if self.subagents is not None and result.code is OutcomeCode.FORK:
                 # A forked skill's load: its subagent runs it (or the refusal replies).
-                fork = await self.subagents.forks.arequest(view.read(), args.get("skill_name"))
+                forks = self.subagents.forks
+                fork = await forks.arequest(view.read(), forks.skill_name(dict(args)))
         if isinstance(fork, ForkRequest):  # outside the turn: the subagent's calls are its own
             return await self.subagents.run(result.session, fork, tool_context)
         result = fork or result

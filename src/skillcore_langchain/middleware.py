@@ -423,7 +423,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             fork = None
             if self.subagents is not None and result.code is OutcomeCode.FORK:
                 # A forked skill's load: its subagent runs it (or the refusal replies).
-                fork = self.subagents.forks.request(view.read(), str(arguments.get("skill_name")))
+                fork = self.subagents.forks.request(
+                    view.read(), self.subagents.forks.skill_name(arguments)
+                )
             if not isinstance(fork, ForkRequest):
                 result = fork or result
                 return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from langchain.agents import create_agent
-from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
 from skillcore.testing import write_skill
@@ -209,3 +209,12 @@ def test_a_forked_child_runs_no_script_its_skill_does_not_allow(library: Path) -
     _loaded, script = tool_replies(child.requests[-1]["messages"])
     assert script.status == "error" and script.artifact == {"code": "TOOL_BLOCKED"}, script
     assert runner.requests == []
+
+
+def test_a_padded_skill_name_forks_as_the_toolkit_reads_it(library: Path) -> None:
+    parent, child = ScriptedChatModel(), ScriptedChatModel()
+    agent, _mw = build(library, parent, child)
+    parent.push(tool_calls(("load_skill", {"skill_name": "  explore "})))
+    child.push(AIMessage(content="found"))
+    (reply,) = tool_replies(go(agent)["messages"])
+    assert reply.artifact == {"code": "FORKED"} and "found" in reply.text, reply

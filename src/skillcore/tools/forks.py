@@ -132,26 +132,27 @@ class Forks:
         library = self.toolkit.library
         return Restorer(lambda: self.catalog_for(agent, library.catalog), limits, policy, names)
 
-    def forked_skill(self, session: SkillSession, tool: str, arguments: Any) -> str | None:
-        """The skill a ``load_skill`` call would fork (None: not such a call)."""
-        if tool != self.toolkit.names.load:
-            return None
+    def skill_name(self, arguments: Any) -> str:
+        """The skill a ``load_skill`` call names, as the toolkit reads it (stripped); "" when
+        the arguments name none."""
         try:
-            name = self.toolkit.parse_arguments(tool, arguments)["skill_name"]
-        except ArgumentError:  # the toolkit replies to bad arguments
-            return None
-        meta = session.catalog.get(name)
-        if meta is None or meta.disable_model_invocation or not meta.forked:
-            return None
-        return str(name)
+            name = self.toolkit.parse_arguments(self.toolkit.names.load, arguments)["skill_name"]
+        except ArgumentError:
+            return ""
+        return name if isinstance(name, str) else ""
 
     def _start(self, parent: SkillSession, name: str) -> tuple[SkillMetadata, str] | ToolResult:
         meta = parent.catalog.get(name)
-        assert meta is not None  # forked_skill found it
+        tool = self.toolkit.names.load
+        if meta is None or meta.disable_model_invocation or not meta.forked:
+            # Only a forked skill the model may use gets here (the toolkit's FORK result);
+            # anything else is refused, never run.
+            text = replies.error(f"No forked skill named {single_line(name)!r}.")
+            return ToolResult(parent, text, OutcomeCode.SKILL_NOT_FOUND, tool)
         agent = fork_agent(meta) or ""
         if agent not in self.agents:
             text = unknown_subagent(meta, agent, self.agents)
-            return ToolResult(parent, text, OutcomeCode.SUBAGENT_UNKNOWN, self.toolkit.names.load)
+            return ToolResult(parent, text, OutcomeCode.SUBAGENT_UNKNOWN, tool)
         return meta, agent
 
     def _request(
@@ -176,8 +177,9 @@ class Forks:
     def request(
         self, parent: SkillSession, name: str, arguments: str | None = None
     ) -> ForkRequest | ToolResult:
-        """The fork of skill ``name`` (see :meth:`forked_skill`) from ``parent``, or the
-        reply refusing it (unknown subagent, unreadable skill)."""
+        """The fork of skill ``name`` (:meth:`skill_name` of a call the toolkit answered with
+        ``FORK``) from ``parent``, or the reply refusing it (unknown subagent, unreadable
+        skill)."""
         start = self._start(parent, name)
         if isinstance(start, ToolResult):
             return start

@@ -133,8 +133,7 @@ class Subagents:
         """The reply to a forked skill's load (``result``: the toolkit's ``FORK`` result):
         its subagent's answer, or the refusal (unknown subagent, unreadable skill)."""
         parent = result.session
-        name = self.parent.toolkit.parse_arguments(result.tool, arguments)["skill_name"]
-        request = await self.forks.arequest(parent, name)
+        request = await self.forks.arequest(parent, self.forks.skill_name(arguments))
         if not isinstance(request, ForkRequest):
             return request
         skills, tool = self.built(request.agent)
