@@ -19,6 +19,7 @@ from skillcore.testing import (
     CHECKS,
     Capability,
     applicable,
+    check_forked_skill_in_subagent,
     check_gated_tools,
     check_redelivery_after_history_loss,
     check_search,
@@ -99,7 +100,8 @@ def test_missing_and_reason() -> None:
 def test_run_conformance_skips_what_a_driver_lacks(tmp_path: Path) -> None:
     skipped = run_conformance(Bare, tmp_path)
     assert skipped == [c for c in CHECKS if required(c)]
-    assert run_conformance(CoreDriver, tmp_path / "all") == []
+    # The core reference has no subagents: only the check that needs them is skipped.
+    assert run_conformance(CoreDriver, tmp_path / "all") == [check_forked_skill_in_subagent]
 
 
 def test_run_check_skips_naming_the_capability(tmp_path: Path) -> None:

@@ -13,12 +13,14 @@ import pytest
 from skillcore import Limits, SkillLibrary, SkillToolkit, ToolPolicy
 from skillcore.runtime import TurnCalls, TurnStore, merge_states, replies
 from skillcore.testing import (
+    ALL_CAPABILITIES,
     CHECKS,
     PLAIN_TOOLS,
     SHELL_TOOL,
     AdapterDriver,
     Attachment,
     Call,
+    Capability,
     Reply,
     UserTurn,
     run_check,
@@ -28,6 +30,9 @@ from skillcore.tools.reinjection import Reinjection
 
 
 class CoreDriver(AdapterDriver):
+    #: The core has no subagent mechanism: a forked skill's load is a ``FORK`` result.
+    capabilities = ALL_CAPABILITIES - {Capability.SUBAGENTS}
+
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.library = library
         self.toolkit = SkillToolkit(library, prompt_mode=self.prompt_mode, **self.options)

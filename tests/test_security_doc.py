@@ -193,3 +193,14 @@ def test_security_page_states_the_lock_bounds() -> None:
         f"at most {MAX_DIFFERENCES_SHOWN} shown per skill",
     ):
         assert text in DOC, text
+
+
+def test_security_page_states_the_fork_caps() -> None:
+    """The bounds of a forked skill's task and answer are the constants in code."""
+    from skillcore.tools import forks
+
+    for text in (
+        f"cut at {_n(forks.MAX_FORK_ARGUMENTS)} characters",
+        f"cut at {_n(forks.MAX_FORK_ANSWER)} characters",
+    ):
+        assert text in DOC, text

@@ -33,6 +33,15 @@ REASONS: dict[str, str] = {
     "function skillcore/tools/toolkit.py:SkillToolkit.__init__": (
         "one documented assignment per toolkit option (about 25 keyword options)"
     ),
+    "function skillcore_langchain/middleware.py:SkillsMiddleware.__init__": (
+        "one documented argument per adapter option"
+    ),
+    "function skillcore_adk/_toolset.py:SkillToolset.__init__": (
+        "one documented argument per adapter option"
+    ),
+    "function skillcore_openai/agents/adapter.py:AgentSkills.__init__": (
+        "one documented argument per adapter option"
+    ),
     "module skillcore/state/turn_order.py": (
         "TurnStore and TurnCall, one concept: a turn's calls decided in the model's order "
         "(entering, the ledger check at the start, working out earlier calls, finishing)"

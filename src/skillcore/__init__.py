@@ -86,6 +86,8 @@ if TYPE_CHECKING:
         SQLiteStateStore,
         SQLLedger,
         StateStore,
+        SubagentRules,
+        SubagentScope,
         file_marker,
     )
     from skillcore.state.invocation import Invocation, parse_invocation, user_skills
@@ -149,6 +151,8 @@ __getattr__, __dir__, __all__ = face(
         "SourceReader": "skillcore.sources.reader",
         "StateError": "skillcore.errors",
         "StateStore": "skillcore.state.saved",
+        "SubagentRules": "skillcore.state.subagents",
+        "SubagentScope": "skillcore.state.subagents",
         "ToolAliases": "skillcore.policy.aliases",
         "ToolDecision": "skillcore.policy.rules",
         "ToolNames": "skillcore.names",

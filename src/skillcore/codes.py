@@ -67,6 +67,13 @@ class OutcomeCode(str, enum.Enum):
     #: A user invocation whose argument text, or what it expands the body to, is over its
     #: bound (``MAX_INVOCATION_ARGUMENTS``, ``MAX_SUBSTITUTED_CHARS``): refused whole.
     ARGUMENTS_TOO_LONG = "ARGUMENTS_TOO_LONG"
+    #: A load of a forked skill (``context: fork``) where no subagent runs it: nothing is
+    #: loaded; the reply says so, and a custom loop may start the subagent itself.
+    FORK = "FORK"
+    #: A forked skill ran in its subagent; the reply is the subagent's final answer.
+    FORKED = "FORKED"
+    #: A forked skill names a subagent (``agent:``) the agent does not have.
+    SUBAGENT_UNKNOWN = "SUBAGENT_UNKNOWN"
 
 
 class DecisionCode(str, enum.Enum):
@@ -100,6 +107,7 @@ OK_CODES = frozenset(
         OutcomeCode.RESOURCE_READ,
         OutcomeCode.SEARCH_RESULTS,
         OutcomeCode.SCRIPT_RAN,
+        OutcomeCode.FORKED,
     }
 )
 
@@ -123,6 +131,8 @@ TERMINAL_CODES = frozenset(
         OutcomeCode.SCRIPT_NOT_RUNNABLE,
         OutcomeCode.SCRIPT_DECLINED,
         OutcomeCode.ISOLATION_UNAVAILABLE,
+        OutcomeCode.FORK,
+        OutcomeCode.SUBAGENT_UNKNOWN,
     }
 )
 

@@ -108,6 +108,20 @@ class SkillMetadata:
         """True when the skill restricts tools (an empty ``allowed-tools`` list counts)."""
         return self.allowed_tools is not None
 
+    @property
+    def forked(self) -> bool:
+        """True for ``context: fork``: the skill runs as the task of a subagent, with its own
+        context, instead of loading into the agent that asks for it."""
+        return self.extra.get("context") == "fork"
+
+    @property
+    def agent(self) -> str | None:
+        """The subagent a forked skill names (``agent:``; None when it names none). A value
+        that is not text is kept as its text, so it names no subagent the host has rather
+        than falling back to the default one."""
+        agent = self.extra.get("agent")
+        return None if agent is None else str(agent).strip() or None
+
 
 def _trusted_constructor(cls: type) -> Callable[..., Any]:
     """A constructor of ``cls`` taking every field positionally that sets the slots as given,

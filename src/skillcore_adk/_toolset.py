@@ -22,6 +22,7 @@ from skillcore.runtime import (
     AdapterAttributes,
     AdapterParts,
     CatalogMemo,
+    ForkRequest,
     ModelCalls,
     Recent,
     Sources,
@@ -176,6 +177,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
         ledger: Ledger | None = None,
         user_invocation: bool = False,
+        subagents: Mapping[str, Callable[[SkillToolset], Any]] | None = None,
         **options: Any,
     ) -> None:
         """Build the toolset.
@@ -200,6 +202,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         that skill with its arguments at the agent's start, user-only skills included; a
         refused one is answered without calling the model. Needs the agent's
         ``before_agent_callback`` (or :class:`SkillPolicyPlugin`). Off by default.
+        ``subagents``: the subagents forked skills (``context: fork``) run in, by the name
+        their ``agent:`` field gives: ``factory(skill_toolset) -> LlmAgent``, run through
+        ADK's ``AgentTool`` (see :mod:`skillcore_adk.subagents`).
         """
         # The prefix is applied by ToolNames, not by BaseToolset (which would add "_").
         super().__init__(tool_filter=tool_filter, tool_name_prefix=None)
@@ -222,6 +227,12 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         #: Whether a user message ``/name args`` invokes a skill (:meth:`before_agent_callback`).
         self.user_invocation = user_invocation
         self._init_memory()
+        #: The subagents forked skills run in (None: forked skills are not started here).
+        self.subagents: Any = None
+        if subagents:
+            from skillcore_adk.subagents import Subagents
+
+            self.subagents = Subagents(self, subagents)
 
     def _init_memory(self) -> None:
         """What the toolset remembers between the hooks and calls of a run."""
@@ -291,7 +302,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The four skill tools; none when the catalog has no model-visible skill."""
         await self._ensure_catalog(readonly_context.invocation_id if readonly_context else None)
-        tools = [*self._tools_for(self.library.catalog), *self.gated]
+        tools = [*self._tools_for(self.restore.catalog()), *self.gated]
         return [t for t in tools if self._is_tool_selected(t, readonly_context)]
 
     async def process_llm_request(
@@ -346,6 +357,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         await self._ensure_catalog(tool_context.invocation_id)
         # A load fills ``{var}`` from the session state for skills with adk_inject_state.
         state = tool_context.state.to_dict() if tool == self.names.load else None
+        fork = None
         async with await self._aturn(tool_context) as view:
             result = await self.toolkit.acall(
                 view,
@@ -355,6 +367,13 @@ class SkillToolset(BaseToolset, AdapterAttributes):
                 call_id=tool_context.function_call_id,
                 state=state,
             )
+            if self.subagents is not None and result.code is OutcomeCode.FORK:
+                # A forked skill's load: its subagent runs it (or the refusal replies).
+                forks = self.subagents.forks
+                fork = await forks.arequest(view.read(), forks.skill_name(dict(args)))
+        if isinstance(fork, ForkRequest):  # outside the turn: the subagent's calls are its own
+            return await self.subagents.run(result.session, fork, tool_context)
+        result = fork or result
         return _calls.reply(result, tool_context, self.state_key(tool_context.agent_name))
 
     async def _aturn(self, tool_context: ToolContext) -> TurnCall:

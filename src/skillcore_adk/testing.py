@@ -34,6 +34,8 @@ from skillcore.testing import (
     ALL_CAPABILITIES,
     SCENARIO_PROFILE,
     SHELL_TOOL,
+    SUBAGENT_ANSWER,
+    SUBAGENT_NAME,
     AdapterDriver,
     Attachment,
     Call,
@@ -202,7 +204,28 @@ class AdkDriver(AdapterDriver):
             config,
             tools=[_gated_tool(n) for n in self.gated],
             user_invocation=self.user_invocation,
+            subagents={SUBAGENT_NAME: self._subagent},
         )
+
+    def _subagent(self, toolset: SkillToolset) -> LlmAgent:
+        """The scenario's subagent: an ``LlmAgent`` with its own scripted model."""
+        return LlmAgent(
+            name="explorer",
+            model=self.subagent_model,
+            instruction="You explore.",
+            tools=[toolset, *plain_tools(), shell_tool()],
+        )
+
+    def subagent_replies(self) -> list[Reply]:
+        replies = []
+        for content in self.subagent_model.requests[-1].contents or []:
+            for part in content.parts or []:
+                r = part.function_response
+                if r is not None:
+                    body = r.response or {}
+                    text = body["error"] if "error" in body else body.get("result", "")
+                    replies.append(Reply(r.name or "", str(text), "error" in body))
+        return replies
 
     def _session_state(self) -> dict[str, Any]:
         """The state a new ADK session starts with."""
@@ -214,6 +237,10 @@ class AdkDriver(AdapterDriver):
 
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         """Build the agent, runner and a fresh session."""
+        self.subagent_model = ScriptedLlm()
+        for step in self.subagent_turns:
+            self.subagent_model.add([(c.tool, dict(c.args)) for c in step])
+        self.subagent_model.add(SUBAGENT_ANSWER)
         self.toolset = self._toolset(library, limits, policy)
         self.model = ScriptedLlm()
         callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
@@ -328,8 +355,8 @@ class ProfiledAdkDriver(AdkDriver):
     profiles (:func:`skillcore.testing.scenario_profiles`), selected by each session's state,
     so every check goes through the profile machinery."""
 
-    #: The profiled toolset takes no ``user_invocation`` option.
-    capabilities = ALL_CAPABILITIES - {Capability.USER_INVOCATION}
+    #: The profiled toolset takes no ``user_invocation`` option, and profiles take no subagents.
+    capabilities = ALL_CAPABILITIES - {Capability.USER_INVOCATION, Capability.SUBAGENTS}
 
     def _toolset(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         return ProfiledSkillToolset(

@@ -13,7 +13,7 @@ the run start's in :mod:`skillcore_langchain._run_start`.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware.types import (
     AgentMiddleware,
@@ -29,11 +29,12 @@ from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.runtime import Runtime
 from langgraph.types import Command
 
-from skillcore import Ledger, SkillConfig, SkillSession
+from skillcore import Ledger, OutcomeCode, SkillConfig, SkillSession
 from skillcore.runtime import (
     AdapterAttributes,
     AdapterParts,
     CatalogMemo,
+    ForkRequest,
     ModelCalls,
     Recent,
     Sources,
@@ -76,6 +77,9 @@ from skillcore_langchain._state import (
     merge_seed,
     state_update,
 )
+
+if TYPE_CHECKING:
+    from skillcore_langchain.subagents import Subagents
 
 __all__ = [
     "LOAD_KEY",
@@ -121,6 +125,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         tools: Sequence[BaseTool | Callable[..., Any]] = (),
         ledger: Ledger | None = None,
         user_invocation: bool = False,
+        subagents: Mapping[str, Any] | None = None,
         **options: Any,
     ) -> None:
         """Build the middleware.
@@ -148,6 +153,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             ledger: where workers sharing the checkpointer record each thread's latest skill
                 state (``SQLLedger.postgres(url)``): two runs on one thread at once are noticed
                 (``state.forked``) and never lift a restriction (default: this process only).
+            subagents: the subagents forked skills (``context: fork``) run in, by the name
+                their ``agent:`` field gives: ``factory(skills_middleware) -> agent`` or a
+                deepagents ``SubAgent`` spec (see :mod:`skillcore_langchain.subagents`).
         """
         skills = skills_argument(skills, sources, backend)
         gated = [t if isinstance(t, BaseTool) else as_tool(t) for t in tools]
@@ -169,6 +177,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         #: Where each thread's load replies sit in its messages (delivery by call id).
         self.deliveries = self.model_calls.deliveries
         self._init_tools(gated)
+        #: The subagents forked skills run in (None: forked skills are not started here).
+        self.subagents: Subagents | None = None
+        if subagents:
+            from skillcore_langchain.subagents import Subagents
+
+            self.subagents = Subagents(self, subagents)
 
     def _init_tools(self, gated: list[BaseTool]) -> None:
         # The tools shown to the model: per-catalog copies with the skill names as an enum.
@@ -438,7 +452,18 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             result = self.toolkit.call(
                 view, name, arguments, **view.context, call_id=runtime.tool_call_id
             )
-            return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
+            fork = None
+            if self.subagents is not None and result.code is OutcomeCode.FORK:
+                # A forked skill's load: its subagent runs it (or the refusal replies).
+                fork = self.subagents.forks.request(
+                    view.read(), self.subagents.forks.skill_name(arguments)
+                )
+            if not isinstance(fork, ForkRequest):
+                result = fork or result
+                return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
+        # Outside the turn: the subagent runs long and its calls are its own.
+        assert self.subagents is not None  # a ForkRequest comes only from it
+        return self.subagents.run(result.session, fork, runtime.tool_call_id)
 
     async def _arun(
         self, name: str, runtime: ToolRuntime, arguments: dict[str, Any]
@@ -447,4 +472,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             result = await self.toolkit.acall(
                 view, name, arguments, **view.context, call_id=runtime.tool_call_id
             )
-            return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
+            fork = None
+            if self.subagents is not None and result.code is OutcomeCode.FORK:
+                fork = await self.subagents.forks.arequest(
+                    view.read(), str(arguments.get("skill_name"))
+                )
+            if not isinstance(fork, ForkRequest):
+                result = fork or result
+                return reply(result, runtime.tool_call_id, lambda s: self._state_update(s, view))
+        assert self.subagents is not None  # a ForkRequest comes only from it
+        return await self.subagents.arun(result.session, fork, runtime.tool_call_id)

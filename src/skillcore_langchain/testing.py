@@ -43,6 +43,8 @@ from skillcore.testing import (
     ALL_CAPABILITIES,
     SCENARIO_PROFILE,
     SHELL_TOOL,
+    SUBAGENT_ANSWER,
+    SUBAGENT_NAME,
     AdapterDriver,
     Attachment,
     Call,
@@ -194,10 +196,29 @@ class LangChainDriver(AdapterDriver):
             config,
             tools=[_gated_tool(n) for n in self.gated],
             user_invocation=self.user_invocation,
+            subagents={SUBAGENT_NAME: self._subagent},
         )
+
+    def _subagent(self, skills: SkillsMiddleware) -> Any:
+        """The scenario's subagent: a ``create_agent`` agent with its own scripted model."""
+        return create_agent(
+            self.subagent_model, [*plain_tools(), shell_tool()], middleware=[skills]
+        )
+
+    def subagent_replies(self) -> list[Reply]:
+        messages = self.subagent_model.requests[-1]["messages"]
+        return [
+            Reply(m.name or "", m.text, m.status == "error")
+            for m in messages
+            if isinstance(m, ToolMessage)
+        ]
 
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         self.model = ScriptedChatModel()
+        self.subagent_model = ScriptedChatModel()
+        for step in self.subagent_turns:
+            self.subagent_model.push(tool_calls(*((c.tool, c.args) for c in step)))
+        self.subagent_model.push(AIMessage(content=SUBAGENT_ANSWER))
         self.middleware = self._middleware(library, limits, policy)
         self.agent = create_agent(
             self.model,
@@ -267,8 +288,9 @@ class ProfiledLangChainDriver(LangChainDriver):
     context, so each check goes through the profile machinery."""
 
     context: Any = MappingProxyType({DEFAULT_CONTEXT_KEY: SCENARIO_PROFILE})
-    #: The profiled middleware takes no ``user_invocation`` option.
-    capabilities = ALL_CAPABILITIES - {Capability.USER_INVOCATION}
+    #: The profiled middleware takes no ``user_invocation`` option, and profiles take no
+    #: subagents.
+    capabilities = ALL_CAPABILITIES - {Capability.USER_INVOCATION, Capability.SUBAGENTS}
 
     def _middleware(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         return ProfiledSkillsMiddleware(

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from skillcore.runtime.config import (
         AdapterAttributes,
         AdapterParts,
+        OrchestratorCatalog,
         SkillConfig,
         Sources,
         check_toolkit_options,
@@ -47,11 +48,13 @@ if TYPE_CHECKING:
         tag_state,
     )
     from skillcore.runtime.settings import ConfigError, ConfigWarning, load_settings
+    from skillcore.runtime.subagents import current_fork, fork_decision, running_fork
     from skillcore.state import (
         MAX_TURN_CALLS,
         STATE_SCHEMA,
         CatalogMemo,
         ForkCheck,
+        ForkGuard,
         LoadedSkill,
         LoadRequest,
         MarkedStore,
@@ -77,6 +80,8 @@ if TYPE_CHECKING:
         ERROR_PREFIX,
         ArgumentError,
         DeliveryIndex,
+        ForkRequest,
+        Forks,
         Reinjection,
         ToolSpec,
         load_replies,
@@ -101,6 +106,10 @@ __getattr__, __dir__, __all__ = face(
         "ConfigWarning": "skillcore.runtime.settings",
         "DeliveryIndex": "skillcore.tools",
         "ForkCheck": "skillcore.state",
+        "ForkGuard": "skillcore.state",
+        "ForkRequest": "skillcore.tools",
+        "Forks": "skillcore.tools",
+        "OrchestratorCatalog": "skillcore.runtime.config",
         "History": "skillcore.runtime.call_placement",
         "Isolation": "skillcore.runner.base",
         "LoadRequest": "skillcore.state",
@@ -133,6 +142,9 @@ __getattr__, __dir__, __all__ = face(
         "as_store": "skillcore.state",
         "bridge": "skillcore.runner.bridge",
         "check_toolkit_options": "skillcore.runtime.config",
+        "current_fork": "skillcore.runtime.subagents",
+        "fork_decision": "skillcore.runtime.subagents",
+        "running_fork": "skillcore.runtime.subagents",
         "effect_between": "skillcore.state",
         "enter_turn": "skillcore.runtime.call_placement",
         "events": "skillcore",

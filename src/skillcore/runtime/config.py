@@ -14,7 +14,7 @@ from typing import Any, Literal, Union
 
 import attrs
 
-from skillcore._frozen import to_frozenset
+from skillcore._frozen import FrozenDict, to_frozen, to_frozenset
 from skillcore.catalog import (
     RANKERS,
     CatalogFormat,
@@ -29,6 +29,7 @@ from skillcore.catalog import (
 )
 from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
+from skillcore.model import Catalog
 from skillcore.names import ToolNames
 from skillcore.parse import ValidationMode
 from skillcore.policy import (
@@ -45,7 +46,16 @@ from skillcore.policy import (
 from skillcore.runner import Isolation, RunLimits, ScriptRunner
 from skillcore.runtime import settings
 from skillcore.sources import SkillSource
-from skillcore.state import Ledger, MemoryLedger, RefreshGate, Restorer, TurnStore
+from skillcore.state import (
+    Ledger,
+    MemoryLedger,
+    RefreshGate,
+    Restorer,
+    SubagentRules,
+    SubagentScope,
+    TurnStore,
+)
+from skillcore.state.subagents import SUBAGENT_INHERIT, scoped_catalog
 from skillcore.tools import (
     DEFAULT_ENUM_LIMIT,
     DEFAULT_SUGGESTIONS,
@@ -145,6 +155,7 @@ class SkillConfig:
     pinned_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
 
     def __attrs_post_init__(self) -> None:
+        self.subagent_rules()  # a bad subagent scope fails here, at build time
         # Build-time error: pinned skills that cannot all be loaded at once would evict each
         # other on every turn.
         limit = self.session_limits().max_loaded
@@ -202,6 +213,36 @@ class SkillConfig:
     #: it loads (trusted sources only, through ``script_runner``, as the skill's
     #: ``allowed-tools`` allow ``Bash(<command>)``). Off by default.
     shell_preprocessing: bool = False
+    #: How a subagent's skill session starts: ``"isolated"`` (no loaded skills) or
+    #: ``"inherit"`` (the parent's loaded skills it may see, under the parent's
+    #: restrictions). A scope in ``subagent_skills`` may say otherwise for its subagent.
+    subagent_inherit: str = attrs.field(
+        default="isolated", validator=attrs.validators.in_(SUBAGENT_INHERIT)
+    )
+    #: Per subagent name: the skills it may see (a :class:`~skillcore.SubagentScope`, or a
+    #: mapping of its fields: ``allow``, ``deny``, ``inherit``).
+    subagent_skills: Mapping[str, Any] = attrs.field(factory=FrozenDict, converter=to_frozen)
+    #: Skills the orchestrator (the top-level agent) never sees or loads; a subagent sees
+    #: one only when its ``allow`` list names it.
+    hidden_skills: tuple[str, ...] = attrs.field(default=(), converter=_skill_names)
+
+    def subagent_config(self) -> SkillConfig:
+        """The options of a subagent's skill layer: these, without configured skills (a
+        forked child starts as its scope says), hidden skills (its scope decides what it
+        sees) or a validation mode (it shares the parent's library)."""
+        return attrs.evolve(
+            self, default_skills=(), pinned_skills=(), hidden_skills=(), validation_mode=None
+        )
+
+    def subagent_rules(self) -> SubagentRules:
+        """The subagent rules these options describe (checked: a bad scope is a TypeError or
+        ValueError here, at build time)."""
+        default = self.subagent_inherit
+        scopes = {
+            name: {"inherit": default, **scope} if isinstance(scope, Mapping) else scope
+            for name, scope in self.subagent_skills.items()
+        }
+        return SubagentRules(scopes, self.hidden_skills, SubagentScope(inherit=default))
 
     @classmethod
     def build(cls, config: SkillConfig | None = None, **options: Any) -> SkillConfig:
@@ -402,7 +443,9 @@ class AdapterParts:
             # Already discovered: unknown configured skills are reported now, at build time
             # (otherwise when the catalog is first discovered).
             toolkit.check_preset(library.catalog)
-        restore = Restorer(lambda: library.catalog, limits, policy, names)
+        # Skills hidden from the orchestrator are out of the catalog its sessions hold.
+        view = OrchestratorCatalog(library, cfg.subagent_rules())
+        restore = Restorer(view, limits, policy, names)
         gate = RefreshGate(refresh, library)  # paced by the library's scan cost
         # Earlier calls of a turn are worked out again; overlapping runs in this process are
         # noticed (pass a shared ledger to notice them across workers).
@@ -414,6 +457,24 @@ class AdapterParts:
         ...), the public names each adapter documents."""
         for field in attrs.fields(type(self)):
             setattr(adapter, field.name, getattr(self, field.name))
+
+
+class OrchestratorCatalog:
+    """The library's catalog without the skills hidden from the orchestrator (memoized per
+    catalog object: the same object while the catalog is unchanged)."""
+
+    def __init__(self, library: SkillLibrary, rules: SubagentRules) -> None:
+        self.library, self.rules = library, rules
+        self._last: tuple[Catalog, Catalog] | None = None
+
+    def __call__(self) -> Catalog:
+        """The orchestrator's catalog now."""
+        catalog, last = self.library.catalog, self._last
+        if last is not None and last[0] is catalog:
+            return last[1]
+        scoped = scoped_catalog(catalog, self.rules.orchestrator_keep(catalog))
+        self._last = (catalog, scoped)
+        return scoped
 
 
 def check_toolkit_options(config: SkillConfig | None, options: Mapping[str, Any]) -> None:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     )
     from skillcore.state.schema import STATE_SCHEMA, LoadedSkill, loaded_names_of
     from skillcore.state.stores import MarkedStore, SessionRef, SessionStore, as_store
+    from skillcore.state.subagents import ForkGuard, SubagentRules, SubagentScope
     from skillcore.state.substitution import Substituted, argument_names, substitute_arguments
     from skillcore.state.token import StateSigner
     from skillcore.state.transitions import SkillSession
@@ -49,6 +50,9 @@ __getattr__, __dir__, __all__ = face(
         "CallInTurn": "skillcore.state.turn_order",
         "CatalogMemo": "skillcore.state.restore",
         "ForkCheck": "skillcore.state.forks",
+        "ForkGuard": "skillcore.state.subagents",
+        "SubagentRules": "skillcore.state.subagents",
+        "SubagentScope": "skillcore.state.subagents",
         "Hook": "skillcore.state.hooks",
         "Invocation": "skillcore.state.invocation",
         "HookEvent": "skillcore.state.hooks",

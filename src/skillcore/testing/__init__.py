@@ -60,6 +60,8 @@ from skillcore.testing.driver import (
     GATED_TOOL,
     PLAIN_TOOLS,
     SHELL_TOOL,
+    SUBAGENT_ANSWER,
+    SUBAGENT_NAME,
     AdapterDriver,
     Attachment,
     Call,
@@ -67,6 +69,10 @@ from skillcore.testing.driver import (
     Reply,
     UserTurn,
     shell_reply,
+)
+from skillcore.testing.fork_checks import (
+    check_forked_skill_in_subagent,
+    check_forked_skill_never_loads,
 )
 from skillcore.testing.invocation_checks import check_user_invocation
 from skillcore.testing.recording import (
@@ -106,6 +112,8 @@ __all__ = [
     "SCENARIO_PROFILE",
     "SCENARIO_SKILLS",
     "SHELL_TOOL",
+    "SUBAGENT_ANSWER",
+    "SUBAGENT_NAME",
     "AdapterDriver",
     "Attachment",
     "Call",
@@ -123,6 +131,8 @@ __all__ = [
     "check_conversations_are_separate",
     "check_default_skills",
     "check_events_once",
+    "check_forked_skill_in_subagent",
+    "check_forked_skill_never_loads",
     "check_gated_tools",
     "check_limit_and_unload",
     "check_load_and_marks",

@@ -20,6 +20,10 @@ from skillcore.testing.driver import (
     Reply,
     shell_reply,
 )
+from skillcore.testing.fork_checks import (
+    check_forked_skill_in_subagent,
+    check_forked_skill_never_loads,
+)
 from skillcore.testing.invocation_checks import check_user_invocation
 from skillcore.testing.recording import EventRecorder
 from skillcore.testing.scenario import (
@@ -540,6 +544,8 @@ CHECKS: tuple[Check, ...] = (
     check_gated_tools,
     check_locked_tool_call,
     check_user_invocation,
+    check_forked_skill_never_loads,
+    check_forked_skill_in_subagent,
 )
 
 

@@ -93,6 +93,17 @@ class Capability(enum.Enum):
     #: A user message ``/name args`` loads the skill with its arguments when the adapter is
     #: built with :attr:`AdapterDriver.user_invocation` (:meth:`AdapterDriver.user_turn`).
     USER_INVOCATION = "user invocation"
+    #: Forked skills (``context: fork``) run in a subagent through the framework's own
+    #: subagent mechanism: the driver registers a scripted subagent named
+    #: :data:`SUBAGENT_NAME` that takes :attr:`AdapterDriver.subagent_turns`, then answers
+    #: :data:`SUBAGENT_ANSWER`.
+    SUBAGENTS = "subagents"
+
+
+#: The name of the conformance scenario's subagent (:attr:`Capability.SUBAGENTS`).
+SUBAGENT_NAME = "Explore"
+#: The final answer of the conformance scenario's subagent.
+SUBAGENT_ANSWER = "The subagent found X in a.py."
 
 
 #: Every capability: what a driver of a full agent framework adapter declares.
@@ -131,6 +142,16 @@ class AdapterDriver(abc.ABC):
         """One user message ``text`` (the model answers without tool calls), and what it did
         (needed with :attr:`Capability.USER_INVOCATION`)."""
         raise TypeError(f"{type(self).__name__} declares USER_INVOCATION but lacks user_turn()")
+
+    #: The turns the scripted subagent takes when a forked skill runs (each a list of calls
+    #: in parallel), set by a check before :meth:`start`; then it answers
+    #: :data:`SUBAGENT_ANSWER` (needed with :attr:`Capability.SUBAGENTS`).
+    subagent_turns: tuple[tuple[Call, ...], ...] = ()
+
+    def subagent_replies(self) -> list[Reply]:
+        """What came back to the subagent's model for its calls, in order, as it saw them
+        on its last model call (needed with :attr:`Capability.SUBAGENTS`)."""
+        raise TypeError(f"{type(self).__name__} declares SUBAGENTS but lacks subagent_replies()")
 
     def offered(self) -> list[str]:
         """Names of the tools offered to the model on its most recent call (needed with

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from skillcore.tools import replies
     from skillcore.tools.binary import BinaryPayload
     from skillcore.tools.calls import ToolResult
+    from skillcore.tools.forks import ForkRequest, Forks
     from skillcore.tools.invoke import InvocationResult, expand_message
     from skillcore.tools.preview import preview_decision
     from skillcore.tools.reinjection import DeliveryIndex, Reinjection, load_replies
@@ -32,6 +33,8 @@ __getattr__, __dir__, __all__ = face(
         "DeliveryIndex": "skillcore.tools.reinjection",
         "InvocationResult": "skillcore.tools.invoke",
         "expand_message": "skillcore.tools.invoke",
+        "ForkRequest": "skillcore.tools.forks",
+        "Forks": "skillcore.tools.forks",
         "Reinjection": "skillcore.tools.reinjection",
         "SkillToolkit": "skillcore.tools.toolkit",
         "ToolResult": "skillcore.tools.calls",

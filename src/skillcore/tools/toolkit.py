@@ -69,7 +69,8 @@ from skillcore.state import (
     injects_state,
     substitute_arguments,
 )
-from skillcore.tools import calls, replies, scripts
+from skillcore.state.subagents import fork_agent
+from skillcore.tools import calls, forks, replies, scripts
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
 from skillcore.tools.hooks import SkillHooks
 from skillcore.tools.preload import Preload
@@ -727,6 +728,10 @@ class SkillToolkit:
             return Unload(args["skill_name"])
         if kind is ToolKind.SCRIPT:
             return self._plan_script(session, tool, args, report)
+        if kind is ToolKind.LOAD:
+            forked = _forked(session, args["skill_name"], tool)
+            if forked is not None:  # never loads here: an adapter with subagents runs it
+                return forked
         if not self.check_tools_available:
             # Without the check (which refuses such a load with its own reply), a skill
             # restricting the agent to tools it lacks is still worth a warning.
@@ -906,6 +911,16 @@ def inject_state(data: Data, state: Mapping[str, Any] | None) -> Data:
 #: ranked once; the oldest are dropped past this many (keys are 16-byte digests of the
 #: message text, so the memo stays small whatever users write).
 SUGGESTION_MEMO_ENTRIES = 16_384
+
+
+def _forked(session: SkillSession, name: str, tool: str) -> ToolResult | None:
+    """The reply to a load of a forked skill (``context: fork``) the model may use, which
+    never loads into this session (None: not such a skill)."""
+    meta = session.catalog.get(name)
+    if meta is None or meta.disable_model_invocation or not meta.forked:
+        return None
+    text = forks.not_started(meta, fork_agent(meta) or "")
+    return ToolResult(session, text, OutcomeCode.FORK, tool)
 
 
 class _Suggestions:

@@ -48,6 +48,7 @@ from skillcore import (
     ToolPolicy,
 )
 from skillcore.runtime import (
+    OrchestratorCatalog,
     Recent,
     Reinjection,
     Sources,
@@ -132,6 +133,7 @@ class AgentSkills:
         states: StateStore | None = None,
         require_conversation: bool | None = None,
         tools: Sequence[FunctionTool | Callable[..., Any]] = (),
+        subagents: Mapping[str, Callable[[AgentSkills], Agent[Any]]] | None = None,
         **options: Any,
     ) -> None:
         """``skills``: paths/URLs, a :class:`SkillLibrary` or a ready :class:`SkillToolkit`
@@ -149,6 +151,10 @@ class AgentSkills:
         includes them, enabled for the model (``is_enabled``) and allowed by the guardrail
         only while a loaded skill names them in ``metadata.include_tools`` (or
         ``metadata.adk_additional_tools``).
+
+        ``subagents``: the subagents forked skills (``context: fork``) run in, by the name
+        their ``agent:`` field gives: ``factory(agent_skills) -> Agent``, run through
+        ``Agent.as_tool`` (see :mod:`skillcore_openai.agents.subagents`).
         """
         config, self.toolkit = _configured(skills, config, limits, options)
         self.config = config
@@ -160,7 +166,14 @@ class AgentSkills:
         )
         #: Each conversation's state (the shared :attr:`state` among them).
         self.conversations = AgentConversations(
-            self.toolkit, self.limits, self.policy, states, state_from, require_conversation
+            self.toolkit,
+            self.limits,
+            self.policy,
+            states,
+            state_from,
+            require_conversation,
+            # Skills hidden from the orchestrator are out of its sessions' catalog.
+            OrchestratorCatalog(self.toolkit.library, config.subagent_rules()),
         )
         self.reinjection = Reinjection(self.toolkit)
         # The parts that decide a turn's calls in the model's order (see ``guard_agent``).
@@ -179,6 +192,12 @@ class AgentSkills:
         self.guardrail = _SkillsGuardrail(self._check, name="skillcore_allowed_tools")
         #: The gated tools, guarded and enabled only while unlocked (part of :meth:`tools`).
         self.gated_tools = [self._offer(self._guard_tool(t)) for t in gated]
+        #: The subagents forked skills run in (None: forked skills are not started here).
+        self.subagents: Any = None
+        if subagents:
+            from skillcore_openai.agents.subagents import Subagents
+
+            self.subagents = Subagents(self, subagents)
 
     # -- conversations (kept by :attr:`conversations`) ---------------------------------------
 
@@ -265,6 +284,9 @@ class AgentSkills:
                     result = await self.toolkit.acall(
                         view, spec.name, arguments, **view.context, call_id=call_id
                     )
+            if self.subagents is not None and result.code is OutcomeCode.FORK:
+                # A forked skill's load: its subagent runs it (or the refusal replies).
+                result = await self.subagents.fork(result, arguments, ctx)
             if result.binary is not None:
                 return [ToolOutputText(text=result.text), _binary_output(result.binary)]
             return result.text
@@ -384,7 +406,7 @@ class AgentSkills:
         """A ``RunConfig(call_model_input_filter=...)``: the "skills that may fit this
         request" note after each user message of the model input (never in the
         instructions, so their prefix stays cacheable). Nothing is stored in the run."""
-        note_for = partial(self.toolkit.suggestion_note, self.toolkit.library.catalog)
+        note_for = partial(self.toolkit.suggestion_note, self.conversations.catalog())
         given = data.model_data
         return ModelInputData(
             input=with_notes(given.input, note_for), instructions=given.instructions

@@ -16,6 +16,7 @@ from typing import Any
 from agents import RunContextWrapper, UserError
 
 from skillcore import (
+    Catalog,
     Limits,
     MemoryStateStore,
     SkillSession,
@@ -141,8 +142,12 @@ class AgentConversations:
         states: StateStore | None,
         state_from: Callable[[RunContextWrapper[Any] | None], SkillConversation] | None,
         require_conversation: bool | None,
+        catalog: Callable[[], Catalog] | None = None,
     ) -> None:
         self.toolkit, self.limits, self.policy = toolkit, limits, policy
+        #: The catalog sessions are restored over (default: the library's; scoped for an
+        #: orchestrator with hidden skills or a subagent).
+        self.catalog: Callable[[], Catalog] = catalog or (lambda: toolkit.library.catalog)
         self._state_from = state_from
         #: Where conversation states are saved when no other store applies.
         self.states: StateStore = states if states is not None else MemoryStateStore()
@@ -162,7 +167,7 @@ class AgentConversations:
         return SkillConversation(self._restore(state))
 
     def _restore(self, state: Any) -> SkillSession:
-        catalog = self.toolkit.library.catalog
+        catalog = self.catalog()
         names = self.toolkit.names
         session = restore_session(state, catalog, self.limits, self.policy, names).session
         # Pinned skills always; default skills when the conversation starts.

@@ -12,7 +12,7 @@ import json
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
+from functools import cached_property, partial
 from typing import Any, Literal
 
 import anyio
@@ -34,6 +34,7 @@ from skillcore.runtime import (
     ArgumentError,
     DeliveryIndex,
     ForkCheck,
+    OrchestratorCatalog,
     RawInput,
     Recent,
     Reinjection,
@@ -204,6 +205,12 @@ class OpenAISkills:
         head = self.restore(current, session.limits, session.policy)
         return ForkCheck(store, head, base)
 
+    @cached_property
+    def _catalog(self) -> OrchestratorCatalog:
+        """The catalog sessions are restored over: the library's, less the skills hidden
+        from the orchestrator."""
+        return OrchestratorCatalog(self.toolkit.library, self.config.subagent_rules())
+
     @property
     def library(self) -> SkillLibrary:
         """The skill library behind the toolkit."""
@@ -228,7 +235,7 @@ class OpenAISkills:
         (:func:`skillcore.runtime.restore_session`). ``load``: as for :meth:`ensure`."""
         session = restore_session(
             state,
-            self.library.catalog,
+            self._catalog(),
             limits or self.limits,
             policy or self.policy,
             self.toolkit.names,

@@ -17,6 +17,8 @@ from skillcore.testing import (
     ALL_CAPABILITIES,
     SCENARIO_PROFILE,
     SHELL_TOOL,
+    SUBAGENT_ANSWER,
+    SUBAGENT_NAME,
     AdapterDriver,
     Attachment,
     Call,
@@ -66,8 +68,29 @@ class AgentsSdkDriver(AdapterDriver):
             policy=policy,
             tools=[_agents_tool(n, lambda _: "ok") for n in self.gated],
             prompt_mode=self.prompt_mode,
+            subagents={SUBAGENT_NAME: self._subagent},
             **self.options,
         )
+
+    def _subagent(self, skills: Any) -> Any:
+        """The scenario's subagent: an ``Agent`` with its own scripted model."""
+        from agents import Agent
+
+        return Agent(
+            name="explorer",
+            instructions=skills.instructions("You explore."),
+            tools=[*skills.tools(), *_plain_tools()],
+            model=self.subagent_model,
+        )
+
+    def subagent_replies(self) -> list[Reply]:
+        items = [i for i in self.subagent_model.calls[-1].input if isinstance(i, dict)]
+        names = {i["call_id"]: i["name"] for i in items if i.get("type") == "function_call"}
+        return [
+            _agents_reply(names.get(i["call_id"], ""), i["output"])
+            for i in items
+            if i.get("type") == "function_call_output"
+        ]
 
     def _context(self, key: str) -> Any:
         """The run context of conversation ``key``."""
@@ -75,15 +98,20 @@ class AgentsSdkDriver(AdapterDriver):
 
     def start(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> None:
         from agents import Agent
-        from agents.testing import ScriptedModel
+        from agents.testing import ScriptedModel, assistant_message, function_call
 
+        self.subagent_model = ScriptedModel(
+            [
+                *(
+                    [function_call(c.tool, c.args, call_id=f"sub_{next(_call_ids)}") for c in step]
+                    for step in self.subagent_turns
+                ),
+                [assistant_message(SUBAGENT_ANSWER)],
+            ]
+        )
         self.skills = self._make_skills(library, limits, policy)
         self.model = ScriptedModel()
-        plain = [
-            _agents_tool("Read", lambda _: "ok"),
-            _agents_tool("Write", lambda _: "ok"),
-            _agents_tool(SHELL_TOOL, lambda args: shell_reply(args["command"]), command=True),
-        ]
+        plain = _plain_tools()
         self.agent = self.skills.guard_agent(
             Agent(
                 name="conformance",
@@ -185,8 +213,9 @@ class ProfiledAgentsSdkDriver(AgentsSdkDriver):
     scenario is one of two profiles (:func:`skillcore.testing.scenario_profiles`), selected
     by each run's context, so every check goes through the profile machinery."""
 
-    #: ``ProfiledAgentSkills`` has no ``invoke_user_message`` (a loop uses the run's profile).
-    capabilities = AgentsSdkDriver.capabilities - {Capability.USER_INVOCATION}
+    #: ``ProfiledAgentSkills`` has no ``invoke_user_message`` (a loop uses the run's profile);
+    #: profiles take no subagents.
+    capabilities = AgentsSdkDriver.capabilities - {Capability.USER_INVOCATION, Capability.SUBAGENTS}
 
     def _make_skills(self, library: SkillLibrary, limits: Limits, policy: ToolPolicy) -> Any:
         from skillcore_openai import ProfiledAgentSkills
@@ -228,6 +257,15 @@ def _agents_tool(name: str, run: Callable[[dict[str, Any]], str], command: bool 
         on_invoke_tool=invoke,
         strict_json_schema=True,
     )
+
+
+def _plain_tools() -> list[Any]:
+    """The scenario's plain tools as Agents SDK function tools."""
+    return [
+        _agents_tool("Read", lambda _: "ok"),
+        _agents_tool("Write", lambda _: "ok"),
+        _agents_tool(SHELL_TOOL, lambda args: shell_reply(args["command"]), command=True),
+    ]
 
 
 def _agents_reply(tool: str, output: Any) -> Reply:
@@ -287,6 +325,10 @@ class DispatcherDriver(AdapterDriver):
     agent loop of the real ``openai`` client against a :class:`ScriptedServer`: each model
     turn is a scripted response with the given tool calls, the loop handles ``Read``,
     ``Write`` and the shell tool, and conversations are saved with ``save``/``load``."""
+
+    #: A custom loop has no subagent mechanism: a forked skill's load comes back as a
+    #: ``FORK`` result, which the loop may act on itself.
+    capabilities = ALL_CAPABILITIES - {Capability.SUBAGENTS}
 
     #: Through a :class:`~skillcore_openai.ProfiledOpenAISkills` whose scenario profile
     #: (:func:`skillcore.testing.scenario_profiles`) is selected for the whole run, as a loop

@@ -323,6 +323,10 @@ def test_every_outcome_code_a_transition_returns_is_pinned_here() -> None:
         OutcomeCode.TURN_CALL_IDS_REPEAT,
         OutcomeCode.TURN_TOO_LONG,
         OutcomeCode.HOOK_BLOCKED,
+        # Forked skills: the toolkit's and the adapters' replies (skillcore.tools.forks).
+        OutcomeCode.FORK,
+        OutcomeCode.FORKED,
+        OutcomeCode.SUBAGENT_UNKNOWN,
     }
     assert pinned | toolkit_only == set(OutcomeCode) and not pinned & toolkit_only
 
