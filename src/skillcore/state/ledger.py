@@ -319,6 +319,15 @@ class SQLLedger:
             (key, head.rev, head.seq, _names(head.loaded)),
         )
 
+    def _insert_new(self, key: str, head: Head) -> tuple[str, tuple[Any, ...]]:
+        # The first row of a conversation, unless another worker's came first (no change).
+        p = self._p
+        return (
+            f"INSERT INTO {self.table} (conversation, rev, seq, loaded, calls, fork_turn, fork) "
+            f"VALUES ({p}, {p}, {p}, {p}, {p}, {p}, {p}) ON CONFLICT (conversation) DO NOTHING",
+            (key, head.rev, head.seq, *_columns_of(head)),
+        )
+
     def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
         """See :meth:`Ledger.observe`. One read when the turn is in order (nothing to
         write: the read is as good as a locked one), else one transaction."""
@@ -328,6 +337,8 @@ class SQLLedger:
             write, answer = observed(_decode_row(row), rev, turn, loaded)
             if write is None:
                 return answer
+        elif self._once(*self._insert_new(key, Head(rev, 0, loaded)), read=False) == 1:
+            return None  # a new conversation: its first row
         with self._tx() as cur:
             self._insert_missing(cur, key, Head(rev, 0, loaded))
             write, answer = observed(self._head(cur, key), rev, turn, loaded)
@@ -344,7 +355,9 @@ class SQLLedger:
         self, key: str, parent: str, rev: str, seq: int, loaded: Iterable[str], call: str = ""
     ) -> Head | None:
         """See :meth:`Ledger.advance`. A turn's first write on a row still at ``parent``
-        (the common case) is one statement, else one transaction."""
+        (the common case) is one statement (a row whose revision is ``parent`` is taken as
+        it, whatever its other columns hold: they are rewritten), a conversation's first
+        one two, anything else one transaction."""
         key, parent, rev, call = stored_id(key), stored_id(parent), stored_id(rev), stored_id(call)
         p = self._p
         # What advanced() writes for a head at ``parent`` keeping no fork of this turn.
@@ -355,6 +368,9 @@ class SQLLedger:
         )
         params = (rev, seq, _names(loaded), _names([call]), key, parent, rev, rev)
         if self._once(first, params, read=False) == 1:
+            return None
+        mine = Head(rev, seq, loaded, (call,))  # what advanced() writes on no row
+        if self._once(*self._insert_new(key, mine), read=False) == 1:
             return None
         with self._tx() as cur:
             self._insert_missing(cur, key, Head(parent, 0, ()))
