@@ -73,8 +73,7 @@ def worker(
     skills: bool,
     index: int,
     threads: int,
-    start: float,
-    stop: float,
+    clock: Any,
     out: Any,
     same_steps: bool = False,
 ) -> None:
@@ -97,6 +96,10 @@ def worker(
     agent = create_agent(model, plain_tools(), middleware=middleware, checkpointer=saver)
     times: list[float] = []
     lock = threading.Lock()
+    out.put("ready")  # the clock starts once every worker is ready (imports take long on a
+    while clock[0] == 0.0:  # loaded machine)
+        time.sleep(0.01)
+    start, stop = clock[0], clock[1]
 
     def loop(t: int) -> None:
         config: Any = {"configurable": {"thread_id": f"{'s' if skills else 'p'}-{index}-{t}"}}
@@ -133,16 +136,17 @@ def phase(
 ) -> dict[str, float]:
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
-    start = time.time() + 8.0  # imports and connections before the clock starts
-    stop = start + seconds
+    clock = ctx.Array("d", [0.0, 0.0])  # start, stop: set once every worker is ready
     procs = [
-        ctx.Process(
-            target=worker, args=(url, lib, skills, i, threads, start, stop, out, same_steps)
-        )
+        ctx.Process(target=worker, args=(url, lib, skills, i, threads, clock, out, same_steps))
         for i in range(workers)
     ]
     for p in procs:
         p.start()
+    for _ in procs:
+        assert out.get() == "ready"
+    start = time.time() + 0.5
+    clock[1], clock[0] = start + seconds, start
     times = [x for _ in procs for x in out.get()]
     for p in procs:
         p.join()
