@@ -5,10 +5,12 @@ thread running LangChain turns back to back (``create_agent`` with ``PostgresSav
 turns/s and p50/p99 per turn for each, and the ratios.
 
 Each turn: the model calls ``Read`` and then answers; every fifth turn of a thread it first
-loads a skill (so skill calls, and the ledger, are part of the mix).
+loads a skill (so skill calls, and the ledger, are part of the mix). With ``--same-steps`` the
+phase without skillcore calls ``Write`` where the other loads a skill, so both phases make
+the same model calls and tool steps and the ratio is the cost of the skills layer alone.
 
     python bench/bench_load.py                           # 4 workers x 10 threads, 20 s per phase
-    python bench/bench_load.py --workers 8 --threads 50 --seconds 60
+    python bench/bench_load.py --workers 8 --threads 50 --seconds 60 --same-steps
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 
-def _model(skills: bool) -> Any:
+def _model(skills: bool, same_steps: bool = False) -> Any:
     from langchain_core.language_models.chat_models import BaseChatModel
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
@@ -48,12 +50,13 @@ def _model(skills: bool) -> Any:
             last = messages[-1]
             n = sum(isinstance(m, HumanMessage) for m in messages)
             if isinstance(last, HumanMessage):
-                name = "load_skill" if skills and n % 5 == 1 else "Read"
+                first = "load_skill" if skills else "Write" if same_steps else "Read"
+                name = first if n % 5 == 1 else "Read"
                 args = {"skill_name": "notes"} if name == "load_skill" else {"path": "a"}
                 msg = AIMessage(
                     "", tool_calls=[{"name": name, "args": args, "id": f"c{next(ids)}"}]
                 )
-            elif isinstance(last, ToolMessage) and last.name == "load_skill":
+            elif isinstance(last, ToolMessage) and last.name in ("load_skill", "Write"):
                 msg = AIMessage(
                     "", tool_calls=[{"name": "Read", "args": {"path": "a"}, "id": f"c{next(ids)}"}]
                 )
@@ -65,8 +68,15 @@ def _model(skills: bool) -> Any:
 
 
 def worker(
-    url: str, lib: str, skills: bool, index: int, threads: int, start: float, stop: float, out: Any
-) -> None:  # type: ignore[no-untyped-def]
+    url: str,
+    lib: str,
+    skills: bool,
+    index: int,
+    threads: int,
+    clock: Any,
+    out: Any,
+    same_steps: bool = False,
+) -> None:
     from langchain.agents import create_agent
     from langgraph.checkpoint.postgres import PostgresSaver
     from psycopg_pool import ConnectionPool
@@ -82,9 +92,14 @@ def worker(
         middleware = [
             SkillsMiddleware(lib, allowed_tools_policy="restrict", ledger=SQLLedger.postgres(url))
         ]
-    agent = create_agent(_model(skills), plain_tools(), middleware=middleware, checkpointer=saver)
+    model = _model(skills, same_steps)
+    agent = create_agent(model, plain_tools(), middleware=middleware, checkpointer=saver)
     times: list[float] = []
     lock = threading.Lock()
+    out.put("ready")  # the clock starts once every worker is ready (imports take long on a
+    while clock[0] == 0.0:  # loaded machine)
+        time.sleep(0.01)
+    start, stop = clock[0], clock[1]
 
     def loop(t: int) -> None:
         config: Any = {"configurable": {"thread_id": f"{'s' if skills else 'p'}-{index}-{t}"}}
@@ -111,18 +126,27 @@ def worker(
 
 
 def phase(
-    url: str, lib: str, skills: bool, workers: int, threads: int, seconds: float
+    url: str,
+    lib: str,
+    skills: bool,
+    workers: int,
+    threads: int,
+    seconds: float,
+    same_steps: bool = False,
 ) -> dict[str, float]:
     ctx = multiprocessing.get_context("spawn")
     out = ctx.Queue()
-    start = time.time() + 8.0  # imports and connections before the clock starts
-    stop = start + seconds
+    clock = ctx.Array("d", [0.0, 0.0])  # start, stop: set once every worker is ready
     procs = [
-        ctx.Process(target=worker, args=(url, lib, skills, i, threads, start, stop, out))
+        ctx.Process(target=worker, args=(url, lib, skills, i, threads, clock, out, same_steps))
         for i in range(workers)
     ]
     for p in procs:
         p.start()
+    for _ in procs:
+        assert out.get() == "ready"
+    start = time.time() + 0.5
+    clock[1], clock[0] = start + seconds, start
     times = [x for _ in procs for x in out.get()]
     for p in procs:
         p.join()
@@ -141,6 +165,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--url", help="an existing PostgreSQL (default: a throwaway one)")
+    ap.add_argument(
+        "--same-steps",
+        action="store_true",
+        help="without skillcore, call Write where the skills phase loads a skill",
+    )
     a = ap.parse_args()
     from pgserver import PgServer
 
@@ -155,12 +184,13 @@ def main() -> None:
 
         with PostgresSaver.from_conn_string(url) as cp:
             cp.setup()
-        without = phase(url, str(lib), False, a.workers, a.threads, a.seconds)
+        without = phase(url, str(lib), False, a.workers, a.threads, a.seconds, a.same_steps)
         with_ = phase(url, str(lib), True, a.workers, a.threads, a.seconds)
     finally:
         if server is not None:
             server.stop()
-    print(f"{a.workers} workers x {a.threads} threads, {a.seconds:.0f} s per phase")
+    steps = ", the same steps in both phases" if a.same_steps else ""
+    print(f"{a.workers} workers x {a.threads} threads, {a.seconds:.0f} s per phase{steps}")
     print("| | turns/s | p50 ms | p99 ms | turns |\n|---|---|---|---|---|")
     for name, r in (("without skills", without), ("with skills + ledger", with_)):
         row = f"{r['turns/s']:.1f} | {r['p50 ms']:.0f} | {r['p99 ms']:.0f} | {r['turns']}"

@@ -67,18 +67,18 @@ def test_a_damaged_row_is_one_fork_not_an_error_on_every_call(
     ledger, model = SQLLedger.sqlite(db), ScriptedChatModel()
     agent = _agent(skills, ledger, model)
     cfg: Any = {"configurable": {"thread_id": "t"}}
-    model.push(_calls("m1", ("c1", "load_skill", {"skill_name": "alpha"})))
-    agent.invoke({"messages": [HumanMessage("use alpha")]}, cfg)
+    model.push(_calls("m1", ("c1", "load_skill", {"skill_name": "beta"})))
+    agent.invoke({"messages": [HumanMessage("use beta")]}, cfg)
     with sqlite3.connect(db) as conn:
         assert conn.execute(f"UPDATE skillcore_heads SET {damage}").rowcount == 1
     seen.names.clear()
+    # Write is allowed here and a fork (alpha loaded) could refuse it: the ledger is asked.
     model.push(_calls("m2", ("c2", "Read", {}), ("c3", "Write", {})))
     replies = _replies(agent.invoke({"messages": [HumanMessage("go on")]}, cfg))
-    assert replies["c2"].status != "error"
-    assert replies["c3"].status == "error"  # alpha still restricts
+    assert replies["c2"].status != "error" and replies["c3"].status != "error"
     assert seen.names.count("state.forked") == 1
     seen.names.clear()
-    model.push(_calls("m3", ("c4", "Read", {})))
+    model.push(_calls("m3", ("c4", "Write", {})))
     replies = _replies(agent.invoke({"messages": [HumanMessage("again")]}, cfg))
     assert replies["c4"].status != "error" and "state.forked" not in seen.names  # healed
 

@@ -59,10 +59,10 @@ class ForkCheck(CallInTurn):
         """As the inner call's (None when the inner store is not a call in a turn)."""
         return self._turn.settled() if self._turn is not None else None
 
-    def also_check(self) -> tuple[SkillSession, ...]:
+    def also_check(self, tool_name: str | None = None) -> tuple[SkillSession, ...]:
         """The inner call's extra sessions, then the latest saved state with this run's
         effect applied."""
-        extra = self._turn.also_check() if self._turn is not None else ()
+        extra = self._turn.also_check(tool_name) if self._turn is not None else ()
         merged = apply_effect(self.head, effect_between(self.base, self.inner.read()))
         return (*extra, merged)
 

@@ -28,6 +28,7 @@ import attrs
 from skillcore import events
 from skillcore._recent import Recent
 from skillcore.codes import OutcomeCode
+from skillcore.state.fork_reach import fork_can_refuse
 from skillcore.state.ledger import Head, Ledger, stored_id
 from skillcore.state.listed_calls import Replayed, Replayer, TurnCalls
 from skillcore.state.merge import apply_effect, effect_between, turn_state
@@ -61,7 +62,6 @@ class _Turn:
         "confirm_until",
         "confirmed",
         "done",
-        "dropped",
         "entered",
         "fork",
         "hidden",
@@ -94,12 +94,12 @@ class _Turn:
         self.entered: set[str] = set()
         self.busy: set[str] = set()
         self.done: set[str] = set()
-        #: Whether the ledger check at the turn's start is done (or not needed); the call
-        #: that makes it holds ``checking``, the turn's other calls wait for it.
+        #: Whether the ledger check of the turn's start is done (or not needed): made by
+        #: the turn's first ledger write, or by the first plain call whose decision a fork
+        #: could change, whichever comes first; the call making it holds ``checking``, the
+        #: turn's other calls wait for it.
         self.checked = True
         self.checking = threading.Lock()
-        #: Set when the ledger failed this turn: it left the store, its calls enter anew.
-        self.dropped = False
 
 
 class TurnStore:
@@ -172,66 +172,55 @@ class TurnStore:
         plain calls must also pass on that latest state.
         """
         live = None if isinstance(base, SkillSession) else base
-        while True:
-            with self._cond:
-                turn = self._turns.get(calls.key, refresh=True)
-                if turn is None:
-                    start = base if isinstance(base, SkillSession) else base.read()
-                    turn = _Turn(start, hidden, available)
-                    turn.rev = rev if isinstance(rev, str) else ""
-                    turn.checked = self.ledger is None or rev is None
-                    self._turns.set(calls.key, turn)
-                if call_id in calls.skill:
-                    turn.entered.add(call_id)
-                self._cond.notify_all()
-            if self._check(turn, calls):
-                return TurnCall(self, turn, calls, call_id, live)
+        with self._cond:
+            turn = self._turns.get(calls.key, refresh=True)
+            if turn is None:
+                start = base if isinstance(base, SkillSession) else base.read()
+                turn = _Turn(start, hidden, available)
+                turn.rev = rev if isinstance(rev, str) else ""
+                turn.checked = self.ledger is None or rev is None
+                # Found forked when it ran before in this process: a retry fails closed too.
+                turn.fork = self._forks.get(calls.key)
+                self._turns.set(calls.key, turn)
+            if call_id in calls.skill:
+                turn.entered.add(call_id)
+            self._cond.notify_all()
+        return TurnCall(self, turn, calls, call_id, live)
 
-    def _check(self, turn: _Turn, calls: TurnCalls) -> bool:
-        """Check the ledger once at the turn's start (the turn's other calls wait for it);
-        False when the turn was dropped meanwhile (enter again). A check that raises drops
-        the turn: a retry enters a new one and checks again, never trusting a turn whose
-        fork check did not happen."""
+    def _check(self, turn: _Turn, calls: TurnCalls) -> None:
+        """Check the ledger once for the turn's start, for a plain call whose decision a
+        fork could change, unless the turn's first write already did (see
+        :meth:`TurnCall.write`); the turn's other calls wait for it. A check that raises
+        leaves the turn unchecked: a retry checks again, never trusting a turn whose fork
+        check did not happen (and the ledger answers a fork it already found again)."""
         if turn.checked:
-            return True
+            return
         with turn.checking:
-            if turn.dropped:
-                return False
             if turn.checked:
-                return True
-            try:
-                head = self.ledger.observe(  # type: ignore[union-attr]
-                    calls.conversation, turn.rev, calls.turn, turn.base.loaded_names
-                )
-            except BaseException:
-                self._drop(turn, calls)
-                raise
+                return
+            head = self.ledger.observe(  # type: ignore[union-attr]
+                calls.conversation, turn.rev, calls.turn, turn.base.loaded_names
+            )
             if head is not None:
                 self._forked(turn, calls, head, "turn start")
-            else:
-                # The turn ran before in this process and was found forked then: the
-                # ledger has since taken its revision, so a retry would not see the fork.
-                with self._cond:
-                    turn.fork = turn.fork or self._forks.get(calls.key)
             turn.checked = True
-        return True
-
-    def _drop(self, turn: _Turn, calls: TurnCalls) -> None:
-        with self._cond:
-            turn.dropped = True
-            if self._turns.get(calls.key) is turn:
-                self._turns.pop(calls.key)
-            self._cond.notify_all()
 
     def _forked(self, turn: _Turn, calls: TurnCalls, head: Head, at: str) -> None:
         with self._cond:
-            if turn.fork is None:
+            new = turn.fork is None
+            if new:
                 turn.fork = head
-            self._forks.set(calls.key, turn.fork)
-        events.emit(
-            "state.forked",
-            {"conversation": calls.conversation, "expected": turn.rev, "found": head.rev, "at": at},
-        )
+            self._forks.set(calls.key, turn.fork)  # type: ignore[arg-type]
+        if new:  # the ledger answers a fork to each of the turn's operations: reported once
+            events.emit(
+                "state.forked",
+                {
+                    "conversation": calls.conversation,
+                    "expected": turn.rev,
+                    "found": head.rev,
+                    "at": at,
+                },
+            )
 
     def _finish(self, view: TurnCall, failed: bool = False) -> None:
         turn, calls, call_id = view._turn, view.calls, view.call_id
@@ -312,8 +301,9 @@ class CallInTurn(abc.ABC):
         """The result another call already worked out for this skill call (None if none)."""
 
     @abc.abstractmethod
-    def also_check(self) -> tuple[SkillSession, ...]:
-        """Sessions a plain call must also be allowed on (besides :meth:`read`'s)."""
+    def also_check(self, tool_name: str | None = None) -> tuple[SkillSession, ...]:
+        """Sessions a plain call of ``tool_name`` (None: any tool) must also be allowed on
+        (besides :meth:`read`'s)."""
 
 
 class TurnCall(CallInTurn):
@@ -362,7 +352,19 @@ class TurnCall(CallInTurn):
 
     def write(self, session: SkillSession) -> None:
         """Record ``session`` as the session after this call (and write to the live store,
-        if any, the turn's base with the effects of the calls seen to run so far)."""
+        if any, the turn's base with the effects of the calls seen to run so far). With a
+        ledger, the write is recorded there; the turn's first write also checks the turn's
+        start (one ledger operation), and the turn's plain calls wait for it rather than
+        making their own check."""
+        turn, ledger = self._turn, self._store.ledger
+        if ledger is None or turn.checked:
+            self._write(session)
+            return
+        with turn.checking:
+            self._write(session)
+            turn.checked = True
+
+    def _write(self, session: SkillSession) -> None:
         self._written = session
         with self._store._cond:
             self._turn.after[self.call_id] = session
@@ -419,14 +421,19 @@ class TurnCall(CallInTurn):
             self.write(result.session)  # its effect is this call's own write (and is recorded)
         return result
 
-    def also_check(self) -> tuple[SkillSession, ...]:
+    def also_check(self, tool_name: str | None = None) -> tuple[SkillSession, ...]:
         """Sessions a plain call must also be allowed on: the one the confirmed earlier calls
         give (:meth:`unconfirmed_base`) and, when the turn runs beside another (a fork),
-        the latest state the ledger knows. A fork can never lift a restriction."""
+        the latest state the ledger knows. A fork can never lift a restriction. The ledger
+        is asked (once per turn) unless its write already answered or no fork could refuse
+        a call of ``tool_name`` (:func:`fork_can_refuse`; None: any tool)."""
         out = []
         other = self.unconfirmed_base()
         if other is not None:
             out.append(other)
+        turn = self._turn
+        if not turn.checked and (tool_name is None or fork_can_refuse(turn.base, tool_name)):
+            self._store._check(turn, self.calls)
         with self._store._cond:
             fork = self._turn.fork
         if fork is not None:

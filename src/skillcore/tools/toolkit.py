@@ -477,7 +477,7 @@ class SkillToolkit:
             # a restriction.
             # So must it when its turn runs beside another on the same conversation (a
             # fork): on the latest state too.
-            also = turn.also_check() if turn is not None and decision.allowed else ()
+            also = turn.also_check(tool_name) if turn is not None and decision.allowed else ()
             for other in also:
                 decision = other.check_tool(
                     tool_name, can_unload=can_unload, arguments=arguments, pinned=self.pinned_skills

@@ -88,9 +88,12 @@ def test_a_damaged_row_is_a_fork_once(tmp_path: Path, column: str, value: str) -
     assert head is not None and head.damaged  # unknown, never an error
     fork = ledger.observe("conv", "r1", "t2", ["a"])
     assert fork is not None and fork.damaged and fork.loaded == ()
-    # Healed: the next call of the conversation sees the row this one wrote.
-    assert ledger.advance("conv", "r1", "t2", 1, ["a"], "c1") is None
+    # The turn that found it is told again (another worker of the turn, a retry)...
+    again = ledger.advance("conv", "r1", "t2", 1, ["a"], "c1")
+    assert again is not None and again.damaged
+    # ... and healed: the next turn sees the row this one wrote.
     assert ledger.observe("conv", "t2", "t3", ["a"]) is None
+    assert ledger.advance("conv", "t2", "t3", 1, ["a"], "c2") is None
 
 
 def test_memory_ledger_stores_ids_the_same_way() -> None:

@@ -1,6 +1,8 @@
 """A turn entered, failed on the shared ledger and retried, in any order and split between
 workers, never allows a plain call that the one-process replay refuses: a call that failed
-on the ledger leaves nothing behind that its retry trusts (the fork check runs again)."""
+on the ledger leaves nothing behind that its retry trusts (the fork check runs again), and
+a retry after a reply lost once the ledger had committed recognises its own turn's write
+(a fork it found stays found, in every worker of the turn)."""
 
 from __future__ import annotations
 
@@ -30,27 +32,34 @@ def toolkit(tmp_path_factory: pytest.TempPathFactory) -> SkillToolkit:
     return SkillToolkit(SkillLibrary([root]))
 
 
-class Failing:
-    """A shared ledger whose operations fail (unreachable) as ``fails`` says, in turn."""
+#: How a ledger operation goes: answered, failed before it reached the ledger, or committed
+#: with its reply lost (the connection dropped after the commit).
+OK, DOWN, LOST = "ok", "down", "lost"
 
-    def __init__(self, inner: MemoryLedger, fails: Iterable[bool]) -> None:
+
+class Failing:
+    """A shared ledger whose operations go as ``fails`` says, in turn (see :data:`OK`)."""
+
+    def __init__(self, inner: MemoryLedger, fails: Iterable[str]) -> None:
         self.inner, self.fails = inner, deque(fails)
 
-    def _maybe(self) -> None:
-        if self.fails and self.fails.popleft():
+    def _do(self, op: Any, *args: Any) -> Any:
+        how = self.fails.popleft() if self.fails else OK
+        if how == DOWN:
             raise ConnectionError("ledger unreachable")
+        out = op(*args)
+        if how == LOST:
+            raise ConnectionError("connection dropped after the commit")
+        return out
 
     def observe(self, key: str, rev: str, turn: str, loaded: Iterable[str]) -> Head | None:
-        self._maybe()
-        return self.inner.observe(key, rev, turn, loaded)
+        return self._do(self.inner.observe, key, rev, turn, loaded)  # type: ignore[no-any-return]
 
     def advance(self, *args: Any) -> Head | None:
-        self._maybe()
-        return self.inner.advance(*args)
+        return self._do(self.inner.advance, *args)  # type: ignore[no-any-return]
 
     def head(self, key: str) -> Head | None:
-        self._maybe()
-        return self.inner.head(key)
+        return self._do(self.inner.head, key)  # type: ignore[no-any-return]
 
 
 def run(toolkit, base, calls, worker_of, fails, seed, other):
@@ -104,7 +113,7 @@ call = st.one_of(
     preloaded=st.lists(st.sampled_from(SKILLS), unique=True, max_size=2),
     other=st.none() | st.lists(st.sampled_from(SKILLS), unique=True, min_size=1, max_size=2),
     workers=st.lists(st.integers(0, 1), min_size=5, max_size=5),
-    fails=st.lists(st.booleans(), min_size=1, max_size=8),
+    fails=st.lists(st.sampled_from([OK, DOWN, LOST]), min_size=1, max_size=8),
     seed=st.integers(0, 1000),
 )
 def test_a_turn_failed_and_retried_never_allows_what_one_process_refuses(
@@ -113,9 +122,7 @@ def test_a_turn_failed_and_retried_never_allows_what_one_process_refuses(
     base = toolkit.library.session(Limits(max_loaded=3), ToolPolicy(PolicyMode.RESTRICT))
     base = toolkit.load_all(base, preloaded)[0]
     one = run(toolkit, base, calls, [0] * len(calls), (), None, other)
-    # Split between workers only without a fork: a second worker of a forked turn finds
-    # the ledger already at its revision (see docs/many-workers.md).
-    split = workers[: len(calls)] if other is None else [0] * len(calls)
-    many = run(toolkit, base, calls, split, fails, seed, other)
+    # Split between workers, with or without a fork: every worker of a forked turn sees it.
+    many = run(toolkit, base, calls, workers[: len(calls)], fails, seed, other)
     wrong = {i for i, allowed in many.items() if allowed and not one[i]}
     assert not wrong, f"allowed after a retry, refused by one process: {wrong}"
