@@ -29,6 +29,7 @@ from skillcore.catalog import (
     RANKERS,
     CatalogFormat,
     CatalogOrder,
+    Encoding,
     PromptMode,
     PromptTemplate,
     Ranker,
@@ -41,6 +42,7 @@ from skillcore.catalog import (
     render_load_reply,
     resolve_prompt_mode,
     to_template,
+    warm_up,
 )
 from skillcore.codes import DecisionCode, OutcomeCode
 from skillcore.diagnostics import Severity
@@ -154,8 +156,12 @@ class SkillToolkit:
         approve_script: scripts.Approve | None = None,
         script_interpreters: Any = None,
         confirm_scripts: bool = False,
+        encoding: Encoding | None = None,
     ) -> None:
         self.library = library
+        #: An encoder added beside WordLlama or replacing it in the semantic ranker (see
+        #: :class:`~skillcore.catalog.embedders.Encoding`); None: WordLlama alone.
+        self.encoding = encoding
         settings = scripts.settings(
             script_runner, script_isolation, script_limits, approve_script, script_interpreters
         )
@@ -209,6 +215,8 @@ class SkillToolkit:
         self._generic: tuple[tuple[ToolNames, bool, int], tuple[ToolSpec, ...]] | None = None
         self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
         self._budget_report = events.BudgetReport()
+        if library.discovered:  # load the encoders now, not on the first search
+            warm_up(library.catalog, ranker, encoding)
 
     # -- the tools -------------------------------------------------------------------------
 
@@ -241,6 +249,7 @@ class SkillToolkit:
         """
         budget = session.limits.catalog_budget if budget is None else budget
         fmt, counter = self.catalog_format, self.budget_counter
+        warm_up(session.catalog, self.ranker, self.encoding)  # once per catalog
         if self.catalog_order is CatalogOrder.RELEVANCE and query and query.strip():
             rel = relevant_catalog(session, query, fmt, budget, counter)
             text, shown, omitted = rel.text, len(rel.shown) + len(rel.named), rel.omitted
@@ -343,7 +352,7 @@ class SkillToolkit:
         """What the search tool finds for ``query``/``path``, with its "no close match"
         verdict (:meth:`skillcore.catalog.ranking.SearchIndex.select`)."""
         catalog = session.catalog if isinstance(session, SkillSession) else session
-        return index_for(catalog).select(query, path, SEARCH_LIMIT, self.ranker)
+        return index_for(catalog, self.encoding).select(query, path, SEARCH_LIMIT, self.ranker)
 
     def search_text(self, session: SkillSession, query: str | None, path: str | None) -> str:
         """The reply of the search tool: when no skill is a close match, at most
@@ -361,7 +370,8 @@ class SkillToolkit:
         text = query_text([message])
         if not self.suggestions or text is None:
             return ()
-        memo: _Suggestions = per_catalog(catalog, "suggestions", _Suggestions)
+        kind = "suggestions" if self.encoding is None else f"suggestions+{id(self.encoding)}"
+        memo: _Suggestions = per_catalog(catalog, kind, _Suggestions)
         key = (
             hashlib.blake2b(text.encode(), digest_size=16).digest(),
             self.ranker,
@@ -369,7 +379,9 @@ class SkillToolkit:
         )
         names = memo.get(key)
         if names is None:
-            found = index_for(catalog).select(text, None, self.suggestions, self.ranker)
+            found = index_for(catalog, self.encoding).select(
+                text, None, self.suggestions, self.ranker
+            )
             names = memo.put(key, tuple(h.skill.name for h in found.close))
         return names
 
