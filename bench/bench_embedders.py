@@ -68,10 +68,15 @@ def calibrate(n: int = 431) -> dict[str, Any]:
     for name, ix in (("wordllama", wordllama), ("minilm", minilm)):
         routed = [ix.nearest(c.query, 1)[0][1] for c in cases if c.skill]
         unserved = [ix.nearest(c.query, 1)[0][1] for c in cases if c.skill is None]
-        best = max(
-            (sum(u < t for u in unserved) / len(unserved) - sum(r < t for r in routed) / len(routed), t)
-            for t in (x / 100 for x in range(10, 70))
-        )
+
+        def youden(
+            t: float, routed: list[float] = routed, unserved: list[float] = unserved
+        ) -> float:
+            return sum(u < t for u in unserved) / len(unserved) - sum(r < t for r in routed) / len(
+                routed
+            )
+
+        best = max((youden(t), t) for t in (x / 100 for x in range(10, 70)))
         table = {
             f"{t:.2f}": (
                 round(sum(u < t for u in unserved) / len(unserved), 3),
@@ -79,7 +84,8 @@ def calibrate(n: int = 431) -> dict[str, Any]:
             )
             for t in (x / 100 for x in range(20, 50, 2))
         }
-        out[name] = {"auc": round(_auc(routed, unserved), 3), "best_threshold": best[1], "table": table}
+        auc = round(_auc(routed, unserved), 3)
+        out[name] = {"auc": auc, "best_threshold": best[1], "table": table}
         print(name, json.dumps(out[name]), file=sys.stderr)
     return out
 
@@ -157,7 +163,7 @@ def startup(n: int = 10_000, runs: int = 3) -> dict[str, Any]:
     for _ in range(runs):  # interleaved: the machine's load hits both alike
         got["wordllama"].append(_start(False, n))
         got["minilm"].append(_start(True, n))
-    med = {k: [statistics.median(v[i] for v in runs_) for i in range(3)] for k, runs_ in got.items()}
+    med = {k: [statistics.median(r[i] for r in rs) for i in range(3)] for k, rs in got.items()}
     out = {
         "n": n,
         "wordllama_wall_s": med["wordllama"][0],

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.core.extras import needs
 
 from skillcore import Catalog, SkillLibrary, SkillLocation, SkillMetadata, SkillToolkit
 from skillcore.catalog import Calibration, Embedder, EmbedderId, Encoding, index_for, warm_up
 from skillcore.catalog.embedders import CALIBRATIONS, MINILM, WORDLLAMA, WordLlamaEmbedder
 from skillcore.catalog.ranking import SearchIndex
-from tests.core.extras import needs
 
 from .tiny_onnx import table, token_id, write_model, write_tokenizer
 
