@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.core.extras import needs
 
 from skillcore.catalog.embedders import EmbedderId
-from tests.core.extras import needs
 
 pytestmark = needs("numpy")
 
