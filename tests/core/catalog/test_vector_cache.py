@@ -238,3 +238,17 @@ def test_concurrent_writers_never_leave_a_damaged_file(tmp_path: Path) -> None:
         )
         assert np.allclose(row, fake.embed([text])[0])
     assert not [p for p in d.iterdir() if p.name.startswith(".tmp-")]
+
+
+def test_the_security_page_states_the_vector_cache_caps() -> None:
+    from skillcore.catalog import vector_cache as vc
+
+    page = " ".join(
+        (Path(__file__).resolve().parents[3] / "docs" / "security.md").read_text().split()
+    )
+    for text in (
+        f"at most {vc.MAX_VECTOR_BYTES // (1024 * 1024)} MiB read",
+        f"more than {vc.MAX_VECTOR_DIMS:,} dimensions",
+        f"At most {vc.MAX_VECTOR_ENTRIES:,} entries are kept per encoder",
+    ):
+        assert text in page, text
