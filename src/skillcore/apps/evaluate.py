@@ -265,9 +265,7 @@ def evaluate(
     of the scores and listed in ``unknown``. ``catalog_order="relevance"`` measures
     visibility in the relevance-aware catalog (:mod:`skillcore.catalog.relevance`) for each
     query instead of the precedence-ordered one. ``suggestions``: how many skills the
-    per-request note names (as ``SkillToolkit(suggestions=...)``). ``encoding``: an encoder
-    added beside WordLlama or replacing it (as ``SkillToolkit(encoding=...)``).
-    """
+    per-request note names and ``encoding`` the encoders (as in :class:`SkillToolkit`)."""
     order = CatalogOrder(catalog_order)  # ValueError names an unknown order
     index = index_for(catalog, encoding)
     unknown, pos, neg, unserved = _sorted_cases(cases, {s.name for s in index.skills})
