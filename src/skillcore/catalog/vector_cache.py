@@ -57,6 +57,8 @@ MAX_VECTOR_BYTES = 512 * 1024 * 1024
 MAX_VECTOR_DIMS = 8_192
 #: Texts embedded per call of the encoder while the cache is filled.
 EMBED_BATCH = 64
+#: New vectors written to the cache at least this often while a large library is embedded.
+SAVE_EVERY = 2_048
 
 
 def default_vector_dir() -> Path:
@@ -213,12 +215,17 @@ def cached_vectors(
     keys = [text_hash(t) for t in texts]
     missing = [i for i, k in enumerate(keys) if k not in known]
     fresh: dict[bytes, Any] = {}
+    unsaved = 0
     for start in range(0, len(missing), EMBED_BATCH):
         chunk = missing[start : start + EMBED_BATCH]
         rows = np.asarray(embedder.embed([texts[i] for i in chunk]), dtype=np.float32)
         for i, row in zip(chunk, rows):
             fresh[keys[i]] = row
-    if store is not None and fresh:
+        unsaved += len(chunk)
+        if store is not None and unsaved >= SAVE_EVERY:  # an interrupted build keeps its work
+            store.save(fresh)
+            unsaved = 0
+    if store is not None and unsaved:
         store.save(fresh)
     found = {**known, **fresh}
     if not texts:
@@ -234,6 +241,7 @@ __all__ = [
     "MAX_VECTOR_BYTES",
     "MAX_VECTOR_DIMS",
     "MAX_VECTOR_ENTRIES",
+    "SAVE_EVERY",
     "VectorCache",
     "cached_vectors",
     "default_vector_dir",

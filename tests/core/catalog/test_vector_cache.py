@@ -252,3 +252,26 @@ def test_the_security_page_states_the_vector_cache_caps() -> None:
         f"At most {vc.MAX_VECTOR_ENTRIES:,} entries are kept per encoder",
     ):
         assert text in page, text
+
+
+def test_an_interrupted_build_keeps_what_it_embedded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skillcore.catalog import vector_cache
+    from skillcore.catalog.vector_cache import cached_vectors
+
+    monkeypatch.setattr(vector_cache, "EMBED_BATCH", 4)
+    monkeypatch.setattr(vector_cache, "SAVE_EVERY", 8)
+
+    class Stops(Fake):
+        def embed(self, texts: Sequence[str]) -> Any:
+            if len(self.embedded) >= 12:
+                raise KeyboardInterrupt
+            return super().embed(texts)
+
+    d = private(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        cached_vectors(Stops(), TEXTS, str(d))
+    again = Fake()
+    cached_vectors(again, TEXTS, str(d))
+    assert len(again.embedded) == len(TEXTS) - 8
