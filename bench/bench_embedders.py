@@ -15,6 +15,7 @@ Three parts:
     python bench/bench_embedders.py --calibrate
     python bench/bench_embedders.py --measure --sizes 431 10000 --json /tmp/embedders.json
     python bench/bench_embedders.py --startup
+    python bench/bench_embedders.py --from-json a.json b.json --markdown bench/results/embedders.md
 """
 
 from __future__ import annotations
@@ -178,6 +179,39 @@ def startup(n: int = 10_000, runs: int = 3) -> dict[str, Any]:
     return out
 
 
+def markdown(result: dict[str, Any]) -> str:
+    """The results as Markdown tables."""
+    lines = ["# Encoders: WordLlama, + MiniLM, MiniLM alone", ""]
+    for name, cal in result.get("calibration", {}).items():
+        lines.append(
+            f"- calibration ({name}, development requests, 431 skills): threshold "
+            f"{cal['best_threshold']:.2f}, AUC {cal['auc']:.3f}"
+        )
+    if result.get("measure"):
+        lines += [
+            "",
+            "| skills | requests | encoders | recall@1 | recall@5 | recall@10 | MRR "
+            "| unserved abstained | routed abstained | recall@5 after abstention "
+            "| encoder build CPU s | CPU ms/query |",
+            "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for r in result["measure"]:
+            lines.append(
+                f"| {r['n']:,} | {r['split']} | {r['encoders']} | {r['recall@1']:.2f} "
+                f"| {r['recall@5']:.2f} | {r['recall@10']:.2f} | {r['mrr']:.2f} "
+                f"| {r['abstain_recall']:.2f} | {r['routed_abstained']:.2f} "
+                f"| {r['tool_recall@5']:.2f} | {r['build_cpu_s']:.1f} | {r['cpu_ms_per_query']:.1f} |"
+            )
+    for s in result.get("startups", []):
+        lines.append(
+            f"- second start, {s['n']:,} skills: WordLlama {s['wordllama_wall_s']:.1f} s wall "
+            f"({s['wordllama_cpu_s']:.1f} s CPU), + MiniLM from the vector cache "
+            f"{s['minilm_wall_s']:.1f} s ({s['minilm_cpu_s']:.1f} s CPU): ratio "
+            f"{s['ratio_wall']:.2f} wall, {s['ratio_cpu']:.2f} CPU"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calibrate", action="store_true")
@@ -185,17 +219,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--startup", action="store_true")
     parser.add_argument("--sizes", type=int, nargs="*", default=[431, 10_000])
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--markdown", type=Path)
+    parser.add_argument("--from-json", type=Path, nargs="*", default=[], help="merge earlier runs")
     args = parser.parse_args(argv)
     result: dict[str, Any] = {}
+    for path in args.from_json:
+        result.update(json.loads(path.read_text()))
     if args.calibrate:
         result["calibration"] = calibrate()
     if args.measure:
         result["measure"] = measure(args.sizes)
     if args.startup:
-        result["startup"] = startup()
+        # Twice: the machine is shared and the ratio is noisy.
+        result["startups"] = [startup(), startup()]
     text = json.dumps(result, indent=1)
     if args.json:
         args.json.write_text(text)
+    if args.markdown:
+        args.markdown.write_text(markdown(result))
     print(text)
 
 
