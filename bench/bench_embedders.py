@@ -200,7 +200,8 @@ def markdown(result: dict[str, Any]) -> str:
                 f"| {r['n']:,} | {r['split']} | {r['encoders']} | {r['recall@1']:.2f} "
                 f"| {r['recall@5']:.2f} | {r['recall@10']:.2f} | {r['mrr']:.2f} "
                 f"| {r['abstain_recall']:.2f} | {r['routed_abstained']:.2f} "
-                f"| {r['tool_recall@5']:.2f} | {r['build_cpu_s']:.1f} | {r['cpu_ms_per_query']:.1f} |"
+                f"| {r['tool_recall@5']:.2f} | {r['build_cpu_s']:.1f} "
+                f"| {r['cpu_ms_per_query']:.1f} |"
             )
     for s in result.get("startups", []):
         lines.append(
