@@ -22,6 +22,7 @@ each scaled to 0..1 over its best results; see :func:`semantic_available`.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -150,6 +151,9 @@ class SearchIndex(LexicalIndex):
         self._semantic: Any = None
         self._encoded: Any = None
         self._names: NameIndex | None = None
+        # Their own lock: a build takes seconds (minutes for a sentence encoder without its
+        # cached vectors) and must not hold up BM25 or the "did you mean" names meanwhile.
+        self._dense_lock = threading.Lock()
 
     def search(
         self,
@@ -298,7 +302,7 @@ class SearchIndex(LexicalIndex):
 
     def semantic(self) -> SemanticIndex:
         """The embedding index of these skills, built on first use (needs the extra)."""
-        with self._lock:
+        with self._dense_lock:
             if self._semantic is None:
                 self._semantic = SemanticIndex(self.skills)
             return self._semantic  # type: ignore[no-any-return]
@@ -308,7 +312,7 @@ class SearchIndex(LexicalIndex):
         without one."""
         if self.encoding is None:
             return None
-        with self._lock:
+        with self._dense_lock:
             if self._encoded is None:
                 # Imported here: the vector cache is needed only with a chosen encoder.
                 from skillcore.catalog.encoded import EncodedIndex

@@ -404,3 +404,32 @@ def test_nothing_downloads_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
         packaged_minilm()
     except ImportError:
         pass
+
+
+@needs("numpy")
+def test_a_slow_encoder_build_does_not_hold_up_bm25_or_name_hints() -> None:
+    release = threading.Event()
+
+    class Slow(Counting):
+        def embed(self, texts: Sequence[str]) -> Any:
+            release.wait(30)
+            return super().embed(texts)
+
+    enc = Encoding(Slow(WORDS3), mode="replace", calibration=Calibration(0.5, 0.5), cache=False)
+    catalog = Catalog(SKILLS)
+    thread = warm_up(catalog, "hybrid", enc)
+    assert thread is not None
+    index = index_for(catalog, enc)
+    try:
+        done: list[object] = []
+        worker = threading.Thread(
+            target=lambda: done.append(
+                (index.search("csv", None, 10, "bm25"), index.close_names("csv-kt"))
+            )
+        )
+        worker.start()
+        worker.join(20)
+        assert done and done[0][1] == ["csv-kit"]  # answered while the build waits
+    finally:
+        release.set()
+        thread.join(30)
