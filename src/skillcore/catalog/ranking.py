@@ -334,6 +334,7 @@ class SearchIndex(LexicalIndex):
         vectors are computed or read from the cache), so that the first search does not."""
         if _uses_semantic(ranker):
             self.dense_indexes()
+        self._families  # noqa: B018 - found on first use otherwise (a second at 10,000 skills)
 
     # -- names ----------------------------------------------------------------------------
 

@@ -433,3 +433,22 @@ def test_a_slow_encoder_build_does_not_hold_up_bm25_or_name_hints() -> None:
     finally:
         release.set()
         thread.join(30)
+
+
+@ONNX
+def test_with_cached_vectors_the_model_still_loads_before_the_first_search(
+    tiny, tmp_path: Path
+) -> None:
+    from skillcore.catalog.onnx_encoder import OnnxEmbedder
+
+    model, tok, _ = tiny
+    cache = str(tmp_path / "vectors")
+
+    def encoding() -> tuple[OnnxEmbedder, Encoding]:
+        emb = OnnxEmbedder(model, tok, model_name="tiny")
+        return emb, Encoding(emb, mode="replace", calibration=Calibration(0.9, 0.9), cache=cache)
+
+    SearchIndex(SKILLS, encoding()[1]).warm("hybrid")  # the first start fills the cache
+    emb, enc = encoding()
+    SearchIndex(SKILLS, enc).warm("hybrid")  # a second start reads it
+    assert emb._session is not None
