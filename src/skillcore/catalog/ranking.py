@@ -81,6 +81,9 @@ ADAPTIVE_BLEND = True
 #: 95-100% of requests no skill serves abstain, and 7-8% of routed ones (whose right skill is
 #: then almost always among the 3 kept).
 ABSTAIN_SIMILARITY = 0.32
+#: With an encoder added beside WordLlama, its share of the embeddings' part of the blend
+#: (WordLlama has the rest).
+ADDED_ENCODER_SHARE = 0.5
 #: WordLlama's thresholds (the calibration table's entry, which holds the same values).
 _WORDLLAMA_CALIBRATION = calibration_for(WORDLLAMA) or Calibration(0.32, 0.32)
 #: The same for BM25 alone: the share of the query's weight (IDF of its words) that the best
@@ -282,15 +285,17 @@ class SearchIndex(LexicalIndex):
         # A skill only the embeddings found joins when it is a close match itself: a list
         # padded with distant skills would look like ten good answers.
         near = {d for dense, _, cal in sides for d, sim in dense if sim >= cal.semantic_only_min}
-        used = [side for side in sides if side[0]]
+        shares = [1.0] if len(sides) == 1 else [1 - ADDED_ENCODER_SHARE, ADDED_ENCODER_SHARE]
+        used = [(side, w) for side, w in zip(sides, shares) if side[0]]
+        total = sum(w for _, w in used)
         for doc in near | fused.keys():
             dense_part = 0.0
-            for dense, sims, _ in used:
+            for (dense, sims, _), weight in used:
                 high, low = dense[0][1], dense[-1][1]
                 spread = high - low
-                dense_part += (sims.get(doc, low) - low) / spread if spread > 0 else 1.0
-            if used:
-                fused[doc] = fused.get(doc, 0.0) + (1 - share) * dense_part / len(used)
+                dense_part += weight * ((sims.get(doc, low) - low) / spread if spread > 0 else 1.0)
+            if total > 0:
+                fused[doc] = fused.get(doc, 0.0) + (1 - share) * dense_part / total
         exact = self._exact(query)
         if exact is not None:
             fused.setdefault(exact, 0.0)
@@ -402,6 +407,7 @@ __all__ = [
     "ABSTAIN_KEEP",
     "ABSTAIN_SIMILARITY",
     "ADAPTIVE_BLEND",
+    "ADDED_ENCODER_SHARE",
     "BEST_KEPT",
     "BLEND_LEXICAL",
     "BUILD_VECTOR_MIN_SKILLS",
