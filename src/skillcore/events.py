@@ -164,6 +164,13 @@ EVENTS: Mapping[str, EventSpec] = {
             "reading %(path)r of skill %(skill)r failed: %(code)s",
         ),
         EventSpec(
+            "vectors.cache_ignored",
+            _C,
+            _W,
+            ("path", "detail"),
+            "vector cache %(path)s ignored in part: %(detail)s (recomputed)",
+        ),
+        EventSpec(
             "catalog.budget_exceeded",
             _C,
             _I,

@@ -34,6 +34,7 @@ from skillcore.catalog import (
     STOPWORDS,
     WORD,
     CatalogOrder,
+    Encoding,
     Ranker,
     SearchIndex,
     index_for,
@@ -256,6 +257,7 @@ def evaluate(
     ks: Sequence[int] = KS,
     catalog_order: CatalogOrder | str = CatalogOrder.PRECEDENCE,
     suggestions: int = NOTE_SUGGESTIONS,
+    encoding: Encoding | None = None,
 ) -> EvalReport:
     """Run ``cases`` against ``catalog`` and measure selection (see the module docstring).
 
@@ -263,10 +265,9 @@ def evaluate(
     of the scores and listed in ``unknown``. ``catalog_order="relevance"`` measures
     visibility in the relevance-aware catalog (:mod:`skillcore.catalog.relevance`) for each
     query instead of the precedence-ordered one. ``suggestions``: how many skills the
-    per-request note names (as ``SkillToolkit(suggestions=...)``).
-    """
+    per-request note names and ``encoding`` the encoders (as in :class:`SkillToolkit`)."""
     order = CatalogOrder(catalog_order)  # ValueError names an unknown order
-    index = index_for(catalog)
+    index = index_for(catalog, encoding)
     unknown, pos, neg, unserved = _sorted_cases(cases, {s.name for s in index.skills})
     shown = visible_names(catalog, budget)
     tally = _Tally(dict.fromkeys(ks, 0), dict.fromkeys(ks, 0))

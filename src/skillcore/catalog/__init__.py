@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from skillcore._faces import face
 
 if TYPE_CHECKING:
+    from skillcore.catalog.embedders import Calibration, Embedder, EmbedderId, Encoding
     from skillcore.catalog.prompt import (
         PromptMode,
         PromptTemplate,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     )
     from skillcore.catalog.semantic import SemanticIndex, semantic_available, skill_text
     from skillcore.catalog.terms import STOPWORDS, WORD, tokens, word_terms
+    from skillcore.catalog.warmup import warm_up
 
 __getattr__, __dir__, __all__ = face(
     __name__,
@@ -63,6 +65,11 @@ __getattr__, __dir__, __all__ = face(
         "RANKERS": "skillcore.catalog.ranking",
         "STOPWORDS": "skillcore.catalog.terms",
         "WORD": "skillcore.catalog.terms",
+        "Calibration": "skillcore.catalog.embedders",
+        "Embedder": "skillcore.catalog.embedders",
+        "EmbedderId": "skillcore.catalog.embedders",
+        "Encoding": "skillcore.catalog.embedders",
+        "warm_up": "skillcore.catalog.warmup",
         "CatalogFormat": "skillcore.catalog.render",
         "CatalogOrder": "skillcore.catalog.relevance",
         "CatalogView": "skillcore.catalog.render",

@@ -22,11 +22,13 @@ each scaled to 0..1 over its best results; see :func:`semantic_available`.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
+from skillcore.catalog.embedders import WORDLLAMA, Calibration, Encoding, calibration_for
 from skillcore.catalog.families import Families
 from skillcore.catalog.lexical import VECTOR_MIN_SKILLS, LexicalIndex
 from skillcore.catalog.postings import BEST_KEPT, BUILD_VECTOR_MIN_SKILLS
@@ -59,6 +61,9 @@ from skillcore.memo import per_catalog
 from skillcore.model import Catalog, SkillMetadata
 from skillcore.typos import NameIndex
 
+if TYPE_CHECKING:
+    from skillcore.catalog.encoded import EncodedIndex
+
 Ranker = Literal["auto", "bm25", "hybrid"]
 #: The rankers by name.
 RANKERS: tuple[Ranker, ...] = ("auto", "bm25", "hybrid")
@@ -76,6 +81,11 @@ ADAPTIVE_BLEND = True
 #: 95-100% of requests no skill serves abstain, and 7-8% of routed ones (whose right skill is
 #: then almost always among the 3 kept).
 ABSTAIN_SIMILARITY = 0.32
+#: With an encoder added beside WordLlama, its share of the embeddings' part of the blend
+#: (WordLlama has the rest).
+ADDED_ENCODER_SHARE = 0.5
+#: WordLlama's thresholds (the calibration table's entry, which holds the same values).
+_WORDLLAMA_CALIBRATION = calibration_for(WORDLLAMA) or Calibration(0.32, 0.32)
 #: The same for BM25 alone: the share of the query's weight (IDF of its words) that the best
 #: skill contains. 0.3: 85-90% of unserved requests abstain on the development set, but so do
 #: about 30% of routed ones (words alone cannot tell a paraphrase from an unrelated request);
@@ -117,24 +127,36 @@ class Selection:
     #: Each hit's own confidence, measured like ``confidence`` (a hit at or above the
     #: threshold is a close match).
     confidences: tuple[float, ...] = ()
+    #: What ``confidence`` was compared with (None: the ranker's default threshold). With an
+    #: encoder added beside WordLlama, confidence is the mean over the encoders of their best
+    #: similarity divided by their own threshold, compared with 1.
+    threshold: float | None = None
 
     @property
     def close(self) -> tuple[SearchHit, ...]:
         """The hits that are close matches themselves (none when abstained)."""
         if self.abstained:
             return ()
-        threshold = ABSTAIN_SIMILARITY if self.ranker == "hybrid" else ABSTAIN_COVERAGE
+        threshold = self.threshold
+        if threshold is None:
+            threshold = ABSTAIN_SIMILARITY if self.ranker == "hybrid" else ABSTAIN_COVERAGE
         return tuple(h for h, c in zip(self.hits, self.confidences) if c >= threshold)
 
 
 class SearchIndex(LexicalIndex):
     """The search index of one catalog: BM25 (:class:`LexicalIndex`), fused with the semantic
-    ranker when asked, with abstention and name suggestions (immutable)."""
+    ranker when asked, with abstention and name suggestions (immutable). ``encoding``: an
+    encoder added beside WordLlama or replacing it (see :class:`Encoding`)."""
 
-    def __init__(self, skills: Iterable[SkillMetadata]) -> None:
+    def __init__(self, skills: Iterable[SkillMetadata], encoding: Encoding | None = None) -> None:
         super().__init__(skills)
+        self.encoding = encoding
         self._semantic: Any = None
+        self._encoded: Any = None
         self._names: NameIndex | None = None
+        # Their own lock: a build takes seconds (minutes for a sentence encoder without its
+        # cached vectors) and must not hold up BM25 or the "did you mean" names meanwhile.
+        self._dense_lock = threading.Lock()
 
     def search(
         self,
@@ -173,10 +195,14 @@ class SearchIndex(LexicalIndex):
         if not q or limit <= 0:
             return Selection(tuple(self.search(query, path, limit, ranker)), False, 1.0, used)
         exact = self._exact(q)
+        threshold_shown: float | None = None
         if use_semantic:
-            ranked, sims, confidence = self._hybrid_scored(q, path, limit)
-            each = [1.0 if d == exact else sims.get(d, 0.0) for d, _ in ranked]
-            threshold = ABSTAIN_SIMILARITY
+            ranked, sides = self._fused(q, path, limit)
+            each = [1.0 if d == exact else _closeness(sides, d) for d, _ in ranked]
+            confidence = _best_closeness(sides)
+            threshold = sides[0][2].abstain_similarity if len(sides) == 1 else 1.0
+            if self.encoding is not None:
+                threshold_shown = threshold
         else:
             ranked = self._lexical(query, path, limit)
             each = [1.0 if d == exact else self.coverage(q, d) for d, _ in ranked]
@@ -188,7 +214,7 @@ class SearchIndex(LexicalIndex):
         if abstained:
             ranked, each = ranked[:ABSTAIN_KEEP], each[:ABSTAIN_KEEP]
         hits = tuple(SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked)
-        return Selection(hits, abstained, confidence, used, tuple(each))
+        return Selection(hits, abstained, confidence, used, tuple(each), threshold_shown)
 
     def _hybrid(self, query: str, path: str | None, limit: int) -> list[tuple[int, float]]:
         """BM25 and embedding similarity, each scaled to 0..1 over its own best
@@ -199,10 +225,21 @@ class SearchIndex(LexicalIndex):
         self, query: str, path: str | None, limit: int
     ) -> tuple[list[tuple[int, float]], dict[int, float], float]:
         """:meth:`_hybrid`, the similarity of each skill it scored, and the best one."""
+        ranked, sides = self._fused(query, path, limit)
+        dense, sims, _ = sides[0]
+        return ranked, sims, dense[0][1] if dense else 0.0
+
+    def _fused(
+        self, query: str, path: str | None, limit: int
+    ) -> tuple[list[tuple[int, float]], list[_Side]]:
+        """BM25 fused with every encoder in use, folded, and each encoder's scores."""
         lexical = self.bm25(query, path, FUSION_DEPTH)
-        dense, sims = self.semantic().scored(query, FUSION_DEPTH, (d for d, _ in lexical))
-        best = dense[0][1] if dense else 0.0
-        return self._fold(self._blend(lexical, dense, sims, query), query)[:limit], sims, best
+        docs = [d for d, _ in lexical]
+        sides: list[_Side] = []
+        for index, calibration in self.dense_indexes():
+            dense, sims = index.scored(query, FUSION_DEPTH, docs)
+            sides.append((dense, sims, calibration))
+        return self._fold(self._blend_sides(lexical, sides, query), query)[:limit], sides
 
     def _lexical(self, query: str | None, path: str | None, limit: int) -> list[tuple[int, float]]:
         """:meth:`bm25` with near-duplicates folded (for a query; deeper when there are)."""
@@ -237,6 +274,13 @@ class SearchIndex(LexicalIndex):
         sims: dict[int, float],
         query: str,
     ) -> list[tuple[int, float]]:
+        return self._blend_sides(lexical, [(dense, sims, _WORDLLAMA_CALIBRATION)], query)
+
+    def _blend_sides(
+        self, lexical: list[tuple[int, float]], sides: list[_Side], query: str
+    ) -> list[tuple[int, float]]:
+        """BM25 and each encoder's similarities, each scaled to 0..1 over its own list; the
+        encoders' scaled values are averaged (one encoder: WordLlama's blend as before)."""
         fused: dict[int, float] = {}
         top_lexical = lexical[0][1] if lexical else 0.0
         share = BLEND_LEXICAL
@@ -247,15 +291,20 @@ class SearchIndex(LexicalIndex):
         if top_lexical > 0:
             for doc, score in lexical:
                 fused[doc] = share * score / top_lexical
-        if dense:
-            high, low = dense[0][1], dense[-1][1]
-            spread = high - low
-            # A skill only the embeddings found joins when it is a close match itself: a
-            # list padded with distant skills would look like ten good answers.
-            near = {d for d, sim in dense if sim >= SEMANTIC_ONLY_MIN}
-            for doc in near | fused.keys():
-                scaled = (sims.get(doc, low) - low) / spread if spread > 0 else 1.0
-                fused[doc] = fused.get(doc, 0.0) + (1 - share) * scaled
+        # A skill only the embeddings found joins when it is a close match itself: a list
+        # padded with distant skills would look like ten good answers.
+        near = {d for dense, _, cal in sides for d, sim in dense if sim >= cal.semantic_only_min}
+        shares = [1.0] if len(sides) == 1 else [1 - ADDED_ENCODER_SHARE, ADDED_ENCODER_SHARE]
+        used = [(side, w) for side, w in zip(sides, shares) if side[0]]
+        total = sum(w for _, w in used)
+        for doc in near | fused.keys():
+            dense_part = 0.0
+            for (dense, sims, _), weight in used:
+                high, low = dense[0][1], dense[-1][1]
+                spread = high - low
+                dense_part += weight * ((sims.get(doc, low) - low) / spread if spread > 0 else 1.0)
+            if total > 0:
+                fused[doc] = fused.get(doc, 0.0) + (1 - share) * dense_part / total
         exact = self._exact(query)
         if exact is not None:
             fused.setdefault(exact, 0.0)
@@ -267,10 +316,39 @@ class SearchIndex(LexicalIndex):
 
     def semantic(self) -> SemanticIndex:
         """The embedding index of these skills, built on first use (needs the extra)."""
-        with self._lock:
+        with self._dense_lock:
             if self._semantic is None:
                 self._semantic = SemanticIndex(self.skills)
             return self._semantic  # type: ignore[no-any-return]
+
+    def encoded(self) -> EncodedIndex | None:
+        """The index of the chosen encoder (:attr:`encoding`), built on first use; None
+        without one."""
+        if self.encoding is None:
+            return None
+        with self._dense_lock:
+            if self._encoded is None:
+                # Imported here: the vector cache is needed only with a chosen encoder.
+                from skillcore.catalog.encoded import EncodedIndex
+
+                self._encoded = EncodedIndex(self.skills, self.encoding)
+            return self._encoded  # type: ignore[no-any-return]
+
+    def dense_indexes(self) -> list[tuple[SemanticIndex | EncodedIndex, Calibration]]:
+        """The embedding indexes the hybrid ranker fuses, each with its thresholds."""
+        encoded = self.encoded()
+        if encoded is None:
+            return [(self.semantic(), _WORDLLAMA_CALIBRATION)]
+        if self.encoding is not None and self.encoding.mode == "replace":
+            return [(encoded, encoded.calibration)]
+        return [(self.semantic(), _WORDLLAMA_CALIBRATION), (encoded, encoded.calibration)]
+
+    def warm(self, ranker: Ranker = "auto") -> None:
+        """Build what a search with ``ranker`` needs now (the encoders load, the skills'
+        vectors are computed or read from the cache), so that the first search does not."""
+        if _uses_semantic(ranker):
+            self.dense_indexes()
+        self._families  # noqa: B018 - found on first use otherwise (a second at 10,000 skills)
 
     # -- names ----------------------------------------------------------------------------
 
@@ -280,6 +358,25 @@ class SearchIndex(LexicalIndex):
             if self._names is None:
                 self._names = NameIndex(self.skills)
         return self._names.close_names(name, n=n, cutoff=cutoff)
+
+
+_Side = tuple[list[tuple[int, float]], dict[int, float], Calibration]
+
+
+def _closeness(sides: list[_Side], doc: int) -> float:
+    """How close ``doc`` is: its cosine (one encoder), else the mean over the encoders of its
+    cosine divided by the encoder's threshold (1 is at the threshold)."""
+    if len(sides) == 1:
+        return sides[0][1].get(doc, 0.0)
+    return sum(s.get(doc, 0.0) / c.abstain_similarity for _, s, c in sides) / len(sides)
+
+
+def _best_closeness(sides: list[_Side]) -> float:
+    """:func:`_closeness` of each encoder's best skill."""
+    if len(sides) == 1:
+        dense = sides[0][0]
+        return dense[0][1] if dense else 0.0
+    return sum((d[0][1] if d else 0.0) / c.abstain_similarity for d, _, c in sides) / len(sides)
 
 
 # -- memoisation ----------------------------------------------------------------------------
@@ -298,13 +395,20 @@ def resolve_ranker(ranker: Ranker) -> Literal["bm25", "hybrid"]:
     return "hybrid" if ranker == "hybrid" or (ranker == "auto" and semantic_available()) else "bm25"
 
 
-def index_for(catalog: Catalog | Iterable[SkillMetadata]) -> SearchIndex:
-    """The search index of ``catalog``: built on first use, then reused while it lives (a
-    plain iterable of skills gets a fresh index)."""
+def index_for(
+    catalog: Catalog | Iterable[SkillMetadata], encoding: Encoding | None = None
+) -> SearchIndex:
+    """The search index of ``catalog`` (with ``encoding``'s encoder, if any): built on first
+    use, then reused while it lives (a plain iterable of skills gets a fresh index)."""
     if not isinstance(catalog, Catalog):
-        return SearchIndex(catalog)
-    index: SearchIndex = per_catalog(catalog, "bm25", lambda: SearchIndex(catalog.skills))
-    return index
+        return SearchIndex(catalog, encoding)
+    if encoding is None:
+        index: SearchIndex = per_catalog(catalog, "bm25", lambda: SearchIndex(catalog.skills))
+        return index
+    # One index per encoder choice; the BM25 part is rebuilt for it (cheap beside encoding).
+    kind = f"bm25+{id(encoding)}"
+    found: SearchIndex = per_catalog(catalog, kind, lambda: SearchIndex(catalog.skills, encoding))
+    return found
 
 
 __all__ = [
@@ -312,6 +416,7 @@ __all__ = [
     "ABSTAIN_KEEP",
     "ABSTAIN_SIMILARITY",
     "ADAPTIVE_BLEND",
+    "ADDED_ENCODER_SHARE",
     "BEST_KEPT",
     "BLEND_LEXICAL",
     "BUILD_VECTOR_MIN_SKILLS",

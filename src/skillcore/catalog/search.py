@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from skillcore.catalog.embedders import Encoding
 from skillcore.catalog.ranking import Ranker, SearchHit, index_for
 from skillcore.model import Catalog, SkillMetadata
 
@@ -20,6 +21,7 @@ def search_skills(
     path: str | None = None,
     limit: int = 10,
     ranker: Ranker = "bm25",
+    encoding: Encoding | None = None,
 ) -> list[SearchHit]:
     """Rank model-visible skills for a keyword ``query`` and/or a file ``path``.
 
@@ -31,6 +33,7 @@ def search_skills(
     ``ranker``: ``"bm25"`` (default here, for a result that never depends on what is
     installed), ``"hybrid"`` (BM25 blended with the semantic ranker of
     ``skillcore-agents[semantic]``; the search tool's default through ``"auto"``), or
-    ``"auto"`` (hybrid when that extra is installed, else BM25).
+    ``"auto"`` (hybrid when that extra is installed, else BM25). ``encoding``: an encoder
+    added beside WordLlama or replacing it (see :class:`~skillcore.catalog.embedders.Encoding`).
     """
-    return index_for(catalog).search(query, path, limit, ranker)
+    return index_for(catalog, encoding).search(query, path, limit, ranker)

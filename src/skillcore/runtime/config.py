@@ -19,6 +19,7 @@ from skillcore.catalog import (
     RANKERS,
     CatalogFormat,
     CatalogOrder,
+    Encoding,
     PromptMode,
     PromptTemplate,
     Ranker,
@@ -181,6 +182,9 @@ class SkillConfig:
         default=DEFAULT_SUGGESTIONS,
         validator=attrs.validators.and_(attrs.validators.instance_of(int), attrs.validators.ge(0)),
     )
+    #: An encoder added beside WordLlama or replacing it in the semantic ranker (a
+    #: :class:`~skillcore.catalog.embedders.Encoding`; see docs/selection.md); None: WordLlama.
+    encoding: Encoding | None = None
 
     #: Reorders the search tool's best candidates (a second stage: any callable
     #: ``(query, candidates) -> scores``; see :func:`skillcore.catalog.rerank`). None: the
@@ -371,6 +375,7 @@ class SkillConfig:
             approve_script=self.approve_script,
             script_interpreters=self.script_interpreters,
             confirm_scripts=self.confirm_scripts,
+            encoding=self.encoding,
         )
 
 

@@ -31,6 +31,7 @@ from skillcore.catalog import (
     RERANK_DEPTH,
     CatalogFormat,
     CatalogOrder,
+    Encoding,
     PromptMode,
     PromptTemplate,
     Ranker,
@@ -46,6 +47,7 @@ from skillcore.catalog import (
     rerank,
     resolve_prompt_mode,
     to_template,
+    warm_up,
     with_variants,
 )
 from skillcore.codes import DecisionCode, OutcomeCode
@@ -168,8 +170,12 @@ class SkillToolkit:
         confirm_scripts: bool = False,
         reranker: Reranker | None = None,
         search_style: SearchStyle | str = SearchStyle.FULL,
+        encoding: Encoding | None = None,
     ) -> None:
         self.library = library
+        #: An encoder added beside WordLlama or replacing it in the semantic ranker (see
+        #: :class:`~skillcore.catalog.embedders.Encoding`); None: WordLlama alone.
+        self.encoding = encoding
         settings = scripts.settings(
             script_runner, script_isolation, script_limits, approve_script, script_interpreters
         )
@@ -228,6 +234,8 @@ class SkillToolkit:
         self._generic: tuple[tuple[ToolNames, bool, int], tuple[ToolSpec, ...]] | None = None
         self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
         self._budget_report = events.BudgetReport()
+        if library.discovered:  # load the encoders now, not on the first search
+            warm_up(library.catalog, ranker, encoding)
 
     # -- the tools -------------------------------------------------------------------------
 
@@ -260,6 +268,7 @@ class SkillToolkit:
         """
         budget = session.limits.catalog_budget if budget is None else budget
         fmt, counter = self.catalog_format, self.budget_counter
+        warm_up(session.catalog, self.ranker, self.encoding)  # once per catalog
         if self.catalog_order is CatalogOrder.RELEVANCE and query and query.strip():
             rel = relevant_catalog(session, query, fmt, budget, counter)
             text, shown, omitted = rel.text, len(rel.shown) + len(rel.named), rel.omitted
@@ -362,7 +371,7 @@ class SkillToolkit:
         """What the search tool finds for ``query``/``path``, with its "no close match"
         verdict (:meth:`skillcore.catalog.ranking.SearchIndex.select`)."""
         catalog = session.catalog if isinstance(session, SkillSession) else session
-        index = index_for(catalog)
+        index = index_for(catalog, self.encoding)
         shown = self.search_limit
         # Deeper than shown: a reranker sees its candidates, and folding near-duplicate
         # variants into one line leaves room for more distinct skills.
@@ -382,7 +391,9 @@ class SkillToolkit:
         :data:`~skillcore.catalog.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well;
         near-duplicate variants share their best member's line."""
         found = self.select(session, query, path)
-        lines = with_variants(index_for(session.catalog), found.hits)[: self.search_limit]
+        lines = with_variants(index_for(session.catalog, self.encoding), found.hits)[
+            : self.search_limit
+        ]
         compact = self.search_style is SearchStyle.COMPACT
         return replies.search(session, lines, query, path, found.abstained, compact)
 
@@ -396,7 +407,8 @@ class SkillToolkit:
         text = query_text([message])
         if not self.suggestions or text is None:
             return ()
-        memo: _Suggestions = per_catalog(catalog, "suggestions", _Suggestions)
+        kind = "suggestions" if self.encoding is None else f"suggestions+{id(self.encoding)}"
+        memo: _Suggestions = per_catalog(catalog, kind, _Suggestions)
         key = (
             hashlib.blake2b(text.encode(), digest_size=16).digest(),
             self.ranker,
@@ -404,7 +416,9 @@ class SkillToolkit:
         )
         names = memo.get(key)
         if names is None:
-            found = index_for(catalog).select(text, None, self.suggestions, self.ranker)
+            found = index_for(catalog, self.encoding).select(
+                text, None, self.suggestions, self.ranker
+            )
             names = memo.put(key, tuple(h.skill.name for h in found.close))
         return names
 
