@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import pytest
-from conftest import ROOT
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("flags", [[], ["--stream"]], ids=["plain", "stream"])

@@ -9,13 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, ROOT, write_skill
 from openai.types.chat import ChatCompletionToolParam, ChatCompletionToolUnionParam
 from openai.types.responses import FunctionToolParam, ToolParam
 from pydantic import TypeAdapter
 
 from skillcore import SkillLibrary, SkillToolkit
+from skillcore.testing import write_skill
 from skillcore_openai import OpenAISkills, chat_tool, instructions, response_tool
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "skills"
 
 NAMES = ["load_skill", "unload_skill", "load_skill_resource", "search_skills"]
 EXAMPLE_NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "SKILL.md").exists())
