@@ -31,6 +31,7 @@ from skillcore.outcome_texts import (
     NOT_LOADED_FOR_RESOURCE,
     NOT_LOADED_FOR_SCRIPT,
     SCRIPT_BLOCKED,
+    tool_disallowed_reason,
     tool_locked_reason,
 )
 from skillcore.paths import path_problem
@@ -46,7 +47,9 @@ from skillcore.policy import (
     names_tool,
     normalize_tool_name,
 )
+from skillcore.policy.skill_options import touched_paths
 from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest, ScriptRequestPlan
+from skillcore.state.overrides import ModelChoice, disallowed_by, model_choice, paths_hidden
 from skillcore.state.schema import (
     MAX_STATE_STRING,
     STATE_SCHEMA,
@@ -86,6 +89,9 @@ class SkillSession:
         default=(), converter=to_tuple, validator=_check_loaded
     )
     names: ToolNames = attrs.field(factory=ToolNames)
+    #: The paths the work touches, as the host reports them (not saved with the state): a
+    #: skill with ``paths:`` is offered to the model only while one matches.
+    touched_paths: frozenset[str] = attrs.field(factory=frozenset, converter=touched_paths)
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -139,6 +145,9 @@ class SkillSession:
         if name in self.policy.gated_tools and name not in self.unlocked_tools:
             reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
             return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
+        removed = self._disallowed(name)
+        if removed is not None:
+            return removed
         # With no loaded skill declaring allowed-tools nothing restricts (invariant 5): the
         # gated tools a skill without the field unlocks are not a restriction of their own.
         declares = any(self._declared_tools(s.name) is not None for s in self.loaded)
@@ -164,6 +173,9 @@ class SkillSession:
         if name in self.policy.gated_tools and name not in self.unlocked_tools:
             reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
             return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
+        removed = self._disallowed(name)
+        if removed is not None:
+            return removed
         declares = any(self._declared_tools(s.name) is not None for s in self.loaded)
         canonical = ToolNames().script
         return decide_script(
@@ -174,6 +186,29 @@ class SkillSession:
             ((s.name, self._allowed_tools(s.name) if declares else None) for s in self.loaded),
             frozenset({canonical, name}),
         )
+
+    def _disallowed(self, name: str) -> ToolDecision | None:
+        # Skill tools are never removed: the model can always unload the skill that removes.
+        if name in _skill_tool_set(self.names) and name != self.names.script:
+            return None
+        found = disallowed_by(self.catalog, self.loaded_names, name, self.policy.aliases)
+        if found is None:
+            return None
+        reason = tool_disallowed_reason(name, *found)
+        return ToolDecision(False, DecisionCode.TOOL_DISALLOWED, reason, name)
+
+    @property
+    def model_choice(self) -> ModelChoice:
+        """The model and effort the loaded skills ask for (the last loaded skill naming one
+        wins; see :func:`skillcore.state.overrides.model_choice`)."""
+        return model_choice(self.catalog, self.loaded_names)
+
+    @property
+    def hidden_by_paths(self) -> frozenset[str]:
+        """Skills with ``paths:`` the work touches none of (see :attr:`touched_paths`): not
+        in the catalog the model sees, and refused to its load tool (the user can still
+        load them)."""
+        return paths_hidden(self.catalog, self.touched_paths)
 
     def _allowed_tools(self, name: str) -> tuple[str, ...] | None:
         # A skill's gated tools are allowed while it is loaded: it names them so they can
@@ -230,14 +265,16 @@ class SkillSession:
     def offered_tools(self, tools: Iterable[str], *, hide_blocked: bool = False) -> list[str]:
         """Which of ``tools`` (the agent's tool names, in order) to show the model now.
 
-        Gated tools are left out while no loaded skill unlocks them. ``hide_blocked``:
+        Gated tools are left out while no loaded skill unlocks them, and tools a loaded
+        skill's ``disallowed-tools`` removes are left out in every mode. ``hide_blocked``:
         under RESTRICT, tools the policy blocks by name right now are left out too (the skill
         tools and always-allowed tools never are; a tool allowed only for some arguments,
         such as ``Bash(git:*)``, stays). Hiding is cosmetic: calls are checked either way.
         """
         gated, unlocked = self.policy.gated_tools, self.unlocked_tools
         restrict = hide_blocked and self.policy.mode is PolicyMode.RESTRICT and bool(self.loaded)
-        if not gated and not restrict:
+        removes = self._removes_tools()
+        if not gated and not restrict and not removes:
             return list(tools)  # the usual case, on every model call: nothing to leave out
         patterns = self._entry_patterns() if restrict else ()
         out = []
@@ -245,10 +282,20 @@ class SkillSession:
             name = normalize_tool_name(tool)
             if name in gated and name not in unlocked:
                 continue
+            if removes and self._disallowed(name) is not None:
+                continue
             if restrict and self._blocked_by_name(name, patterns):
                 continue
             out.append(tool)
         return out
+
+    def _removes_tools(self) -> bool:
+        # Cheap: most skills have no extra frontmatter keys at all.
+        for skill in self.loaded:
+            meta = self.catalog.get(skill.name)
+            if meta is not None and meta.extra:
+                return True
+        return False
 
     def _entry_patterns(self) -> tuple[ToolPattern, ...]:
         return tuple(
@@ -351,6 +398,7 @@ class SkillSession:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        by_user: bool = False,
     ) -> LoadRequest | Outcome:
         """Phase one of loading: a refusal, or a request for the skill's document.
 
@@ -361,11 +409,14 @@ class SkillSession:
         check). Under RESTRICT a skill whose allowed-tools name tools the agent lacks is
         refused (``TOOL_NOT_AVAILABLE``): loaded, it would block the work it describes.
         Under RECOMMEND the load goes ahead and its reply names them (see
-        :meth:`missing_tools`).
+        :meth:`missing_tools`). ``by_user``: the user (or the configuration) asks, not the
+        model: a skill with ``paths:`` loads whatever the work touches.
         """
         refused = self._unusable(name)
         if refused is not None:
             return refused
+        if not by_user and not self.is_loaded(name) and name in self.hidden_by_paths:
+            return Outcome(OutcomeCode.PATHS_NOT_TOUCHED, name)
         if self.is_loaded(name):
             if name in hidden:
                 return LoadRequest(name, redeliver=True)
@@ -391,15 +442,20 @@ class SkillSession:
         redeliver: bool = False,
         available: Collection[str] | None = None,
         call_id: str | None = None,
+        by_user: bool = False,
     ) -> tuple[SkillSession, Outcome]:
         """Phase two: add the loaded document. Re-checks phase one, so it is safe to call on
         a session that changed while the document was being read. ``redeliver``: phase one
         found the skill loaded but out of the model's sight; if it still is loaded, the
         outcome is ``REDELIVERED`` and only the delivery record changes. ``available``: as
         for :meth:`begin_load`. ``call_id``: the id of the tool call being answered, recorded
-        as the skill's delivery (:attr:`LoadedSkill.delivery`)."""
+        as the skill's delivery (:attr:`LoadedSkill.delivery`). ``by_user``: as for
+        :meth:`begin_load`."""
         first = self.begin_load(
-            document.name, hidden=(document.name,) if redeliver else (), available=available
+            document.name,
+            hidden=(document.name,) if redeliver else (),
+            available=available,
+            by_user=by_user,
         )
         if isinstance(first, Outcome):
             return self, first
@@ -479,7 +535,7 @@ class SkillSession:
                 if evict is not None:
                     session, out = session.unload(evict)
                     outcomes.append(out)
-            session, out = session.finish_load(document)
+            session, out = session.finish_load(document, by_user=True)
             outcomes.append(out)
         return session, tuple(outcomes)
 
@@ -599,15 +655,17 @@ class SkillSession:
         names: ToolNames | None = None,
         *,
         strict: bool = True,
+        touched: frozenset[str] = frozenset(),
     ) -> SkillSession:
         """Rebuild a session from :meth:`to_state` output over ``catalog``.
 
         Raises only :class:`StateError` (with a short message), whatever ``state`` holds. With
         ``strict=False``, loaded skills that are no longer in the catalog (or beyond the
-        limit, or repeated) are dropped instead.
+        limit, or repeated) are dropped instead. ``touched``: the host's
+        :attr:`touched_paths` (not part of the saved state).
         """
         limits = limits or Limits()
-        base = cls(catalog, limits, policy or ToolPolicy(), (), names or ToolNames())
+        base = cls(catalog, limits, policy or ToolPolicy(), (), names or ToolNames(), touched)
         try:
             entries = loaded_entries(state)
         except RecursionError:

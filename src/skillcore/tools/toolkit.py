@@ -60,6 +60,7 @@ from skillcore.state import (
     SessionStore,
     SkillSession,
     as_store,
+    removes_tools,
 )
 from skillcore.tools import calls, replies, scripts
 from skillcore.tools.calls import Data, Effect, ToolResult, Unload
@@ -398,11 +399,15 @@ class SkillToolkit:
     def guards(self, policy: ToolPolicy, tool_name: str) -> bool:
         """True when a plain call of ``tool_name`` must be decided in call order and checked
         (:meth:`check_call`): never for skill tools; under RECOMMEND (which never blocks)
-        only for skill-gated tools."""
+        only for skill-gated tools, or while a skill of the catalog declares
+        ``disallowed-tools``."""
         if self.is_skill_tool(tool_name):
             return False
-        return policy.mode is not PolicyMode.RECOMMEND or (
-            bool(policy.gated_tools) and normalize_tool_name(tool_name) in policy.gated_tools
+        return (
+            policy.mode is not PolicyMode.RECOMMEND
+            or (bool(policy.gated_tools) and normalize_tool_name(tool_name) in policy.gated_tools)
+            # A skill's disallowed-tools removes tools in every mode (RECOMMEND included).
+            or removes_tools(self.library.catalog)
         )
 
     def check_call(
