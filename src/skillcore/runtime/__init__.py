@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         with_gated_tools,
     )
     from skillcore.runtime.model_calls import ModelCalls
+    from skillcore.runtime.model_switch import ModelOverride, ModelResolver, ModelSwitch
     from skillcore.runtime.profiles import (
         DEFAULT_CONTEXT_KEY,
         ProfileChoice,
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
         effect_between,
         loaded_names_of,
         merge_states,
+        removes_tools,
         restore_session,
         saved_fork,
         update_state,
@@ -107,6 +109,9 @@ __getattr__, __dir__, __all__ = face(
         "LoadedSkill": "skillcore.state",
         "MarkedStore": "skillcore.state",
         "ModelCalls": "skillcore.runtime.model_calls",
+        "ModelOverride": "skillcore.runtime.model_switch",
+        "ModelResolver": "skillcore.runtime.model_switch",
+        "ModelSwitch": "skillcore.runtime.model_switch",
         "ProfileChoice": "skillcore.runtime.profiles",
         "ProfileRestorer": "skillcore.runtime.profiles",
         "ProfileStateStore": "skillcore.runtime.profiles",
@@ -151,6 +156,7 @@ __getattr__, __dir__, __all__ = face(
         "replies": "skillcore.tools.replies",
         "require": "skillcore.errors",
         "resolve_prompt_mode": "skillcore.catalog",
+        "removes_tools": "skillcore.state",
         "restore_session": "skillcore.state",
         "saved_fork": "skillcore.state",
         "saved_rev": "skillcore.runtime.call_placement",
