@@ -44,6 +44,8 @@ class OutcomeCode(str, enum.Enum):
     TOOL_NOT_AVAILABLE = "TOOL_NOT_AVAILABLE"
     #: A tool a loaded skill removes (its ``disallowed-tools``), refused in every policy mode.
     TOOL_DISALLOWED = "TOOL_DISALLOWED"
+    #: A call the user did not approve (or has not yet approved) under the APPROVE policy.
+    TOOL_DECLINED = "TOOL_DECLINED"
     #: A skill with ``paths:`` the model asked for while the work touches none of its paths.
     PATHS_NOT_TOUCHED = "PATHS_NOT_TOUCHED"
     #: A plain tool's own handler raised (the model gets an error reply for that call).

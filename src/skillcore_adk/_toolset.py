@@ -23,12 +23,14 @@ from skillcore.runtime import (
     AdapterParts,
     CatalogMemo,
     ModelCalls,
+    ModelSwitch,
     Recent,
     Sources,
     ToolSpec,
     TurnCall,
     enter_turn,
     locate_turn,
+    removes_tools,
     replies,
     wants_tools,
 )
@@ -225,6 +227,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         self.reinjection = self.model_calls.reinjection
         #: Where each agent's load replies sit in its requests (delivery by call id).
         self.deliveries = self.model_calls.deliveries
+        #: The loaded skills' model for each model call (``model_resolver``).
+        self.models = ModelSwitch(self.config.model_resolver)
         self._scan = SharedScan()
         # Per invocation and agent: the loaded skills whose load reply the last model request
         # lacked (what the model saw, after include_contents and any compaction). Skills
@@ -290,12 +294,14 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
     ) -> None:
-        """Append the budgeted catalog (with ``[Loaded]`` marks) to the system instruction.
+        """Append the budgeted catalog (with ``[Loaded]`` marks) to the system instruction;
+        name the loaded skills' model in the request (``model_resolver``).
 
         Reads state only: ADK drops state written here, so all writes happen in the tools.
         """
         await self._ensure_catalog(tool_context.invocation_id)
         session = await self._asession_for(tool_context)
+        _requests.switch_model(llm_request, self.models.choose(session).model)
         # The request's contents are read once per conversation, then only what was added;
         # loaded skills whose delivery is not among them (configured skills, state preloaded
         # by hand, include_contents='none', compaction) get their instructions again.
@@ -395,6 +401,10 @@ class SkillToolset(BaseToolset, AdapterAttributes):
                 session = view.read()
             if not decision.allowed:
                 return _calls.error(replies.blocked(decision), replies.blocked_code(decision))
+            if decision.needs_approval:
+                unapproved = _calls.approval(tool.name, decision, tool_context)
+                if unapproved is not None:
+                    return unapproved
             request = _requests.request_key(tool_context)
             self.cleared.clear(request, tool_context.function_call_id)
         elif not self.toolkit.hooks.in_catalog(self.library.catalog):
@@ -443,9 +453,11 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         return None
 
     async def before_model_callback(self, callback_context: Any, llm_request: LlmRequest) -> None:
-        """With ``hide_blocked_tools``: leave the tools the loaded skills block (RESTRICT)
-        out of the request's declarations (``LlmAgent(before_model_callback=...)``, or the
+        """Leave the tools a loaded skill's ``disallowed-tools`` removes and, with
+        ``hide_blocked_tools``, those the loaded skills block (RESTRICT) out of the request's
+        declarations (``LlmAgent(before_model_callback=...)``, or the
         :class:`SkillPolicyPlugin`). Calls are still checked by the policy callback."""
-        if self.config.hide_blocked_tools:
-            _requests.hide_blocked(llm_request, self.session_for(callback_context))
+        hide = self.config.hide_blocked_tools
+        if hide or removes_tools(self.library.catalog):
+            _requests.hide_blocked(llm_request, self.session_for(callback_context), hide)
         return None

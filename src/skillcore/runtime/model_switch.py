@@ -30,8 +30,8 @@ MAX_MODEL_WARNINGS = 256
 class ModelOverride:
     """The model call's model and effort while the loaded skills ask for them.
 
-    ``model``: the resolved framework model (None: keep the agent's own: no skill names
-    one, or the name is unknown to the resolver); ``name`` and ``skill``: the name as the
+    ``model``: the resolved framework model of the last loaded skill naming one the
+    resolver knows (None: keep the agent's own); ``name`` and ``skill``: the name as that
     skill wrote it and which skill (None when ``model`` is None). ``effort``: the effort
     level the last loaded skill naming one asks for (Claude Code's levels), ``effort_skill``
     which skill."""
@@ -73,17 +73,13 @@ class ModelSwitch:
     def choose(self, session: SkillSession) -> ModelOverride:
         """What the next model call of ``session``'s conversation uses."""
         choice = session.model_choice
-        model: Any = None
-        if choice.model is not None and choice.model_skill is not None:
-            model = self._resolve(choice.model_skill, choice.model)
-        named = model is not None
-        return ModelOverride(
-            model,
-            choice.model if named else None,
-            choice.model_skill if named else None,
-            choice.effort,
-            choice.effort_skill,
-        )
+        # The last loaded skill naming a model the resolver knows: an unknown name keeps the
+        # model in use before its skill was loaded.
+        for skill, name in reversed(choice.models):
+            model = self._resolve(skill, name)
+            if model is not None:
+                return ModelOverride(model, name, skill, choice.effort, choice.effort_skill)
+        return ModelOverride(None, None, None, choice.effort, choice.effort_skill)
 
     def _resolve(self, skill: str, name: str) -> Any:
         resolver = self.resolver

@@ -36,13 +36,19 @@ class ModelChoice:
     model_skill: str | None = None
     effort: str | None = None
     effort_skill: str | None = None
+    #: Every ``(skill, model)`` of the loaded skills naming one, in load order (the last is
+    #: ``model``): when the adapter cannot use the last one, the one before it stays.
+    models: tuple[tuple[str, str], ...] = ()
 
 
 def model_choice(catalog: Catalog, loaded: Iterable[str]) -> ModelChoice:
     """The model and effort of the loaded skills (``loaded``: names in load order): for
     each, the *last loaded* skill that names one wins (``model: inherit`` names none), so
-    loading a skill switches to its model and unloading it returns to the one before."""
+    loading a skill switches to its model and unloading it returns to the one before. A
+    model the adapter cannot use (unknown to its resolver) is passed over: the one in use
+    before that skill was loaded stays (see :attr:`ModelChoice.models`)."""
     model = model_skill = effort = effort_skill = None
+    models: list[tuple[str, str]] = []
     for name in loaded:
         meta = catalog.get(name)
         if meta is None or not meta.extra:  # most skills have no extra keys
@@ -50,9 +56,10 @@ def model_choice(catalog: Catalog, loaded: Iterable[str]) -> ModelChoice:
         options = skill_options(meta)
         if options.model is not None:
             model, model_skill = options.model, name
+            models.append((name, options.model))
         if options.effort is not None:
             effort, effort_skill = options.effort, name
-    return ModelChoice(model, model_skill, effort, effort_skill)
+    return ModelChoice(model, model_skill, effort, effort_skill, tuple(models))
 
 
 def disallowed_by(

@@ -332,6 +332,7 @@ def test_every_outcome_code_a_transition_returns_is_pinned_here() -> None:
         OutcomeCode.TOOL_BLOCKED,
         OutcomeCode.TOOL_LOCKED,
         OutcomeCode.TOOL_DISALLOWED,
+        OutcomeCode.TOOL_DECLINED,
         OutcomeCode.TOOL_FAILED,
         OutcomeCode.TURN_CALL_IDS_REPEAT,
         OutcomeCode.TURN_TOO_LONG,
