@@ -161,8 +161,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         self.reinjection = self.model_calls.reinjection
         #: Where each thread's load replies sit in its messages (delivery by call id).
         self.deliveries = self.model_calls.deliveries
-        #: The loaded skills' model for each model call (``model_resolver``).
-        self.models = ModelSwitch(self.config.model_resolver)
+        self.models = ModelSwitch(self.config.model_resolver)  # the loaded skills' model
         self._init_tools(gated)
 
     def _init_tools(self, gated: list[BaseTool]) -> None:

@@ -29,6 +29,8 @@ from agents import (
     Agent,
     FunctionTool,
     Handoff,
+    ModelSettings,
+    RunConfig,
     RunContextWrapper,
     Tool,
     ToolGuardrailFunctionOutput,
@@ -37,10 +39,12 @@ from agents import (
     function_tool,
 )
 from agents.run import CallModelData, ModelInputData
+from openai.types.shared import Reasoning
 
 from skillcore import (
     Limits,
     OutcomeCode,
+    PolicyMode,
     SkillConfig,
     SkillSession,
     SkillToolkit,
@@ -48,6 +52,8 @@ from skillcore import (
     ToolPolicy,
 )
 from skillcore.runtime import (
+    MAX_TURN_CALLS,
+    ModelSwitch,
     Recent,
     Reinjection,
     Sources,
@@ -58,6 +64,7 @@ from skillcore.runtime import (
     TurnStore,
     check_toolkit_options,
     load_replies,
+    preview_decision,
     replies,
     with_gated_tools,
 )
@@ -178,6 +185,7 @@ class AgentSkills:
         self.guardrail = _SkillsGuardrail(self._check, name="skillcore_allowed_tools")
         #: The gated tools, guarded and enabled only while unlocked (part of :meth:`tools`).
         self.gated_tools = [self._offer(self._guard_tool(t)) for t in gated]
+        self.models = ModelSwitch(config.model_resolver)  # the loaded skills' model
 
     # -- conversations (kept by :attr:`conversations`) ---------------------------------------
 
@@ -324,6 +332,7 @@ class AgentSkills:
         made = _calls_of(getattr(response, "output", None) or ())
         run = self._run(ctx)
         run.last = frozenset(c.call_id for c in made)
+        run.calls = [(c.call_id, c.name, c.arguments) for c in made[:MAX_TURN_CALLS]]
         # The skill calls and the plain calls the guardrail decides (those it lets through
         # unchecked, under RECOMMEND, never wait); a turn without skill calls needs no order.
         is_skill, guards = self.toolkit.is_skill_tool, self.toolkit.guards
@@ -455,13 +464,66 @@ class AgentSkills:
                 return tool
             guardrails = [*_without_ours(tool.tool_input_guardrails), self.guardrail]
             guarded = dataclasses.replace(tool, tool_input_guardrails=guardrails)
-            return self._offer(guarded) if self.config.hide_blocked_tools else guarded
+            if self.policy.mode is PolicyMode.APPROVE:
+                guarded = dataclasses.replace(guarded, needs_approval=self._approval(tool))
+            # Offered only while the session offers it (a skill's disallowed-tools removes
+            # it in every mode; hide_blocked_tools hides what RESTRICT blocks).
+            return self._offer(guarded)
         if getattr(tool, "name", None) in self.policy.always_allowed:
             return tool
         raise TypeError(
             f"{type(tool).__name__} has no tool input guardrails, so RESTRICT cannot "
             "block it; guard FunctionTools only (or list its name in always_allowed_tools)"
         )
+
+    def _approval(self, tool: FunctionTool) -> Callable[..., Awaitable[bool]]:
+        """The Agents SDK ``needs_approval`` of a guarded tool under APPROVE: the call needs
+        the user's approval when its decision (previewed after the earlier skill calls of
+        its model turn) says so; the tool's own ``needs_approval`` still applies."""
+        own, name = tool.needs_approval, tool.name
+
+        async def needs_approval(ctx: Any, params: dict[str, Any], call_id: str) -> bool:
+            if own is True:
+                return True
+            if callable(own):
+                asked = own(ctx, params, call_id)
+                if (await asked) if inspect.isawaitable(asked) else asked:
+                    return True
+            session = self.state_for(ctx).session
+            calls = self._run(ctx).calls
+            ids = [i for i, _, _ in calls]
+            if call_id in ids:
+                turn = [(n, a) for _, n, a in calls]
+                decision = preview_decision(self.toolkit, session, turn, ids.index(call_id))
+            else:
+                decision = session.check_tool(name, arguments=params)
+            return decision.needs_approval
+
+        return needs_approval
+
+    def run_config(
+        self, conversation: SkillConversation | None = None, base: RunConfig | None = None
+    ) -> RunConfig:
+        """``base`` (default a new ``RunConfig``) with the model and reasoning effort the
+        conversation's loaded skills ask for (``model_resolver``; the last loaded skill
+        naming a model it knows wins), for the next ``Runner.run``. The SDK resolves the
+        model from the run's config, so a skill loaded during a run switches the model
+        from the next run on."""
+        base = base or RunConfig()
+        chosen = self.models.choose((conversation or self.state).session)
+        if chosen.model is not None:
+            base = dataclasses.replace(base, model=chosen.model)
+        if chosen.reasoning_effort is not None:
+            effort = ModelSettings(reasoning=Reasoning(effort=chosen.reasoning_effort))  # type: ignore[arg-type]
+            settings = effort if base.model_settings is None else base.model_settings.resolve(effort)
+            base = dataclasses.replace(base, model_settings=settings)
+        return base
+
+    def touch_paths(self, paths: Iterable[str]) -> None:
+        """Report the paths the work touches now: a skill with ``paths:`` is offered to the
+        model only while one of them matches its globs. Applies to conversations restored
+        from now on (:meth:`conversation`, :meth:`new_state`)."""
+        self.conversations.touch(paths)
 
     def guard_agent(self, agent: Agent[Any]) -> Agent[Any]:
         """A copy of ``agent`` whose every tool call passes the allowed-tools check: its

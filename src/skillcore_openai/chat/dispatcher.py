@@ -12,7 +12,7 @@ import json
 import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
+from functools import cached_property, partial
 from typing import Any, Literal
 
 import anyio
@@ -164,11 +164,6 @@ class OpenAISkills:
                 f"on_handler_error must be 'reply', 'raise' or a function, got {on_handler_error!r}"
             )
         self.on_handler_error = on_handler_error
-        #: The loaded skills' model for each model call (``model_resolver``; see
-        #: :meth:`model_for`).
-        self.models = ModelSwitch(self.config.model_resolver)
-        #: The paths the work touches (see :meth:`touch_paths`).
-        self.touched: frozenset[str] = frozenset()
 
     # -- each conversation's state ---------------------------------------------------------
 
@@ -243,6 +238,15 @@ class OpenAISkills:
         # Turn start: pinned skills always, default skills in a new conversation, then the
         # run's requested ones.
         return self.toolkit.ensure(session, fresh=state is None, load=load)[0]
+
+    #: The paths the work touches (see :meth:`touch_paths`).
+    touched: frozenset[str] = frozenset()
+
+    @cached_property
+    def models(self) -> ModelSwitch:
+        """The loaded skills' model for each model call (``model_resolver``; see
+        :meth:`model_for`)."""
+        return ModelSwitch(self.config.model_resolver)
 
     def touch_paths(self, paths: Iterable[str]) -> None:
         """Report the paths the work touches now (replacing the earlier report): a skill
