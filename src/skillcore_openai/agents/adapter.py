@@ -65,6 +65,7 @@ from skillcore.runtime import (
     check_toolkit_options,
     load_replies,
     preview_decision,
+    removes_tools,
     replies,
     with_gated_tools,
 )
@@ -466,9 +467,10 @@ class AgentSkills:
             guarded = dataclasses.replace(tool, tool_input_guardrails=guardrails)
             if self.policy.mode is PolicyMode.APPROVE:
                 guarded = dataclasses.replace(guarded, needs_approval=self._approval(tool))
-            # Offered only while the session offers it (a skill's disallowed-tools removes
-            # it in every mode; hide_blocked_tools hides what RESTRICT blocks).
-            return self._offer(guarded)
+            # Offered only while the session offers it: hide_blocked_tools hides what RESTRICT
+            # blocks, and a skill's disallowed-tools removes it in every mode.
+            hide = self.config.hide_blocked_tools or removes_tools(self.toolkit.library.catalog)
+            return self._offer(guarded) if hide else guarded
         if getattr(tool, "name", None) in self.policy.always_allowed:
             return tool
         raise TypeError(
