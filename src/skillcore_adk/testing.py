@@ -208,13 +208,15 @@ class AdkDriver(AdapterDriver):
         """Build the agent, runner and a fresh session."""
         self.toolset = self._toolset(library, limits, policy)
         self.model = ScriptedLlm()
-        callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
+        on_agent = self.enforcement == "callback"
         agent = LlmAgent(
             name=self.agent_name,
             model=self.model,
             instruction="You are helpful.",
             tools=[self.toolset, *plain_tools(), shell_tool()],
-            before_tool_callback=callback,
+            before_tool_callback=self.toolset.before_tool_callback if on_agent else None,
+            # What the model is shown (disallowed-tools, hide_blocked_tools) is decided here.
+            before_model_callback=self.toolset.before_model_callback if on_agent else None,
         )
         self.agent = agent
         if self.enforcement == "callback":

@@ -10,6 +10,7 @@ from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.policy import PolicyMode, ToolPolicy
 from skillcore.testing.capabilities import Check, applicable, requires
+from skillcore.testing.checks_options import check_disallowed_tools, check_paths_skill_untouched
 from skillcore.testing.driver import (
     GATED_TOOL,
     SHELL_TOOL,
@@ -538,6 +539,8 @@ CHECKS: tuple[Check, ...] = (
     check_stable_prefix,
     check_gated_tools,
     check_locked_tool_call,
+    check_disallowed_tools,
+    check_paths_skill_untouched,
 )
 
 

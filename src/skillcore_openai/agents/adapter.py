@@ -65,7 +65,6 @@ from skillcore.runtime import (
     check_toolkit_options,
     load_replies,
     preview_decision,
-    removes_tools,
     replies,
     with_gated_tools,
 )
@@ -252,8 +251,11 @@ class AgentSkills:
                     return False
             elif not original:
                 return False
-            session = self.state_for(ctx).session
-            return bool(session.offered_tools([name], hide_blocked=self.config.hide_blocked_tools))
+            # The run's own adapter (a profiled agent's tools are guarded by a shared one).
+            skills = self._route(ctx)
+            session = skills.state_for(ctx).session
+            hide = skills.config.hide_blocked_tools
+            return bool(session.offered_tools([name], hide_blocked=hide))
 
         return dataclasses.replace(tool, is_enabled=enabled)
 
@@ -467,10 +469,9 @@ class AgentSkills:
             guarded = dataclasses.replace(tool, tool_input_guardrails=guardrails)
             if self.policy.mode is PolicyMode.APPROVE:
                 guarded = dataclasses.replace(guarded, needs_approval=self._approval(tool))
-            # Offered only while the session offers it: hide_blocked_tools hides what RESTRICT
-            # blocks, and a skill's disallowed-tools removes it in every mode.
-            hide = self.config.hide_blocked_tools or removes_tools(self.toolkit.library.catalog)
-            return self._offer(guarded) if hide else guarded
+            # Offered only while the run's session offers it: a skill's disallowed-tools
+            # removes it in every mode; hide_blocked_tools hides what RESTRICT blocks.
+            return self._offer(guarded)
         if getattr(tool, "name", None) in self.policy.always_allowed:
             return tool
         raise TypeError(
