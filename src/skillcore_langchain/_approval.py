@@ -33,7 +33,9 @@ def gate(skills: _Skills, interrupt_on: Mapping[str, Any]) -> dict[str, Any]:
     order: a blocked call is not asked about, and under APPROVE neither is a pre-approved one.
     Under RECOMMEND with no skill able to remove tools nothing is ever blocked, and
     ``interrupt_on`` is returned as it is."""
-    if skills.policy.mode is PolicyMode.RECOMMEND and not removes_tools(skills.toolkit.library.catalog):
+    if skills.policy.mode is PolicyMode.RECOMMEND and not removes_tools(
+        skills.toolkit.library.catalog
+    ):
         return dict(interrupt_on)
     gated: dict[str, Any] = {}
     for tool_name, config in interrupt_on.items():
@@ -50,9 +52,9 @@ def _when(skills: _Skills, own: Callable[[ToolCallRequest], bool] | None) -> Cal
         decision = _preview(skills, request)
         if decision is not None and not decision.allowed:
             return False
-        if skills.policy.mode is PolicyMode.APPROVE and decision is not None:
-            if not decision.needs_approval:
-                return False  # pre-approved by a loaded skill's allowed-tools
+        approve = skills.policy.mode is PolicyMode.APPROVE
+        if approve and decision is not None and not decision.needs_approval:
+            return False  # pre-approved by a loaded skill's allowed-tools
         return True if own is None else bool(own(request))
 
     return when

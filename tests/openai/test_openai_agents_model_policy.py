@@ -60,7 +60,12 @@ def run(a: Agent[Any], prompt: Any, config: RunConfig = NO_TRACE) -> Any:
 
 
 def test_the_next_run_uses_the_loaded_skills_model_and_effort(skills_dir: Path) -> None:
-    main = ScriptedModel([[function_call("load_skill", {"skill_name": "quick"}, call_id="c1")], [assistant_message("ok")]])
+    main = ScriptedModel(
+        [
+            [function_call("load_skill", {"skill_name": "quick"}, call_id="c1")],
+            [assistant_message("ok")],
+        ]
+    )
     quick = ScriptedModel([[assistant_message("quick")]])
     skills = AgentSkills(skills_dir, model_resolver={"haiku": quick})
     run(agent(skills, main, []), "go")

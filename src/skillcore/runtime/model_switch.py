@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, Union
+from typing import Any
 
 import attrs
 
@@ -18,7 +18,7 @@ from skillcore.state import SkillSession
 #: What the user gives as ``SkillConfig.model_resolver``: skill model names (``haiku``,
 #: ``gpt-5-mini``) -> the framework's model (a model object, or a name where the framework
 #: takes names), as a mapping or a callable returning None for a name it does not know.
-ModelResolver = Union[Mapping[str, Any], Callable[[str], Any]]
+ModelResolver = Mapping[str, Any] | Callable[[str], Any]
 
 #: Claude Code's ``effort`` levels -> OpenAI's ``reasoning_effort`` values.
 OPENAI_EFFORT = {"low": "low", "medium": "medium", "high": "high", "xhigh": "high", "max": "high"}

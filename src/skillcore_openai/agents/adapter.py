@@ -518,7 +518,9 @@ class AgentSkills:
             base = dataclasses.replace(base, model=chosen.model)
         if chosen.reasoning_effort is not None:
             effort = ModelSettings(reasoning=Reasoning(effort=chosen.reasoning_effort))  # type: ignore[arg-type]
-            settings = effort if base.model_settings is None else base.model_settings.resolve(effort)
+            settings = (
+                effort if base.model_settings is None else base.model_settings.resolve(effort)
+            )
             base = dataclasses.replace(base, model_settings=settings)
         return base
 

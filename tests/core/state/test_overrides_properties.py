@@ -96,9 +96,7 @@ def test_disallowed_tools_never_run_nor_are_offered(
     offered = session.offered_tools(TOOLS)
     for tool in TOOLS:
         removed = tool != "load_skill" and any(
-            names_by(e, tool)
-            for s in session.loaded_names
-            for e in disallowed_of(session, s)
+            names_by(e, tool) for s in session.loaded_names for e in disallowed_of(session, s)
         )
         decision = session.check_tool(tool)
         if removed:
@@ -117,9 +115,7 @@ def test_the_model_follows_load_order_and_is_restored_after_any_unload(
     models: list[str | None], steps: list[tuple[bool, str]]
 ) -> None:
     catalog = Catalog(
-        tuple(
-            meta(n, extra={} if m is None else {"model": m}) for n, m in zip(SKILLS, models)
-        )
+        tuple(meta(n, extra={} if m is None else {"model": m}) for n, m in zip(SKILLS, models))
     )
     known = {"haiku": "H", "opus": "O", "sonnet": "S"}
     switch = ModelSwitch(known)
