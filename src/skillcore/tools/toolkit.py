@@ -350,7 +350,9 @@ class SkillToolkit:
         """The reply of the search tool: when no skill is a close match, at most
         :data:`~skillcore.catalog.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well."""
         found = self.select(session, query, path)
-        return replies.search(session, found.hits, query, path, found.abstained)
+        hidden = session.hidden_by_paths  # ``paths:`` skills the work does not touch
+        hits = [h for h in found.hits if h.skill.name not in hidden] if hidden else found.hits
+        return replies.search(session, hits, query, path, found.abstained)
 
     def suggested(self, catalog: Catalog, message: str | None) -> tuple[str, ...]:
         """Names of the skills the per-request note suggests for the user ``message``: the
@@ -380,8 +382,9 @@ class SkillToolkit:
         Adapters place it *after* the stable prefix, with that user message, never in the
         system prompt: the catalog text stays byte-identical for the whole conversation."""
         catalog = session.catalog if isinstance(session, SkillSession) else session
+        hidden = session.hidden_by_paths if isinstance(session, SkillSession) else frozenset()
         names = self.suggested(catalog, message)
-        metas = [m for n in names if (m := catalog.get(n)) is not None]
+        metas = [m for n in names if n not in hidden and (m := catalog.get(n)) is not None]
         return replies.suggestions(self.names, metas)
 
     # -- plain (non-skill) tool calls: the allowed-tools decision and call order -----------
