@@ -52,6 +52,16 @@ def approval_reason(tool: str, skills: tuple[str, ...]) -> str:
     )
 
 
+def script_approval_reason(skill: str, script: str) -> str:
+    """Why a script run did not run under APPROVE: its skill does not pre-approve it and the
+    user has not approved it."""
+    return (
+        f"Running {quoted_excerpt(script)} of skill {single_line(skill)!r} needs the user's "
+        "approval, which was not given, so it did not run. Ask the user, or do the work with "
+        "the tools the loaded skills allow."
+    )
+
+
 def hook_blocked_reason(skill: str, why: str) -> str:
     """Why a tool call was refused by a hook of a loaded skill (``why``: its output, escaped)."""
     return (

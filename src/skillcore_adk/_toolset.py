@@ -111,6 +111,7 @@ class SkillTool(BaseTool):
                     str(args.get("skill_name")), str(args.get("script")), "the user rejected it"
                 )
                 return _calls.error(text, OutcomeCode.SCRIPT_DECLINED)
+            return await self._toolset._run(self.spec.name, args, tool_context, approved=True)
         return await self._toolset._run(self.spec.name, args, tool_context)
 
     def _detect_error_in_response(self, response: Any) -> str | None:
@@ -341,11 +342,18 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     # -- tools -----------------------------------------------------------------------------
 
-    async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
+    async def _run(
+        self, tool: str, args: Mapping[str, Any], tool_context: ToolContext, approved: bool = False
+    ) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
         async with await self._aturn(tool_context) as view:
             result = await self.toolkit.acall(
-                view, tool, dict(args), **view.context, call_id=tool_context.function_call_id
+                view,
+                tool,
+                dict(args),
+                **view.context,
+                call_id=tool_context.function_call_id,
+                approved=approved,
             )
         return _calls.reply(result, tool_context, self.state_key(tool_context.agent_name))
 

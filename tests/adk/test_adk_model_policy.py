@@ -116,3 +116,38 @@ async def test_a_paths_skill_is_offered_for_touched_files_only(skills: Path) -> 
     events = await run_turn(app, sid)
     assert "error" not in replies_of(events, "load_skill")[0]
     assert "ts-helper" in model.instructions(-2)
+
+
+@pytest.mark.parametrize("confirmed", [True, False])
+async def test_approve_asks_before_a_script_run_its_skill_does_not_pre_approve(
+    tmp_path: Path, confirmed: bool
+) -> None:
+    import shutil
+
+    from skillcore.testing.script_runner import RecordingRunner
+
+    examples = tmp_path / "examples"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "skills", examples)
+    run = {"skill_name": "csv-data-audit", "script": "scripts/profile_csv.py", "args": ["-"]}
+    runner = RecordingRunner()
+    toolset = SkillToolset(
+        examples, script_runner=runner, script_isolation="process", allowed_tools_policy="approve"
+    )
+    model = scripted(
+        [("load_skill", {"skill_name": "csv-data-audit"})], [("run_skill_script", run)], "done"
+    )
+    app, sid = await start(model, toolset)
+    events = await run_turn(app, sid)
+    asks = [
+        p.function_call
+        for e in events
+        for p in (e.content.parts if e.content and e.content.parts else [])
+        if p.function_call and p.function_call.name == CONFIRM
+    ]
+    assert len(asks) == 1 and runner.requests == []
+    answer = types.FunctionResponse(id=asks[0].id, name=CONFIRM, response={"confirmed": confirmed})
+    message = types.Content(role="user", parts=[types.Part(function_response=answer)])
+    resumed = [e async for e in app.run_async(user_id="u", session_id=sid, new_message=message)]
+    (reply,) = replies_of(resumed, "run_skill_script")
+    assert len(runner.requests) == (1 if confirmed else 0), reply
+    assert ("error" in reply) is not confirmed, reply

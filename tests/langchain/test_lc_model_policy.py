@@ -110,3 +110,28 @@ def test_a_paths_skill_is_offered_only_while_the_work_touches_its_files(skills: 
     model.push(tool_calls(("load_skill", {"skill_name": "ts-helper"})))
     _, (loaded,) = run(agent)
     assert "ts-helper" in model.system(-2) and loaded.status == "success"
+
+
+def test_approve_refuses_a_script_run_its_skill_does_not_pre_approve(tmp_path: Path) -> None:
+    """LangChain's interrupts do not tell the tool it was approved: under APPROVE a script run
+    its skill's allowed-tools do not list is refused (as RESTRICT refuses it), never run."""
+    import shutil
+
+    from skillcore.testing.script_runner import RecordingRunner
+
+    examples = tmp_path / "examples"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "skills", examples)
+    runner = RecordingRunner()
+    model = ScriptedChatModel()
+    mw = SkillsMiddleware(
+        examples, script_runner=runner, script_isolation="process", allowed_tools_policy="approve"
+    )
+    agent = create_agent(model, plain_tools(), middleware=[mw], checkpointer=InMemorySaver())
+    run_args = {"skill_name": "csv-data-audit", "script": "scripts/profile_csv.py", "args": ["-"]}
+    model.push(
+        tool_calls(("load_skill", {"skill_name": "csv-data-audit"})),
+        tool_calls(("run_skill_script", run_args)),
+    )
+    _, (_, refused) = run(agent)
+    assert refused.status == "error" and refused.artifact == {"code": "SCRIPT_DECLINED"}, refused
+    assert runner.requests == []

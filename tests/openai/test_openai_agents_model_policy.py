@@ -120,3 +120,39 @@ def test_approve_asks_for_calls_the_skill_does_not_pre_approve(skills_dir: Path)
     state.approve(pending)
     second = run(a, state)
     assert second.final_output == "done" and log == ["Read", "Write"]
+
+
+@pytest.mark.parametrize("approve", [True, False])
+def test_approve_asks_before_a_script_run_its_skill_does_not_pre_approve(
+    examples_library: Any, approve: bool
+) -> None:
+    from skillcore.testing.script_runner import RecordingRunner
+
+    runner = RecordingRunner()
+    skills = AgentSkills(
+        examples_library,
+        script_runner=runner,
+        script_isolation="process",
+        allowed_tools_policy="approve",
+    )
+    run_args = {"skill_name": "csv-data-audit", "script": "scripts/profile_csv.py", "args": ["-"]}
+    model = ScriptedModel(
+        [
+            [function_call("load_skill", {"skill_name": "csv-data-audit"}, call_id="c1")],
+            [function_call("run_skill_script", run_args, call_id="c2")],
+            [assistant_message("done")],
+        ]
+    )
+    a = Agent(
+        name="a", instructions=skills.instructions("Help."), tools=skills.tools(), model=model
+    )
+    first = run(a, "go")
+    (pending,) = first.interruptions
+    assert pending.name == "run_skill_script" and runner.requests == []
+    state = first.to_state()
+    if approve:
+        state.approve(pending)
+    else:
+        state.reject(pending)
+    assert run(a, state).final_output == "done"
+    assert len(runner.requests) == (1 if approve else 0)

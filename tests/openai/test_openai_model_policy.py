@@ -143,3 +143,29 @@ def test_a_paths_skill_is_offered_for_touched_files_only(skills_dir: Path) -> No
     assert "ts-helper" in skills.instructions(session)
     held = attrs.evolve(session, touched_paths=["docs/readme.md"])
     assert "ts-helper" not in skills.instructions(held)
+
+
+def test_approve_refuses_an_unapproved_script_run_until_dispatched_approved(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    from skillcore.testing.script_runner import RecordingRunner
+
+    examples = tmp_path / "examples"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "skills", examples)
+    runner = RecordingRunner()
+    skills = OpenAISkills(
+        examples, script_runner=runner, script_isolation="process", allowed_tools_policy="approve"
+    )
+    session = skills.session()
+    load = {"name": "load_skill", "arguments": '{"skill_name": "csv-data-audit"}', "call_id": "c1"}
+    session, _ = skills.dispatch(session, load)
+    args = '{"skill_name": "csv-data-audit", "script": "scripts/profile_csv.py", "args": ["-"]}'
+    run = {"name": "run_skill_script", "arguments": args, "call_id": "c2"}
+    refused = skills.dispatch(session, run)
+    assert refused.is_error and refused.code is not None
+    assert refused.code.value == "SCRIPT_DECLINED" and "approval" in (refused.output or "")
+    assert runner.requests == []
+    ran = skills.dispatch(session, run, approved=True)
+    assert not ran.is_error and len(runner.requests) == 1, ran

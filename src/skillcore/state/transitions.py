@@ -31,6 +31,7 @@ from skillcore.outcome_texts import (
     NOT_LOADED_FOR_RESOURCE,
     NOT_LOADED_FOR_SCRIPT,
     SCRIPT_BLOCKED,
+    script_approval_reason,
     tool_disallowed_reason,
     tool_locked_reason,
 )
@@ -566,6 +567,7 @@ class SkillSession:
         args: tuple[str, ...] = (),
         stdin: str | None = None,
         tool: str | None = None,
+        approved: bool = False,
     ) -> ScriptRequestPlan | Outcome:
         """Phase one of running a skill's script: a refusal, or a plan for the shell.
 
@@ -574,6 +576,8 @@ class SkillSession:
         (``source``: its label, for the reply), and only when the policy allows the run
         (:meth:`check_script`). Whether the path is one the listing shows, and the rest,
         is checked by the shell when it reads the files. ``tool``: the script tool's name.
+        Under APPROVE a run its skill does not pre-approve runs only when ``approved`` (the
+        user approved it through the framework); else it is refused (``SCRIPT_DECLINED``).
         """
         refused = self._unusable(name)
         if refused is not None:
@@ -591,6 +595,9 @@ class SkillSession:
         if not decision.allowed:
             code = OutcomeCode(decision.code.value)
             return Outcome(code, name, {"reason": decision.reason}, SCRIPT_BLOCKED)
+        if decision.needs_approval and not approved:
+            reason = script_approval_reason(name, script.strip())
+            return Outcome(OutcomeCode.SCRIPT_DECLINED, name, {"reason": reason}, SCRIPT_BLOCKED)
         return ScriptRequestPlan(name, script.strip(), args, stdin, decision.reason)
 
     def fail_load(self, name: str, code: OutcomeCode, detail: str | None) -> Outcome:

@@ -472,6 +472,7 @@ class SkillToolkit:
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         call_id: str | None = None,
+        approved: bool = False,
     ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
         for bad model input. ``hidden``: loaded skills whose load reply the model no longer
@@ -482,9 +483,11 @@ class SkillToolkit:
         skill whose allowed-tools name others warns (RECOMMEND) or is refused with
         ``TOOL_NOT_AVAILABLE`` (RESTRICT). ``call_id``: the framework's id of this tool call;
         a load that delivers instructions records it, the only proof of delivery later
-        (:attr:`~skillcore.runtime.LoadedSkill.delivery`)."""
+        (:attr:`~skillcore.runtime.LoadedSkill.delivery`). ``approved``: the user approved
+        this call through the framework (under APPROVE, a script run its skill does not
+        pre-approve runs only then)."""
         store = as_store(target)
-        step = self._begin(store, tool, arguments, hidden, available)
+        step = self._begin(store, tool, arguments, hidden, available, approved)
         if isinstance(step, ToolResult):
             return step
         if isinstance(step, ScriptRequestPlan):
@@ -503,11 +506,12 @@ class SkillToolkit:
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         call_id: str | None = None,
+        approved: bool = False,
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
         store = as_store(target)
-        step = self._begin(store, tool, arguments, hidden, available)
+        step = self._begin(store, tool, arguments, hidden, available, approved)
         if isinstance(step, ToolResult):
             return step
         if isinstance(step, ScriptRequestPlan):
@@ -524,6 +528,7 @@ class SkillToolkit:
         arguments: Any,
         hidden: Collection[str],
         available: Collection[str] | None,
+        approved: bool = False,
     ) -> Effect | ScriptRequestPlan | ToolResult:
         """The start of :meth:`call` and :meth:`acall`: the result a later call of the turn
         already settled for this one, else the plan on the store's session."""
@@ -537,7 +542,9 @@ class SkillToolkit:
             settled = store.settled()
             if isinstance(settled, ToolResult):
                 return settled
-        return self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
+        return self.plan(
+            store.read(), tool, arguments, hidden=hidden, available=available, approved=approved
+        )
 
     def load_all(
         self, session: SkillSession, names: Iterable[str]
@@ -599,11 +606,15 @@ class SkillToolkit:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        approved: bool = False,
     ) -> Effect | ScriptRequestPlan | ToolResult:
         """Decide a call against ``session``: a final result (refusal, search), the effect
-        whose data the shell must read before :meth:`finish` (``hidden``, ``available``: see
-        :meth:`call`), or an accepted script run (which :meth:`call` carries out)."""
-        return self._plan(session, tool, arguments, hidden=hidden, available=available)
+        whose data the shell must read before :meth:`finish` (``hidden``, ``available``,
+        ``approved``: see :meth:`call`), or an accepted script run (which :meth:`call`
+        carries out)."""
+        return self._plan(
+            session, tool, arguments, hidden=hidden, available=available, approved=approved
+        )
 
     def replay(
         self,
@@ -631,6 +642,7 @@ class SkillToolkit:
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         report: bool = True,
+        approved: bool = False,
     ) -> Effect | ScriptRequestPlan | ToolResult:
         kind = self._kinds.get(tool)
         if kind is None:
@@ -647,7 +659,7 @@ class SkillToolkit:
         if kind is ToolKind.UNLOAD:
             return Unload(args["skill_name"])
         if kind is ToolKind.SCRIPT:
-            return self._plan_script(session, tool, args, report)
+            return self._plan_script(session, tool, args, report, approved)
         if not self.check_tools_available:
             # Without the check (which refuses such a load with its own reply), a skill
             # restricting the agent to tools it lacks is still worth a warning.
@@ -717,18 +729,24 @@ class SkillToolkit:
 
     def needs_approval(self, session: SkillSession, tool: str, arguments: Any) -> bool:
         """Whether an adapter asks its framework's human-in-the-loop (ADK tool
-        confirmation, the Agents SDK's ``needs_approval``) before this call: only with
-        ``confirm_scripts``, and not for a run refused whatever the turn's other calls do
+        confirmation, the Agents SDK's ``needs_approval``) before this call: with
+        ``confirm_scripts`` (or, under APPROVE, a run its skill does not pre-approve), and
+        not for a run refused whatever the turn's other calls do
         (bad arguments or path, untrusted source, unknown skill), which is replied to at
         once. A run refused only by ``session`` as it is now (not loaded, blocked) is asked
         for: an earlier call of the same turn (a load) may still change that, and the
         approval is asked before the turn's calls are applied."""
-        if not self.confirm_scripts or self._kinds.get(tool) is not ToolKind.SCRIPT:
+        if self._kinds.get(tool) is not ToolKind.SCRIPT:
+            return False
+        approve = session.policy.mode is PolicyMode.APPROVE
+        if not self.confirm_scripts and not approve:
             return False
         step = self._plan(session, tool, arguments, report=False)
         if isinstance(step, ToolResult):
-            return step.code in _TURN_DEPENDENT
-        return True
+            # Under APPROVE (without confirm_scripts) only a run that waits for approval.
+            asks = _TURN_DEPENDENT | ({OutcomeCode.SCRIPT_DECLINED} if approve else set())
+            return step.code in asks
+        return self.confirm_scripts
 
     def runs_code(self, name: str, session: SkillSession) -> tuple[bool, str]:
         """Whether skill ``name``'s source is trusted to run code, and its label."""
@@ -742,7 +760,12 @@ class SkillToolkit:
         return bool(source.runs_code), source.label
 
     def _plan_script(
-        self, session: SkillSession, tool: str, args: dict[str, Any], report: bool
+        self,
+        session: SkillSession,
+        tool: str,
+        args: dict[str, Any],
+        report: bool,
+        approved: bool = False,
     ) -> ScriptRequestPlan | ToolResult:
         name, script = args["skill_name"], args["script"]
         trusted, label = self.runs_code(name, session)
@@ -754,6 +777,7 @@ class SkillToolkit:
             args=args["args"],
             stdin=args["stdin"],
             tool=tool,
+            approved=approved,
         )
         if isinstance(step, Outcome):
             if report:

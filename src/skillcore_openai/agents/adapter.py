@@ -186,6 +186,7 @@ class AgentSkills:
         #: The gated tools, guarded and enabled only while unlocked (part of :meth:`tools`).
         self.gated_tools = [self._offer(self._guard_tool(t)) for t in gated]
         self.models = ModelSwitch(config.model_resolver)  # the loaded skills' model
+        self._asked: Recent[str, bool] = Recent(_KEPT_CONVERSATIONS)  # approvals asked
 
     # -- conversations (kept by :attr:`conversations`) ---------------------------------------
 
@@ -264,28 +265,39 @@ class AgentSkills:
             state = self.state_for(ctx)
             call_id = getattr(ctx, "tool_call_id", None)
             view = self._enter(state, call_id)
+            # The SDK runs a call its needs_approval asked about only once the user approved.
+            approved = isinstance(call_id, str) and self._asked.get(call_id) is True
             if view is None:  # no announced turn (an agent not from guard_agent)
                 load = spec.name == self.toolkit.names.load
                 have = _agent_tools(getattr(ctx, "agent", None)) if load else None
                 result = await self.toolkit.acall(
-                    state, spec.name, arguments, available=have, call_id=call_id
+                    state, spec.name, arguments, available=have, call_id=call_id, approved=approved
                 )
             else:
                 async with view:
                     result = await self.toolkit.acall(
-                        view, spec.name, arguments, **view.context, call_id=call_id
+                        view,
+                        spec.name,
+                        arguments,
+                        **view.context,
+                        call_id=call_id,
+                        approved=approved,
                     )
             if result.binary is not None:
                 return [ToolOutputText(text=result.text), _binary_output(result.binary)]
             return result.text
 
-        async def needs_approval(ctx: Any, params: dict[str, Any], _call_id: str) -> bool:
+        async def needs_approval(ctx: Any, params: dict[str, Any], call_id: str) -> bool:
             # The Agents SDK's own approval (an interruption the host resolves with
             # RunState.approve/reject), asked only for a run the session would accept.
             session = self.state_for(ctx).session
-            return self.toolkit.needs_approval(session, spec.name, params)
+            asked = self.toolkit.needs_approval(session, spec.name, params)
+            if asked:
+                self._asked.set(call_id, True)
+            return asked
 
-        ask = spec.name == self.toolkit.names.script and self.toolkit.confirm_scripts
+        approve = self.policy.mode is PolicyMode.APPROVE
+        ask = spec.name == self.toolkit.names.script and (self.toolkit.confirm_scripts or approve)
         return FunctionTool(
             name=spec.name,
             description=spec.description,

@@ -496,6 +496,7 @@ class OpenAISkills:
                 hidden=gone,
                 available=self.agent_tools(),
                 call_id=c.call_id,
+                approved=approved,
             )
             return self._skill(store, c, result)
         plan = self._plan(store, c, approved)
@@ -558,6 +559,7 @@ class OpenAISkills:
                 hidden=gone,
                 available=self.agent_tools(),
                 call_id=c.call_id,
+                approved=approved,
             )
             return self._skill(store, c, result)
         return await self._arun(store, c, self._plan(store, c, approved), conversation)
