@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from skillcore.limits import BRIDGE_GRACE_SECONDS
     from skillcore.parse.reference import reference_properties
     from skillcore.policy import RawInput, ToolPattern, parse_tool_list
+    from skillcore.policy.skill_options import touched_paths
     from skillcore.runner import bridge
     from skillcore.runner.base import Isolation, ScriptRequest, ScriptResult
     from skillcore.runtime.call_placement import (
@@ -161,6 +162,7 @@ __getattr__, __dir__, __all__ = face(
         "saved_fork": "skillcore.state",
         "saved_rev": "skillcore.runtime.call_placement",
         "tag_state": "skillcore.runtime.profiles",
+        "touched_paths": "skillcore.policy.skill_options",
         "update_state": "skillcore.state",
         "wants_tools": "skillcore.runtime.call_placement",
         "with_gated_tools": "skillcore.runtime.config",

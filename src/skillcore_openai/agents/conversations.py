@@ -25,7 +25,13 @@ from skillcore import (
     ToolPolicy,
     ToolResult,
 )
-from skillcore.runtime import SavedSession, SessionRef, SessionStore, restore_session
+from skillcore.runtime import (
+    SavedSession,
+    SessionRef,
+    SessionStore,
+    restore_session,
+    touched_paths,
+)
 
 __all__ = ["AgentConversations", "SkillConversation"]
 
@@ -161,7 +167,7 @@ class AgentConversations:
 
     def touch(self, paths: Iterable[str]) -> None:
         """The paths the work touches, for the conversations restored from now on."""
-        self.touched = SkillSession(self.toolkit.library.catalog, touched_paths=paths).touched_paths
+        self.touched = touched_paths(paths)
 
     def new_state(self, state: Mapping[str, Any] | None = None) -> SkillConversation:
         """A fresh state, or one restored from ``SkillConversation.to_state()`` output (not

@@ -55,6 +55,7 @@ from skillcore.runtime import (
     restore_session,
     saved_fork,
     saved_rev,
+    touched_paths,
     update_state,
     with_gated_tools,
 )
@@ -253,7 +254,7 @@ class OpenAISkills:
         with ``paths:`` is offered to the model only while one of them matches its globs.
         Sessions made by :meth:`restore`, :meth:`session` and :meth:`load` from now on
         carry them (for one you hold: ``attrs.evolve(session, touched_paths=paths)``)."""
-        self.touched = SkillSession(self.library.catalog, touched_paths=paths).touched_paths
+        self.touched = touched_paths(paths)
 
     def model_for(self, session: SkillSession) -> ModelOverride:
         """The model and effort for the next model call of ``session``'s conversation:
