@@ -23,6 +23,7 @@ from skillcore.parse.frontmatter_caps import (
     MAX_NESTING,
 )
 from skillcore.policy import gating
+from skillcore.policy import skill_options as opts
 from skillcore.policy.patterns import MAX_TOOL_NAME, MAX_TOOL_PATTERN
 from skillcore.runtime import profiles
 from skillcore.sources import archive, mcp
@@ -49,6 +50,12 @@ def _n(value: int) -> str:
 @pytest.mark.parametrize(
     "text",
     [
+        f"more than {opts.MAX_DISALLOWED} entries",
+        f"at most {opts.MAX_PATH_GLOBS} globs of {opts.MAX_PATH_GLOB} characters",
+        f"at most {opts.MAX_TOUCHED_PATHS} touched paths of {_n(opts.MAX_TOUCHED_PATH)} characters",
+        f"at most {opts.MAX_PATH_SEGMENTS} segments",
+        f"longer than {opts.MAX_MODEL_NAME} characters",
+        f"longer than {MAX_TOOL_NAME} characters is taken as named by every entry",
         f"{_n(MAX_FRONTMATTER_BYTES)} bytes",
         f"| nesting depth | {MAX_NESTING} |",
         f"{_n(bounds.MAX_EXPANDED_CHARS)} characters",

@@ -42,6 +42,12 @@ class OutcomeCode(str, enum.Enum):
     HOOK_BLOCKED = "HOOK_BLOCKED"
     #: A skill whose allowed-tools name tools the agent does not have, refused under RESTRICT.
     TOOL_NOT_AVAILABLE = "TOOL_NOT_AVAILABLE"
+    #: A tool a loaded skill removes (its ``disallowed-tools``), refused in every policy mode.
+    TOOL_DISALLOWED = "TOOL_DISALLOWED"
+    #: A call the user did not approve (or has not yet approved) under the APPROVE policy.
+    TOOL_DECLINED = "TOOL_DECLINED"
+    #: A skill with ``paths:`` the model asked for while the work touches none of its paths.
+    PATHS_NOT_TOUCHED = "PATHS_NOT_TOUCHED"
     #: A plain tool's own handler raised (the model gets an error reply for that call).
     TOOL_FAILED = "TOOL_FAILED"
     #: A call of a model turn whose call ids repeat and that calls a skill tool: the order of
@@ -90,6 +96,11 @@ class DecisionCode(str, enum.Enum):
     TOOL_BLOCKED = OutcomeCode.TOOL_BLOCKED.value
     #: Blocked: a skill-gated tool no loaded skill unlocks.
     TOOL_LOCKED = OutcomeCode.TOOL_LOCKED.value
+    #: Blocked: a loaded skill's ``disallowed-tools`` removes the tool (every mode).
+    TOOL_DISALLOWED = OutcomeCode.TOOL_DISALLOWED.value
+    #: Allowed, after the user approves it: under APPROVE, a call no loaded skill's
+    #: ``allowed-tools`` pre-approves (the call RESTRICT would block).
+    APPROVAL_REQUIRED = "APPROVAL_REQUIRED"
     #: Blocked: a ``PreToolUse`` hook of a loaded skill (after the policy allowed the call).
     HOOK_BLOCKED = OutcomeCode.HOOK_BLOCKED.value
     #: Blocked: the turn's call ids repeat (see ``OutcomeCode.TURN_CALL_IDS_REPEAT``).

@@ -33,6 +33,35 @@ def tool_locked_reason(tool: str, unlockers: tuple[str, ...], load_tool: str) ->
     )
 
 
+def tool_disallowed_reason(tool: str, skill: str, entry: str) -> str:
+    """Why a tool was refused: loaded skill ``skill`` removes it (``entry``: its
+    ``disallowed-tools`` entry naming the tool)."""
+    return (
+        f"Tool {quoted_excerpt(tool)} is not available while skill {single_line(skill)!r} is "
+        f"loaded (it removes {quoted_excerpt(entry)}). Do not call it again; do the work with "
+        "the other tools, or tell the user it cannot be done."
+    )
+
+
+def approval_reason(tool: str, skills: tuple[str, ...]) -> str:
+    """Why a call waits for the user: no loaded skill's ``allowed-tools`` pre-approves it."""
+    listed = ", ".join(single_line(s) for s in skills[:10]) or "(none)"
+    return (
+        f"Tool {quoted_excerpt(tool)} is not pre-approved by the loaded skills ({listed}); "
+        "it runs once the user approves it."
+    )
+
+
+def script_approval_reason(skill: str, script: str) -> str:
+    """Why a script run did not run under APPROVE: its skill does not pre-approve it and the
+    user has not approved it."""
+    return (
+        f"Running {quoted_excerpt(script)} of skill {single_line(skill)!r} needs the user's "
+        "approval, which was not given, so it did not run. Ask the user, or do the work with "
+        "the tools the loaded skills allow."
+    )
+
+
 def hook_blocked_reason(skill: str, why: str) -> str:
     """Why a tool call was refused by a hook of a loaded skill (``why``: its output, escaped)."""
     return (
@@ -154,6 +183,13 @@ def _tool_not_available(name: str, facts: _Facts) -> str:
     return tools_not_available_reason(name, facts["missing"])
 
 
+def _paths_not_touched(name: str, facts: _Facts) -> str:
+    return (
+        f"Skill {name!r} is offered only while the work touches files it is for; it touches "
+        "none of them now. Continue without it."
+    )
+
+
 def _loaded(name: str, facts: _Facts) -> str:
     return f"Loaded skill {name!r}."
 
@@ -231,6 +267,7 @@ OUTCOME_TEXTS: dict[str, Callable[[str, _Facts], str]] = {
     "ALREADY_LOADED": _already_loaded,
     "LOAD_LIMIT_REACHED": _load_limit_reached,
     "TOOL_NOT_AVAILABLE": _tool_not_available,
+    "PATHS_NOT_TOUCHED": _paths_not_touched,
     "LOADED": _loaded,
     "REDELIVERED": _redelivered,
     "PINNED": _pinned,

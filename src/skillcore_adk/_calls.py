@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from skillcore import OutcomeCode, SkillSession, ToolResult
+from skillcore import OutcomeCode, SkillSession, ToolDecision, ToolResult
 from skillcore.runtime import History, MarkedStore, Recent, replies, saved_rev
 
 if TYPE_CHECKING:
@@ -96,6 +96,20 @@ async def agent_tools(tool_context: ToolContext) -> frozenset[str] | None:
 def error(text: str, code: OutcomeCode) -> dict[str, Any]:
     """A refusal or failure as a function response."""
     return {"error": text, "error_code": code.value}
+
+
+def approval(tool: str, decision: ToolDecision, tool_context: ToolContext) -> dict[str, Any] | None:
+    """Under APPROVE, a call no loaded skill pre-approves, through ADK tool confirmation:
+    the first time the user is asked (the run pauses with ``adk_request_confirmation``);
+    when ADK runs the call again with the answer, None (approved: it runs) or a refusal."""
+    confirmation = tool_context.tool_confirmation
+    if confirmation is None:
+        tool_context.request_confirmation(hint=replies.tool_approval_hint(tool, decision))
+        tool_context.actions.skip_summarization = True
+        return error(replies.error(replies.TOOL_AWAITING_APPROVAL), OutcomeCode.TOOL_DECLINED)
+    if confirmation.confirmed:
+        return None
+    return error(replies.tool_declined(tool), OutcomeCode.TOOL_DECLINED)
 
 
 def reply(result: ToolResult, tool_context: ToolContext, state_key: str) -> dict[str, Any]:

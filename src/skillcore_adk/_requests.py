@@ -120,12 +120,26 @@ def clashing_skills(session: SkillSession, tool_names: set[str]) -> list[str]:
     )
 
 
-def hide_blocked(llm_request: LlmRequest, session: SkillSession) -> None:
-    """Leave the tools the loaded skills block (RESTRICT) out of the request's function
-    declarations (skill and always-allowed tools are never hidden)."""
+def switch_model(llm_request: LlmRequest, model: Any) -> None:
+    """Name the loaded skills' model in the request (None: keep the agent's). ADK calls the
+    agent's own ``BaseLlm`` after the request is built, which sends ``llm_request.model``
+    (Gemini, LiteLLM): the resolver gives a model *name* that backend serves, or a
+    ``BaseLlm`` whose ``model`` name is used. The agent's model is named again in every new
+    request, so once no loaded skill names one the agent's own is used."""
+    if model is None:
+        return
+    name = model if isinstance(model, str) else getattr(model, "model", None)
+    if isinstance(name, str) and name:
+        llm_request.model = name
+
+
+def hide_blocked(llm_request: LlmRequest, session: SkillSession, blocked: bool = True) -> None:
+    """Leave the tools a loaded skill removes (``disallowed-tools``) and, with ``blocked``,
+    those the loaded skills block (RESTRICT) out of the request's function declarations
+    (skill and always-allowed tools are never hidden)."""
     tools = [t for t in llm_request.config.tools or () if isinstance(t, types.Tool)]
     names = [d.name for t in tools for d in t.function_declarations or () if d.name]
-    shown = set(session.offered_tools(names, hide_blocked=True))
+    shown = set(session.offered_tools(names, hide_blocked=blocked))
     for t in tools:
         if t.function_declarations:
             t.function_declarations = [

@@ -24,12 +24,14 @@ from skillcore.runtime import (
     CatalogMemo,
     ForkRequest,
     ModelCalls,
+    ModelSwitch,
     Recent,
     Sources,
     ToolSpec,
     TurnCall,
     enter_turn,
     locate_turn,
+    removes_tools,
     replies,
     wants_tools,
 )
@@ -110,6 +112,7 @@ class SkillTool(BaseTool):
                     str(args.get("skill_name")), str(args.get("script")), "the user rejected it"
                 )
                 return _calls.error(text, OutcomeCode.SCRIPT_DECLINED)
+            return await self._toolset._run(self.spec.name, args, tool_context, approved=True)
         return await self._toolset._run(self.spec.name, args, tool_context)
 
     def _detect_error_in_response(self, response: Any) -> str | None:
@@ -243,6 +246,8 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         self.reinjection = self.model_calls.reinjection
         #: Where each agent's load replies sit in its requests (delivery by call id).
         self.deliveries = self.model_calls.deliveries
+        #: The loaded skills' model for each model call (``model_resolver``).
+        self.models = ModelSwitch(self.config.model_resolver)
         self._scan = SharedScan()
         # Per invocation and agent: the loaded skills whose load reply the last model request
         # lacked (what the model saw, after include_contents and any compaction). Skills
@@ -308,12 +313,14 @@ class SkillToolset(BaseToolset, AdapterAttributes):
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
     ) -> None:
-        """Append the budgeted catalog (with ``[Loaded]`` marks) to the system instruction.
+        """Append the budgeted catalog (with ``[Loaded]`` marks) to the system instruction;
+        name the loaded skills' model in the request (``model_resolver``).
 
         Reads state only: ADK drops state written here, so all writes happen in the tools.
         """
         await self._ensure_catalog(tool_context.invocation_id)
         session = await self._asession_for(tool_context)
+        _requests.switch_model(llm_request, self.models.choose(session).model)
         # The request's contents are read once per conversation, then only what was added;
         # loaded skills whose delivery is not among them (configured skills, state preloaded
         # by hand, include_contents='none', compaction) get their instructions again.
@@ -353,7 +360,9 @@ class SkillToolset(BaseToolset, AdapterAttributes):
 
     # -- tools -----------------------------------------------------------------------------
 
-    async def _run(self, tool: str, args: Mapping[str, Any], tool_context: ToolContext) -> Any:
+    async def _run(
+        self, tool: str, args: Mapping[str, Any], tool_context: ToolContext, approved: bool = False
+    ) -> Any:
         await self._ensure_catalog(tool_context.invocation_id)
         # A load fills ``{var}`` from the session state for skills with adk_inject_state.
         state = tool_context.state.to_dict() if tool == self.names.load else None
@@ -366,6 +375,7 @@ class SkillToolset(BaseToolset, AdapterAttributes):
                 **view.context,
                 call_id=tool_context.function_call_id,
                 state=state,
+                approved=approved,
             )
             if self.subagents is not None and result.code is OutcomeCode.FORK:
                 # A forked skill's load: its subagent runs it (or the refusal replies).
@@ -428,6 +438,10 @@ class SkillToolset(BaseToolset, AdapterAttributes):
                 session = view.read()
             if not decision.allowed:
                 return _calls.error(replies.blocked(decision), replies.blocked_code(decision))
+            if decision.needs_approval:
+                unapproved = _calls.approval(tool.name, decision, tool_context)
+                if unapproved is not None:
+                    return unapproved
             request = _requests.request_key(tool_context)
             self.cleared.clear(request, tool_context.function_call_id)
         elif not self.toolkit.hooks.in_catalog(self.library.catalog):
@@ -484,9 +498,11 @@ class SkillToolset(BaseToolset, AdapterAttributes):
         return None
 
     async def before_model_callback(self, callback_context: Any, llm_request: LlmRequest) -> None:
-        """With ``hide_blocked_tools``: leave the tools the loaded skills block (RESTRICT)
-        out of the request's declarations (``LlmAgent(before_model_callback=...)``, or the
+        """Leave the tools a loaded skill's ``disallowed-tools`` removes and, with
+        ``hide_blocked_tools``, those the loaded skills block (RESTRICT) out of the request's
+        declarations (``LlmAgent(before_model_callback=...)``, or the
         :class:`SkillPolicyPlugin`). Calls are still checked by the policy callback."""
-        if self.config.hide_blocked_tools:
-            _requests.hide_blocked(llm_request, self.session_for(callback_context))
+        hide = self.config.hide_blocked_tools
+        if hide or removes_tools(self.library.catalog):
+            _requests.hide_blocked(llm_request, self.session_for(callback_context), hide)
         return None

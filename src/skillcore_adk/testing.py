@@ -243,20 +243,18 @@ class AdkDriver(AdapterDriver):
         self.subagent_model.add(SUBAGENT_ANSWER)
         self.toolset = self._toolset(library, limits, policy)
         self.model = ScriptedLlm()
-        callback = self.toolset.before_tool_callback if self.enforcement == "callback" else None
+        on_agent = self.enforcement == "callback"
         # A user invocation is applied at the agent's start (the plugin does it otherwise).
-        starting = (
-            self.toolset.before_agent_callback
-            if self.user_invocation and self.enforcement == "callback"
-            else None
-        )
+        starting = self.toolset.before_agent_callback if self.user_invocation and on_agent else None
         agent = LlmAgent(
             name=self.agent_name,
             model=self.model,
             instruction="You are helpful.",
             tools=[self.toolset, *plain_tools(), shell_tool()],
-            before_tool_callback=callback,
+            before_tool_callback=self.toolset.before_tool_callback if on_agent else None,
             before_agent_callback=starting,
+            # What the model is shown (disallowed-tools, hide_blocked_tools) is decided here.
+            before_model_callback=self.toolset.before_model_callback if on_agent else None,
         )
         self.agent = agent
         if self.enforcement == "callback":

@@ -36,6 +36,7 @@ from skillcore.runtime import (
     CatalogMemo,
     ForkRequest,
     ModelCalls,
+    ModelSwitch,
     Recent,
     Sources,
     TurnCall,
@@ -176,6 +177,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         self.reinjection = self.model_calls.reinjection
         #: Where each thread's load replies sit in its messages (delivery by call id).
         self.deliveries = self.model_calls.deliveries
+        self.models = ModelSwitch(self.config.model_resolver)  # the loaded skills' model
         self._init_tools(gated)
         #: The subagents forked skills run in (None: forked skills are not started here).
         self.subagents: Subagents | None = None
@@ -284,8 +286,10 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> ModelResponse[Any] | AIMessage:
-        """Show the budgeted catalog and the skill tools; restore compacted instructions."""
+        """Show the budgeted catalog and the skill tools; restore compacted instructions; use
+        the loaded skills' model (``model_resolver``)."""
         session = self.session_for(request.state)
+        request = self._switch(request, session)
         tools, shown = self._offer(request, session)
         if not shown:  # no skills: no catalog and no skill tools
             return handler(request.override(tools=tools))
@@ -301,6 +305,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     ) -> ModelResponse[Any] | AIMessage:
         """Async :meth:`wrap_model_call`."""
         session = self.session_for(request.state)
+        request = self._switch(request, session)
         tools, shown = self._offer(request, session)
         if not shown:
             return await handler(request.override(tools=tools))
@@ -308,6 +313,12 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
             session, self._seen(session, request.messages), query=latest_user_text(request.messages)
         )
         return await handler(self._prepare(request, session, tools, text))
+
+    def _switch(self, request: ModelRequest[Any], session: SkillSession) -> ModelRequest[Any]:
+        """The request with the loaded skills' model (the last loaded naming one the
+        resolver knows); the agent's own once none does (effort is not applied here)."""
+        model = self.models.choose(session).model
+        return request if model is None else request.override(model=model)
 
     def _seen(self, session: SkillSession, messages: Sequence[Any]) -> frozenset[str]:
         """Loaded skills whose delivery (the reply to the recorded ``load_skill`` call id) is

@@ -103,6 +103,7 @@ def relevant_catalog(
         counter,
         (query or "").strip()[:MAX_QUERY_CHARS],  # what the ranking reads; bounds the cache
         ranker,
+        session.hidden_by_paths,
     )
 
 
@@ -116,6 +117,7 @@ def _relevant(
     counter: Callable[[str], int],
     query: str,
     ranker: Ranker,
+    hidden: frozenset[str] = frozenset(),
 ) -> RelevantCatalog:
     catalog = key.catalog
     visible = catalog.model_visible
@@ -137,7 +139,7 @@ def _relevant(
         for name in itertools.chain(
             order, (m.name for m in catalog.by_priority if m.name not in order)
         )
-        if name not in loaded_by_name
+        if name not in loaded_by_name and name not in hidden  # hidden: ``paths:`` untouched
     )
     fill = fill_budget(key, candidates, fmt, counter, left)
     shown, texts, used = fill.shown, fill.texts, fill.used
@@ -147,7 +149,8 @@ def _relevant(
         named, tier = _names_only(candidates, named, names, markdown, left - used, counter)
     used += counter(tier) if tier else 0
     loaded_visible = sum(1 for name in loaded_by_name if name in catalog.model_visible_names)
-    omitted = len(visible) - loaded_visible - len(shown) - len(named)
+    unseen = len(hidden - loaded_by_name.keys())
+    omitted = len(visible) - loaded_visible - len(shown) - len(named) - unseen
     body = "".join(entries) + "".join(texts) + tier
     text = wrap_catalog(body, omitted, names, fmt)
     return RelevantCatalog(tuple(loaded_by_name), tuple(shown), tuple(named), omitted, used, text)

@@ -169,7 +169,8 @@ def catalog_view(
     """
     budget = session.limits.catalog_budget if budget is None else budget
     loaded = session.loaded if show_loaded else ()
-    return _view(CatalogKey(session.catalog), loaded, session.names, fmt, budget, counter)
+    hidden = session.hidden_by_paths
+    return _view(CatalogKey(session.catalog), loaded, session.names, fmt, budget, counter, hidden)
 
 
 class CatalogKey:
@@ -267,6 +268,7 @@ def _view(
     fmt: CatalogFormat,
     budget: int,
     counter: Callable[[str], int] = len,
+    hidden: frozenset[str] = frozenset(),
 ) -> CatalogView:
     catalog = key.catalog
     visible = catalog.model_visible
@@ -275,10 +277,14 @@ def _view(
     loaded_by_name = {s.name: s for s in loaded}
     entries = loaded_entries(catalog, loaded_by_name, fmt)
     remaining = budget - sum(counter(e) for e in entries)
-    candidates = (m.name for m in catalog.by_priority if m.name not in loaded_by_name)
+    # ``hidden``: skills with ``paths:`` the work does not touch (neither shown nor counted).
+    candidates = (
+        m.name for m in catalog.by_priority if m.name not in loaded_by_name and m.name not in hidden
+    )
     fill = fill_budget(key, candidates, fmt, counter, remaining)
     loaded_visible = sum(1 for name in loaded_by_name if name in catalog.model_visible_names)
-    omitted = len(visible) - loaded_visible - len(fill.shown)
+    unseen = len(hidden - loaded_by_name.keys())
+    omitted = len(visible) - loaded_visible - len(fill.shown) - unseen
     used, shown = fill.used, fill.shown
     body = "".join(entries) + "".join(fill.texts)
     text = wrap_catalog(body, omitted, names, fmt)

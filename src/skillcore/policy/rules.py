@@ -15,6 +15,7 @@ import attrs
 
 from skillcore._escaping import single_line
 from skillcore.codes import DecisionCode as DecisionCode  # defined with OutcomeCode; re-exported
+from skillcore.outcome_texts import approval_reason
 from skillcore.policy.aliases import (
     ALIAS_PRESETS,
     AliasesLike,
@@ -79,10 +80,14 @@ __all__ = [
 
 
 class PolicyMode(str, enum.Enum):
-    """RECOMMEND shows ``allowed-tools`` to the model; RESTRICT also blocks other tools."""
+    """RECOMMEND shows ``allowed-tools`` to the model; RESTRICT also blocks other tools;
+    APPROVE runs them after the user approves (the listed tools are pre-approved)."""
 
     RECOMMEND = "recommend"
     RESTRICT = "restrict"
+    #: The calls RESTRICT would block run once the user approves them, through the
+    #: framework's human-in-the-loop (``ToolDecision.needs_approval``); the others run.
+    APPROVE = "approve"
 
 
 class ProgramOptions(str, enum.Enum):
@@ -150,6 +155,11 @@ class ToolDecision:
 
     def __bool__(self) -> bool:
         return self.allowed
+
+    @property
+    def needs_approval(self) -> bool:
+        """True when the call runs only after the user approves it (APPROVE mode)."""
+        return self.code is DecisionCode.APPROVAL_REQUIRED
 
 
 def names_tool(pattern: ToolPattern, name: str, aliases: ToolAliases | None) -> bool:
@@ -231,7 +241,8 @@ def decide(
     ``unrestricted_skills="lift"`` one of them loaded blocks nothing), and no entry allows
     the call: an entry names the tool itself
     or, through ``policy.aliases``, a Claude-style name standing for it, and its argument
-    pattern (on a shell tool) matches the command.
+    pattern (on a shell tool) matches the command. APPROVE allows every call, and exactly
+    the calls RESTRICT would block need the user's approval (``APPROVAL_REQUIRED``).
     """
     name = normalize_tool_name(tool_name)
     if policy.mode is PolicyMode.RECOMMEND:
@@ -247,6 +258,8 @@ def decide(
     if isinstance(matched, ToolDecision):
         return matched
     entries, notes = matched
+    if policy.mode is PolicyMode.APPROVE:
+        return _approval(name, pairs)
     # A caller without the unload tool has none of the skill tools: do not offer them.
     extra = sorted(always_allowed | (skill_tools if unload_tool is not None else set()))
     reason = f"{_blocked(name, pairs, entries, notes, extra)} {_lift(pairs, pinned, unload_tool)}"
@@ -293,6 +306,8 @@ def decide_script(
             return ToolDecision(
                 True, DecisionCode.MATCHED, f"allowed by {pattern.entry!r}", name, pattern.entry
             )
+    if policy.mode is PolicyMode.APPROVE:
+        return _approval(name, pairs)
     shown = single_line(skill)
     entries = ", ".join(single_line(e) for e in own or ()) or "(none)"
     reason = (
@@ -307,6 +322,12 @@ def decide_script(
 
 #: ``(skill name, allowed_tools or None)`` of each loaded skill.
 _Loaded = list[tuple[str, tuple[str, ...] | None]]
+
+
+def _approval(name: str, pairs: _Loaded) -> ToolDecision:
+    """APPROVE's decision for a call RESTRICT would block: it runs once the user approves."""
+    reason = approval_reason(name, tuple(s for s, _ in pairs))
+    return ToolDecision(True, DecisionCode.APPROVAL_REQUIRED, reason, name)
 
 
 def _lifted(name: str, policy: ToolPolicy, pairs: _Loaded) -> ToolDecision | None:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from skillcore.limits import BRIDGE_GRACE_SECONDS
     from skillcore.parse.reference import reference_properties
     from skillcore.policy import RawInput, ToolPattern, parse_tool_list
+    from skillcore.policy.skill_options import touched_paths
     from skillcore.runner import bridge
     from skillcore.runner.base import Isolation, ScriptRequest, ScriptResult
     from skillcore.runtime.call_placement import (
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         with_gated_tools,
     )
     from skillcore.runtime.model_calls import ModelCalls
+    from skillcore.runtime.model_switch import ModelOverride, ModelResolver, ModelSwitch
     from skillcore.runtime.profiles import (
         DEFAULT_CONTEXT_KEY,
         ProfileChoice,
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
         effect_between,
         loaded_names_of,
         merge_states,
+        removes_tools,
         restore_session,
         saved_fork,
         update_state,
@@ -116,6 +119,9 @@ __getattr__, __dir__, __all__ = face(
         "LoadedSkill": "skillcore.state",
         "MarkedStore": "skillcore.state",
         "ModelCalls": "skillcore.runtime.model_calls",
+        "ModelOverride": "skillcore.runtime.model_switch",
+        "ModelResolver": "skillcore.runtime.model_switch",
+        "ModelSwitch": "skillcore.runtime.model_switch",
         "ProfileChoice": "skillcore.runtime.profiles",
         "ProfileRestorer": "skillcore.runtime.profiles",
         "ProfileStateStore": "skillcore.runtime.profiles",
@@ -163,10 +169,12 @@ __getattr__, __dir__, __all__ = face(
         "replies": "skillcore.tools.replies",
         "require": "skillcore.errors",
         "resolve_prompt_mode": "skillcore.catalog",
+        "removes_tools": "skillcore.state",
         "restore_session": "skillcore.state",
         "saved_fork": "skillcore.state",
         "saved_rev": "skillcore.runtime.call_placement",
         "tag_state": "skillcore.runtime.profiles",
+        "touched_paths": "skillcore.policy.skill_options",
         "update_state": "skillcore.state",
         "wants_tools": "skillcore.runtime.call_placement",
         "with_gated_tools": "skillcore.runtime.config",

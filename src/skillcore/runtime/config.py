@@ -213,6 +213,11 @@ class SkillConfig:
     #: LangChain use ``HumanInTheLoopMiddleware(interrupt_on={"run_skill_script": True})``;
     #: the dispatcher and the MCP server use ``approve_script``.)
     confirm_scripts: bool = False
+    #: Skill model names (a skill's ``model:``) -> the framework's model: a mapping, or a
+    #: callable returning None for a name it does not know. While a loaded skill names a
+    #: model the resolver knows, adapters use it for the following model calls (see
+    #: :class:`~skillcore.runtime.model_switch.ModelSwitch`); None: skills never switch it.
+    model_resolver: Any = None
     #: Replace ``!`command` `` placeholders in a skill's body with the command's output when
     #: it loads (trusted sources only, through ``script_runner``, as the skill's
     #: ``allowed-tools`` allow ``Bash(<command>)``). Off by default.
@@ -391,6 +396,12 @@ class AdapterAttributes:
     refresh: RefreshGate
     turns: TurnStore
     restore: Restorer
+
+    def touch_paths(self, paths: Iterable[str]) -> None:
+        """Report the paths the work touches now (replacing the earlier report): a skill
+        with ``paths:`` is offered to the model only while one of them matches its globs.
+        Applies to this agent's conversations from their next model call on."""
+        self.restore.touch(paths)
 
 
 @attrs.frozen

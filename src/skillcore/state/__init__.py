@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from skillcore.state.listed_calls import MAX_TURN_CALLS, TurnCalls
     from skillcore.state.merge import apply_effect, effect_between, merge_states
     from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest, ScriptRequestPlan
+    from skillcore.state.overrides import ModelChoice, removes_tools
     from skillcore.state.refresh import RefreshGate, file_marker
     from skillcore.state.restore import CatalogMemo, Restored, Restorer, restore_session
     from skillcore.state.saved import (
@@ -62,6 +63,7 @@ __getattr__, __dir__, __all__ = face(
         "MarkedStore": "skillcore.state.stores",
         "MemoryLedger": "skillcore.state.ledger",
         "MemoryStateStore": "skillcore.state.saved",
+        "ModelChoice": "skillcore.state.overrides",
         "Outcome": "skillcore.state.outcomes",
         "PostgresStateStore": "skillcore.state.saved",
         "RefreshGate": "skillcore.state.refresh",
@@ -96,6 +98,7 @@ __getattr__, __dir__, __all__ = face(
         "hooks_for": "skillcore.state.hooks",
         "loaded_names_of": "skillcore.state.schema",
         "merge_states": "skillcore.state.merge",
+        "removes_tools": "skillcore.state.overrides",
         "restore_session": "skillcore.state.restore",
         "saved_fork": "skillcore.state.forks",
         "saved_rev": "skillcore.state.forks",

@@ -3,7 +3,7 @@ adapter), and over the current catalog (:func:`restore_session` and its helpers)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 import attrs
@@ -15,6 +15,7 @@ from skillcore.limits import Limits
 from skillcore.model import Catalog
 from skillcore.names import ToolNames
 from skillcore.policy import ToolPolicy
+from skillcore.policy.skill_options import touched_paths
 from skillcore.state.schema import loaded_names_of
 from skillcore.state.transitions import SkillSession
 
@@ -40,20 +41,25 @@ def restore_session(
     limits: Limits | None = None,
     policy: ToolPolicy | None = None,
     names: ToolNames | None = None,
+    touched: frozenset[str] = frozenset(),
 ) -> Restored:
     """How every adapter reads saved state: never raises for what the state holds.
 
     Unreadable state (hand-edited, tampered, from an incompatible version) resets to an empty
     session; loaded skills no longer in the catalog are dropped. Either way the reason is
     reported (events ``state.reset`` / ``state.repaired``) and returned as ``note`` so the
-    adapter can persist the repaired state and tell the model.
+    adapter can persist the repaired state and tell the model. ``touched``: the paths the
+    work touches (:attr:`SkillSession.touched_paths`).
     """
     try:
-        session = SkillSession.from_state(state, catalog, limits, policy, names, strict=False)
+        session = SkillSession.from_state(
+            state, catalog, limits, policy, names, strict=False, touched=touched
+        )
     except StateError as exc:
         note = f"unreadable skill state was reset to an empty session ({exc})"
         events.emit("state.reset", {"reason": str(exc)})
-        return Restored(SkillSession.from_state(None, catalog, limits, policy, names), note)
+        empty = SkillSession.from_state(None, catalog, limits, policy, names, touched=touched)
+        return Restored(empty, note)
     kept = set(session.loaded_names)
     stored = loaded_names_of(state)
     if stored != list(session.loaded_names):
@@ -74,16 +80,24 @@ class Restorer:
         self, catalog: Callable[[], Catalog], limits: Limits, policy: ToolPolicy, names: ToolNames
     ) -> None:
         self.catalog, self.limits, self.policy, self.names = catalog, limits, policy, names
+        #: The paths the work touches, given to every session restored (see
+        #: :attr:`SkillSession.touched_paths`); set through :meth:`touch`.
+        self.touched: frozenset[str] = frozenset()
         # Holds a reference to the state object, so its id cannot be reused meanwhile.
-        self._last: tuple[Any, Catalog, Restored] | None = None
+        self._last: tuple[Any, Catalog, frozenset[str], Restored] | None = None
+
+    def touch(self, paths: Iterable[str]) -> None:
+        """Report the paths the work touches now (replacing the earlier ones; bounded, see
+        :func:`skillcore.policy.skill_options.touched_paths`)."""
+        self.touched = touched_paths(paths)
 
     def __call__(self, state: Any) -> Restored:
         """The session saved in ``state`` (None: an empty one); never raises."""
-        catalog, last = self.catalog(), self._last
-        if last is not None and last[0] is state and last[1] is catalog:
-            return last[2]
-        restored = restore_session(state, catalog, self.limits, self.policy, self.names)
-        self._last = (state, catalog, restored)
+        catalog, last, touched = self.catalog(), self._last, self.touched
+        if last is not None and last[0] is state and last[1] is catalog and last[2] is touched:
+            return last[3]
+        restored = restore_session(state, catalog, self.limits, self.policy, self.names, touched)
+        self._last = (state, catalog, touched, restored)
         return restored
 
 

@@ -32,6 +32,8 @@ from skillcore.outcome_texts import (
     NOT_LOADED_FOR_SCRIPT,
     SCRIPT_BLOCKED,
     USER_SKILL_NOT_FOUND,
+    script_approval_reason,
+    tool_disallowed_reason,
     tool_locked_reason,
 )
 from skillcore.paths import path_problem
@@ -47,7 +49,9 @@ from skillcore.policy import (
     names_tool,
     normalize_tool_name,
 )
+from skillcore.policy.skill_options import touched_paths
 from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest, ScriptRequestPlan
+from skillcore.state.overrides import ModelChoice, disallowed_by, model_choice, paths_hidden
 from skillcore.state.schema import (
     MAX_STATE_STRING,
     STATE_SCHEMA,
@@ -87,6 +91,9 @@ class SkillSession:
         default=(), converter=to_tuple, validator=_check_loaded
     )
     names: ToolNames = attrs.field(factory=ToolNames)
+    #: The paths the work touches, as the host reports them (not saved with the state): a
+    #: skill with ``paths:`` is offered to the model only while one matches.
+    touched_paths: frozenset[str] = attrs.field(factory=frozenset, converter=touched_paths)
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -140,6 +147,9 @@ class SkillSession:
         if name in self.policy.gated_tools and name not in self.unlocked_tools:
             reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
             return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
+        removed = self._disallowed(name)
+        if removed is not None:
+            return removed
         # With no loaded skill declaring allowed-tools nothing restricts (invariant 5): the
         # gated tools a skill without the field unlocks are not a restriction of their own.
         declares = any(self._declared_tools(s.name) is not None for s in self.loaded)
@@ -165,6 +175,9 @@ class SkillSession:
         if name in self.policy.gated_tools and name not in self.unlocked_tools:
             reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
             return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
+        removed = self._disallowed(name)
+        if removed is not None:
+            return removed
         declares = any(self._declared_tools(s.name) is not None for s in self.loaded)
         canonical = ToolNames().script
         return decide_script(
@@ -175,6 +188,29 @@ class SkillSession:
             ((s.name, self._allowed_tools(s.name) if declares else None) for s in self.loaded),
             frozenset({canonical, name}),
         )
+
+    def _disallowed(self, name: str) -> ToolDecision | None:
+        # Skill tools are never removed: the model can always unload the skill that removes.
+        if name in _skill_tool_set(self.names) and name != self.names.script:
+            return None
+        found = disallowed_by(self.catalog, self.loaded_names, name, self.policy.aliases)
+        if found is None:
+            return None
+        reason = tool_disallowed_reason(name, *found)
+        return ToolDecision(False, DecisionCode.TOOL_DISALLOWED, reason, name)
+
+    @property
+    def model_choice(self) -> ModelChoice:
+        """The model and effort the loaded skills ask for (the last loaded skill naming one
+        wins; see :func:`skillcore.state.overrides.model_choice`)."""
+        return model_choice(self.catalog, self.loaded_names)
+
+    @property
+    def hidden_by_paths(self) -> frozenset[str]:
+        """Skills with ``paths:`` the work touches none of (see :attr:`touched_paths`): not
+        in the catalog the model sees, and refused to its load tool (the user can still
+        load them)."""
+        return paths_hidden(self.catalog, self.touched_paths)
 
     def _allowed_tools(self, name: str) -> tuple[str, ...] | None:
         # A skill's gated tools are allowed while it is loaded: it names them so they can
@@ -231,14 +267,16 @@ class SkillSession:
     def offered_tools(self, tools: Iterable[str], *, hide_blocked: bool = False) -> list[str]:
         """Which of ``tools`` (the agent's tool names, in order) to show the model now.
 
-        Gated tools are left out while no loaded skill unlocks them. ``hide_blocked``:
+        Gated tools are left out while no loaded skill unlocks them, and tools a loaded
+        skill's ``disallowed-tools`` removes are left out in every mode. ``hide_blocked``:
         under RESTRICT, tools the policy blocks by name right now are left out too (the skill
         tools and always-allowed tools never are; a tool allowed only for some arguments,
         such as ``Bash(git:*)``, stays). Hiding is cosmetic: calls are checked either way.
         """
         gated, unlocked = self.policy.gated_tools, self.unlocked_tools
         restrict = hide_blocked and self.policy.mode is PolicyMode.RESTRICT and bool(self.loaded)
-        if not gated and not restrict:
+        removes = self._removes_tools()
+        if not gated and not restrict and not removes:
             return list(tools)  # the usual case, on every model call: nothing to leave out
         patterns = self._entry_patterns() if restrict else ()
         out = []
@@ -246,10 +284,20 @@ class SkillSession:
             name = normalize_tool_name(tool)
             if name in gated and name not in unlocked:
                 continue
+            if removes and self._disallowed(name) is not None:
+                continue
             if restrict and self._blocked_by_name(name, patterns):
                 continue
             out.append(tool)
         return out
+
+    def _removes_tools(self) -> bool:
+        # Cheap: most skills have no extra frontmatter keys at all.
+        for skill in self.loaded:
+            meta = self.catalog.get(skill.name)
+            if meta is not None and meta.extra:
+                return True
+        return False
 
     def _entry_patterns(self) -> tuple[ToolPattern, ...]:
         return tuple(
@@ -365,11 +413,13 @@ class SkillSession:
         Under RECOMMEND the load goes ahead and its reply names them (see
         :meth:`missing_tools`).
         ``by_user``: the user's own invocation (``/name``) asks, under the user's rules
-        (:meth:`user_refusal`); a skill already loaded is delivered again.
-        """
+        (:meth:`user_refusal`); a skill already loaded is delivered again. A skill with
+        ``paths:`` loads for the user (or the configuration) whatever the work touches."""
         refused = self.user_refusal(name) if by_user else self._unusable(name)
         if refused is not None:
             return refused
+        if not by_user and not self.is_loaded(name) and name in self.hidden_by_paths:
+            return Outcome(OutcomeCode.PATHS_NOT_TOUCHED, name)
         if self.is_loaded(name):
             if name in hidden or by_user:
                 return LoadRequest(name, redeliver=True, by_user=by_user)
@@ -488,7 +538,7 @@ class SkillSession:
                 if evict is not None:
                     session, out = session.unload(evict)
                     outcomes.append(out)
-            session, out = session.finish_load(document)
+            session, out = session.finish_load(document, by_user=True)
             outcomes.append(out)
         return session, tuple(outcomes)
 
@@ -519,6 +569,7 @@ class SkillSession:
         args: tuple[str, ...] = (),
         stdin: str | None = None,
         tool: str | None = None,
+        approved: bool = False,
     ) -> ScriptRequestPlan | Outcome:
         """Phase one of running a skill's script: a refusal, or a plan for the shell.
 
@@ -527,6 +578,8 @@ class SkillSession:
         (``source``: its label, for the reply), and only when the policy allows the run
         (:meth:`check_script`). Whether the path is one the listing shows, and the rest,
         is checked by the shell when it reads the files. ``tool``: the script tool's name.
+        Under APPROVE a run its skill does not pre-approve runs only when ``approved`` (the
+        user approved it through the framework); else it is refused (``SCRIPT_DECLINED``).
         """
         refused = self._unusable(name)
         if refused is not None:
@@ -544,6 +597,9 @@ class SkillSession:
         if not decision.allowed:
             code = OutcomeCode(decision.code.value)
             return Outcome(code, name, {"reason": decision.reason}, SCRIPT_BLOCKED)
+        if decision.needs_approval and not approved:
+            reason = script_approval_reason(name, script.strip())
+            return Outcome(OutcomeCode.SCRIPT_DECLINED, name, {"reason": reason}, SCRIPT_BLOCKED)
         return ScriptRequestPlan(name, script.strip(), args, stdin, decision.reason)
 
     def fail_load(self, name: str, code: OutcomeCode, detail: str | None) -> Outcome:
@@ -628,15 +684,17 @@ class SkillSession:
         names: ToolNames | None = None,
         *,
         strict: bool = True,
+        touched: frozenset[str] = frozenset(),
     ) -> SkillSession:
         """Rebuild a session from :meth:`to_state` output over ``catalog``.
 
         Raises only :class:`StateError` (with a short message), whatever ``state`` holds. With
         ``strict=False``, loaded skills that are no longer in the catalog (or beyond the
-        limit, or repeated) are dropped instead.
+        limit, or repeated) are dropped instead. ``touched``: the host's
+        :attr:`touched_paths` (not part of the saved state).
         """
         limits = limits or Limits()
-        base = cls(catalog, limits, policy or ToolPolicy(), (), names or ToolNames())
+        base = cls(catalog, limits, policy or ToolPolicy(), (), names or ToolNames(), touched)
         try:
             entries = loaded_entries(state)
         except RecursionError:

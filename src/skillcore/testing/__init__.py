@@ -55,6 +55,7 @@ from skillcore.testing.checks import (
     check_unloaded_default_leaves_prompt,
     run_conformance,
 )
+from skillcore.testing.checks_options import check_disallowed_tools, check_paths_skill_untouched
 from skillcore.testing.driver import (
     ALL_CAPABILITIES,
     GATED_TOOL,
@@ -130,6 +131,7 @@ __all__ = [
     "check_catalog_in_instructions",
     "check_conversations_are_separate",
     "check_default_skills",
+    "check_disallowed_tools",
     "check_events_once",
     "check_forked_skill_in_subagent",
     "check_forked_skill_never_loads",
@@ -139,6 +141,7 @@ __all__ = [
     "check_locked_tool_call",
     "check_parallel_load_and_unload",
     "check_parallel_loads_one_slot",
+    "check_paths_skill_untouched",
     "check_pinned_skills",
     "check_pinned_skills_restrict",
     "check_policy_per_conversation",

@@ -10,6 +10,7 @@ from skillcore.library import SkillLibrary
 from skillcore.limits import Limits
 from skillcore.policy import PolicyMode, ToolPolicy
 from skillcore.testing.capabilities import Check, applicable, requires
+from skillcore.testing.checks_options import check_disallowed_tools, check_paths_skill_untouched
 from skillcore.testing.driver import (
     GATED_TOOL,
     SHELL_TOOL,
@@ -546,6 +547,8 @@ CHECKS: tuple[Check, ...] = (
     check_user_invocation,
     check_forked_skill_never_loads,
     check_forked_skill_in_subagent,
+    check_disallowed_tools,
+    check_paths_skill_untouched,
 )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from skillcore.policy import PolicyMode, ToolDecision
-from skillcore.state import SkillSession
+from skillcore.state import SkillSession, removes_tools
 from skillcore.tools.toolkit import SkillToolkit
 
 
@@ -35,7 +35,7 @@ def preview_decision(
     passes them to the real calls.
     """
     current = session
-    if session.policy.mode is not PolicyMode.RECOMMEND:
+    if session.policy.mode is not PolicyMode.RECOMMEND or removes_tools(session.catalog):
         for name, args in calls[:index]:
             if toolkit.is_skill_tool(name):
                 current = toolkit.replay(current, name, args, available=available)

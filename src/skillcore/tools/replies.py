@@ -353,6 +353,7 @@ __all__ = [
     "ATTACHMENT_PREFIX",
     "ERROR_PREFIX",
     "SCRIPT_AWAITING_CONFIRMATION",
+    "TOOL_AWAITING_APPROVAL",
     "binary_attached",
     "binary_attachment",
     "binary_resource",
@@ -377,6 +378,8 @@ __all__ = [
     "search",
     "skill_content_marker",
     "suggestions",
+    "tool_approval_hint",
+    "tool_declined",
     "tool_locked_reason",
     "tools_missing_warning",
     "tools_not_available_reason",
@@ -485,6 +488,24 @@ def script_confirmation_hint(skill: Any, script: Any, args: Any) -> str:
     return single_line(
         f"Run {quoted_excerpt(str(script))} of skill {quoted_excerpt(str(skill))}"
         f"{' with arguments ' + shown if shown else ''}? Approve or reject."
+    )
+
+
+#: The reply to the model while a call waits for the user's approval (APPROVE policy, a
+#: framework's human-in-the-loop); it runs, or is declined, when the user answers.
+TOOL_AWAITING_APPROVAL = "This call needs the user's approval; it runs once they approve it."
+
+
+def tool_approval_hint(tool: Any, decision: ToolDecision) -> str:
+    """What the user is asked before a call no loaded skill pre-approves (one line)."""
+    return single_line(f"Allow {quoted_excerpt(str(tool))}? {decision.reason} Approve or reject.")
+
+
+def tool_declined(tool: Any) -> str:
+    """The reply for a call the user rejected (APPROVE policy)."""
+    return error(
+        f"The user did not approve calling {quoted_excerpt(str(tool))}. Do not retry it; "
+        "continue without it or ask the user."
     )
 
 

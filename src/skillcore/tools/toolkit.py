@@ -69,6 +69,7 @@ from skillcore.state import (
     SkillSession,
     as_store,
     injects_state,
+    removes_tools,
     substitute_arguments,
 )
 from skillcore.state.subagents import fork_agent
@@ -391,9 +392,10 @@ class SkillToolkit:
         :data:`~skillcore.catalog.ranking.ABSTAIN_KEEP` and a reply saying nothing fits well;
         near-duplicate variants share their best member's line."""
         found = self.select(session, query, path)
-        lines = with_variants(index_for(session.catalog, self.encoding), found.hits)[
-            : self.search_limit
-        ]
+        hidden = session.hidden_by_paths  # ``paths:`` skills the work does not touch
+        hits = [h for h in found.hits if h.skill.name not in hidden] if hidden else found.hits
+        index = index_for(session.catalog, self.encoding)
+        lines = with_variants(index, hits)[: self.search_limit]
         compact = self.search_style is SearchStyle.COMPACT
         return replies.search(session, lines, query, path, found.abstained, compact)
 
@@ -428,8 +430,9 @@ class SkillToolkit:
         Adapters place it *after* the stable prefix, with that user message, never in the
         system prompt: the catalog text stays byte-identical for the whole conversation."""
         catalog = session.catalog if isinstance(session, SkillSession) else session
+        hidden = session.hidden_by_paths if isinstance(session, SkillSession) else frozenset()
         names = self.suggested(catalog, message)
-        metas = [m for n in names if (m := catalog.get(n)) is not None]
+        metas = [m for n in names if n not in hidden and (m := catalog.get(n)) is not None]
         return replies.suggestions(self.names, metas)
 
     # -- plain (non-skill) tool calls: the allowed-tools decision and call order -----------
@@ -447,11 +450,15 @@ class SkillToolkit:
     def guards(self, policy: ToolPolicy, tool_name: str) -> bool:
         """True when a plain call of ``tool_name`` must be decided in call order and checked
         (:meth:`check_call`): never for skill tools; under RECOMMEND (which never blocks)
-        only for skill-gated tools."""
+        only for skill-gated tools, or while a skill of the catalog declares
+        ``disallowed-tools``."""
         if self.is_skill_tool(tool_name):
             return False
-        return policy.mode is not PolicyMode.RECOMMEND or (
-            bool(policy.gated_tools) and normalize_tool_name(tool_name) in policy.gated_tools
+        return (
+            policy.mode is not PolicyMode.RECOMMEND
+            or (bool(policy.gated_tools) and normalize_tool_name(tool_name) in policy.gated_tools)
+            # A skill's disallowed-tools removes tools in every mode (RECOMMEND included).
+            or removes_tools(self.library.catalog)
         )
 
     def check_call(
@@ -514,6 +521,7 @@ class SkillToolkit:
         available: Collection[str] | None = None,
         call_id: str | None = None,
         state: Mapping[str, Any] | None = None,
+        approved: bool = False,
     ) -> ToolResult:
         """Execute a skill tool call on a session or a :class:`SessionStore`. Never raises
         for bad model input. ``hidden``: loaded skills whose load reply the model no longer
@@ -526,9 +534,11 @@ class SkillToolkit:
         a load that delivers instructions records it, the only proof of delivery later
         (:attr:`~skillcore.runtime.LoadedSkill.delivery`). ``state``: the conversation's
         session state, for ``{var}`` in the body of a skill that sets ``adk_inject_state``
-        (ADK's toolset passes it; None leaves ``{var}`` as written)."""
+        (ADK's toolset passes it; None leaves ``{var}`` as written). ``approved``: the user
+        approved this call through the framework (under APPROVE, a script run its skill does
+        not pre-approve runs only then)."""
         store = as_store(target)
-        step = self._begin(store, tool, arguments, hidden, available)
+        step = self._begin(store, tool, arguments, hidden, available, approved)
         if isinstance(step, ToolResult):
             return step
         if isinstance(step, ScriptRequestPlan):
@@ -548,11 +558,12 @@ class SkillToolkit:
         available: Collection[str] | None = None,
         call_id: str | None = None,
         state: Mapping[str, Any] | None = None,
+        approved: bool = False,
     ) -> ToolResult:
         """Async :meth:`call`: file reads are awaited, then the store is read, the transition
         applied and the result written with no ``await`` in between."""
         store = as_store(target)
-        step = self._begin(store, tool, arguments, hidden, available)
+        step = self._begin(store, tool, arguments, hidden, available, approved)
         if isinstance(step, ToolResult):
             return step
         if isinstance(step, ScriptRequestPlan):
@@ -569,6 +580,7 @@ class SkillToolkit:
         arguments: Any,
         hidden: Collection[str],
         available: Collection[str] | None,
+        approved: bool = False,
     ) -> Effect | ScriptRequestPlan | ToolResult:
         """The start of :meth:`call` and :meth:`acall`: the result a later call of the turn
         already settled for this one, else the plan on the store's session."""
@@ -582,7 +594,9 @@ class SkillToolkit:
             settled = store.settled()
             if isinstance(settled, ToolResult):
                 return settled
-        return self.plan(store.read(), tool, arguments, hidden=hidden, available=available)
+        return self.plan(
+            store.read(), tool, arguments, hidden=hidden, available=available, approved=approved
+        )
 
     def load_all(
         self, session: SkillSession, names: Iterable[str]
@@ -693,11 +707,15 @@ class SkillToolkit:
         *,
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
+        approved: bool = False,
     ) -> Effect | ScriptRequestPlan | ToolResult:
         """Decide a call against ``session``: a final result (refusal, search), the effect
-        whose data the shell must read before :meth:`finish` (``hidden``, ``available``: see
-        :meth:`call`), or an accepted script run (which :meth:`call` carries out)."""
-        return self._plan(session, tool, arguments, hidden=hidden, available=available)
+        whose data the shell must read before :meth:`finish` (``hidden``, ``available``,
+        ``approved``: see :meth:`call`), or an accepted script run (which :meth:`call`
+        carries out)."""
+        return self._plan(
+            session, tool, arguments, hidden=hidden, available=available, approved=approved
+        )
 
     def replay(
         self,
@@ -725,6 +743,7 @@ class SkillToolkit:
         hidden: Collection[str] = (),
         available: Collection[str] | None = None,
         report: bool = True,
+        approved: bool = False,
     ) -> Effect | ScriptRequestPlan | ToolResult:
         kind = self._kinds.get(tool)
         if kind is None:
@@ -741,7 +760,7 @@ class SkillToolkit:
         if kind is ToolKind.UNLOAD:
             return Unload(args["skill_name"])
         if kind is ToolKind.SCRIPT:
-            return self._plan_script(session, tool, args, report)
+            return self._plan_script(session, tool, args, report, approved)
         if kind is ToolKind.LOAD:
             forked = _forked(session, args["skill_name"], tool)
             if forked is not None:  # never loads here: an adapter with subagents runs it
@@ -815,18 +834,24 @@ class SkillToolkit:
 
     def needs_approval(self, session: SkillSession, tool: str, arguments: Any) -> bool:
         """Whether an adapter asks its framework's human-in-the-loop (ADK tool
-        confirmation, the Agents SDK's ``needs_approval``) before this call: only with
-        ``confirm_scripts``, and not for a run refused whatever the turn's other calls do
+        confirmation, the Agents SDK's ``needs_approval``) before this call: with
+        ``confirm_scripts`` (or, under APPROVE, a run its skill does not pre-approve), and
+        not for a run refused whatever the turn's other calls do
         (bad arguments or path, untrusted source, unknown skill), which is replied to at
         once. A run refused only by ``session`` as it is now (not loaded, blocked) is asked
         for: an earlier call of the same turn (a load) may still change that, and the
         approval is asked before the turn's calls are applied."""
-        if not self.confirm_scripts or self._kinds.get(tool) is not ToolKind.SCRIPT:
+        if self._kinds.get(tool) is not ToolKind.SCRIPT:
+            return False
+        approve = session.policy.mode is PolicyMode.APPROVE
+        if not self.confirm_scripts and not approve:
             return False
         step = self._plan(session, tool, arguments, report=False)
         if isinstance(step, ToolResult):
-            return step.code in _TURN_DEPENDENT
-        return True
+            # Under APPROVE (without confirm_scripts) only a run that waits for approval.
+            asks = _TURN_DEPENDENT | ({OutcomeCode.SCRIPT_DECLINED} if approve else set())
+            return step.code in asks
+        return self.confirm_scripts
 
     def runs_code(self, name: str, session: SkillSession) -> tuple[bool, str]:
         """Whether skill ``name`` may run code (its trust tier, see
@@ -841,7 +866,12 @@ class SkillToolkit:
         return tier.runs_code, meta.location.source
 
     def _plan_script(
-        self, session: SkillSession, tool: str, args: dict[str, Any], report: bool
+        self,
+        session: SkillSession,
+        tool: str,
+        args: dict[str, Any],
+        report: bool,
+        approved: bool = False,
     ) -> ScriptRequestPlan | ToolResult:
         name, script = args["skill_name"], args["script"]
         trusted, label = self.runs_code(name, session)
@@ -853,6 +883,7 @@ class SkillToolkit:
             args=args["args"],
             stdin=args["stdin"],
             tool=tool,
+            approved=approved,
         )
         if isinstance(step, Outcome):
             if report:

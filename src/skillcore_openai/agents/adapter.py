@@ -29,6 +29,8 @@ from agents import (
     Agent,
     FunctionTool,
     Handoff,
+    ModelSettings,
+    RunConfig,
     RunContextWrapper,
     Tool,
     ToolGuardrailFunctionOutput,
@@ -37,10 +39,12 @@ from agents import (
     function_tool,
 )
 from agents.run import CallModelData, ModelInputData
+from openai.types.shared import Reasoning
 
 from skillcore import (
     Limits,
     OutcomeCode,
+    PolicyMode,
     SkillConfig,
     SkillSession,
     SkillToolkit,
@@ -48,6 +52,8 @@ from skillcore import (
     ToolPolicy,
 )
 from skillcore.runtime import (
+    MAX_TURN_CALLS,
+    ModelSwitch,
     OrchestratorCatalog,
     Recent,
     Reinjection,
@@ -59,6 +65,7 @@ from skillcore.runtime import (
     TurnStore,
     check_toolkit_options,
     load_replies,
+    preview_decision,
     replies,
     with_gated_tools,
 )
@@ -198,6 +205,8 @@ class AgentSkills:
             from skillcore_openai.agents.subagents import Subagents
 
             self.subagents = Subagents(self, subagents)
+        self.models = ModelSwitch(config.model_resolver)  # the loaded skills' model
+        self._asked: Recent[str, bool] = Recent(_KEPT_CONVERSATIONS)  # approvals asked
 
     # -- conversations (kept by :attr:`conversations`) ---------------------------------------
 
@@ -263,8 +272,11 @@ class AgentSkills:
                     return False
             elif not original:
                 return False
-            session = self.state_for(ctx).session
-            return bool(session.offered_tools([name], hide_blocked=self.config.hide_blocked_tools))
+            # The run's own adapter (a profiled agent's tools are guarded by a shared one).
+            skills = self._route(ctx)
+            session = skills.state_for(ctx).session
+            hide = skills.config.hide_blocked_tools
+            return bool(session.offered_tools([name], hide_blocked=hide))
 
         return dataclasses.replace(tool, is_enabled=enabled)
 
@@ -273,16 +285,23 @@ class AgentSkills:
             state = self.state_for(ctx)
             call_id = getattr(ctx, "tool_call_id", None)
             view = self._enter(state, call_id)
+            # The SDK runs a call its needs_approval asked about only once the user approved.
+            approved = isinstance(call_id, str) and self._asked.get(call_id) is True
             if view is None:  # no announced turn (an agent not from guard_agent)
                 load = spec.name == self.toolkit.names.load
                 have = _agent_tools(getattr(ctx, "agent", None)) if load else None
                 result = await self.toolkit.acall(
-                    state, spec.name, arguments, available=have, call_id=call_id
+                    state, spec.name, arguments, available=have, call_id=call_id, approved=approved
                 )
             else:
                 async with view:
                     result = await self.toolkit.acall(
-                        view, spec.name, arguments, **view.context, call_id=call_id
+                        view,
+                        spec.name,
+                        arguments,
+                        **view.context,
+                        call_id=call_id,
+                        approved=approved,
                     )
             if self.subagents is not None and result.code is OutcomeCode.FORK:
                 # A forked skill's load: its subagent runs it (or the refusal replies).
@@ -291,13 +310,17 @@ class AgentSkills:
                 return [ToolOutputText(text=result.text), _binary_output(result.binary)]
             return result.text
 
-        async def needs_approval(ctx: Any, params: dict[str, Any], _call_id: str) -> bool:
+        async def needs_approval(ctx: Any, params: dict[str, Any], call_id: str) -> bool:
             # The Agents SDK's own approval (an interruption the host resolves with
             # RunState.approve/reject), asked only for a run the session would accept.
             session = self.state_for(ctx).session
-            return self.toolkit.needs_approval(session, spec.name, params)
+            asked = self.toolkit.needs_approval(session, spec.name, params)
+            if asked:
+                self._asked.set(call_id, True)
+            return asked
 
-        ask = spec.name == self.toolkit.names.script and self.toolkit.confirm_scripts
+        approve = self.policy.mode is PolicyMode.APPROVE
+        ask = spec.name == self.toolkit.names.script and (self.toolkit.confirm_scripts or approve)
         return FunctionTool(
             name=spec.name,
             description=spec.description,
@@ -347,6 +370,7 @@ class AgentSkills:
         made = _calls_of(getattr(response, "output", None) or ())
         run = self._run(ctx)
         run.last = frozenset(c.call_id for c in made)
+        run.calls = [(c.call_id, c.name, c.arguments) for c in made[:MAX_TURN_CALLS]]
         # The skill calls and the plain calls the guardrail decides (those it lets through
         # unchecked, under RECOMMEND, never wait); a turn without skill calls needs no order.
         is_skill, guards = self.toolkit.is_skill_tool, self.toolkit.guards
@@ -498,13 +522,68 @@ class AgentSkills:
                 return tool
             guardrails = [*_without_ours(tool.tool_input_guardrails), self.guardrail]
             guarded = dataclasses.replace(tool, tool_input_guardrails=guardrails)
-            return self._offer(guarded) if self.config.hide_blocked_tools else guarded
+            if self.policy.mode is PolicyMode.APPROVE:
+                guarded = dataclasses.replace(guarded, needs_approval=self._approval(tool))
+            # Offered only while the run's session offers it: a skill's disallowed-tools
+            # removes it in every mode; hide_blocked_tools hides what RESTRICT blocks.
+            return self._offer(guarded)
         if getattr(tool, "name", None) in self.policy.always_allowed:
             return tool
         raise TypeError(
             f"{type(tool).__name__} has no tool input guardrails, so RESTRICT cannot "
             "block it; guard FunctionTools only (or list its name in always_allowed_tools)"
         )
+
+    def _approval(self, tool: FunctionTool) -> Callable[..., Awaitable[bool]]:
+        """The Agents SDK ``needs_approval`` of a guarded tool under APPROVE: the call needs
+        the user's approval when its decision (previewed after the earlier skill calls of
+        its model turn) says so; the tool's own ``needs_approval`` still applies."""
+        own, name = tool.needs_approval, tool.name
+
+        async def needs_approval(ctx: Any, params: dict[str, Any], call_id: str) -> bool:
+            if own is True:
+                return True
+            if callable(own):
+                asked = own(ctx, params, call_id)
+                if (await asked) if inspect.isawaitable(asked) else asked:
+                    return True
+            session = self.state_for(ctx).session
+            calls = self._run(ctx).calls
+            ids = [i for i, _, _ in calls]
+            if call_id in ids:
+                turn = [(n, a) for _, n, a in calls]
+                decision = preview_decision(self.toolkit, session, turn, ids.index(call_id))
+            else:
+                decision = session.check_tool(name, arguments=params)
+            return decision.needs_approval
+
+        return needs_approval
+
+    def run_config(
+        self, conversation: SkillConversation | None = None, base: RunConfig | None = None
+    ) -> RunConfig:
+        """``base`` (default a new ``RunConfig``) with the model and reasoning effort the
+        conversation's loaded skills ask for (``model_resolver``; the last loaded skill
+        naming a model it knows wins), for the next ``Runner.run``. The SDK resolves the
+        model from the run's config, so a skill loaded during a run switches the model
+        from the next run on."""
+        base = base or RunConfig()
+        chosen = self.models.choose((conversation or self.state).session)
+        if chosen.model is not None:
+            base = dataclasses.replace(base, model=chosen.model)
+        if chosen.reasoning_effort is not None:
+            effort = ModelSettings(reasoning=Reasoning(effort=chosen.reasoning_effort))  # type: ignore[arg-type]
+            settings = (
+                effort if base.model_settings is None else base.model_settings.resolve(effort)
+            )
+            base = dataclasses.replace(base, model_settings=settings)
+        return base
+
+    def touch_paths(self, paths: Iterable[str]) -> None:
+        """Report the paths the work touches now: a skill with ``paths:`` is offered to the
+        model only while one of them matches its globs. Applies to conversations restored
+        from now on (:meth:`conversation`, :meth:`new_state`)."""
+        self.conversations.touch(paths)
 
     def guard_agent(self, agent: Agent[Any]) -> Agent[Any]:
         """A copy of ``agent`` whose every tool call passes the allowed-tools check: its

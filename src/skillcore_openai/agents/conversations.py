@@ -10,7 +10,7 @@ import itertools
 import os
 import threading
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from agents import RunContextWrapper, UserError
@@ -26,7 +26,13 @@ from skillcore import (
     ToolPolicy,
     ToolResult,
 )
-from skillcore.runtime import SavedSession, SessionRef, SessionStore, restore_session
+from skillcore.runtime import (
+    SavedSession,
+    SessionRef,
+    SessionStore,
+    restore_session,
+    touched_paths,
+)
 
 __all__ = ["AgentConversations", "SkillConversation"]
 
@@ -161,6 +167,13 @@ class AgentConversations:
         #: The state used when the run context does not carry one (a single conversation).
         self.state = self.new_state()
 
+    #: The paths the work touches (see :meth:`touch`).
+    touched: frozenset[str] = frozenset()
+
+    def touch(self, paths: Iterable[str]) -> None:
+        """The paths the work touches, for the conversations restored from now on."""
+        self.touched = touched_paths(paths)
+
     def new_state(self, state: Mapping[str, Any] | None = None) -> SkillConversation:
         """A fresh state, or one restored from ``SkillConversation.to_state()`` output (not
         saved anywhere: see :meth:`conversation` for that)."""
@@ -169,7 +182,9 @@ class AgentConversations:
     def _restore(self, state: Any) -> SkillSession:
         catalog = self.catalog()
         names = self.toolkit.names
-        session = restore_session(state, catalog, self.limits, self.policy, names).session
+        session = restore_session(
+            state, catalog, self.limits, self.policy, names, self.touched
+        ).session
         # Pinned skills always; default skills when the conversation starts.
         return self.toolkit.ensure(session, fresh=state is None)[0]
 

@@ -72,14 +72,17 @@ def _calls_of(output: Iterable[Any]) -> list[Any]:
 class _Run:
     """What the hooks learned about one run: the loaded skills whose load reply the latest
     model input lacked, this run's load calls (their replies are in the model input after
-    the run's input; the latest kept) and the call ids of its latest model response."""
+    the run's input; the latest kept) and the calls of its latest model response."""
 
-    __slots__ = ("hidden", "last", "loads")
+    __slots__ = ("calls", "hidden", "last", "loads")
 
     def __init__(self) -> None:
         self.hidden: frozenset[str] = frozenset()
         self.loads: deque[str] = deque(maxlen=MAX_TURN_CALLS)
         self.last: frozenset[str] = frozenset()
+        #: The latest model response's calls (id, name, arguments), in the model's order:
+        #: what an approval decision previews (APPROVE).
+        self.calls: list[tuple[str, str, Any]] = []
 
 
 def _server_kept(items: Sequence[Any], last: frozenset[str]) -> bool:

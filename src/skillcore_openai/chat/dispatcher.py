@@ -34,6 +34,8 @@ from skillcore.runtime import (
     ArgumentError,
     DeliveryIndex,
     ForkCheck,
+    ModelOverride,
+    ModelSwitch,
     OrchestratorCatalog,
     RawInput,
     Recent,
@@ -54,6 +56,7 @@ from skillcore.runtime import (
     restore_session,
     saved_fork,
     saved_rev,
+    touched_paths,
     update_state,
     with_gated_tools,
 )
@@ -239,10 +242,34 @@ class OpenAISkills:
             limits or self.limits,
             policy or self.policy,
             self.toolkit.names,
+            self.touched,
         ).session
         # Turn start: pinned skills always, default skills in a new conversation, then the
         # run's requested ones.
         return self.toolkit.ensure(session, fresh=state is None, load=load)[0]
+
+    #: The paths the work touches (see :meth:`touch_paths`).
+    touched: frozenset[str] = frozenset()
+
+    @cached_property
+    def models(self) -> ModelSwitch:
+        """The loaded skills' model for each model call (``model_resolver``; see
+        :meth:`model_for`)."""
+        return ModelSwitch(self.config.model_resolver)
+
+    def touch_paths(self, paths: Iterable[str]) -> None:
+        """Report the paths the work touches now (replacing the earlier report): a skill
+        with ``paths:`` is offered to the model only while one of them matches its globs.
+        Sessions made by :meth:`restore`, :meth:`session` and :meth:`load` from now on
+        carry them (for one you hold: ``attrs.evolve(session, touched_paths=paths)``)."""
+        self.touched = touched_paths(paths)
+
+    def model_for(self, session: SkillSession) -> ModelOverride:
+        """The model and effort for the next model call of ``session``'s conversation:
+        ``.model`` is what ``model_resolver`` gives for the last loaded skill naming a model
+        (None: use your own), ``.reasoning_effort`` the ``reasoning_effort`` to send (None:
+        leave it out). Unknown names warn once and keep your model."""
+        return self.models.choose(session)
 
     def ensure(self, session: SkillSession, *, load: Sequence[str] | None = None) -> SkillSession:
         """``session`` with the pinned skills loaded (those that were not: e.g. a session you
@@ -482,10 +509,15 @@ class OpenAISkills:
         *,
         history: Any = None,
         conversation: str = "",
+        approved: bool = False,
     ) -> ToolCallResult:
         """Apply one tool call to a session (or a :class:`skillcore.runtime.SessionStore` your loop
         shares between concurrent calls); never raises for bad model input. Thread the
         returned session into the next call, or use :meth:`dispatch_all`.
+
+        Under the APPROVE policy a call no loaded skill pre-approves is not run: its result
+        has ``needs_approval`` and no message. Ask the user, then dispatch it again with
+        ``approved=True`` (or reply to it yourself).
 
         ``history``: the messages/input items the model received. A load of a loaded skill
         whose load reply is not among them sends its instructions again (``REDELIVERED``)
@@ -495,13 +527,19 @@ class OpenAISkills:
         store = as_store(target)
         gone = self._hidden(store.read(), history)
         if not isinstance(target, SkillSession) or self.toolkit.is_skill_tool(name_of(call)):
-            return self._dispatch(store, call, gone, conversation)
-        result = self._dispatch(self._fork_check(store, target), call, gone, conversation)
+            return self._dispatch(store, call, gone, conversation, approved)
+        checked = self._fork_check(store, target)
+        result = self._dispatch(checked, call, gone, conversation, approved)
         self._track(result.session, self._conversation_of(target))
         return result
 
     def _dispatch(
-        self, store: SessionStore, call: Any, gone: frozenset[str], conversation: str = ""
+        self,
+        store: SessionStore,
+        call: Any,
+        gone: frozenset[str],
+        conversation: str = "",
+        approved: bool = False,
     ) -> ToolCallResult:
         c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
@@ -512,9 +550,10 @@ class OpenAISkills:
                 hidden=gone,
                 available=self.agent_tools(),
                 call_id=c.call_id,
+                approved=approved,
             )
             return self._skill(store, c, result)
-        plan = self._plan(store, c)
+        plan = self._plan(store, c, approved)
         if isinstance(plan, ToolCallResult) and plan.handled:  # refused: a reply
             return plan
         # The policy allowed the call: the loaded skills' hooks may still block it.
@@ -545,18 +584,25 @@ class OpenAISkills:
         *,
         history: Any = None,
         conversation: str = "",
+        approved: bool = False,
     ) -> ToolCallResult:
         """Async :meth:`dispatch` (file reads and async handlers do not block the loop)."""
         store = as_store(target)
         gone = self._hidden(store.read(), history)
         if not isinstance(target, SkillSession) or self.toolkit.is_skill_tool(name_of(call)):
-            return await self._adispatch(store, call, gone, conversation)
-        result = await self._adispatch(self._fork_check(store, target), call, gone, conversation)
+            return await self._adispatch(store, call, gone, conversation, approved)
+        checked = self._fork_check(store, target)
+        result = await self._adispatch(checked, call, gone, conversation, approved)
         self._track(result.session, self._conversation_of(target))
         return result
 
     async def _adispatch(
-        self, store: SessionStore, call: Any, gone: frozenset[str], conversation: str = ""
+        self,
+        store: SessionStore,
+        call: Any,
+        gone: frozenset[str],
+        conversation: str = "",
+        approved: bool = False,
     ) -> ToolCallResult:
         c = parse_call(call)
         if self.toolkit.is_skill_tool(c.name):
@@ -567,9 +613,10 @@ class OpenAISkills:
                 hidden=gone,
                 available=self.agent_tools(),
                 call_id=c.call_id,
+                approved=approved,
             )
             return self._skill(store, c, result)
-        return await self._arun(store, c, self._plan(store, c), conversation)
+        return await self._arun(store, c, self._plan(store, c, approved), conversation)
 
     async def _arun(
         self,
@@ -730,7 +777,9 @@ class OpenAISkills:
             decision=decision,
         )
 
-    def _plan(self, store: SessionStore, c: FunctionCall) -> ToolCallResult | _Plan:
+    def _plan(
+        self, store: SessionStore, c: FunctionCall, approved: bool = False
+    ) -> ToolCallResult | _Plan:
         handler = None if self.handlers is None else self.handlers.get(c.name)
         if self.handlers is not None and handler is None:
             # Unknown before blocked: a tool that does not exist is reported as such, even
@@ -749,7 +798,8 @@ class OpenAISkills:
             return self._error(
                 store, c, replies.blocked(decision), replies.blocked_code(decision), decision
             )
-        if handler is None:
+        if handler is None or (decision.needs_approval and not approved):
+            # Yours to run; under APPROVE, after the user approves (``needs_approval``).
             return ToolCallResult(store.read(), None, c, None, False, decision=decision)
         extras = {"call": c, "session": store.read()}
         wanted = {k: extras[k] for k in _wants(handler)}

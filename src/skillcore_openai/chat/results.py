@@ -44,6 +44,13 @@ class ToolCallResult:
         """True when ``message`` is ready to append."""
         return self.message is not None
 
+    @property
+    def needs_approval(self) -> bool:
+        """True for a call that runs only once the user approves it (the APPROVE policy:
+        no loaded skill's ``allowed-tools`` pre-approves it); ``message`` is None. Ask, then
+        dispatch it again with ``approved=True``, or reply to it yourself."""
+        return self.decision is not None and self.decision.needs_approval and self.message is None
+
     def __iter__(self) -> Iterator[Any]:
         return iter((self.session, self.message))
 
@@ -67,8 +74,13 @@ class TurnResult:
 
     @property
     def pending(self) -> list[FunctionCall]:
-        """Allowed non-skill calls without a handler."""
+        """Allowed non-skill calls without a handler, and those awaiting approval."""
         return [r.call for r in self.results if r.message is None]
+
+    @property
+    def awaiting_approval(self) -> list[FunctionCall]:
+        """The pending calls that need the user's approval first (the APPROVE policy)."""
+        return [r.call for r in self.results if r.needs_approval]
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.session, self.messages))

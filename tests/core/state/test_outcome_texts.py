@@ -284,6 +284,19 @@ def test_a_configured_skill_whose_document_was_not_read() -> None:
     assert out[0].message == ref_load_failed("open", "its document was not read")
 
 
+def ref_paths_not_touched(name: str) -> str:
+    return (
+        f"Skill {name!r} is offered only while the work touches files it is for; it touches "
+        "none of them now. Continue without it."
+    )
+
+
+def test_paths_not_touched() -> None:
+    paths_skill = meta("ts-only", extra={"paths": "src/**/*.ts"})
+    s = SkillSession(Catalog((paths_skill,)))
+    assert message(s.begin_load("ts-only")) == ref_paths_not_touched("ts-only")
+
+
 def test_every_outcome_code_a_transition_returns_is_pinned_here() -> None:
     """The codes above are all the session's transitions return (the others come from the
     toolkit's own replies): a new code must get its text pinned here too."""
@@ -293,6 +306,7 @@ def test_every_outcome_code_a_transition_returns_is_pinned_here() -> None:
         OutcomeCode.ALREADY_LOADED,
         OutcomeCode.LOAD_LIMIT_REACHED,
         OutcomeCode.TOOL_NOT_AVAILABLE,
+        OutcomeCode.PATHS_NOT_TOUCHED,
         OutcomeCode.LOADED,
         OutcomeCode.REDELIVERED,
         OutcomeCode.PINNED,
@@ -319,6 +333,8 @@ def test_every_outcome_code_a_transition_returns_is_pinned_here() -> None:
         OutcomeCode.UNKNOWN_TOOL,
         OutcomeCode.TOOL_BLOCKED,
         OutcomeCode.TOOL_LOCKED,
+        OutcomeCode.TOOL_DISALLOWED,
+        OutcomeCode.TOOL_DECLINED,
         OutcomeCode.TOOL_FAILED,
         OutcomeCode.TURN_CALL_IDS_REPEAT,
         OutcomeCode.TURN_TOO_LONG,

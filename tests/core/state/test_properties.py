@@ -174,9 +174,21 @@ def test_inv4_rendering_budget(session: SkillSession, budget: int, fmt: CatalogF
 
 
 def reference_decision(session: SkillSession, tool: str) -> bool:
-    """Naive statement of DESIGN §3.5."""
-    if session.policy.mode is PolicyMode.RECOMMEND:
+    """Naive statement of DESIGN §3.5: RECOMMEND never blocks, APPROVE asks instead of
+    blocking (:func:`reference_approval`), RESTRICT blocks what :func:`restrict_allows` does
+    not allow."""
+    if session.policy.mode is not PolicyMode.RESTRICT:
         return True
+    return restrict_allows(session, tool)
+
+
+def reference_approval(session: SkillSession, tool: str) -> bool:
+    """APPROVE asks the user about exactly the calls RESTRICT would block."""
+    return session.policy.mode is PolicyMode.APPROVE and not restrict_allows(session, tool)
+
+
+def restrict_allows(session: SkillSession, tool: str) -> bool:
+    """The RESTRICT rule."""
     if tool in session.policy.always_allowed or tool in session.names.all():
         return True
     if not session.loaded:
@@ -207,6 +219,7 @@ def reference_decision(session: SkillSession, tool: str) -> bool:
 def test_inv5_policy(session: SkillSession, tool: str) -> None:
     decision = session.check_tool(tool)
     assert decision.allowed == reference_decision(session, tool)
+    assert decision.needs_approval == reference_approval(session, tool)
     if not decision.allowed:
         assert session.names.unload in decision.reason
 
@@ -356,7 +369,9 @@ class SessionMachine(RuleBasedStateMachine):
 
     @rule(tool=st.sampled_from(TOOLS))
     def check(self, tool: str) -> None:
-        assert self.session.check_tool(tool).allowed == reference_decision(self.session, tool)
+        decision = self.session.check_tool(tool)
+        assert decision.allowed == reference_decision(self.session, tool)
+        assert decision.needs_approval == reference_approval(self.session, tool)
 
     @precondition(lambda self: hasattr(self, "session"))
     @invariant()
