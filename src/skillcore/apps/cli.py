@@ -177,6 +177,15 @@ def _add_command(
         "settings' lock; see docs/trust.md)",
     )
     p.add_argument(
+        "--lock-key",
+        dest="lock_keys",
+        action="append",
+        default=None,
+        metavar="PUB",
+        help="a public key the lock must be signed by (repeatable; default: "
+        "SKILLCORE_LOCK_KEYS, else the settings' lock_keys): an unsigned lock is refused",
+    )
+    p.add_argument(
         "--frozen",
         action="store_true",
         default=None,
