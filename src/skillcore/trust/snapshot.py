@@ -1,6 +1,6 @@
 """What a skill holds now, read through its source's reader: every file's digest, bounded,
 and what the source resolved it to (a Git commit, an S3 ETag, a zip's digest, an MCP
-server's listed digests)."""
+server's listed digests, a well-known index's URL and the entry's digest)."""
 
 from __future__ import annotations
 
@@ -107,6 +107,11 @@ def resolved(reader: SourceReader, directory: str) -> dict[str, Any]:
             return _s3(reader, directory)
         if kind == "ArchiveReader":
             return _archive(reader)
+        if kind == "WellKnownReader":
+            found = reader._skills.get(directory)  # type: ignore[attr-defined]
+            if found is None:
+                return {}
+            return {"wellknown_index": reader.index_url, "wellknown_digest": found.entry.digest}  # type: ignore[attr-defined]
         if kind == "McpReader":
             entry = reader.entries.get(directory)  # type: ignore[attr-defined]
             if entry is None:
