@@ -56,6 +56,7 @@ from skillcore.trust.lockfile import LOCK_ENV, LOCK_KEYS_ENV
 
 if TYPE_CHECKING:
     from skillcore.trust import LockFile, LockPolicy, TrustTier, Verdict
+    from skillcore.trust.digest_cache import DigestCache
     from skillcore.trust.signed_lock import LockKey
 
 #: The diagnostics of a source that failed as a whole (shown through ``warnings`` too).
@@ -138,6 +139,8 @@ class SkillLibrary(DocumentReads):
         self._verdicts: dict[int, tuple[Any, Verdict]] = {}
         self._tiers: dict[str, TrustTier] = {}
         self._places: dict[tuple[str, str], Any] = {}
+        #: The digest cache of each local source verified so far, by label.
+        self._digests: dict[str, DigestCache] = {}
 
     # -- readers ---------------------------------------------------------------------------
 
@@ -203,7 +206,8 @@ class SkillLibrary(DocumentReads):
                 if source is None:  # pragma: no cover - a catalog holds only our sources
                     continue
                 reader = partial(self._source_reader, source)
-                verdict = verify_skill(meta, source, reader, policy, bounds)
+                digests = self._digest_cache(source)
+                verdict = verify_skill(meta, source, reader, policy, bounds, digests)
                 detail = "; ".join(d.message for d in verdict.differences[:3])
                 events.skill_verified(
                     meta.name, meta.location.source, verdict.tier.value, verdict.refused, detail
@@ -218,9 +222,25 @@ class SkillLibrary(DocumentReads):
                 tiers[meta.name] = verdict.tier
         self._verdicts = verdicts
         self._tiers = tiers
+        for cache in self._digests.values():
+            cache.save()
         if len(kept) == len(catalog.skills) and not diags:
             return catalog
         return Catalog(kept, (*catalog.diagnostics, *diags))
+
+    def _digest_cache(self, source: SkillSource) -> DigestCache | None:
+        """The digest cache of a local source (beside the parse cache; None without one)."""
+        if self.cache_dir is None:
+            return None
+        found = self._digests.get(source.label)
+        if found is None:
+            reader = self._source_reader(source)
+            if not isinstance(reader, LocalReader):
+                return None
+            from skillcore.trust.digest_cache import DigestCache
+
+            found = self._digests[source.label] = DigestCache(self.cache_dir, reader.root)
+        return found
 
     # -- discovery -------------------------------------------------------------------------
 
