@@ -42,6 +42,12 @@ def stamp_of(st: os.stat_result) -> Stamp:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def _stamp(nums: list[object]) -> Stamp:
+    if len(nums) != 5 or not all(type(n) is int for n in nums):
+        raise ValueError("not a stamp")
+    return (int(nums[0]), int(nums[1]), int(nums[2]), int(nums[3]), int(nums[4]))  # type: ignore[call-overload]
+
+
 class DigestCache:
     """The digests of one local source's files, by path below its root (see the module)."""
 
@@ -50,6 +56,8 @@ class DigestCache:
         name = blake2b(self.root.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
         self.path = Path(directory) / f"digests-{name}.bin"
         self._entries: dict[str, tuple[Stamp, str]] | None = None
+        #: Whole skills: ``{directory: ((path, stamp) of every folder and file, digests)}``.
+        self._skills: dict[str, tuple[tuple[tuple[str, Stamp], ...], dict[str, str]]] = {}
         self._dirty = False
 
     def _load(self) -> dict[str, tuple[Stamp, str]]:
@@ -82,7 +90,43 @@ class DigestCache:
             if not isinstance(digest, str) or not digest.startswith("sha256:"):
                 return {}
             out[path] = ((nums[0], nums[1], nums[2], nums[3], nums[4]), digest)
+        for directory, (stamps, files) in doc["skills"].items():
+            rows = tuple((str(p), _stamp(n)) for p, *n in stamps)
+            if not all(isinstance(d, str) and d.startswith("sha256:") for d in files.values()):
+                return {}
+            self._skills[str(directory)] = (rows, {str(k): v for k, v in files.items()})
         return out
+
+    def skill(self, directory: str) -> dict[str, str] | None:
+        """The digests of the skill at ``directory`` when every folder and file recorded for
+        it still has its stamp (``lstat``: a folder's stamps change when an entry is added,
+        removed or renamed in it), else None."""
+        self._load()
+        found = self._skills.get(directory)
+        if found is None:
+            return None
+        for path, stamp in found[0]:
+            try:
+                st = os.lstat(os.path.join(self.root, path))
+            except OSError:
+                return None
+            if stamp_of(st) != stamp:
+                return None
+        return dict(found[1])
+
+    def put_skill(
+        self, directory: str, stamps: list[tuple[str, os.stat_result]], files: dict[str, str]
+    ) -> None:
+        """Record a whole skill as read (unless one of its stamps is too recent)."""
+        self._load()
+        now = time.time_ns()
+        if any(now - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS for _p, st in stamps):
+            self._skills.pop(directory, None)
+            return
+        record = (tuple((p, stamp_of(st)) for p, st in stamps), dict(files))
+        if self._skills.get(directory) != record:
+            self._skills[directory] = record
+            self._dirty = True
 
     def get(self, path: str, st: os.stat_result) -> str | None:
         """The digest recorded for ``path`` if its stamp is still ``st``'s, else None."""
@@ -109,7 +153,9 @@ class DigestCache:
         self._dirty = False
         try:
             files = {p: [*s, d] for p, (s, d) in self._entries.items()}
-            payload = json.dumps({"root": self.root, "files": files}).encode("utf-8")
+            skills = {d: [[[p, *st] for p, st in rows], f] for d, (rows, f) in self._skills.items()}
+            doc = {"root": self.root, "files": files, "skills": skills}
+            payload = json.dumps(doc).encode("utf-8")
             directory = self.path.parent
             make_private(directory)
             key = read_key(directory, create=True) if private_dir(directory) else None

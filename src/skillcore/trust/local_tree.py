@@ -33,6 +33,10 @@ def local_tree(
     """``{relative path: digest}`` of every file the reader would list or serve (``SKILL.md``
     included), or None when the fast pass does not apply (a link, a file that changed while
     read). Raises :class:`TreeTooLarge` past a bound, OSError when the directory is gone."""
+    if digests is not None:
+        known = digests.skill(directory.strip("/"))
+        if known is not None:
+            return known
     root_fd = os.open(reader.root, os.O_RDONLY | os.O_DIRECTORY)
     cur = Cursor(reader.root, root_fd)
     try:
@@ -44,8 +48,16 @@ def local_tree(
         cur.close()
         os.close(root_fd)
     try:
-        prefix = f"{directory.strip('/')}/" if directory.strip("/") else ""
-        return _Pass(top, max_files, max_file_bytes, max_total, reader, digests, prefix).run()
+        where = directory.strip("/")
+        prefix = f"{where}/" if where else ""
+        one = _Pass(top, max_files, max_file_bytes, max_total, reader, digests, prefix)
+        files = one.run()
+        if files is not None and digests is not None:
+            parts = where.split("/") if where else []
+            chain = ["/".join(parts[: i + 1]) for i in range(len(parts) - 1)]
+            above = [(c, os.lstat(os.path.join(reader.root, c))) for c in chain]
+            digests.put_skill(where, above + one.stamps, files)
+        return files
     finally:
         os.close(top)
 
@@ -70,6 +82,9 @@ class _Pass:
         self.examined = 0
         self.digests = digests
         self.prefix = prefix
+        #: ``(path below the root, stat)`` of every folder and file read (the digest cache's
+        #: record of the skill).
+        self.stamps: list[tuple[str, os.stat_result]] = []
 
     def run(self) -> dict[str, str] | None:
         stack: list[tuple[int, str]] = [(os.dup(self.top), "")]
@@ -81,6 +96,8 @@ class _Pass:
                 if dirs > MAX_LISTED_DIRS:
                     raise TreeTooLarge(f"more than {MAX_LISTED_DIRS} folders")
                 try:
+                    if self.digests is not None:
+                        self.stamps.append(((self.prefix + rel).rstrip("/"), os.fstat(fd)))
                     if not self._visit(fd, rel, stack):
                         return None
                 finally:
@@ -111,7 +128,10 @@ class _Pass:
                 continue  # neither listed nor served by the reader
             if len(self.files) >= self.max_files:
                 raise TreeTooLarge(f"more than {self.max_files} files")
-            known = self.digests.get(self.prefix + child, st) if self.digests else None
+            known = None
+            if self.digests is not None:
+                self.stamps.append((self.prefix + child, st))
+                known = self.digests.get(self.prefix + child, st)
             if known is not None:
                 self._count(child, st.st_size)
                 self.files[child] = known
