@@ -19,6 +19,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from skillcore.parse.private_files import make_private, private_dir, read_key, read_private
 
@@ -27,7 +28,7 @@ try:  # the BLAKE2 module itself, as the parse cache does (no OpenSSL at import)
 except ImportError:  # pragma: no cover - other Python implementations
     from hashlib import blake2b
 
-_MAGIC = b"SKCDIGEST1\n"
+_MAGIC = b"SKCDIGEST2\n"
 _SUM = 32
 #: Cache files larger than this are not read (about 2 million files).
 MAX_DIGEST_CACHE_BYTES = 256 * 1024 * 1024
@@ -42,33 +43,27 @@ def stamp_of(st: os.stat_result) -> Stamp:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _stamp(nums: list[object]) -> Stamp:
-    if len(nums) != 5 or not all(type(n) is int for n in nums):
-        raise ValueError("not a stamp")
-    return (int(nums[0]), int(nums[1]), int(nums[2]), int(nums[3]), int(nums[4]))  # type: ignore[call-overload]
-
-
 class DigestCache:
-    """The digests of one local source's files, by path below its root (see the module)."""
+    """The digests of one local source's skills, by skill folder (see the module)."""
 
     def __init__(self, directory: str | os.PathLike[str], root: str) -> None:
         self.root = os.path.realpath(root)
         name = blake2b(self.root.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
         self.path = Path(directory) / f"digests-{name}.bin"
-        self._entries: dict[str, tuple[Stamp, str]] | None = None
-        #: Whole skills: ``{directory: ((path, stamp) of every folder and file, digests)}``.
-        self._skills: dict[str, tuple[tuple[tuple[str, Stamp], ...], dict[str, str]]] = {}
+        #: ``{skill folder: [paths below the root, their stamps flat (5 ints each),
+        #: {path in the skill: digest}]}``, as stored (checked when used).
+        self._skills: dict[str, list[Any]] | None = None
         self._dirty = False
 
-    def _load(self) -> dict[str, tuple[Stamp, str]]:
-        if self._entries is None:
+    def _load(self) -> dict[str, list[Any]]:
+        if self._skills is None:
             try:
-                self._entries = self._read()
+                self._skills = self._read()
             except Exception:  # a cache never breaks verification: anything odd is a miss
-                self._entries = {}
-        return self._entries
+                self._skills = {}
+        return self._skills
 
-    def _read(self) -> dict[str, tuple[Stamp, str]]:
+    def _read(self) -> dict[str, list[Any]]:
         directory = self.path.parent
         key = read_key(directory, create=False) if private_dir(directory) else None
         if key is None:
@@ -76,86 +71,93 @@ class DigestCache:
         data = read_private(self.path, MAX_DIGEST_CACHE_BYTES)
         if data is None or len(data) > MAX_DIGEST_CACHE_BYTES or not data.startswith(_MAGIC):
             return {}
-        payload = data[len(_MAGIC) + _SUM :]
+        payload = memoryview(data)[len(_MAGIC) + _SUM :]
         if blake2b(payload, digest_size=_SUM, key=key).digest() != data[len(_MAGIC) :][:_SUM]:
             return {}
-        doc = json.loads(payload)
+        doc = json.loads(bytes(payload))
         if not isinstance(doc, dict) or doc.get("root") != self.root:
             return {}
-        out: dict[str, tuple[Stamp, str]] = {}
-        for path, row in doc["files"].items():
-            *nums, digest = row
-            if len(nums) != 5 or not all(type(n) is int for n in nums):
-                return {}
-            if not isinstance(digest, str) or not digest.startswith("sha256:"):
-                return {}
-            out[path] = ((nums[0], nums[1], nums[2], nums[3], nums[4]), digest)
-        for directory, (stamps, files) in doc["skills"].items():
-            rows = tuple((str(p), _stamp(n)) for p, *n in stamps)
-            if not all(isinstance(d, str) and d.startswith("sha256:") for d in files.values()):
-                return {}
-            self._skills[str(directory)] = (rows, {str(k): v for k, v in files.items()})
-        return out
+        skills = doc["skills"]
+        return skills if isinstance(skills, dict) else {}
+
+    def _record(self, directory: str) -> tuple[list[str], list[int], dict[str, str]] | None:
+        found = self._load().get(directory)
+        if not isinstance(found, list) or len(found) != 3:
+            return None
+        paths, nums, files = found
+        if not (isinstance(paths, list) and isinstance(nums, list) and isinstance(files, dict)):
+            return None
+        if len(nums) != 5 * len(paths):
+            return None
+        return paths, nums, files
 
     def skill(self, directory: str) -> dict[str, str] | None:
         """The digests of the skill at ``directory`` when every folder and file recorded for
         it still has its stamp (``lstat``: a folder's stamps change when an entry is added,
         removed or renamed in it), else None."""
-        self._load()
-        found = self._skills.get(directory)
-        if found is None:
+        record = self._record(directory)
+        if record is None:
             return None
-        for path, stamp in found[0]:
-            try:
-                st = os.lstat(os.path.join(self.root, path))
-            except OSError:
-                return None
-            if stamp_of(st) != stamp:
-                return None
-        return dict(found[1])
+        paths, nums, files = record
+        base = self.root + os.sep
+        lstat = os.lstat
+        i = 0
+        try:
+            for path in paths:
+                st = lstat(base + path if path else self.root)
+                if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != tuple(
+                    nums[i : i + 5]
+                ):
+                    return None
+                i += 5
+        except (OSError, TypeError):
+            return None
+        if not all(isinstance(d, str) and d.startswith("sha256:") for d in files.values()):
+            return None
+        return dict(files)
+
+    def get(self, directory: str, rel: str, st: os.stat_result) -> str | None:
+        """The digest recorded for the file ``rel`` of the skill at ``directory`` if its
+        stamp is still ``st``'s, else None."""
+        record = self._record(directory)
+        if record is None:
+            return None
+        paths, nums, files = record
+        full = f"{directory}/{rel}" if directory else rel
+        try:
+            i = paths.index(full) * 5
+        except ValueError:
+            return None
+        digest = files.get(rel)
+        if tuple(nums[i : i + 5]) != stamp_of(st) or not isinstance(digest, str):
+            return None
+        return digest if digest.startswith("sha256:") else None
 
     def put_skill(
         self, directory: str, stamps: list[tuple[str, os.stat_result]], files: dict[str, str]
     ) -> None:
-        """Record a whole skill as read (unless one of its stamps is too recent)."""
-        self._load()
+        """Record a whole skill as read (unless one of its stamps is too recent to tell a
+        later change in the same clock tick apart)."""
+        skills = self._load()
         now = time.time_ns()
         if any(now - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS for _p, st in stamps):
-            self._skills.pop(directory, None)
+            if skills.pop(directory, None) is not None:
+                self._dirty = True
             return
-        record = (tuple((p, stamp_of(st)) for p, st in stamps), dict(files))
-        if self._skills.get(directory) != record:
-            self._skills[directory] = record
-            self._dirty = True
-
-    def get(self, path: str, st: os.stat_result) -> str | None:
-        """The digest recorded for ``path`` if its stamp is still ``st``'s, else None."""
-        found = self._load().get(path)
-        return found[1] if found is not None and found[0] == stamp_of(st) else None
-
-    def put(self, path: str, st: os.stat_result, digest: str) -> None:
-        """Record the digest of ``path`` as read with stamp ``st`` (unless changed too
-        recently to tell a later change in the same clock tick apart)."""
-        entries = self._load()
-        now = time.time_ns()
-        if now - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
-            entries.pop(path, None)
-            return
-        stamp = stamp_of(st)
-        if entries.get(path) != (stamp, digest):
-            entries[path] = (stamp, digest)
+        nums = [n for _p, st in stamps for n in stamp_of(st)]
+        record = [[p for p, _st in stamps], nums, dict(files)]
+        if skills.get(directory) != record:
+            skills[directory] = record
             self._dirty = True
 
     def save(self) -> bool:
         """Write the entries if they changed; True when written. Never raises."""
-        if not self._dirty or self._entries is None:
+        if not self._dirty or self._skills is None:
             return False
         self._dirty = False
         try:
-            files = {p: [*s, d] for p, (s, d) in self._entries.items()}
-            skills = {d: [[[p, *st] for p, st in rows], f] for d, (rows, f) in self._skills.items()}
-            doc = {"root": self.root, "files": files, "skills": skills}
-            payload = json.dumps(doc).encode("utf-8")
+            doc = {"root": self.root, "skills": self._skills}
+            payload = json.dumps(doc, separators=(",", ":")).encode("utf-8", "surrogatepass")
             directory = self.path.parent
             make_private(directory)
             key = read_key(directory, create=True) if private_dir(directory) else None

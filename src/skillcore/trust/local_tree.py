@@ -14,7 +14,7 @@ from skillcore.paths import hidden_name, undecodable
 from skillcore.sources.cursor import O_DIR, O_FILE, Cursor, PathEscape, path_parts, read_fd
 from skillcore.sources.local import LocalReader
 from skillcore.sources.local_listing import MAX_LISTED_DIRS, MAX_LISTED_ENTRIES
-from skillcore.trust.digest_cache import DigestCache, stamp_of
+from skillcore.trust.digest_cache import DigestCache
 from skillcore.trust.digests import file_digest
 
 
@@ -131,7 +131,7 @@ class _Pass:
             known = None
             if self.digests is not None:
                 self.stamps.append((self.prefix + child, st))
-                known = self.digests.get(self.prefix + child, st)
+                known = self.digests.get(self.prefix.rstrip("/"), child, st)
             if known is not None:
                 self._count(child, st.st_size)
                 self.files[child] = known
@@ -146,20 +146,10 @@ class _Pass:
         if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino) or not stat_mod.S_ISREG(fst.st_mode):
             os.close(file_fd)
             return False  # swapped while read: the reader's path decides
-        kept = os.dup(file_fd) if self.digests is not None else -1
-        try:
-            data = read_fd(file_fd, min(self.max_file_bytes, self.left) + 1)
-            self._count(child, len(data))
-            digest = file_digest(data)
-            self.files[child] = digest
-            if self.digests is not None:
-                # The stamps after the read: a change while it was read shows in ctime.
-                after = os.fstat(kept)
-                if stamp_of(after) == stamp_of(fst) and after.st_size == len(data):
-                    self.digests.put(self.prefix + child, fst, digest)
-        finally:
-            if kept >= 0:
-                os.close(kept)
+        # A change while reading shows in ctime: the stamp recorded is the one from before.
+        data = read_fd(file_fd, min(self.max_file_bytes, self.left) + 1)
+        self._count(child, len(data))
+        self.files[child] = file_digest(data)
         return True
 
     def _count(self, child: str, size: int) -> None:

@@ -78,10 +78,9 @@ def _forge(cache: Path, root: Path, digest: str) -> None:
     without the directory's key (what anyone who cannot read it could write)."""
     (path,) = cache.glob("digests-*.bin")
     st = os.stat(root / SCRIPT)
-    payload = json.dumps(
-        {"root": os.path.realpath(root), "files": {SCRIPT: [*dc.stamp_of(st), digest]}}
-    ).encode()
-    path.write_bytes(b"SKCDIGEST1\n" + b"\0" * 32 + payload)
+    rows = [[SCRIPT], list(dc.stamp_of(st)), {"scripts/hello.py": digest}]
+    payload = json.dumps({"root": os.path.realpath(root), "skills": {"runner-skill": rows}})
+    path.write_bytes(b"SKCDIGEST2\n" + b"\0" * 32 + payload.encode())
 
 
 def test_forged_or_corrupt_cache_is_a_miss(tmp_path: Path, reads: list[int]) -> None:
