@@ -21,8 +21,8 @@ from skillcore.trust import (
     load_public_keys,
     locked_skill,
     write_lock,
+    write_signature,
 )
-from skillcore.trust.signed_lock import write_signature
 
 pytestmark = needs("cryptography")
 

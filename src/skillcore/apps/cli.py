@@ -34,7 +34,7 @@ from skillcore.apps.cli_eval import (
     eval_table,
     plot_reports,
 )
-from skillcore.apps.cli_lock import add_lock_commands
+from skillcore.apps.cli_lock import KEY_HELP, add_lock_commands
 from skillcore.apps.cli_sign import add_sign_commands
 from skillcore.apps.cli_skills import (
     REFERENCE_MODE,
@@ -176,15 +176,7 @@ def _add_command(
         help="verify the skills against this lock file (default: SKILLCORE_LOCK, else the "
         "settings' lock; see docs/trust.md)",
     )
-    p.add_argument(
-        "--lock-key",
-        dest="lock_keys",
-        action="append",
-        default=None,
-        metavar="PUB",
-        help="a public key the lock must be signed by (repeatable; default: "
-        "SKILLCORE_LOCK_KEYS, else the settings' lock_keys): an unsigned lock is refused",
-    )
+    p.add_argument("--lock-key", dest="lock_keys", action="append", metavar="PUB", help=KEY_HELP)
     p.add_argument(
         "--frozen",
         action="store_true",

@@ -29,10 +29,17 @@ from skillcore.trust import (
     compare,
     locked_skill,
     read_lock,
+    read_signed_lock,
     write_lock,
+    write_signature,
 )
-from skillcore.trust.signed_lock import read_signed_lock, write_signature
 from skillcore.trust.signing import MAX_KEY_FILE_BYTES, KeyFileError, load_private_key
+
+#: The help of ``--lock-key`` (every command that takes ``--lock``).
+KEY_HELP = (
+    "a public key the lock must be signed by (repeatable; default: SKILLCORE_LOCK_KEYS, else "
+    "the settings' lock_keys): a lock whose .sig is missing or not by one of them is refused"
+)
 
 
 def lock_path(args: argparse.Namespace) -> str:
@@ -252,19 +259,13 @@ def add_lock_commands(
         help="a skill source, path or URL (repeatable; default: the configured sources)",
     )
     p.add_argument("--lock", help="the lock file (default: the settings' lock, else skills.lock)")
-    p.add_argument(
-        "--lock-key",
-        dest="lock_keys",
-        action="append",
-        default=None,
-        metavar="PUB",
-        help="a public key the lock must be signed by (repeatable)",
-    )
+    p.add_argument("--lock-key", dest="lock_keys", action="append", metavar="PUB", help=KEY_HELP)
     p.add_argument("--trust-settings", action="store_true", help="trust the settings file here")
     p.set_defaults(func=cmd_update, mode=None, recursive=False, max_depth=4)
 
 
 __all__ = [
+    "KEY_HELP",
     "add_lock_commands",
     "build_lock",
     "cmd_lock",

@@ -524,22 +524,7 @@ def load_settings(
                         refused["sources"] = _refusal(found, "sources", source, why)
                         del values["sources"], origin["sources"]
                         break
-        if "lock" in values:
-            values["lock"] = _beside(values["lock"], found.path.parent)
-            if not _trusted(found, trust, trusted):
-                # It may add verification (a lock beside it), never grant a tier: a lock it
-                # names verifies skills but pins none (see lock_policy).
-                why = _untrusted_source(values["lock"], found.path.parent)
-                if why is not None:
-                    refused["lock"] = _refusal(found, "lock", values["lock"], why)
-                    del values["lock"], origin["lock"]
-        if "lock_keys" in values:
-            values["lock_keys"] = tuple(_beside(k, found.path.parent) for k in values["lock_keys"])
-            if not _trusted(found, trust, trusted):
-                # Whoever holds the keys decides what is pinned: only the user names them.
-                shown = ", ".join(values["lock_keys"])
-                refused["lock_keys"] = _refusal(found, "lock_keys", shown, "names signing keys")
-                del values["lock_keys"], origin["lock_keys"]
+        _file_lock(found, values, origin, refused, _trusted(found, trust, trusted))
         file_keys = set(values) if not _trusted(found, trust, trusted) else set()
     else:
         file_keys = set()
@@ -551,6 +536,27 @@ def load_settings(
             refused.pop(key, None)  # the environment is the user's: it replaces the file
             file_keys.discard(key)
     return Settings(values, origin, refused, frozenset(file_keys))
+
+
+def _file_lock(
+    found: _File, values: dict[str, Any], origin: dict[str, str], refused: dict[str, str], ok: bool
+) -> None:
+    """The settings file's ``lock`` and ``lock_keys``, relative to its folder; unless the
+    file is trusted (``ok``), a lock outside its folder and any lock keys are refused."""
+    if "lock" in values:
+        values["lock"] = _beside(values["lock"], found.path.parent)
+        # It may add verification (a lock beside it), never grant a tier: a lock it names
+        # verifies skills but pins none (see lock_policy).
+        why = None if ok else _untrusted_source(values["lock"], found.path.parent)
+        if why is not None:
+            refused["lock"] = _refusal(found, "lock", values["lock"], why)
+            del values["lock"], origin["lock"]
+    if "lock_keys" in values:
+        values["lock_keys"] = tuple(_beside(k, found.path.parent) for k in values["lock_keys"])
+        if not ok:  # whoever holds the keys decides what is pinned: only the user names them
+            shown = ", ".join(values["lock_keys"])
+            refused["lock_keys"] = _refusal(found, "lock_keys", shown, "names signing keys")
+            del values["lock_keys"], origin["lock_keys"]
 
 
 def _beside(source: str, folder: Path) -> str:

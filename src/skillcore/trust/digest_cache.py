@@ -14,6 +14,7 @@ cache: they digest the bytes they hand out.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import tempfile
@@ -105,16 +106,22 @@ class DigestCache:
         try:
             for path in paths:
                 st = lstat(base + path if path else self.root)
-                if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != tuple(
-                    nums[i : i + 5]
+                # ctime and inode first: what an edit or a replacement changes.
+                if (
+                    st.st_ctime_ns != nums[i + 4]
+                    or st.st_ino != nums[i + 1]
+                    or st.st_mtime_ns != nums[i + 3]
+                    or st.st_size != nums[i + 2]
+                    or st.st_dev != nums[i]
                 ):
                     return None
                 i += 5
-        except (OSError, TypeError):
+        except OSError:
             return None
-        if not all(isinstance(d, str) and d.startswith("sha256:") for d in files.values()):
-            return None
-        return dict(files)
+        for digest in files.values():
+            if type(digest) is not str or not digest.startswith("sha256:"):
+                return None
+        return files
 
     def get(self, directory: str, rel: str, st: os.stat_result) -> str | None:
         """The digest recorded for the file ``rel`` of the skill at ``directory`` if its
@@ -170,10 +177,8 @@ class DigestCache:
                     fh.write(_MAGIC + digest + payload)
                 os.replace(tmp, self.path)
             except BaseException:
-                try:
+                with contextlib.suppress(OSError):
                     os.unlink(tmp)
-                except OSError:
-                    pass
                 raise
         except Exception:
             return False

@@ -202,8 +202,8 @@ def write_lock(path: str | os.PathLike[str], lock: LockFile) -> None:
 
 __all__ = [
     "LOCK_ENV",
-    "LOCK_KEYS_ENV",
     "LOCK_FILE",
+    "LOCK_KEYS_ENV",
     "LOCK_VERSION",
     "MAX_LOCK_BYTES",
     "LockError",

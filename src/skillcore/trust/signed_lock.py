@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import Any, Union
 
 from skillcore.errors import MissingDependencyError
 from skillcore.trust.lockfile import LockError, LockFile, parse_lock_bytes, read_lock_bytes
@@ -18,6 +18,7 @@ from skillcore.trust.signing import (
     SIGNATURE_SUFFIX,
     KeyFileError,
     PrivateKeyLike,
+    PublicKeyLike,
     Signature,
     SignatureError,
     key_id,
@@ -26,11 +27,9 @@ from skillcore.trust.signing import (
     verify_signature,
 )
 
-if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-#: A trusted lock key: a public key file's path, or a loaded Ed25519 public key.
-LockKey = Union[str, "os.PathLike[str]", "Ed25519PublicKey"]
+#: A trusted lock key: a public key file's path (text or path), a loaded Ed25519 public key,
+#: or a key file's bytes.
+LockKey = Union[str, "os.PathLike[str]", PublicKeyLike]
 
 
 def signature_path(lock_path: str | os.PathLike[str]) -> str:
@@ -51,10 +50,10 @@ def _read_small(path: str, what: str, where: str) -> bytes:
     return data
 
 
-def load_lock_keys(keys: Iterable[LockKey], where: str = "") -> tuple[Ed25519PublicKey, ...]:
+def load_lock_keys(keys: Iterable[LockKey], where: str = "") -> tuple[Any, ...]:
     """The public keys of ``keys`` (paths are read, bounded). Raises :class:`LockError`
     when a key file cannot be read or holds no Ed25519 key, or when no key is given."""
-    out: list[Ed25519PublicKey] = []
+    out: list[Any] = []  # Ed25519PublicKey (cryptography is imported by signing only)
     for key in keys:
         if isinstance(key, (str, os.PathLike)):
             path = os.fspath(key)
