@@ -23,13 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from skillcore.parse.private_files import make_private, private_dir, read_key, read_private
+from skillcore.trust.digests import tree_digest
 
 try:  # the BLAKE2 module itself, as the parse cache does (no OpenSSL at import)
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - other Python implementations
     from hashlib import blake2b
 
-_MAGIC = b"SKCDIGEST2\n"
+_MAGIC = b"SKCDIGEST3\n"
 _SUM = 32
 #: Cache files larger than this are not read (about 2 million files).
 MAX_DIGEST_CACHE_BYTES = 256 * 1024 * 1024
@@ -81,25 +82,25 @@ class DigestCache:
         skills = doc["skills"]
         return skills if isinstance(skills, dict) else {}
 
-    def _record(self, directory: str) -> tuple[list[str], list[int], dict[str, str]] | None:
+    def _record(self, directory: str) -> tuple[list[str], list[int], dict[str, str], str] | None:
         found = self._load().get(directory)
-        if not isinstance(found, list) or len(found) != 3:
+        if not isinstance(found, list) or len(found) != 4:
             return None
-        paths, nums, files = found
+        paths, nums, files, tree = found
         if not (isinstance(paths, list) and isinstance(nums, list) and isinstance(files, dict)):
             return None
-        if len(nums) != 5 * len(paths):
+        if len(nums) != 5 * len(paths) or type(tree) is not str:
             return None
-        return paths, nums, files
+        return paths, nums, files, tree
 
-    def skill(self, directory: str) -> dict[str, str] | None:
-        """The digests of the skill at ``directory`` when every folder and file recorded for
-        it still has its stamp (``lstat``: a folder's stamps change when an entry is added,
-        removed or renamed in it), else None."""
+    def skill(self, directory: str) -> tuple[dict[str, str], str] | None:
+        """``(file digests, tree digest)`` of the skill at ``directory`` when every folder and
+        file recorded for it still has its stamp (``lstat``: a folder's stamps change when an
+        entry is added, removed or renamed in it), else None."""
         record = self._record(directory)
         if record is None:
             return None
-        paths, nums, files = record
+        paths, nums, files, tree = record
         base = self.root + os.sep
         lstat = os.lstat
         i = 0
@@ -121,7 +122,7 @@ class DigestCache:
         for digest in files.values():
             if type(digest) is not str or not digest.startswith("sha256:"):
                 return None
-        return files
+        return files, tree
 
     def get(self, directory: str, rel: str, st: os.stat_result) -> str | None:
         """The digest recorded for the file ``rel`` of the skill at ``directory`` if its
@@ -129,7 +130,7 @@ class DigestCache:
         record = self._record(directory)
         if record is None:
             return None
-        paths, nums, files = record
+        paths, nums, files, _tree = record
         full = f"{directory}/{rel}" if directory else rel
         try:
             i = paths.index(full) * 5
@@ -152,7 +153,7 @@ class DigestCache:
                 self._dirty = True
             return
         nums = [n for _p, st in stamps for n in stamp_of(st)]
-        record = [[p for p, _st in stamps], nums, dict(files)]
+        record = [[p for p, _st in stamps], nums, dict(files), tree_digest(files)]
         if skills.get(directory) != record:
             skills[directory] = record
             self._dirty = True

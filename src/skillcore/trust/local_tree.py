@@ -33,10 +33,6 @@ def local_tree(
     """``{relative path: digest}`` of every file the reader would list or serve (``SKILL.md``
     included), or None when the fast pass does not apply (a link, a file that changed while
     read). Raises :class:`TreeTooLarge` past a bound, OSError when the directory is gone."""
-    if digests is not None:
-        known = digests.skill(directory.strip("/"))
-        if known is not None:
-            return known
     root_fd = os.open(reader.root, os.O_RDONLY | os.O_DIRECTORY)
     cur = Cursor(reader.root, root_fd)
     try:

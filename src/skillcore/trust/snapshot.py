@@ -91,6 +91,10 @@ def _local(
     """The snapshot of a local skill in one pass (None: the reader's path decides)."""
     from skillcore.trust.local_tree import TreeTooLarge, local_tree
 
+    if digests is not None:
+        known = digests.skill(directory.strip("/"))
+        if known is not None:  # every folder and file as recorded: no listing, no read
+            return Snapshot(known[0], known[1])
     try:
         tree = local_tree(
             reader,

@@ -14,7 +14,7 @@ from tests.core.trust.test_lock_verify import lock_of, make_library
 import skillcore.trust.digest_cache as dc
 import skillcore.trust.local_tree as local_tree
 from skillcore import Code, ReadError, SkillLibrary
-from skillcore.trust import LockFile, TrustTier
+from skillcore.trust import LockFile, TrustTier, tree_digest
 
 SCRIPT = "runner-skill/scripts/hello.py"
 
@@ -73,14 +73,23 @@ def test_same_size_same_mtime_edit_is_read_and_refused(tmp_path: Path, reads: li
     assert len(reads) == 1  # only the edited file was read again
 
 
-def _forge(cache: Path, root: Path, digest: str) -> None:
-    """A cache file naming ``digest`` for the script at its current stamps, checksummed
-    without the directory's key (what anyone who cannot read it could write)."""
+def _forge(cache: Path, root: Path, digest: str, key: bytes | None = None) -> None:
+    """Rewrite the cache so that the script's current stamps map to ``digest``, checksummed
+    with ``key`` (None: without the directory's key, what anyone who cannot read it could
+    write)."""
+    from hashlib import blake2b
+
     (path,) = cache.glob("digests-*.bin")
-    st = os.stat(root / SCRIPT)
-    rows = [[SCRIPT], list(dc.stamp_of(st)), {"scripts/hello.py": digest}]
-    payload = json.dumps({"root": os.path.realpath(root), "skills": {"runner-skill": rows}})
-    path.write_bytes(b"SKCDIGEST2\n" + b"\0" * 32 + payload.encode())
+    magic = b"SKCDIGEST3\n"
+    doc = json.loads(path.read_bytes()[len(magic) + 32 :])
+    paths, nums, files, _tree = doc["skills"]["runner-skill"]
+    for i, p in enumerate(paths):  # every stamp as it is now (the swap changed some)
+        nums[5 * i : 5 * i + 5] = list(dc.stamp_of(os.lstat(root / p if p else root)))
+    files["scripts/hello.py"] = digest
+    doc["skills"]["runner-skill"] = [paths, nums, files, tree_digest(files)]
+    payload = json.dumps(doc).encode()
+    check = b"\0" * 32 if key is None else blake2b(payload, digest_size=32, key=key).digest()
+    path.write_bytes(magic + check + payload)
 
 
 def test_forged_or_corrupt_cache_is_a_miss(tmp_path: Path, reads: list[int]) -> None:
@@ -92,6 +101,10 @@ def test_forged_or_corrupt_cache_is_a_miss(tmp_path: Path, reads: list[int]) -> 
     (root / SCRIPT).write_text("print('swapped')\n")
     _forge(cache, root, locked)
     assert "runner-skill" not in _lib(root, lock, cache).catalog.names
+    # The same content with the right key is what the cache trusts (only the user can write
+    # it): shown so the refusal above is the checksum's doing.
+    _forge(cache, root, locked, (cache / "key").read_bytes())
+    assert "runner-skill" in _lib(root, lock, cache).catalog.names
     (path,) = cache.glob("digests-*.bin")
     path.write_bytes(b"garbage")
     assert "runner-skill" not in _lib(root, lock, cache).catalog.names
