@@ -25,6 +25,10 @@ MAX_FUNCTION_LINES = 60
 
 #: Modules and functions over their guidance on purpose: key -> why it is one job.
 REASONS: dict[str, str] = {
+    "module skillcore/runtime/settings.py": (
+        "the settings table, its parsers, the settings file's reading and its trust rules "
+        "(sources, lock, lock keys) and the lock policy built from them: one home for settings"
+    ),
     "module skillcore/tools/toolkit.py": (
         "SkillToolkit, one class: the skill tools bound to a library (planning and finishing "
         "calls, what the model sees of them, the checks of plain calls share its names, "

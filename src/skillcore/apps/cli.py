@@ -35,7 +35,7 @@ from skillcore.apps.cli_eval import (
     plot_reports,
 )
 from skillcore.apps.cli_invoke import add_invocation_commands
-from skillcore.apps.cli_lock import add_lock_commands
+from skillcore.apps.cli_lock import KEY_HELP, add_lock_commands
 from skillcore.apps.cli_scan import add_scan_command
 from skillcore.apps.cli_sign import add_sign_commands
 from skillcore.apps.cli_skills import (
@@ -180,6 +180,7 @@ def _add_command(
         help="verify the skills against this lock file (default: SKILLCORE_LOCK, else the "
         "settings' lock; see docs/trust.md)",
     )
+    p.add_argument("--lock-key", dest="lock_keys", action="append", metavar="PUB", help=KEY_HELP)
     p.add_argument(
         "--frozen",
         action="store_true",

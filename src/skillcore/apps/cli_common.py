@@ -97,7 +97,7 @@ def _lock(args: argparse.Namespace) -> Any:
     if getattr(args, "no_lock", False):
         return False
     lock, frozen = getattr(args, "lock", None), getattr(args, "frozen", None)
-    return lock_policy(args.settings, lock, frozen) or False
+    return lock_policy(args.settings, lock, frozen, getattr(args, "lock_keys", None)) or False
 
 
 def _configured(args: argparse.Namespace) -> tuple[str, ...] | None:

@@ -16,6 +16,7 @@ from skillcore.apps.cli_common import (
     UsageError,
     open_library,
 )
+from skillcore.errors import MissingDependencyError
 from skillcore.library import SkillLibrary
 from skillcore.trust import (
     LOCK_FILE,
@@ -28,7 +29,16 @@ from skillcore.trust import (
     compare,
     locked_skill,
     read_lock,
+    read_signed_lock,
     write_lock,
+    write_signature,
+)
+from skillcore.trust.signing import MAX_KEY_FILE_BYTES, KeyFileError, load_private_key
+
+#: The help of ``--lock-key`` (every command that takes ``--lock``).
+KEY_HELP = (
+    "a public key the lock must be signed by (repeatable; default: SKILLCORE_LOCK_KEYS, else "
+    "the settings' lock_keys): a lock whose .sig is missing or not by one of them is refused"
 )
 
 
@@ -42,6 +52,17 @@ def lock_path(args: argparse.Namespace) -> str:
     except Exception as exc:  # ConfigError: a lock the settings file may not name
         raise UsageError(single_line(str(exc))) from exc
     return str(configured) if configured else LOCK_FILE
+
+
+def lock_keys(args: argparse.Namespace) -> list[str]:
+    """The public keys the lock must be signed by: ``--lock-key``, else the settings'."""
+    if getattr(args, "lock_keys", None):
+        return [str(k) for k in args.lock_keys]
+    try:
+        configured = args.settings.get("lock_keys")
+    except Exception as exc:  # ConfigError: keys the settings file may not name
+        raise UsageError(single_line(str(exc))) from exc
+    return list(configured or [])
 
 
 def build_lock(lib: SkillLibrary, names: Iterable[str] | None = None) -> LockFile:
@@ -97,19 +118,37 @@ def _unverified(args: argparse.Namespace) -> SkillLibrary:
     return open_library(args, need_skills=False)
 
 
-def _existing(path: str, required: bool) -> LockFile:
+def _existing(path: str, required: bool, keys: list[str] | None = None) -> LockFile:
     if not required and not os.path.exists(path):
         return LockFile()
     try:
-        return read_lock(path)
-    except LockError as exc:
+        return read_signed_lock(path, keys) if keys else read_lock(path)
+    except (LockError, MissingDependencyError) as exc:
         raise UsageError(single_line(str(exc))) from exc
 
 
+def _signed(path: str, keys: list[str]) -> str | None:
+    """Why the lock's signature is refused (None: signed by one of ``keys``)."""
+    try:
+        read_signed_lock(path, keys)
+    except MissingDependencyError as exc:
+        raise UsageError(str(exc)) from None
+    except LockError as exc:
+        return single_line(str(exc))
+    return None
+
+
 def cmd_lock(args: argparse.Namespace) -> int:
-    """Write the lock of the sources' skills, or with ``--check`` compare it (exit 1 on
-    drift, each difference printed)."""
+    """Write the lock of the sources' skills (and its signature with ``--sign``), or with
+    ``--check`` compare it (exit 1 on drift or, with lock keys, a refused signature)."""
     path = lock_path(args)
+    keys = lock_keys(args) if args.check else []
+    if args.check and keys:
+        refused = _signed(path, keys)
+        if refused is not None:
+            print(refused)
+            print(f"{path}: its signature is refused", file=sys.stderr)
+            return EXIT_SKILL_PROBLEMS
     old = _existing(path, required=args.check)
     lib = _unverified(args)
     fresh = build_lock(lib)
@@ -124,15 +163,39 @@ def cmd_lock(args: argparse.Namespace) -> int:
             return EXIT_SKILL_PROBLEMS
         print(f"{path}: {len(fresh.skills)} skill(s) match the lock", file=sys.stderr)
         return EXIT_OK
+    key = _private_key(args.sign) if args.sign else None
     write_lock(path, fresh)
     print(f"{path}: locked {len(fresh.skills)} skill(s)", file=sys.stderr)
+    if key is not None:
+        try:
+            sig, signer = write_signature(path, key)
+        except (LockError, MissingDependencyError) as exc:
+            raise UsageError(single_line(str(exc))) from None
+        print(f"{path}: signed by {signer}: {sig}", file=sys.stderr)
     return EXIT_OK
+
+
+def _private_key(path: str) -> bytes:
+    """The private key file's bytes, read before the lock is written (a bad path changes
+    nothing)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_KEY_FILE_BYTES + 1)
+    except OSError as exc:
+        raise UsageError(f"cannot read the private key {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_KEY_FILE_BYTES:
+        raise UsageError(f"the private key {path} is over {MAX_KEY_FILE_BYTES} bytes")
+    try:
+        load_private_key(data)
+    except (KeyFileError, MissingDependencyError) as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    return data
 
 
 def cmd_outdated(args: argparse.Namespace) -> int:
     """Show what changed in the sources since the lock (versions, references, files)."""
     path = lock_path(args)
-    old = _existing(path, required=True)
+    old = _existing(path, required=True, keys=lock_keys(args))
     fresh = build_lock(_unverified(args))
     found = differences(old, fresh)
     for line in found:
@@ -146,7 +209,7 @@ def cmd_update(args: argparse.Namespace) -> int:
     """Re-lock the named skills (all without names): their entries are rewritten from the
     sources, a named skill no longer found is removed; the other entries are kept."""
     path = lock_path(args)
-    old = _existing(path, required=False)
+    old = _existing(path, required=False, keys=lock_keys(args))
     lib = _unverified(args)
     names = list(args.names or [])
     unknown = [n for n in names if n not in lib.catalog and old.get(n) is None]
@@ -175,7 +238,13 @@ def add_lock_commands(
     p.add_argument(
         "--check",
         action="store_true",
-        help="compare the skills with the lock instead of writing it; exit 1 on any difference",
+        help="compare the skills with the lock instead of writing it; exit 1 on any difference "
+        "(with --lock-key, also on a signature that is missing or refused)",
+    )
+    p.add_argument(
+        "--sign",
+        metavar="PRIVATE_KEY",
+        help="also write the lock's signature (LOCK.sig) with this private key",
     )
     p.set_defaults(func=cmd_lock)
     p = add_command(sub, "outdated", "show what changed in the sources since the lock")
@@ -190,8 +259,17 @@ def add_lock_commands(
         help="a skill source, path or URL (repeatable; default: the configured sources)",
     )
     p.add_argument("--lock", help="the lock file (default: the settings' lock, else skills.lock)")
+    p.add_argument("--lock-key", dest="lock_keys", action="append", metavar="PUB", help=KEY_HELP)
     p.add_argument("--trust-settings", action="store_true", help="trust the settings file here")
     p.set_defaults(func=cmd_update, mode=None, recursive=False, max_depth=4)
 
 
-__all__ = ["add_lock_commands", "build_lock", "cmd_lock", "cmd_outdated", "cmd_update"]
+__all__ = [
+    "KEY_HELP",
+    "add_lock_commands",
+    "build_lock",
+    "cmd_lock",
+    "cmd_outdated",
+    "cmd_update",
+    "lock_keys",
+]

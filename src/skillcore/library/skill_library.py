@@ -52,10 +52,12 @@ from skillcore.sources import (
     open_reader,
 )
 from skillcore.state import SkillSession
-from skillcore.trust.lockfile import LOCK_ENV
+from skillcore.trust.lockfile import LOCK_ENV, LOCK_KEYS_ENV
 
 if TYPE_CHECKING:
     from skillcore.trust import LockFile, LockPolicy, TrustTier, Verdict
+    from skillcore.trust.digest_cache import DigestCache
+    from skillcore.trust.signed_lock import LockKey
 
 #: The diagnostics of a source that failed as a whole (shown through ``warnings`` too).
 _SOURCE_FAILURES = frozenset({Code.SOURCE_UNREACHABLE, Code.SOURCE_STALE})
@@ -75,7 +77,8 @@ class SkillLibrary(DocumentReads):
     ``lock=`` (a lock file's path, a ``LockFile`` or a ``LockPolicy``; else
     ``SKILLCORE_LOCK``) verifies every skill against the lock at discovery and every file on
     each read; ``frozen=True`` also refuses skills the lock does not name (see
-    :mod:`skillcore.trust` and :meth:`tier`).
+    :mod:`skillcore.trust` and :meth:`tier`). ``lock_keys=`` (public key paths or keys; else
+    ``SKILLCORE_LOCK_KEYS``): the lock file is used only if its ``.sig`` verifies against one.
     """
 
     def __init__(
@@ -93,6 +96,7 @@ class SkillLibrary(DocumentReads):
         cache: bool | str | os.PathLike[str] = True,
         lock: LockFile | LockPolicy | str | os.PathLike[str] | bool | None = None,
         frozen: bool = False,
+        lock_keys: Iterable[LockKey] | None = None,
     ) -> None:
         if isinstance(sources, (str, os.PathLike, SkillSource)):
             sources = [sources]
@@ -127,7 +131,7 @@ class SkillLibrary(DocumentReads):
         #: scans by it).
         self.refresh_seconds = 0.0
         #: The lock in force, or None (see :func:`_lock_policy`).
-        self.lock_policy: LockPolicy | None = _lock_policy(lock, frozen)
+        self.lock_policy: LockPolicy | None = _lock_policy(lock, frozen, lock_keys)
         #: Verdicts of the skills verified so far, by metadata identity (kept with it), the
         #: tier of each skill of the catalog, and ``{(source label, directory): lock entry}``
         #: of every skill discovery matched by name (what reads are checked against; never
@@ -135,6 +139,8 @@ class SkillLibrary(DocumentReads):
         self._verdicts: dict[int, tuple[Any, Verdict]] = {}
         self._tiers: dict[str, TrustTier] = {}
         self._places: dict[tuple[str, str], Any] = {}
+        #: The digest cache of each local source verified so far, by label.
+        self._digests: dict[str, DigestCache] = {}
 
     # -- readers ---------------------------------------------------------------------------
 
@@ -200,7 +206,8 @@ class SkillLibrary(DocumentReads):
                 if source is None:  # pragma: no cover - a catalog holds only our sources
                     continue
                 reader = partial(self._source_reader, source)
-                verdict = verify_skill(meta, source, reader, policy, bounds)
+                digests = self._digest_cache(source)
+                verdict = verify_skill(meta, source, reader, policy, bounds, digests)
                 detail = "; ".join(d.message for d in verdict.differences[:3])
                 events.skill_verified(
                     meta.name, meta.location.source, verdict.tier.value, verdict.refused, detail
@@ -215,9 +222,25 @@ class SkillLibrary(DocumentReads):
                 tiers[meta.name] = verdict.tier
         self._verdicts = verdicts
         self._tiers = tiers
+        for cache in self._digests.values():
+            cache.save()
         if len(kept) == len(catalog.skills) and not diags:
             return catalog
         return Catalog(kept, (*catalog.diagnostics, *diags))
+
+    def _digest_cache(self, source: SkillSource) -> DigestCache | None:
+        """The digest cache of a local source (beside the parse cache; None without one)."""
+        if self.cache_dir is None:
+            return None
+        found = self._digests.get(source.label)
+        if found is None:
+            reader = self._source_reader(source)
+            if not isinstance(reader, LocalReader):
+                return None
+            from skillcore.trust.digest_cache import DigestCache
+
+            found = self._digests[source.label] = DigestCache(self.cache_dir, reader.root)
+        return found
 
     # -- discovery -------------------------------------------------------------------------
 
@@ -437,30 +460,43 @@ class SkillLibrary(DocumentReads):
 
 
 def _lock_policy(
-    lock: LockFile | LockPolicy | str | os.PathLike[str] | bool | None, frozen: bool
+    lock: LockFile | LockPolicy | str | os.PathLike[str] | bool | None,
+    frozen: bool,
+    lock_keys: Iterable[LockKey] | None = None,
 ) -> LockPolicy | None:
     """The lock policy of a library's ``lock`` and ``frozen`` arguments. ``lock`` is a lock,
     a policy or the path of a lock file (read now: a lock that cannot be read is an error,
     never "no lock"); None: the file ``SKILLCORE_LOCK`` names, if set; False: no lock.
-    ``frozen``: a skill the lock does not name is refused (needs a lock). Raises
-    :class:`~skillcore.trust.LockError`."""
+    ``frozen``: a skill the lock does not name is refused (needs a lock). ``lock_keys``
+    (None: the paths ``SKILLCORE_LOCK_KEYS`` lists): the lock file must be signed by one of
+    them, checked before it is parsed. Raises :class:`~skillcore.trust.LockError`."""
     if lock is True:
         raise TypeError("lock must be a lock, a path, None or False")
     if lock is None:
         named = os.environ.get(LOCK_ENV, "").strip()
         lock = named or None
+    explicit = lock_keys is not None
+    if lock_keys is None:
+        listed = os.environ.get(LOCK_KEYS_ENV, "").strip()
+        lock_keys = [k.strip() for k in listed.split(",") if k.strip()] if listed else None
     if (lock is None or lock is False) and not frozen:
         return None  # the trust layer is imported only when a lock is in force
     from skillcore.trust import LockError, LockFile, LockPolicy, read_lock
+    from skillcore.trust.signed_lock import read_signed_lock
 
     if lock is None or lock is False:
         if frozen:
             raise LockError(f"frozen needs a lock: pass lock= or set {LOCK_ENV}")
         return None
+    keys = None if lock_keys is None else list(lock_keys)
+    if explicit and isinstance(lock, (LockPolicy, LockFile)):
+        # Only a file's exact bytes carry a signature: a lock given parsed cannot be checked
+        # (one given parsed was checked, if at all, by whoever read it).
+        raise LockError("lock_keys need the lock as a file path, not a parsed lock")
     if isinstance(lock, LockPolicy):
         return attrs.evolve(lock, frozen=True) if frozen else lock
     if not isinstance(lock, LockFile):
-        lock = read_lock(lock)
+        lock = read_lock(lock) if keys is None else read_signed_lock(lock, keys)
     return LockPolicy(lock, frozen)
 
 

@@ -27,7 +27,7 @@ import reprlib
 import stat
 import sys
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,7 @@ import attrs
 
 from skillcore.errors import SkillcoreError
 from skillcore.parse import MAX_INT_CHARS, MAX_NESTING
-from skillcore.trust.lockfile import LOCK_ENV
+from skillcore.trust.lockfile import LOCK_ENV, LOCK_KEYS_ENV
 
 #: The file looked for in the current directory, and the table of ``pyproject.toml``.
 SETTINGS_FILE = "skills.yaml"
@@ -174,6 +174,7 @@ SETTINGS: Mapping[str, Setting] = {
         # Lock verification (see skillcore.trust and lock_policy below).
         Setting("lock", LOCK_ENV, _path, "the lock file skills are verified against"),
         Setting("frozen", "SKILLCORE_FROZEN", _bool, "refuse skills the lock does not name"),
+        Setting("lock_keys", LOCK_KEYS_ENV, _names, "public keys the lock must be signed by"),
     )
 }
 
@@ -523,15 +524,7 @@ def load_settings(
                         refused["sources"] = _refusal(found, "sources", source, why)
                         del values["sources"], origin["sources"]
                         break
-        if "lock" in values:
-            values["lock"] = _beside(values["lock"], found.path.parent)
-            if not _trusted(found, trust, trusted):
-                # It may add verification (a lock beside it), never grant a tier: a lock it
-                # names verifies skills but pins none (see lock_policy).
-                why = _untrusted_source(values["lock"], found.path.parent)
-                if why is not None:
-                    refused["lock"] = _refusal(found, "lock", values["lock"], why)
-                    del values["lock"], origin["lock"]
+        _file_lock(found, values, origin, refused, _trusted(found, trust, trusted))
         file_keys = set(values) if not _trusted(found, trust, trusted) else set()
     else:
         file_keys = set()
@@ -545,18 +538,46 @@ def load_settings(
     return Settings(values, origin, refused, frozenset(file_keys))
 
 
+def _file_lock(
+    found: _File, values: dict[str, Any], origin: dict[str, str], refused: dict[str, str], ok: bool
+) -> None:
+    """The settings file's ``lock`` and ``lock_keys``, relative to its folder; unless the
+    file is trusted (``ok``), a lock outside its folder and any lock keys are refused."""
+    if "lock" in values:
+        values["lock"] = _beside(values["lock"], found.path.parent)
+        # It may add verification (a lock beside it), never grant a tier: a lock it names
+        # verifies skills but pins none (see lock_policy).
+        why = None if ok else _untrusted_source(values["lock"], found.path.parent)
+        if why is not None:
+            refused["lock"] = _refusal(found, "lock", values["lock"], why)
+            del values["lock"], origin["lock"]
+    if "lock_keys" in values:
+        values["lock_keys"] = tuple(_beside(k, found.path.parent) for k in values["lock_keys"])
+        if not ok:  # whoever holds the keys decides what is pinned: only the user names them
+            shown = ", ".join(values["lock_keys"])
+            refused["lock_keys"] = _refusal(found, "lock_keys", shown, "names signing keys")
+            del values["lock_keys"], origin["lock_keys"]
+
+
 def _beside(source: str, folder: Path) -> str:
     if "://" in source or "::" in source or os.path.isabs(os.path.expanduser(source)):
         return source
     return str(folder / source)
 
 
-def lock_policy(found: Settings, lock: str | None = None, frozen: bool | None = None) -> Any:
-    """The :class:`~skillcore.trust.LockPolicy` of explicit ``lock``/``frozen`` over the
-    settings (None: no lock). A lock that cannot be read is a :class:`ConfigError`, never
-    "no lock". A lock named only by an untrusted settings file verifies but pins nothing,
-    and such a file cannot turn ``frozen`` off."""
+def lock_policy(
+    found: Settings,
+    lock: str | None = None,
+    frozen: bool | None = None,
+    keys: Sequence[str] | None = None,
+) -> Any:
+    """The :class:`~skillcore.trust.LockPolicy` of explicit ``lock``/``frozen``/``keys`` over
+    the settings (None: no lock). A lock that cannot be read, or that is not signed by one of
+    the lock keys when keys are set, is a :class:`ConfigError`, never "no lock". A lock named
+    only by an untrusted settings file verifies but pins nothing, and such a file cannot turn
+    ``frozen`` off nor name lock keys."""
     from skillcore.trust import LOCK_FILE, LockError, LockPolicy, read_lock
+    from skillcore.trust.signed_lock import read_signed_lock
 
     path = lock if lock is not None else found.get("lock")
     wanted = bool(frozen) if frozen is not None else bool(found.get("frozen", False))
@@ -564,8 +585,10 @@ def lock_policy(found: Settings, lock: str | None = None, frozen: bool | None = 
         return None
     path = LOCK_FILE if path is None else path
     pins = lock is not None or "lock" not in found.untrusted
+    signers = list(keys) if keys else found.get("lock_keys")
     try:
-        return LockPolicy(read_lock(path), wanted, pins)
+        parsed = read_signed_lock(path, signers) if signers else read_lock(path)
+        return LockPolicy(parsed, wanted, pins)
     except LockError as exc:
         raise ConfigError(str(exc)) from None
 

@@ -1,6 +1,7 @@
 """Trust and supply chain: the lock file (``skills.lock``), verification of skills against
 it (at discovery, and again on every read and script run), the trust tiers that decide whose
-code runs, and detached Ed25519 signatures of files and tree digests."""
+code runs, detached Ed25519 signatures of files and tree digests, and locks used only when
+signed by a trusted key."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from skillcore.trust.lockfile import (
         LOCK_ENV,
         LOCK_FILE,
+        LOCK_KEYS_ENV,
         LOCK_VERSION,
         MAX_LOCK_BYTES,
         LockedSkill,
@@ -22,6 +24,13 @@ if TYPE_CHECKING:
         parse_lock,
         read_lock,
         write_lock,
+    )
+    from skillcore.trust.signed_lock import (
+        LockKey,
+        load_lock_keys,
+        read_signed_lock,
+        signature_path,
+        write_signature,
     )
     from skillcore.trust.signing import (
         SIGNATURE_SUFFIX,
@@ -73,6 +82,12 @@ __getattr__, __dir__, __all__ = face(
         "verify_tree_digest": "skillcore.trust.signing",
         "LOCK_ENV": "skillcore.trust.lockfile",
         "LOCK_FILE": "skillcore.trust.lockfile",
+        "LOCK_KEYS_ENV": "skillcore.trust.lockfile",
+        "LockKey": "skillcore.trust.signed_lock",
+        "load_lock_keys": "skillcore.trust.signed_lock",
+        "read_signed_lock": "skillcore.trust.signed_lock",
+        "signature_path": "skillcore.trust.signed_lock",
+        "write_signature": "skillcore.trust.signed_lock",
         "LOCK_VERSION": "skillcore.trust.lockfile",
         "MAX_LOCK_BYTES": "skillcore.trust.lockfile",
         "MAX_LOCKED_SKILL_BYTES": "skillcore.trust.snapshot",

@@ -10,6 +10,7 @@ import attrs
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import SkillMetadata
 from skillcore.sources import SkillSource, SourceReader
+from skillcore.trust.digest_cache import DigestCache
 from skillcore.trust.snapshot import Bounds, SnapshotError, snapshot
 from skillcore.trust.verify import Difference, LockPolicy, TrustTier, compare, tier_of
 
@@ -38,8 +39,10 @@ def verify_skill(
     reader: Callable[[], SourceReader],
     policy: LockPolicy,
     bounds: Bounds,
+    digests: DigestCache | None = None,
 ) -> Verdict:
-    """The verdict on one discovered skill (reads its files when the lock names it)."""
+    """The verdict on one discovered skill (reads its files when the lock names it; a local
+    file whose stamps match its entry in ``digests`` is not read again)."""
     locked = policy.lock.get(meta.name)
     if locked is None:
         unlocked = tier_of(source, False, policy.pins)
@@ -48,7 +51,7 @@ def verify_skill(
         return Verdict(unlocked, (), True)
     directory = meta.location.directory
     try:
-        snap = snapshot(reader(), directory, bounds)
+        snap = snapshot(reader(), directory, bounds, digests)
     except (SnapshotError, OSError) as exc:
         return Verdict(
             TrustTier.UNTRUSTED, (Difference(meta.name, "unreadable", "", "", str(exc)),)

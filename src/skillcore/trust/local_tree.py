@@ -1,7 +1,8 @@
 """The files of a local skill read in one pass from its directory (what verification at
 discovery reads on local disk): the directory is reached through the confined cursor once,
 then each file is opened relative to it, never through a link. A skill holding a symbolic
-link is left to the reader's own path (None), so that both read the same bytes."""
+link is left to the reader's own path (None), so that both read the same bytes. With a
+digest cache, a file whose stamps match its entry is not read (see ``digest_cache``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from skillcore.paths import hidden_name, undecodable
 from skillcore.sources.cursor import O_DIR, O_FILE, Cursor, PathEscape, path_parts, read_fd
 from skillcore.sources.local import LocalReader
 from skillcore.sources.local_listing import MAX_LISTED_DIRS, MAX_LISTED_ENTRIES
+from skillcore.trust.digest_cache import DigestCache
+from skillcore.trust.digests import file_digest
 
 
 class TreeTooLarge(SkillcoreError):
@@ -20,9 +23,14 @@ class TreeTooLarge(SkillcoreError):
 
 
 def local_tree(
-    reader: LocalReader, directory: str, max_files: int, max_file_bytes: int, max_total: int
-) -> dict[str, bytes] | None:
-    """``{relative path: bytes}`` of every file the reader would list or serve (``SKILL.md``
+    reader: LocalReader,
+    directory: str,
+    max_files: int,
+    max_file_bytes: int,
+    max_total: int,
+    digests: DigestCache | None = None,
+) -> dict[str, str] | None:
+    """``{relative path: digest}`` of every file the reader would list or serve (``SKILL.md``
     included), or None when the fast pass does not apply (a link, a file that changed while
     read). Raises :class:`TreeTooLarge` past a bound, OSError when the directory is gone."""
     root_fd = os.open(reader.root, os.O_RDONLY | os.O_DIRECTORY)
@@ -36,24 +44,45 @@ def local_tree(
         cur.close()
         os.close(root_fd)
     try:
-        return _Pass(top, max_files, max_file_bytes, max_total, reader).run()
+        where = directory.strip("/")
+        prefix = f"{where}/" if where else ""
+        one = _Pass(top, max_files, max_file_bytes, max_total, reader, digests, prefix)
+        files = one.run()
+        if files is not None and digests is not None:
+            parts = where.split("/") if where else []
+            chain = ["/".join(parts[: i + 1]) for i in range(len(parts) - 1)]
+            above = [(c, os.lstat(os.path.join(reader.root, c))) for c in chain]
+            digests.put_skill(where, above + one.stamps, files)
+        return files
     finally:
         os.close(top)
 
 
 class _Pass:
     def __init__(
-        self, top: int, max_files: int, max_file_bytes: int, max_total: int, reader: LocalReader
+        self,
+        top: int,
+        max_files: int,
+        max_file_bytes: int,
+        max_total: int,
+        reader: LocalReader,
+        digests: DigestCache | None,
+        prefix: str,
     ) -> None:
         self.top = top
         self.max_files = max_files
         self.max_file_bytes = max_file_bytes
         self.left = max_total
         self.hardlinks = reader.source.allow_hardlinks
-        self.files: dict[str, bytes] = {}
+        self.files: dict[str, str] = {}
         self.examined = 0
+        self.digests = digests
+        self.prefix = prefix
+        #: ``(path below the root, stat)`` of every folder and file read (the digest cache's
+        #: record of the skill).
+        self.stamps: list[tuple[str, os.stat_result]] = []
 
-    def run(self) -> dict[str, bytes] | None:
+    def run(self) -> dict[str, str] | None:
         stack: list[tuple[int, str]] = [(os.dup(self.top), "")]
         dirs = 0
         try:
@@ -63,6 +92,8 @@ class _Pass:
                 if dirs > MAX_LISTED_DIRS:
                     raise TreeTooLarge(f"more than {MAX_LISTED_DIRS} folders")
                 try:
+                    if self.digests is not None:
+                        self.stamps.append(((self.prefix + rel).rstrip("/"), os.fstat(fd)))
                     if not self._visit(fd, rel, stack):
                         return None
                 finally:
@@ -93,6 +124,14 @@ class _Pass:
                 continue  # neither listed nor served by the reader
             if len(self.files) >= self.max_files:
                 raise TreeTooLarge(f"more than {self.max_files} files")
+            known = None
+            if self.digests is not None:
+                self.stamps.append((self.prefix + child, st))
+                known = self.digests.get(self.prefix.rstrip("/"), child, st)
+            if known is not None:
+                self._count(child, st.st_size)
+                self.files[child] = known
+                continue
             if not self._read(fd, name, child, st):
                 return False
         return True
@@ -103,14 +142,18 @@ class _Pass:
         if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino) or not stat_mod.S_ISREG(fst.st_mode):
             os.close(file_fd)
             return False  # swapped while read: the reader's path decides
+        # A change while reading shows in ctime: the stamp recorded is the one from before.
         data = read_fd(file_fd, min(self.max_file_bytes, self.left) + 1)
-        if len(data) > self.max_file_bytes:
-            raise TreeTooLarge(f"{child!r} is larger than {self.max_file_bytes} bytes")
-        if len(data) > self.left:
-            raise TreeTooLarge("its files exceed the byte limit")
-        self.left -= len(data)
-        self.files[child] = data
+        self._count(child, len(data))
+        self.files[child] = file_digest(data)
         return True
+
+    def _count(self, child: str, size: int) -> None:
+        if size > self.max_file_bytes:
+            raise TreeTooLarge(f"{child!r} is larger than {self.max_file_bytes} bytes")
+        if size > self.left:
+            raise TreeTooLarge("its files exceed the byte limit")
+        self.left -= size
 
 
 __all__ = ["TreeTooLarge", "local_tree"]

@@ -26,6 +26,8 @@ from skillcore.trust.digests import DIGEST_PATTERN, tree_digest
 LOCK_FILE = "skills.lock"
 #: The variable naming the lock file a library verifies against (see ``SkillLibrary``).
 LOCK_ENV = "SKILLCORE_LOCK"
+#: The variable listing the public key files the lock must be signed by (comma separated).
+LOCK_KEYS_ENV = "SKILLCORE_LOCK_KEYS"
 #: The format version this release writes and reads.
 LOCK_VERSION = 1
 #: The largest lock file read (bytes): about 20,000 skills of a few files each.
@@ -163,8 +165,8 @@ def parse_lock(text: str, where: str = LOCK_FILE) -> LockFile:
     return LockFile({s.name: s for s in (_entry(n, r, where) for n, r in skills.items())})
 
 
-def read_lock(path: str | os.PathLike[str]) -> LockFile:
-    """Read and parse a lock file, bounded. Raises :class:`LockError` (a missing file too)."""
+def read_lock_bytes(path: str | os.PathLike[str]) -> bytes:
+    """A lock file's exact bytes, bounded (what a signature covers). Raises LockError."""
     where = os.fspath(path)
     try:
         with open(path, "rb") as f:
@@ -173,6 +175,16 @@ def read_lock(path: str | os.PathLike[str]) -> LockFile:
         raise _fail(where, f"cannot be read ({exc.strerror or exc})") from None
     if len(data) > MAX_LOCK_BYTES:
         raise _fail(where, f"larger than {MAX_LOCK_BYTES} bytes")
+    return data
+
+
+def read_lock(path: str | os.PathLike[str]) -> LockFile:
+    """Read and parse a lock file, bounded. Raises :class:`LockError` (a missing file too)."""
+    return parse_lock_bytes(read_lock_bytes(path), os.fspath(path))
+
+
+def parse_lock_bytes(data: bytes, where: str) -> LockFile:
+    """A lock from a file's bytes (UTF-8 JSON). Raises :class:`LockError`."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -191,12 +203,15 @@ def write_lock(path: str | os.PathLike[str], lock: LockFile) -> None:
 __all__ = [
     "LOCK_ENV",
     "LOCK_FILE",
+    "LOCK_KEYS_ENV",
     "LOCK_VERSION",
     "MAX_LOCK_BYTES",
     "LockError",
     "LockFile",
     "LockedSkill",
     "parse_lock",
+    "parse_lock_bytes",
     "read_lock",
+    "read_lock_bytes",
     "write_lock",
 ]

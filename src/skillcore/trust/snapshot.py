@@ -1,6 +1,6 @@
 """What a skill holds now, read through its source's reader: every file's digest, bounded,
 and what the source resolved it to (a Git commit, an S3 ETag, a zip's digest, an MCP
-server's listed digests)."""
+server's listed digests, a well-known index's URL and the entry's digest)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from skillcore.errors import SkillcoreError
 from skillcore.limits import DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_RESOURCES
 from skillcore.model import SkillMetadata
 from skillcore.sources import MAX_SKILL_BYTES, SKILL_FILE, LocalReader, ReadError, SourceReader
+from skillcore.trust.digest_cache import DigestCache
 from skillcore.trust.digests import file_digest, tree_digest
 from skillcore.trust.lockfile import LockedSkill
 
@@ -55,11 +56,17 @@ class Snapshot:
         return tree_digest(self.files)
 
 
-def snapshot(reader: SourceReader, directory: str, bounds: Bounds = Bounds()) -> Snapshot:
+def snapshot(
+    reader: SourceReader,
+    directory: str,
+    bounds: Bounds = Bounds(),
+    digests: DigestCache | None = None,
+) -> Snapshot:
     """Read every file of the skill at ``directory`` (``SKILL.md`` and its listing) and
-    digest it. Raises :class:`SnapshotError` past a bound or when a file cannot be read."""
+    digest it (a local file whose stamps match its entry in ``digests`` is not read again).
+    Raises :class:`SnapshotError` past a bound or when a file cannot be read."""
     if isinstance(reader, LocalReader):
-        fast = _local(reader, directory, bounds)
+        fast = _local(reader, directory, bounds, digests)
         if fast is not None:
             return fast
     listed, truncated = reader.list_files(directory, bounds.max_files)
@@ -78,13 +85,24 @@ def snapshot(reader: SourceReader, directory: str, bounds: Bounds = Bounds()) ->
     return Snapshot(files)
 
 
-def _local(reader: LocalReader, directory: str, bounds: Bounds) -> Snapshot | None:
+def _local(
+    reader: LocalReader, directory: str, bounds: Bounds, digests: DigestCache | None
+) -> Snapshot | None:
     """The snapshot of a local skill in one pass (None: the reader's path decides)."""
     from skillcore.trust.local_tree import TreeTooLarge, local_tree
 
+    if digests is not None:
+        known = digests.skill(directory.strip("/"))
+        if known is not None:  # every folder and file as recorded: no listing, no read
+            return Snapshot(known[0], known[1])
     try:
         tree = local_tree(
-            reader, directory, bounds.max_files, bounds.max_file_bytes, bounds.max_total_bytes
+            reader,
+            directory,
+            bounds.max_files,
+            bounds.max_file_bytes,
+            bounds.max_total_bytes,
+            digests,
         )
     except TreeTooLarge as exc:
         raise SnapshotError(f"it has {exc}") from None
@@ -92,7 +110,7 @@ def _local(reader: LocalReader, directory: str, bounds: Bounds) -> Snapshot | No
         return None  # gone or unreadable: the reader's path says why
     if tree is None:
         return None
-    return Snapshot({path: file_digest(data) for path, data in tree.items()})
+    return Snapshot(tree)
 
 
 def resolved(reader: SourceReader, directory: str) -> dict[str, Any]:
@@ -107,6 +125,11 @@ def resolved(reader: SourceReader, directory: str) -> dict[str, Any]:
             return _s3(reader, directory)
         if kind == "ArchiveReader":
             return _archive(reader)
+        if kind == "WellKnownReader":
+            found = reader._skills.get(directory)  # type: ignore[attr-defined]
+            if found is None:
+                return {}
+            return {"wellknown_index": reader.index_url, "wellknown_digest": found.entry.digest}  # type: ignore[attr-defined]
         if kind == "McpReader":
             entry = reader.entries.get(directory)  # type: ignore[attr-defined]
             if entry is None:
