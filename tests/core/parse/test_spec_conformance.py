@@ -343,7 +343,7 @@ def test_cli_list_shows_a_block_description_on_one_line(
     write(tmp_path, "demo", f"name: demo\n{BLOCK}")
     assert main(["list", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines() == ["demo  First line. Second line, third paragraph."]
+    assert out.splitlines() == ["demo  trusted    First line. Second line, third paragraph."]
 
 
 # -- 7. Discovery names what it could not use ----------------------------------------------------
