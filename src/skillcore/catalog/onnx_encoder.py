@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from skillcore.catalog.embedders import MINILM, MINILM_HUB, EmbedderId
+from skillcore.errors import SkillcoreError
 from skillcore.parse.cache import default_cache_dir
 from skillcore.parse.private_files import make_private, private_dir
 
@@ -46,7 +47,7 @@ HUB_SIZE = 90_405_214
 HUB_TIMEOUT = 60.0
 
 
-class ModelRefused(ValueError):
+class ModelRefused(SkillcoreError, ValueError):
     """A model file is not the one pinned (size or sha256), or cannot be read."""
 
 
