@@ -21,17 +21,25 @@ import re
 from skillcore.parse.frontmatter_caps import MAX_HEADING_CHARS, MAX_HEADINGS, MAX_HEADINGS_SCANNED
 from skillcore.parse.values import UNSAFE_TEXT
 
-# Each pattern starts with the character its lines start with, then looks behind for the
-# line start: the regex engine then skips in C to each such character instead of trying
-# every line (a body has far fewer ``#`` and fence runs than lines).
-_HEADING = r"#(?:(?<=\n#)|(?<=\n #)|(?<=\n  #)|(?<=\n   #))#{0,5}[ \t]"
-_FENCE = r"{0}{0}{0}(?:(?<=\n{0}{0}{0})|(?<=\n {0}{0}{0})|(?<=\n  {0}{0}{0})|(?<=\n   {0}{0}{0})){0}*"
+
+def _at_line_start(run: str) -> str:
+    """``run``, then a look back: it starts a line, after up to three spaces. A pattern that
+    starts with the characters its lines start with lets the regex engine skip in C to each
+    of them instead of trying every line (a body has far fewer ``#`` and fence runs than
+    lines)."""
+    behind = "|".join(f"(?<=\\n{' ' * indent}{run})" for indent in range(4))
+    return f"{run}(?:{behind})"
+
+
+_HEADING = _at_line_start("#") + r"#{0,5}[ \t]"
 #: A heading line's text (after its ``#`` run).
 _HEADING_TEXT = re.compile(_HEADING + r"([^\n]*)")
 #: Splits text at its fence runs of backticks (kept); of both kinds when it has tilde fences.
-_BACKTICKS_SPLIT = re.compile("(" + _FENCE.format("`") + ")")
-_BOTH_SPLIT = re.compile("(" + _FENCE.format("`") + "|" + _FENCE.format("~") + ")")
-_TILDES = re.compile(_FENCE.format("~"))
+_BACKTICKS = _at_line_start("```") + "`*"
+_TILDES = _at_line_start("~~~") + "~*"
+_BACKTICKS_SPLIT = re.compile(f"({_BACKTICKS})")
+_BOTH_SPLIT = re.compile(f"({_BACKTICKS}|{_TILDES})")
+_TILDE_FENCE = re.compile(_TILDES)
 _SPACES = re.compile(r"\s+")
 
 
@@ -69,7 +77,7 @@ def _headings(text: str) -> tuple[str, ...]:
         return ()
     text = "\n" + text
     found = _HEADING_TEXT.findall
-    tildes = "~" in text and _TILDES.search(text) is not None  # rare: one more pass
+    tildes = "~" in text and _TILDE_FENCE.search(text) is not None  # rare: one more pass
     pieces = (_BOTH_SPLIT if tildes else _BACKTICKS_SPLIT).split(text)
     if len(pieces) == 1:  # no code fence
         return _cleaned(found(text))
