@@ -86,6 +86,8 @@ def frontmatter_prefix(head: bytes, complete: bool = False) -> tuple[bytes, tupl
     if m is None:
         return head, None
     end = m.end()
+    if head.find(b"\r", 0, end) != -1 and head.count(b"\r", 0, end) != head.count(b"\r\n", 0, end):
+        return head, None  # a lone CR breaks lines for the parser: its frontmatter may differ
     return head[:end], scanned_headings(head, end, complete)
 
 

@@ -109,6 +109,16 @@ def test_body_headings_equal_the_line_by_line_reading(
     assert body_headings(body, complete) == reference(body, complete)
 
 
+_FRONTMATTERS = [
+    b"---\nname: a\ndescription: d\n---\n",
+    b"---\r\nname: a\r\ndescription: d\r\n---\r\n",
+    b"---\nname: a\ndescription: d\n... \t\n",
+    b"---\nname: a\rdescription: d\r---\n",
+    b"---\r---\nname: a\n---\n",
+    b"---\nname: a\ndescription: d\n---",
+]
+
+
 @settings(max_examples=300)
 @given(
     st.lists(
@@ -117,14 +127,35 @@ def test_body_headings_equal_the_line_by_line_reading(
     st.integers(0, 3_000),
     st.integers(0, 8_000),
     st.booleans(),
+    st.sampled_from(_FRONTMATTERS),
 )
 def test_the_scan_reads_the_headings_the_parser_reads_from_the_whole_head(
-    lines: list[bytes], pad: int, cut: int, newline: bool
+    lines: list[bytes], pad: int, cut: int, newline: bool, frontmatter: bytes
 ) -> None:
     body = (b"x" * pad + b"\n" if pad else b"") + b"\n".join(lines) + (b"\n" if newline else b"")
-    data = b"---\nname: a\ndescription: d\n---\n" + body
+    data = frontmatter + body
     head = data[: 30 + cut]
     complete = len(head) == len(data)
+    loc = SkillLocation("s", "a", "/a")
+
+    def parse(data: bytes, headings: tuple[str, ...] | None = None) -> object:
+        return parse_skill_file(
+            data,
+            directory_name="a",
+            location=loc,
+            path="a/SKILL.md",
+            complete=complete,
+            headings=headings,
+        )
+
+    assert parse(*frontmatter_prefix(head, complete)) == parse(head)
+
+
+@given(st.sampled_from([b"\r", b"\r\n", b"\n"]), st.booleans())
+def test_a_lone_cr_in_the_frontmatter_gives_the_same_headings(end: bytes, complete: bool) -> None:
+    # The parser reads a lone CR as a line break: the frontmatter may close earlier than a
+    # scan of the bytes finds.
+    head = b"---\nname: a\ndescription: d" + end + b"---\n# H1\n---\n# H2\n"
     loc = SkillLocation("s", "a", "/a")
 
     def parse(data: bytes, headings: tuple[str, ...] | None = None) -> object:
