@@ -44,7 +44,7 @@ def parse_entry(
             head = reader.read_file(entry.directory, SKILL_FILE, head_bytes)
         except ReadError as exc:
             return ParseResult(None, (read_diag(reader, path, exc),))
-    result = _parse(head, entry.complete, entry, location, path, mode)
+    result = _parse(head, entry.complete, entry, location, path, mode, entry.headings)
     if result.need_more:
         # Frontmatter longer than the head: read a prefix that holds any frontmatter under
         # the cap, whatever the size of the body after it.
@@ -105,6 +105,7 @@ def _parse(
     location: SkillLocation,
     path: str,
     mode: ValidationMode,
+    headings: tuple[str, ...] | None = None,
 ) -> ParseResult:
     return parse_skill_file(
         data,
@@ -115,6 +116,7 @@ def _parse(
         complete=complete,
         stamp=entry.stamp,
         size=entry.size,
+        headings=headings,
     )
 
 

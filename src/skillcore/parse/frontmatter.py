@@ -113,12 +113,15 @@ def parse_skill_file(
     complete: bool = True,
     stamp: str = "",
     size: int | None = None,
+    headings: tuple[str, ...] | None = None,
 ) -> ParseResult:
     """Parse and validate one ``SKILL.md`` (its head or all of it).
 
     ``complete`` says whether ``data`` is the whole file; if it is only a head and the
     frontmatter does not end inside it, the result has ``need_more=True``. ``size``: the
     file's size in bytes when known (a file past the spec's length guidance is warned about).
+    ``headings``: the body's headings when the caller read them (a local scan keeps only
+    the frontmatter; see ``skillcore.parse.headings.scanned_headings``).
     """
     ctx = ParseContext(location, path, mode, directory_name, stamp)
     found = _frontmatter_text(data, ctx, complete)
@@ -151,7 +154,7 @@ def parse_skill_file(
         if _needs_cleaning(yaml_text, fast is not None):
             ctx.cleaner = ctx.clean = Cleaner()
         ctx.body_offset = body_offset
-        ctx.headings = body_headings(text[body_offset:], complete)
+        ctx.headings = body_headings(text[body_offset:], complete) if headings is None else headings
         _warn_if_long(ctx, data, text, complete, size)
         return build(raw, dropped, ctx)
     except Exception as exc:  # a safety net: one file never breaks discovery

@@ -5,6 +5,13 @@ Calculations", "Extract Tables", "Red-Green-Refactor"), often in the words users
 They are read from the part of the file discovery already has (no extra read), and bounded:
 the first :data:`MAX_HEADINGS_SCANNED` bytes of the body (UTF-8), at most
 :data:`MAX_HEADINGS` headings of at most :data:`MAX_HEADING_CHARS` characters each.
+
+A heading is an ATX heading line (``#`` to ``######`` and a space or tab, up to three spaces
+of indent) outside code fences; a fence is a line of three or more backticks or tildes (up
+to three spaces of indent), closed by a line of the same character at least as long
+(CommonMark). Setext headings (a line underlined with ``===``) are not read: skill bodies
+rarely use them. A local scan reads them from the bytes it has read (:func:`scanned_headings`)
+and hands them to the parser with the frontmatter.
 """
 
 from __future__ import annotations
@@ -14,12 +21,25 @@ import re
 from skillcore.parse.frontmatter_caps import MAX_HEADING_CHARS, MAX_HEADINGS, MAX_HEADINGS_SCANNED
 from skillcore.parse.values import UNSAFE_TEXT
 
-# An ATX heading's text (after ``#`` to ``######`` and a space or tab, up to three spaces of
-# indent) or a code fence (three or more backticks or tildes), one line each. Each match
-# starts at the newline before its line: a leading literal lets the regex engine skip to
-# each newline (``^`` in multi-line mode tries every position). Setext headings (a line
-# underlined with ``===``) are not read: skill bodies rarely use them.
-_LINE = re.compile(r"\n {0,3}(?:#{1,6}[ \t]([^\n]*)|(`{3,}|~{3,}))")
+
+def _at_line_start(run: str) -> str:
+    """``run``, then a look back: it starts a line, after up to three spaces. A pattern that
+    starts with the characters its lines start with lets the regex engine skip in C to each
+    of them instead of trying every line (a body has far fewer ``#`` and fence runs than
+    lines)."""
+    behind = "|".join(f"(?<=\\n{' ' * indent}{run})" for indent in range(4))
+    return f"{run}(?:{behind})"
+
+
+_HEADING = _at_line_start("#") + r"#{0,5}[ \t]"
+#: A heading line's text (after its ``#`` run).
+_HEADING_TEXT = re.compile(_HEADING + r"([^\n]*)")
+#: Splits text at its fence runs of backticks (kept); of both kinds when it has tilde fences.
+_BACKTICKS = _at_line_start("```") + "`*"
+_TILDES = _at_line_start("~~~") + "~*"
+_BACKTICKS_SPLIT = re.compile(f"({_BACKTICKS})")
+_BOTH_SPLIT = re.compile(f"({_BACKTICKS}|{_TILDES})")
+_TILDE_FENCE = re.compile(_TILDES)
 _SPACES = re.compile(r"\s+")
 
 
@@ -33,23 +53,74 @@ def body_headings(body: str, complete: bool = True) -> tuple[str, ...]:
     if len(body) > MAX_HEADINGS_SCANNED // 4:  # maybe more bytes than read (UTF-8: 1-4 each)
         data = body.encode()
         if len(data) > MAX_HEADINGS_SCANNED:
-            # Cut at a line end: the bytes a local scan keeps (see ``frontmatter_prefix``).
+            # Cut at a line end: what :func:`scanned_headings` reads.
             data = data[:MAX_HEADINGS_SCANNED]
             text = data[: data.rfind(b"\n") + 1].decode()
     if not complete:
         text = text[: text.rfind("\n") + 1]
-    found: dict[str, None] = {}
+    return _headings(text)
+
+
+def scanned_headings(data: bytes, start: int, complete: bool = True) -> tuple[str, ...]:
+    """:func:`body_headings` of the body that starts at ``start`` in ``data`` (UTF-8 the
+    caller has checked, after a newline), reading only the bytes it reads: what a local scan
+    hands the parser with the frontmatter, so that the body is neither kept nor read twice."""
+    stop = start + MAX_HEADINGS_SCANNED
+    if len(data) > stop or not complete:  # cut at a line end (all of it is read otherwise)
+        stop = data.rfind(b"\n", start - 1, stop) + 1
+    return _headings(data[start:stop].decode())
+
+
+def _headings(text: str) -> tuple[str, ...]:
+    """The headings of the lines of ``text`` (all of them are read)."""
+    if "#" not in text:
+        return ()
+    text = "\n" + text
+    found = _HEADING_TEXT.findall
+    tildes = "~" in text and _TILDE_FENCE.search(text) is not None  # rare: one more pass
+    pieces = (_BOTH_SPLIT if tildes else _BACKTICKS_SPLIT).split(text)
+    if len(pieces) == 1:  # no code fence
+        return _cleaned(found(text))
+    # ``pieces``: text, fence run, text, ... The pieces outside the fences are read at once,
+    # joined by a NUL: no line starts there, and no heading line runs into it (a piece ends
+    # at a fence's line start).
+    markers = pieces[1::2]
+    if len(set(markers)) == 1:  # the usual body: each run opens or closes (every 4th piece)
+        return _cleaned(found("\0".join(pieces[::4])))
+    outside = [pieces[0]]
     fence = ""
-    for heading, marker in _LINE.findall("\n" + text):
-        if marker:
-            # A fence closes with the same character, at least as long (CommonMark).
-            if not fence:
-                fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence):
-                fence = ""
-            continue
-        if fence:
-            continue
+    for i in range(1, len(pieces), 2):
+        marker = pieces[i]
+        if not fence:
+            fence = marker
+        elif marker.startswith(fence):  # the same character, at least as long
+            fence = ""
+            outside.append(pieces[i + 1])
+    return _cleaned(found("\0".join(outside)))
+
+
+def _cleaned(raw: list[str]) -> tuple[str, ...]:
+    """The headings of ``raw`` (their texts in order): cleaned, cut, non-empty, each once,
+    at most ``MAX_HEADINGS``."""
+    if not raw:
+        return ()
+    joined = " ".join(raw)
+    # The common case, every text printable, without blanks around it, a closing ``#`` run,
+    # runs of spaces or excess length, is already clean: checked on the texts joined, in C
+    # (an empty text makes a run of spaces there).
+    if (
+        joined.isprintable()
+        and "  " not in joined
+        and "# " not in joined
+        and joined[-1:] not in ("#", " ")
+        and joined[:1] != " "
+        and (len(joined) <= MAX_HEADING_CHARS or max(map(len, raw)) <= MAX_HEADING_CHARS)
+    ):
+        unique = dict.fromkeys(raw)
+        unique.pop("", None)
+        return tuple(unique) if len(unique) <= MAX_HEADINGS else tuple(unique)[:MAX_HEADINGS]
+    found: dict[str, None] = {}
+    for heading in raw:
         heading = _clean(heading)
         if heading:
             found.setdefault(heading[:MAX_HEADING_CHARS].rstrip(), None)
@@ -72,4 +143,4 @@ def _clean(heading: str) -> str:
     return heading
 
 
-__all__ = ["body_headings"]
+__all__ = ["body_headings", "scanned_headings"]

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from itertools import compress, islice
 
 from skillcore.diagnostics import Code, Diagnostic
-from skillcore.parse import MAX_HEADINGS_SCANNED
+from skillcore.parse.headings import scanned_headings
 from skillcore.paths import undecodable
 from skillcore.sources.cursor import (
     O_DIR,
@@ -43,10 +43,6 @@ _IS_EIGHT = (8).__eq__
 
 #: The line closing a frontmatter, as ``parsing.split_frontmatter`` finds it (LF endings).
 _CLOSING_LINE = re.compile(rb"^(?:---|\.\.\.)[ \t\r]*\n", re.M)
-#: A body line that may be an ATX heading or a code fence (a superset of what the heading
-#: reader matches), with the newline before it: a leading literal lets the regex engine skip
-#: to each newline (five times faster than ``^`` in multi-line mode).
-_HEADING_OR_FENCE = re.compile(rb"\n {0,3}[#`~][^\n]*")
 
 
 def file_stamp(st: os.stat_result) -> str:
@@ -68,37 +64,31 @@ def same_file(st: os.stat_result, stamp: str, hardlinks: bool) -> bool:
     )
 
 
-def frontmatter_prefix(head: bytes) -> bytes:
-    """``head`` up to the end of its frontmatter's closing line, then only the body's lines
-    that may be headings or code fences (what :mod:`skillcore.parse.headings` reads; the
-    rest of the body discovery does not need): a scan holds every head until it is parsed,
-    so keeping this little divides the peak memory of a large discovery. Unchanged when no
-    closing line is found (the parser then asks for more, as before)."""
+def frontmatter_prefix(head: bytes, complete: bool = False) -> tuple[bytes, tuple[str, ...] | None]:
+    """``(prefix, headings)``: ``head`` up to the end of its frontmatter's closing line and
+    the section headings of the body after it (:func:`scanned_headings`, read here from the
+    bytes already read); the rest of the body discovery does not need, and a scan holds every
+    head until it is parsed, so keeping this little divides the peak memory of a large
+    discovery. ``(head, None)`` when no closing line is found (the parser then asks for
+    more, as before) or the parser must judge the bytes. ``complete``: ``head`` is the whole
+    file."""
     if not head.startswith(b"---") or b"\x00" in head[:8192]:
-        return head  # the parser reports NUL bytes anywhere in the first 8 KiB
+        return head, None  # the parser reports NUL bytes anywhere in the first 8 KiB
     if not head.isascii():
         try:
             head.decode("utf-8")
         except UnicodeDecodeError:
-            return head  # the parser judges the whole head's UTF-8
+            return head, None  # the parser judges the whole head's UTF-8
     first = head.find(b"\n")
     if first == -1:
-        return head
+        return head, None
     m = _CLOSING_LINE.search(head, first + 1)
     if m is None:
-        return head
-    # The part of the body the heading reader reads (cut at a line end when there is more),
-    # from the closing line's newline.
-    region = head[m.end() - 1 : m.end() + MAX_HEADINGS_SCANNED]
-    if len(head) > m.end() + MAX_HEADINGS_SCANNED:
-        region = region[: region.rfind(b"\n") + 1]
-    lines = _HEADING_OR_FENCE.findall(region)
-    if not lines:
-        return head[: m.end()]
-    # A last line at the very end of a head may be cut: it stays without a newline, so the
-    # parser still knows not to read it.
-    end = b"" if region.endswith(lines[-1]) else b"\n"
-    return head[: m.end() - 1] + b"".join(lines) + end
+        return head, None
+    end = m.end()
+    if head.find(b"\r", 0, end) != -1 and head.count(b"\r", 0, end) != head.count(b"\r\n", 0, end):
+        return head, None  # a lone CR breaks lines for the parser: its frontmatter may differ
+    return head[:end], scanned_headings(head, end, complete)
 
 
 class SkillDirectories:
@@ -209,8 +199,9 @@ class SkillDirectories:
             return ScanEntry(rel, dir_name, stamp, None)
         head = read_fd(cur.open_file(name, st, self.hardlinks), self.head_bytes)
         complete = st.st_size <= len(head)
+        kept, headings = frontmatter_prefix(head, complete)
         return ScanEntry(
-            rel, dir_name, stamp, frontmatter_prefix(head), complete=complete, size=st.st_size
+            rel, dir_name, stamp, kept, complete=complete, size=st.st_size, headings=headings
         )
 
     @staticmethod

@@ -29,6 +29,9 @@ class ScanEntry:
     error: Diagnostic | None = None
     #: Size of SKILL.md in bytes, when the scan knows it (the length checks use it).
     size: int | None = None
+    #: The body's section headings when the scan read them (``head`` is then only the
+    #: frontmatter); None: the parser reads them from ``head``.
+    headings: tuple[str, ...] | None = None
 
 
 @attrs.frozen

@@ -397,12 +397,17 @@ def test_scans_keep_only_the_frontmatter_without_changing_the_parse(
         head = b"---\nname: a\n" + head
     loc = SkillLocation("s", "a", "/a")
 
-    def parse(data: bytes) -> object:
+    def parse(data: bytes, headings: tuple[str, ...] | None = None) -> object:
         return parse_skill_file(
-            data, directory_name="a", location=loc, path="a/SKILL.md", complete=complete
+            data,
+            directory_name="a",
+            location=loc,
+            path="a/SKILL.md",
+            complete=complete,
+            headings=headings,
         )
 
-    assert parse(frontmatter_prefix(head)) == parse(head)
+    assert parse(*frontmatter_prefix(head, complete)) == parse(head)
 
 
 def test_a_negative_priority_stays_on_the_fast_path() -> None:

@@ -163,23 +163,26 @@ _LINES = [
 def test_the_head_a_local_scan_keeps_gives_the_same_headings(
     body: str, newline: bool, cut: int
 ) -> None:
-    # The local scan keeps only the frontmatter and the lines that may be headings or fences
-    # within the bytes the heading reader reads; a head may end anywhere, even mid-character.
+    # The local scan keeps only the frontmatter and reads the headings from the bytes it has;
+    # a head may end anywhere, even mid-character.
     from skillcore.sources.local_entry import frontmatter_prefix
 
     data = ("---\nname: astropy\ndescription: Astronomy.\n---\n" + body).encode()
     data += b"\n" if newline else b""
     head, complete = data[: 40 + cut], 40 + cut >= len(data)
-    kept = frontmatter_prefix(head)
-    assert _headings_of(kept, complete) == _headings_of(head, complete)
+    kept, headings = frontmatter_prefix(head, complete)
+    assert _headings_of(kept, complete, headings) == _headings_of(head, complete)
 
 
-def _headings_of(data: bytes, complete: bool) -> tuple[str, ...] | None:
+def _headings_of(
+    data: bytes, complete: bool, headings: tuple[str, ...] | None = None
+) -> tuple[str, ...] | None:
     result = parse_skill_file(
         data,
         directory_name="astropy",
         location=SkillLocation("s", "astropy", "/s/astropy"),
         path="astropy/SKILL.md",
         complete=complete,
+        headings=headings,
     )
     return None if result.metadata is None else result.metadata.headings
