@@ -1,15 +1,87 @@
-"""What ``SkillsMiddleware`` reads at the start of a run (``before_agent``): the thread's
-saved session, or the seed a parent agent passed, and the arguments of its constructor that
+"""What ``SkillsMiddleware`` reads at the start of a run (in the run's model calls, see
+:meth:`SkillsMiddleware._start`): the thread's saved session, or the seed a parent agent
+passed; what the run start adds to the model call; and the arguments of its constructor that
 deepagents spells its own way."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from skillcore import SkillSession
+from langchain.agents.middleware.types import (
+    ExtendedModelResponse,
+    ModelCallResult,
+    ModelRequest,
+    ModelResponse,
+)
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langgraph.types import Command
+
+from skillcore import InvocationResult, SkillSession
 from skillcore.runtime import Restored, Sources
+from skillcore_langchain._invoke import invocation_messages
 from skillcore_langchain._state import LOAD_KEY, SEED_KEY, STATE_KEY
+
+
+def opens_run(state: Mapping[str, Any]) -> bool:
+    """Whether a model call answers a new user message (the start of a run: the once-a-run
+    work, a scan and ``SessionStart`` hooks, happens there)."""
+    messages = state.get("messages")
+    return (
+        isinstance(messages, Sequence) and bool(messages) and isinstance(messages[-1], HumanMessage)
+    )
+
+
+@dataclass(frozen=True)
+class Started:
+    """The run start as a model call sees it: the session, the state update to save with the
+    call (None: nothing changed), the user's invocation messages (a ``load_skill`` call and
+    its reply, placed before the model's answer) or a refused invocation's ``answer``."""
+
+    session: SkillSession
+    update: dict[str, Any] | None
+    messages: tuple[BaseMessage, ...] = ()
+    answer: AIMessage | None = None
+
+    @classmethod
+    def invoked(
+        cls,
+        session: SkillSession,
+        update: dict[str, Any] | None,
+        result: InvocationResult | None,
+        state_update: Callable[[SkillSession], dict[str, Any]],
+        state: Mapping[str, Any],
+    ) -> Started:
+        """The run start with the user's invocation ``result`` (None: the text invoked nothing)."""
+        if result is None:
+            return cls(session, update)
+        shown = invocation_messages(result)
+        if not result.ok:
+            answer = shown[0]
+            assert isinstance(answer, AIMessage)  # a refusal is one reply to the user
+            return cls(session, update, answer=answer)
+        out = dict(update or {})
+        out.update(state_update(result.session))
+        return cls(result.session, keep_rev(out, state), tuple(shown))
+
+    def request(self, request: ModelRequest[Any]) -> ModelRequest[Any]:
+        """The model request with the invocation's messages after the user's."""
+        if not self.messages:
+            return request
+        return request.override(messages=[*request.messages, *self.messages])
+
+    def respond(self, response: ModelResponse[Any]) -> ModelCallResult[Any]:
+        """The model call's result carrying the run start: its messages first, its state
+        update applied with the call's own (one graph step, one checkpoint)."""
+        if self.messages:
+            result = [*self.messages, *response.result]
+            response = ModelResponse(
+                result=result, structured_response=response.structured_response
+            )
+        if not self.update:
+            return response
+        return ExtendedModelResponse(model_response=response, command=Command(update=self.update))
 
 
 def start(

@@ -17,16 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware.types import (
     AgentMiddleware,
+    ModelCallResult,
     ModelRequest,
     ModelResponse,
-    hook_config,
 )
 from langchain.tools import ToolRuntime
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 from langchain_core.tools import tool as as_tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import Ledger, OutcomeCode, SkillConfig, SkillSession
@@ -56,7 +55,7 @@ from skillcore_langchain._calls import (
     thread_of,
     tool_output,
 )
-from skillcore_langchain._invoke import invocation_text, invocation_update
+from skillcore_langchain._invoke import invocation_text
 from skillcore_langchain._messages import (
     append_block,
     calls_of,
@@ -68,7 +67,7 @@ from skillcore_langchain._messages import (
     with_notes,
 )
 from skillcore_langchain._requests import offer
-from skillcore_langchain._run_start import keep_rev, skills_argument, start, started
+from skillcore_langchain._run_start import Started, opens_run, skills_argument, start, started
 from skillcore_langchain._state import (
     LOAD_KEY,
     SEED_KEY,
@@ -221,16 +220,23 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         allowed-tools policy will block (see :func:`skillcore_langchain._approval.gate`)."""
         return gate(self, interrupt_on)
 
-    # -- before_agent: refresh, repair, seed, configured skills ----------------------------
+    # -- the run start: refresh, repair, seed, configured skills, /name ---------------------
 
-    @hook_config(can_jump_to=["end"])
-    def before_agent(self, state: SkillsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """Refresh the catalog; seed a new thread, load the configured skills
-        (``default_skills`` on a new thread, ``pinned_skills`` on every run) and the run's
-        requested ones (``skillcore_load``), or persist a repaired session. With
-        ``user_invocation``, a new user message ``/name args`` loads that skill (a refusal
-        is answered and the run ends)."""
-        if self.refresh.due():
+    # The run-start work runs inside the model call rather than in a ``before_agent`` node:
+    # LangGraph saves a checkpoint after every node, so a node of its own would cost every
+    # turn one more checkpoint write. Its state change rides on the model call's update
+    # (written in the same step, or not at all if the call fails: the next call redoes it
+    # from the same state). Only the per-run side work (a scan, SessionStart hooks) waits for
+    # a new user message; the rest is read from the state, so repeating it changes nothing.
+
+    def _start(self, state: Mapping[str, Any]) -> Started:
+        """Refresh the catalog (on a new user message); seed a new thread, load the
+        configured skills (``default_skills`` on a new thread, ``pinned_skills`` on every
+        run) and the run's requested ones (``skillcore_load``), or persist a repaired
+        session. With ``user_invocation``, a new user message ``/name args`` loads that skill
+        (a refusal is the run's answer, without a model call)."""
+        opening = opens_run(state)
+        if opening and self.refresh.due():
             self.library.refresh()
         session, seed, fresh, changed = start(state, self.restore)
         if seed:
@@ -238,26 +244,22 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         request = state.get(LOAD_KEY)
         ensured = self.toolkit.ensure(session, fresh=fresh, load=request)[0]
         changed = changed or ensured is not session
-        if self.toolkit.hooks.has_hooks(ensured):
+        if opening and self.toolkit.hooks.has_hooks(ensured):
             self.toolkit.hooks.session_start(ensured, conversation=thread_id() or "")
         update = started(self._state_update, ensured, changed, request is not None, state)
         text = invocation_text(state) if self.user_invocation else None
         if text is None:
-            return update
+            return Started(ensured, update)
         thread = thread_id()
         result = self.toolkit.invoke(
             ensured, text, session_id=thread, available=self._agent_tools.get(thread or "")
         )
-        if result is None:
-            return update
-        return keep_rev(invocation_update(result, update, self._state_update), state)
+        return Started.invoked(ensured, update, result, self._state_update, state)
 
-    @hook_config(can_jump_to=["end"])
-    async def abefore_agent(
-        self, state: SkillsState, runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
-        """Async :meth:`before_agent` (sources are scanned without blocking the loop)."""
-        if self.refresh.due():
+    async def _astart(self, state: Mapping[str, Any]) -> Started:
+        """Async :meth:`_start` (sources are scanned without blocking the loop)."""
+        opening = opens_run(state)
+        if opening and self.refresh.due():
             await self.library.arefresh()
         session, seed, fresh, changed = start(state, self.restore)
         if seed:
@@ -265,54 +267,59 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         request = state.get(LOAD_KEY)
         ensured = (await self.toolkit.aensure(session, fresh=fresh, load=request))[0]
         changed = changed or ensured is not session
-        if self.toolkit.hooks.has_hooks(ensured):
+        if opening and self.toolkit.hooks.has_hooks(ensured):
             await self.toolkit.hooks.asession_start(ensured, conversation=thread_id() or "")
         update = started(self._state_update, ensured, changed, request is not None, state)
         text = invocation_text(state) if self.user_invocation else None
         if text is None:
-            return update
+            return Started(ensured, update)
         thread = thread_id()
         result = await self.toolkit.ainvoke(
             ensured, text, session_id=thread, available=self._agent_tools.get(thread or "")
         )
-        if result is None:
-            return update
-        return keep_rev(invocation_update(result, update, self._state_update), state)
+        return Started.invoked(ensured, update, result, self._state_update, state)
 
-    # -- wrap_model_call: catalog, tools, re-injection -------------------------------------
+    # -- wrap_model_call: run start, catalog, tools, re-injection --------------------------
 
     def wrap_model_call(
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
-    ) -> ModelResponse[Any] | AIMessage:
-        """Show the budgeted catalog and the skill tools; restore compacted instructions; use
-        the loaded skills' model (``model_resolver``)."""
-        session = self.session_for(request.state)
+    ) -> ModelCallResult[Any]:
+        """Do the run-start work (see :meth:`_start`); show the budgeted catalog and the
+        skill tools; restore compacted instructions; use the loaded skills' model
+        (``model_resolver``)."""
+        begun = self._start(request.state)
+        if begun.answer is not None:  # a refused /name: answered without the model
+            return begun.respond(ModelResponse(result=[begun.answer]))
+        request, session = begun.request(request), begun.session
         request = self._switch(request, session)
         tools, shown = self._offer(request, session)
         if not shown:  # no skills: no catalog and no skill tools
-            return handler(request.override(tools=tools))
+            return begun.respond(handler(request.override(tools=tools)))
         text = self.model_calls.instructions(
             session, self._seen(session, request.messages), query=latest_user_text(request.messages)
         )
-        return handler(self._prepare(request, session, tools, text))
+        return begun.respond(handler(self._prepare(request, session, tools, text)))
 
     async def awrap_model_call(
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
-    ) -> ModelResponse[Any] | AIMessage:
+    ) -> ModelCallResult[Any]:
         """Async :meth:`wrap_model_call`."""
-        session = self.session_for(request.state)
+        begun = await self._astart(request.state)
+        if begun.answer is not None:
+            return begun.respond(ModelResponse(result=[begun.answer]))
+        request, session = begun.request(request), begun.session
         request = self._switch(request, session)
         tools, shown = self._offer(request, session)
         if not shown:
-            return await handler(request.override(tools=tools))
+            return begun.respond(await handler(request.override(tools=tools)))
         text = await self.model_calls.ainstructions(
             session, self._seen(session, request.messages), query=latest_user_text(request.messages)
         )
-        return await handler(self._prepare(request, session, tools, text))
+        return begun.respond(await handler(self._prepare(request, session, tools, text)))
 
     def _switch(self, request: ModelRequest[Any], session: SkillSession) -> ModelRequest[Any]:
         """The request with the loaded skills' model (the last loaded naming one the

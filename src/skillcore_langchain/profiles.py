@@ -11,13 +11,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from langchain.agents.middleware.types import AgentMiddleware, ModelRequest, ModelResponse
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    ModelCallResult,
+    ModelRequest,
+    ModelResponse,
+)
 from langchain.tools import ToolRuntime
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.tools import tool as as_tool
 from langgraph.prebuilt.tool_node import ToolCallRequest
-from langgraph.runtime import Runtime
 from langgraph.types import Command
 
 from skillcore import (
@@ -156,16 +160,6 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
 
     # -- hooks: each handed to the selected profile ----------------------------------------
 
-    def before_agent(self, state: SkillsState, runtime: Runtime[Any]) -> dict[str, Any] | None:
-        """The selected profile's :meth:`SkillsMiddleware.before_agent`."""
-        return self.middleware(self._context(runtime)).before_agent(state, runtime)
-
-    async def abefore_agent(
-        self, state: SkillsState, runtime: Runtime[Any]
-    ) -> dict[str, Any] | None:
-        """Async :meth:`before_agent`."""
-        return await self.middleware(self._context(runtime)).abefore_agent(state, runtime)
-
     def _only(self, request: ModelRequest[Any], mw: SkillsMiddleware) -> ModelRequest[Any]:
         """The request without the tools other profiles register and this one does not."""
         drop = self._registered.difference(t.name for t in mw.tools)
@@ -178,7 +172,7 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
-    ) -> ModelResponse[Any] | AIMessage:
+    ) -> ModelCallResult[Any]:
         """The selected profile's catalog and skill tools."""
         mw = self.middleware(self._context(request.runtime))
         return mw.wrap_model_call(self._only(request, mw), handler)
@@ -187,7 +181,7 @@ class ProfiledSkillsMiddleware(AgentMiddleware[SkillsState, Any, Any]):
         self,
         request: ModelRequest[Any],
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
-    ) -> ModelResponse[Any] | AIMessage:
+    ) -> ModelCallResult[Any]:
         """Async :meth:`wrap_model_call`."""
         mw = self.middleware(self._context(request.runtime))
         return await mw.awrap_model_call(self._only(request, mw), handler)
