@@ -3,9 +3,9 @@ message read by :meth:`skillcore.SkillToolkit.invoke`, and its result as graph m
 
 A loaded skill reaches the model as every load does: a ``load_skill`` call (an ``AIMessage``
 skillcore writes, with skillcore's call id) answered by a ``ToolMessage`` holding the
-expanded instructions, placed after the user's message; delivery is proven by that id, as
-for the model's own loads. A refusal is an ``AIMessage`` to the user and the run ends without
-a model call.
+expanded instructions, placed after the user's message (before the model's answer, in the
+run's first model call); delivery is proven by that id, as for the model's own loads. A
+refusal is an ``AIMessage`` to the user, given instead of calling the model, and the run ends.
 """
 
 from __future__ import annotations
@@ -53,18 +53,4 @@ def invocation_messages(result: InvocationResult) -> list[BaseMessage]:
     ]
 
 
-def invocation_update(
-    result: InvocationResult, update: dict[str, Any] | None, state_update: Any
-) -> dict[str, Any]:
-    """The run-start update (``update``: the one without the invocation) with ``result``
-    added: its messages, the session it left and, for a refusal, the jump to the end."""
-    out = dict(update or {})
-    out["messages"] = invocation_messages(result)
-    if result.ok:
-        out.update(state_update(result.session))
-    else:
-        out["jump_to"] = "end"
-    return out
-
-
-__all__ = ["invocation_messages", "invocation_text", "invocation_update"]
+__all__ = ["invocation_messages", "invocation_text"]

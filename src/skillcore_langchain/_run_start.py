@@ -24,13 +24,14 @@ from skillcore_langchain._invoke import invocation_messages
 from skillcore_langchain._state import LOAD_KEY, SEED_KEY, STATE_KEY
 
 
-def opens_run(state: Mapping[str, Any]) -> bool:
-    """Whether a model call answers a new user message (the start of a run: the once-a-run
-    work, a scan and ``SessionStart`` hooks, happens there)."""
+def run_opener(state: Mapping[str, Any]) -> HumanMessage | None:
+    """The new user message a model call answers (the start of a run, where the once-a-run
+    work happens: a scan and ``SessionStart`` hooks), or None."""
     messages = state.get("messages")
-    return (
-        isinstance(messages, Sequence) and bool(messages) and isinstance(messages[-1], HumanMessage)
-    )
+    if not isinstance(messages, Sequence) or not messages:
+        return None
+    last = messages[-1]
+    return last if isinstance(last, HumanMessage) else None
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ from skillcore_langchain._messages import (
     with_notes,
 )
 from skillcore_langchain._requests import offer
-from skillcore_langchain._run_start import Started, opens_run, skills_argument, start, started
+from skillcore_langchain._run_start import Started, run_opener, skills_argument, start, started
 from skillcore_langchain._state import (
     LOAD_KEY,
     SEED_KEY,
@@ -201,6 +201,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         # Per thread: the agent's tool names at its latest model call, for the load-time
         # check that a skill's allowed-tools exist (TOOL_NOT_AVAILABLE).
         self._agent_tools: Recent[str, frozenset[str]] = Recent(_THREADS_KEPT)
+        # Per thread: the id of the user message whose run start this process did, so a
+        # retried model call does not scan or run SessionStart hooks again.
+        self._opened: Recent[str, str] = Recent(_THREADS_KEPT)
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -235,7 +238,7 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         run) and the run's requested ones (``skillcore_load``), or persist a repaired
         session. With ``user_invocation``, a new user message ``/name args`` loads that skill
         (a refusal is the run's answer, without a model call)."""
-        opening = opens_run(state)
+        opening = self._opens(state)
         if opening and self.refresh.due():
             self.library.refresh()
         session, seed, fresh, changed = start(state, self.restore)
@@ -256,9 +259,22 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         )
         return Started.invoked(ensured, update, result, self._state_update, state)
 
+    def _opens(self, state: Mapping[str, Any]) -> bool:
+        """Whether this model call starts a run: it answers a new user message that this
+        process has not started a run for yet (a retried call does not)."""
+        user = run_opener(state)
+        if user is None:
+            return False
+        thread = thread_id() or ""
+        if user.id is not None and self._opened.get(thread) == user.id:
+            return False
+        if user.id is not None:
+            self._opened.set(thread, user.id)
+        return True
+
     async def _astart(self, state: Mapping[str, Any]) -> Started:
         """Async :meth:`_start` (sources are scanned without blocking the loop)."""
-        opening = opens_run(state)
+        opening = self._opens(state)
         if opening and self.refresh.due():
             await self.library.arefresh()
         session, seed, fresh, changed = start(state, self.restore)

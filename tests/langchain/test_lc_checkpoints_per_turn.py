@@ -7,15 +7,19 @@ counting ``InMemorySaver`` and ``SqliteSaver``), sync and async."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from langchain.agents import create_agent
+from langchain.agents.middleware.types import AgentMiddleware
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from tests.core.hooks.fixtures import hook_skills
 
+from skillcore.runner import Isolation
+from skillcore.testing.script_runner import RecordingRunner
 from skillcore_langchain import SkillsMiddleware
 from skillcore_langchain.testing import ScriptedChatModel, plain_tools, tool_calls
 
@@ -87,3 +91,31 @@ def test_run_start_changes_persist_with_the_model_call(skills: Path, sqlite_save
     saved = sqlite_saver.get_tuple(config).checkpoint["channel_values"]
     assert fresh.session_for(saved).loaded_names == ("beta", "alpha")
     assert saved.get("skillcore_load") is None
+
+
+class CallsTwice(AgentMiddleware[Any, Any, Any]):
+    """An outer middleware that calls the model again after a first answer (as a retry does)."""
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        handler(request)
+        return handler(request)
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        await handler(request)
+        return await handler(request)
+
+
+@pytest.mark.parametrize("use_async", [False, True], ids=["invoke", "ainvoke"])
+def test_a_retried_model_call_starts_the_run_once(
+    make_agent: Any, model: ScriptedChatModel, run: Any, tmp_path: Path, use_async: bool
+) -> None:
+    """The once-a-run work (here the loaded skill's SessionStart hook) runs once per user
+    message, however often an outer middleware calls the model."""
+    runner = RecordingRunner(Isolation.LIMITS)
+    root = hook_skills(tmp_path / "skills")
+    mw = {"script_runner": runner, "pinned_skills": ["guard"], "extra_middleware": (CallsTwice(),)}
+    agent, _ = make_agent(root, **mw)
+    for turn in (1, 2):
+        model.push(tool_calls("Read"), tool_calls("Read"))
+        run(agent, use_async=use_async)
+        assert len([r for r in runner.requests if b'"SessionStart"' in r.stdin]) == turn
