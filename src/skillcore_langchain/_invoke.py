@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from skillcore import InvocationResult
 
@@ -37,7 +37,7 @@ def invocation_text(state: Mapping[str, Any]) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def invocation_messages(result: InvocationResult) -> list[BaseMessage]:
+def invocation_messages(result: InvocationResult) -> list[AIMessage | ToolMessage]:
     """The messages that show ``result``: the load call and its reply, or a reply to the user."""
     if not result.ok:
         return [AIMessage(content=result.text)]

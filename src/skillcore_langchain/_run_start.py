@@ -15,7 +15,7 @@ from langchain.agents.middleware.types import (
     ModelRequest,
     ModelResponse,
 )
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.types import Command
 
 from skillcore import InvocationResult, SkillSession
@@ -42,7 +42,7 @@ class Started:
 
     session: SkillSession
     update: dict[str, Any] | None
-    messages: tuple[BaseMessage, ...] = ()
+    messages: tuple[AIMessage | ToolMessage, ...] = ()
     answer: AIMessage | None = None
 
     @classmethod
