@@ -49,6 +49,7 @@ from skillcore.limits import Limits
 from skillcore.model import SkillMetadata
 from skillcore.parse import decode_text
 from skillcore.policy import ToolPolicy
+from skillcore.runtime import OrchestratorCatalog, SkillConfig
 from skillcore.sources import (
     MAX_SKILL_BYTES,
     MAX_SKILL_FILES,
@@ -140,8 +141,8 @@ class _ClientState:
         self.known.set(token.rpartition(".")[2], None)
 
     def read(self) -> SkillSession:
-        """The session, rebound to the library's current catalog."""
-        catalog = self.server.library.catalog
+        """The session, rebound to the server's current catalog."""
+        catalog = self.server.catalog()
         if self.session.catalog is not catalog:
             self.session, _dropped = self.session.with_catalog(catalog)
         return self.session
@@ -174,10 +175,14 @@ class SkillMCPServer:
         refresh: float | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         state_secret: bytes | str | None = None,
+        hidden_skills: Iterable[str] = (),
     ) -> None:
         from skillcore import __version__
 
         self.library = library
+        rules = SkillConfig(hidden_skills=hidden_skills).subagent_rules()
+        #: What clients see: the library's catalog less ``hidden_skills`` (everywhere).
+        self.catalog = OrchestratorCatalog(library, rules)
         self.toolkit = toolkit or SkillToolkit(library)
         self.limits = limits
         self.policy = policy
@@ -216,6 +221,7 @@ class SkillMCPServer:
         """A fresh session over the current catalog, with the toolkit's configured skills
         (``default_skills``, ``pinned_skills``) loaded."""
         session = self.library.session(self.limits, self.policy, self.toolkit.names)
+        session = session.with_catalog(self.catalog())[0]
         return self.toolkit.ensure(session, fresh=True)[0]
 
     def state_for(self, ctx: Any) -> _ClientState:
@@ -306,7 +312,7 @@ class SkillMCPServer:
                 f"{exc}; send back the {STATE_META_KEY} value of the last tool result, or "
                 "none to start a new conversation",
             ) from None
-        catalog = self.library.catalog
+        catalog = self.catalog()
         restored = restore_session(saved, catalog, self.limits, self.policy, self.toolkit.names)
         return self.toolkit.ensure(restored.session)[0]
 
@@ -356,13 +362,13 @@ class SkillMCPServer:
     # -- skill files: resources and the Skills extension (SEP-2640) -----------------------
 
     def _skill(self, name: str) -> SkillMetadata:
-        meta = self.library.catalog.get(name)
+        meta = self.catalog().get(name)
         if meta is None or meta.disable_model_invocation:
             raise MCPError(types.INVALID_PARAMS, f"no skill named {name!r} is served here")
         return meta
 
     async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
-        skills = self.library.catalog.model_visible
+        skills = self.catalog().model_visible
         start = page_start(getattr(params, "cursor", None), len(skills))
         page = skills[start : start + PAGE_SIZE]
         resources = [
@@ -477,7 +483,7 @@ class SkillMCPServer:
         return out
 
     async def _skills_list(self, ctx: Any, params: ListSkillsParams) -> dict[str, Any]:
-        skills = self.library.catalog.model_visible
+        skills = self.catalog().model_visible
         start = page_start(params.cursor, len(skills))
         page = skills[start : start + PAGE_SIZE]
         entries = await anyio.to_thread.run_sync(self._entries, page)

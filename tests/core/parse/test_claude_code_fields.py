@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.core.apps.test_cli import run_cli, write_skill
 
 from skillcore.parse.reader_common import ACTED_ON_EXTRA_FIELDS
 from skillcore.policy import skill_options
-from tests.core.apps.test_cli import run_cli, write_skill
 
 FIELDS = (
     "context: fork\n"
