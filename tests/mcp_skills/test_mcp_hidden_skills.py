@@ -66,3 +66,24 @@ def test_without_hidden_skills_everything_is_served(library: SkillLibrary) -> No
             assert names == {"release-notes", "secret-ops"}
 
     anyio.run(main)
+
+
+def test_touch_paths_offers_a_paths_skill(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "ts-helper", "TypeScript helper.", "TS steps.", "paths: ['src/**/*.ts']\n")
+    srv = SkillMCPServer(SkillLibrary([root]))
+    assert "ts-helper" not in srv.server.instructions
+
+    async def main() -> None:
+        async with Client(srv.server, mode="legacy") as c:
+            refused = await c.call_tool("load_skill", {"skill_name": "ts-helper"})
+            assert refused.is_error and "TS steps." not in text_of(refused)
+            srv.touch_paths(["src/app/main.ts"])
+            assert "ts-helper" in srv.server.instructions
+            loaded = await c.call_tool("load_skill", {"skill_name": "ts-helper"})
+            assert not loaded.is_error and "TS steps." in text_of(loaded)
+            srv.touch_paths([])
+            again = await c.call_tool("load_skill", {"skill_name": "ts-helper"})
+            assert "TS steps." not in text_of(again)
+
+    anyio.run(main)

@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any
 
 import anyio
+import attrs
 
 from skillcore._escaping import single_line
 from skillcore._recent import Recent
@@ -49,7 +50,7 @@ from skillcore.limits import Limits
 from skillcore.model import SkillMetadata
 from skillcore.parse import decode_text
 from skillcore.policy import ToolPolicy
-from skillcore.runtime import OrchestratorCatalog, SkillConfig
+from skillcore.runtime import OrchestratorCatalog, SkillConfig, touched_paths
 from skillcore.sources import (
     MAX_SKILL_BYTES,
     MAX_SKILL_FILES,
@@ -142,9 +143,11 @@ class _ClientState:
 
     def read(self) -> SkillSession:
         """The session, rebound to the server's current catalog."""
-        catalog = self.server.catalog()
+        catalog, touched = self.server.catalog(), self.server.touched
         if self.session.catalog is not catalog:
             self.session, _dropped = self.session.with_catalog(catalog)
+        if self.session.touched_paths != touched:
+            self.session = attrs.evolve(self.session, touched_paths=touched)
         return self.session
 
     def write(self, session: SkillSession) -> None:
@@ -183,6 +186,8 @@ class SkillMCPServer:
         rules = SkillConfig(hidden_skills=hidden_skills).subagent_rules()
         #: What clients see: the library's catalog less ``hidden_skills`` (everywhere).
         self.catalog = OrchestratorCatalog(library, rules)
+        #: The paths the work touches (:meth:`touch_paths`), for skills with ``paths:``.
+        self.touched: frozenset[str] = frozenset()
         self.toolkit = toolkit or SkillToolkit(library)
         self.limits = limits
         self.policy = policy
@@ -220,9 +225,16 @@ class SkillMCPServer:
     def new_session(self) -> SkillSession:
         """A fresh session over the current catalog, with the toolkit's configured skills
         (``default_skills``, ``pinned_skills``) loaded."""
-        session = self.library.session(self.limits, self.policy, self.toolkit.names)
-        session = session.with_catalog(self.catalog())[0]
+        limits, policy = self.limits or Limits(), self.policy or ToolPolicy()
+        session = SkillSession(self.catalog(), limits, policy, (), self.toolkit.names, self.touched)
         return self.toolkit.ensure(session, fresh=True)[0]
+
+    def touch_paths(self, paths: Iterable[str]) -> None:
+        """Report the paths the work touches now (replacing the earlier report): a skill with
+        ``paths:`` is offered (instructions, search, ``load_skill``) only while one of them
+        matches its globs. Applies to every client's next call."""
+        self.touched = touched_paths(paths)
+        self.server.instructions = self.instructions()
 
     def state_for(self, ctx: Any) -> _ClientState:
         """The state of the client connection behind a request context. A connection
@@ -313,7 +325,8 @@ class SkillMCPServer:
                 "none to start a new conversation",
             ) from None
         catalog = self.catalog()
-        restored = restore_session(saved, catalog, self.limits, self.policy, self.toolkit.names)
+        names, touched = self.toolkit.names, self.touched
+        restored = restore_session(saved, catalog, self.limits, self.policy, names, touched)
         return self.toolkit.ensure(restored.session)[0]
 
     def state_from_token(self, token: Any) -> _ClientState:
