@@ -25,6 +25,10 @@ MAX_FUNCTION_LINES = 60
 
 #: Modules and functions over their guidance on purpose: key -> why it is one job.
 REASONS: dict[str, str] = {
+    "module skillcore/apps/mcp_server.py": (
+        "SkillMCPServer, one class: a handler per MCP method (tools, resources, skills/list, "
+        "skills/get) over one served catalog and its client states"
+    ),
     "module skillcore/runtime/settings.py": (
         "the settings table, its parsers, the settings file's reading and its trust rules "
         "(sources, lock, lock keys) and the lock policy built from them: one home for settings"

@@ -122,6 +122,21 @@ EVENTS: Mapping[str, EventSpec] = {
             "skill %(skill)r could not be read: %(code)s: %(detail)s",
         ),
         EventSpec(
+            "skill.invoked",
+            _S,
+            _I,
+            ("skill", "by_user", "argument_chars"),
+            "skill %(skill)r invoked (by the user: %(by_user)s; %(argument_chars)s argument "
+            "characters)",
+        ),
+        EventSpec(
+            "skill.forked",
+            _S,
+            _I,
+            ("skill", "subagent", "answer_chars"),
+            "skill %(skill)r ran in subagent %(subagent)r (answer: %(answer_chars)s characters)",
+        ),
+        EventSpec(
             "skill.preloaded",
             _S,
             _I,

@@ -1,9 +1,12 @@
-"""The ``skillcore`` command line: list, validate, show, render, new, demo, eval,
-lint-descriptions, lint-library, mcp.
+"""The ``skillcore`` command line: list, validate, show, render, new, demo, expand, eval,
+lint-descriptions, lint-library, mcp; the supply chain: lock, outdated, update, keygen, sign,
+verify, scan.
 
 This module parses the command line and runs a command; the commands live by job in
 :mod:`~skillcore.apps.cli_skills` (about skills), :mod:`~skillcore.apps.cli_eval` (measuring
-selection) and here (``mcp``), on what :mod:`~skillcore.apps.cli_common` shares.
+selection), :mod:`~skillcore.apps.cli_invoke` (``expand``), :mod:`~skillcore.apps.cli_lock`
+(the lock), :mod:`~skillcore.apps.cli_sign` (keys and signatures), :mod:`~skillcore.apps.cli_scan`
+(``scan``) and here (``mcp``), on what :mod:`~skillcore.apps.cli_common` shares.
 """
 
 from __future__ import annotations

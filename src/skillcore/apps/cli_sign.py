@@ -55,7 +55,8 @@ def cmd_keygen(args: argparse.Namespace) -> int:
             fh.write(pem)
         public.write_text(line, encoding="ascii")
     except OSError as exc:
-        raise UsageError(f"cannot write the key: {exc.strerror or exc}") from None
+        where = exc.filename or private
+        raise UsageError(f"cannot write the key {where}: {exc.strerror or exc}") from None
     print(f"private key: {private} (keep it secret)")
     print(f"public key:  {public}")
     print(f"key id:      {key_id(load_public_keys(line)[0])}")

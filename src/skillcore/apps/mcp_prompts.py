@@ -51,7 +51,7 @@ def prompt_of(meta: SkillMetadata) -> types.Prompt:
 
 async def list_prompts(server: SkillMCPServer, ctx: Any, params: Any) -> types.ListPromptsResult:
     """``prompts/list``: the user-invocable skills, a page at a time."""
-    skills = user_skills(server.library.catalog)
+    skills = user_skills(server.catalog())
     start = page_start(getattr(params, "cursor", None), len(skills))
     page = skills[start : start + PAGE_SIZE]
     more = str(start + PAGE_SIZE) if start + PAGE_SIZE < len(skills) else None
@@ -81,7 +81,7 @@ async def get_prompt(
     server: SkillMCPServer, ctx: Any, params: types.GetPromptRequestParams
 ) -> types.GetPromptResult:
     """``prompts/get``: the user's invocation of the skill, on the client's conversation."""
-    meta = server.library.catalog.get(params.name)
+    meta = server.catalog().get(params.name)
     if meta is None or not meta.user_invocable:
         raise MCPError(types.INVALID_PARAMS, f"no prompt named {params.name[:200]!r}")
     text = argument_text(meta, params.arguments)

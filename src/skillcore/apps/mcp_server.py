@@ -26,6 +26,7 @@ from functools import partial
 from typing import Any
 
 import anyio
+import attrs
 
 from skillcore._escaping import single_line
 from skillcore._recent import Recent
@@ -49,6 +50,7 @@ from skillcore.limits import Limits
 from skillcore.model import SkillMetadata
 from skillcore.parse import decode_text
 from skillcore.policy import ToolPolicy
+from skillcore.runtime import OrchestratorCatalog, SkillConfig, touched_paths
 from skillcore.sources import (
     MAX_SKILL_BYTES,
     MAX_SKILL_FILES,
@@ -140,10 +142,12 @@ class _ClientState:
         self.known.set(token.rpartition(".")[2], None)
 
     def read(self) -> SkillSession:
-        """The session, rebound to the library's current catalog."""
-        catalog = self.server.library.catalog
+        """The session, rebound to the server's current catalog."""
+        catalog, touched = self.server.catalog(), self.server.touched
         if self.session.catalog is not catalog:
             self.session, _dropped = self.session.with_catalog(catalog)
+        if self.session.touched_paths != touched:
+            self.session = attrs.evolve(self.session, touched_paths=touched)
         return self.session
 
     def write(self, session: SkillSession) -> None:
@@ -174,10 +178,16 @@ class SkillMCPServer:
         refresh: float | None = None,
         max_sessions: int = DEFAULT_MAX_SESSIONS,
         state_secret: bytes | str | None = None,
+        hidden_skills: Iterable[str] = (),
     ) -> None:
         from skillcore import __version__
 
         self.library = library
+        rules = SkillConfig(hidden_skills=hidden_skills).subagent_rules()
+        #: What clients see: the library's catalog less ``hidden_skills`` (everywhere).
+        self.catalog = OrchestratorCatalog(library, rules)
+        #: The paths the work touches (:meth:`touch_paths`), for skills with ``paths:``.
+        self.touched: frozenset[str] = frozenset()
         self.toolkit = toolkit or SkillToolkit(library)
         self.limits = limits
         self.policy = policy
@@ -215,8 +225,16 @@ class SkillMCPServer:
     def new_session(self) -> SkillSession:
         """A fresh session over the current catalog, with the toolkit's configured skills
         (``default_skills``, ``pinned_skills``) loaded."""
-        session = self.library.session(self.limits, self.policy, self.toolkit.names)
+        limits, policy = self.limits or Limits(), self.policy or ToolPolicy()
+        session = SkillSession(self.catalog(), limits, policy, (), self.toolkit.names, self.touched)
         return self.toolkit.ensure(session, fresh=True)[0]
+
+    def touch_paths(self, paths: Iterable[str]) -> None:
+        """Report the paths the work touches now (replacing the earlier report): a skill with
+        ``paths:`` is offered (instructions, search, ``load_skill``) only while one of them
+        matches its globs. Applies to every client's next call."""
+        self.touched = touched_paths(paths)
+        self.server.instructions = self.instructions()
 
     def state_for(self, ctx: Any) -> _ClientState:
         """The state of the client connection behind a request context. A connection
@@ -306,8 +324,9 @@ class SkillMCPServer:
                 f"{exc}; send back the {STATE_META_KEY} value of the last tool result, or "
                 "none to start a new conversation",
             ) from None
-        catalog = self.library.catalog
-        restored = restore_session(saved, catalog, self.limits, self.policy, self.toolkit.names)
+        catalog = self.catalog()
+        names, touched = self.toolkit.names, self.touched
+        restored = restore_session(saved, catalog, self.limits, self.policy, names, touched)
         return self.toolkit.ensure(restored.session)[0]
 
     def state_from_token(self, token: Any) -> _ClientState:
@@ -356,13 +375,13 @@ class SkillMCPServer:
     # -- skill files: resources and the Skills extension (SEP-2640) -----------------------
 
     def _skill(self, name: str) -> SkillMetadata:
-        meta = self.library.catalog.get(name)
+        meta = self.catalog().get(name)
         if meta is None or meta.disable_model_invocation:
             raise MCPError(types.INVALID_PARAMS, f"no skill named {name!r} is served here")
         return meta
 
     async def _list_resources(self, ctx: Any, params: Any) -> types.ListResourcesResult:
-        skills = self.library.catalog.model_visible
+        skills = self.catalog().model_visible
         start = page_start(getattr(params, "cursor", None), len(skills))
         page = skills[start : start + PAGE_SIZE]
         resources = [
@@ -477,7 +496,7 @@ class SkillMCPServer:
         return out
 
     async def _skills_list(self, ctx: Any, params: ListSkillsParams) -> dict[str, Any]:
-        skills = self.library.catalog.model_visible
+        skills = self.catalog().model_visible
         start = page_start(params.cursor, len(skills))
         page = skills[start : start + PAGE_SIZE]
         entries = await anyio.to_thread.run_sync(self._entries, page)

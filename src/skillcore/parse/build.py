@@ -26,7 +26,7 @@ from skillcore.parse.fields import (
 from skillcore.parse.hooks import read_hooks
 from skillcore.parse.metadata import metadata_extensions, read_metadata_field
 from skillcore.parse.name_field import read_name_field
-from skillcore.parse.reader_common import KNOWN_FIELDS, SPEC_FIELDS
+from skillcore.parse.reader_common import ACTED_ON_EXTRA_FIELDS, KNOWN_FIELDS, SPEC_FIELDS
 from skillcore.parse.values import Cleaner, char_name, invisible_warning, jsonable
 
 #: Duplicated keys whose safe reading is not "the first one": allowed-tools fails closed.
@@ -39,6 +39,10 @@ _MAX_SPELLINGS = 1024
 #: The list and flag fields, by their normal spelling.
 _LIST_KEYS = frozenset(field for field, _ in LIST_FIELDS)
 _FLAG_KEYS = frozenset(field for field, _ in FLAG_FIELDS)
+#: The extensions a strict-mode error names, as the user would write them.
+_EXTENSIONS = (KNOWN_FIELDS - SPEC_FIELDS) | {
+    f for f in ACTED_ON_EXTRA_FIELDS if f == f.lower() and "_" not in f
+}
 
 
 def build(
@@ -132,6 +136,7 @@ def _sort_keys(raw: Mapping[Any, Any], ctx: ParseContext) -> tuple[dict[str, Any
     diags, clean, strict = ctx.diags, ctx.clean, ctx.strict
     fm: dict[str, Any] = {}
     extra: dict[str, Any] = {}
+    acted_on: list[str] = []
     for key, value in raw.items():
         # Known fields under their usual spellings skip the normalisation (hot path).
         known = _KNOWN_SPELLINGS.get(key) if type(key) is str else None
@@ -151,7 +156,9 @@ def _sort_keys(raw: Mapping[Any, Any], ctx: ParseContext) -> tuple[dict[str, Any
         else:
             safe_key = clean(key, "extra")
             extra[safe_key] = jsonable(value, clean)
-            if strict:
+            if strict and key in ACTED_ON_EXTRA_FIELDS:
+                acted_on.append(key)
+            elif strict:
                 # As the reference validator: a field the spec does not define is an error.
                 # Lenient keeps it in ``extra`` silently (skills written for other clients).
                 diags.append(
@@ -160,12 +167,12 @@ def _sort_keys(raw: Mapping[Any, Any], ctx: ParseContext) -> tuple[dict[str, Any
                         Code.UNKNOWN_FIELD,
                         f"field {safe_key[:60]!r} is not part of the Agent Skills spec (allowed: "
                         f"{', '.join(sorted(SPEC_FIELDS))}, and the extensions "
-                        f"{', '.join(sorted(KNOWN_FIELDS - SPEC_FIELDS))})",
+                        f"{', '.join(sorted(_EXTENSIONS))})",
                         safe_key[:60],
                     )
                 )
     if strict:
-        for key in sorted(set(fm) - SPEC_FIELDS):
+        for key in sorted((set(fm) - SPEC_FIELDS).union(acted_on)):
             diags.append(
                 ctx.diag(
                     Severity.INFO,

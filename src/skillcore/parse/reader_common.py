@@ -33,6 +33,23 @@ KNOWN_FIELDS = frozenset(
         "hooks",
     }
 )
+#: Claude Code fields skillcore acts on, by the spellings their readers accept. The parser
+#: keeps them verbatim in ``SkillMetadata.extra`` and each has one reader there
+#: (``SkillMetadata.forked``/``agent``, ``policy.skill_options``, ``argument_names``), so
+#: they are known extensions for strict validation, not unknown keys.
+ACTED_ON_EXTRA_FIELDS = frozenset(
+    {
+        "context",
+        "agent",
+        "model",
+        "effort",
+        "arguments",
+        "disallowed-tools",
+        "disallowed_tools",
+        "disallowedTools",
+        "paths",
+    }
+)
 #: The agentskills spec's own fields.
 SPEC_FIELDS = frozenset(
     {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from skillcore import events
 from skillcore._escaping import single_line
 from skillcore.codes import DecisionCode, OutcomeCode
 from skillcore.limits import Limits
@@ -202,4 +203,6 @@ class Forks:
         """The parent's tool result of a finished fork: its session unchanged, the reply the
         subagent's answer."""
         text = fork_reply(request, answer)
+        fields = {"skill": request.skill.name, "subagent": request.agent}
+        events.emit("skill.forked", {**fields, "answer_chars": len(answer)})
         return ToolResult(parent, text, OutcomeCode.FORKED, self.toolkit.names.load)

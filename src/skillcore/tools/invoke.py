@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from skillcore import events
 from skillcore.codes import OutcomeCode
 from skillcore.model import SkillDocument
 from skillcore.sources import ReadError
@@ -102,6 +103,7 @@ def _finish(
     session_id: str | None,
     state: Mapping[str, Any] | None,
     call_id: str,
+    report: bool = True,
 ) -> InvocationResult:
     tool = toolkit.names.load
     session = store.read()
@@ -121,6 +123,10 @@ def _finish(
     if not outcome.ok:
         return _refused(session, invocation, outcome, call_id, tool)
     store.write(new)
+    if report:
+        # The argument's length only: its text is the user's and may hold anything.
+        fields = {"skill": invocation.name, "by_user": True}
+        events.emit("skill.invoked", {**fields, "argument_chars": len(invocation.arguments)})
     text = toolkit.load_reply(new, expanded)
     return InvocationResult(
         new, text, outcome.code, invocation.name, invocation.arguments, call_id, tool
@@ -136,6 +142,7 @@ def invoke(
     state: Mapping[str, Any] | None = None,
     call_id: str | None = None,
     available: Collection[str] | None = None,
+    _report: bool = True,
 ) -> InvocationResult | None:
     """Apply the user ``message`` to the store's session when it is an invocation (None when
     it is ordinary text; see :func:`skillcore.state.invocation.parse_invocation`).
@@ -158,7 +165,15 @@ def invoke(
         data = preprocess(toolkit.library, toolkit.script_runner, store.read(), data)
     assert isinstance(data, SkillDocument | ReadError)  # a load reads a document
     return _finish(
-        toolkit, store, invocation, step, data, session_id=session_id, state=state, call_id=cid
+        toolkit,
+        store,
+        invocation,
+        step,
+        data,
+        session_id=session_id,
+        state=state,
+        call_id=cid,
+        report=_report,
     )
 
 
@@ -197,8 +212,9 @@ def expand_message(
     *,
     session_id: str | None = None,
 ) -> InvocationResult | None:
-    """What ``message`` expands to on ``session`` (nothing is kept): ``skillcore expand``."""
-    return invoke(toolkit, SessionRef(session), message, session_id=session_id)
+    """What ``message`` expands to on ``session`` (nothing is kept, nothing is reported as
+    invoked): ``skillcore expand``."""
+    return invoke(toolkit, SessionRef(session), message, session_id=session_id, _report=False)
 
 
 __all__ = [

@@ -221,3 +221,56 @@ def test_the_demo_prints_no_log_lines(tmp_path: Path) -> None:
     assert proc.stderr == ""
     assert "LOAD_LIMIT_REACHED" in proc.stdout  # the refusals are part of the walk-through...
     assert "load of skill" not in proc.stdout  # ...but no log record lands in it
+
+
+# -- the lock, signing, scan and invocation commands ------------------------------------------
+
+#: Every command the parser knows (the lock/sign/scan/expand ones beside COMMANDS, new, mcp).
+SUPPLY_CHAIN = ["lock", "outdated", "update", "keygen", "sign", "verify", "scan", "expand"]
+ALL_COMMANDS = [*COMMANDS, "lint-library", "new", "mcp", *SUPPLY_CHAIN]
+
+
+def _missing_args(command: str, missing: Path, lock: Path) -> list[str]:
+    """A run of ``command`` whose only fault is the missing path ``missing``."""
+    return {
+        "lock": ["lock", "--lock", str(lock), str(missing)],
+        "outdated": ["outdated", "--lock", str(lock), str(missing)],
+        "update": ["update", "--lock", str(lock), "--source", str(missing)],
+        "keygen": ["keygen", "--out", str(missing / "key")],
+        "sign": ["sign", "--key", str(missing / "key"), str(missing / "file")],
+        "verify": ["verify", "--key", str(missing / "key.pub"), str(missing / "file")],
+        "scan": ["scan", str(missing)],
+        "expand": ["expand", "/fine", str(missing)],
+        "lint-library": ["lint-library", str(missing)],
+    }[command]
+
+
+@pytest.mark.parametrize("command", [*SUPPLY_CHAIN, "lint-library"])
+def test_a_missing_source_exits_2_with_one_message(command: str, capsys, tmp_path: Path) -> None:
+    good = tmp_path / "good"
+    write_skill(good, "fine", "name: fine\ndescription: Audits CSV files for data problems.\n")
+    lock = tmp_path / "skills.lock"
+    assert call(capsys, "lock", "--lock", str(lock), str(good))[0] == 0
+    missing = tmp_path / "missing"
+    code, out, err = call(capsys, *_missing_args(command, missing, lock))
+    assert code == 2, (out, err)
+    assert err.startswith(f"skillcore {command}: error: ")
+    assert err.count(str(missing)) == 1 and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("command", [*SUPPLY_CHAIN, "lint-library"])
+def test_a_usage_error_of_every_command_exits_2(command: str, capsys) -> None:
+    code, _, err = call(capsys, command, "--no-such-option")
+    assert code == 2
+    assert f"skillcore {command}: error: " in err
+
+
+def test_the_module_docstring_and_help_name_every_command(capsys) -> None:
+    from skillcore.apps import cli
+
+    code, out, _ = call(capsys, "--help")
+    assert code == 0
+    doc = " ".join((cli.__doc__ or "").split())
+    for command in ALL_COMMANDS:
+        assert re.search(rf"[\s,:]{re.escape(command)}[,.;\s]", doc), command
+        assert f"    {command} " in out, command
