@@ -10,8 +10,8 @@ a candidate not yet cached is embedded once and written back.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from skillcore.catalog.embedders import Embedder
