@@ -5,8 +5,8 @@ For each size, split and first stage (WordLlama, the offline default; WordLlama 
 added), with and without the reranker: recall@1/5/10 of the routed requests over the
 first 30 candidates, recall@5 over the reply's lines (near-duplicate variants folded into
 their best member's line, as the search tool shows them) and the median CPU ms per query
-(search + rerank). ``--tune`` measures the reranker's weight on the development requests
-only; the held-out ones are never used to choose anything.
+(search + rerank). ``--tune`` measures the reranker's weight and rank constant on the
+development requests only; the held-out ones are never used to choose anything.
 
     python bench/bench_rerank.py --tune
     python bench/bench_rerank.py --json /tmp/rerank.json --markdown bench/results/rerank.md
@@ -66,17 +66,18 @@ def _run(cat: Any, enc: Any, cases: list[Any], reranker: EncoderReranker | None)
 
 
 def tune(sizes: list[int]) -> list[dict[str, Any]]:
-    """recall@5 on the development requests for each weight."""
+    """recall@k on the development requests for each weight and rank constant (over the
+    offline default first stage)."""
     cases = _cases("dev")
     reranker = EncoderReranker(packaged_minilm(), cache=str(VECTORS))
     rows = []
     for n in sizes:
         cat = real_library(n)
-        for label, enc in (("wordllama", None), ("wordllama + minilm", _minilm("add"))):
-            index_for(cat, enc).warm("hybrid")
-            for w in [x / 10 for x in range(3, 8)]:
-                reranker.weight = w
-                row = {"n": n, "first stage": label, "weight": w, **_run(cat, enc, cases, reranker)}
+        index_for(cat).warm("hybrid")
+        for k in (2, 5, 10, 20, 60):
+            for w in (0.3, 0.4, 0.5, 0.6, 0.7):
+                reranker.weight, reranker.rank_constant = w, k
+                row = {"n": n, "rank_constant": k, "weight": w, **_run(cat, None, cases, reranker)}
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr)
     return rows

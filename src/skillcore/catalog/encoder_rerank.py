@@ -36,23 +36,30 @@ RERANK_RANK_CONSTANT = 5
 class EncoderReranker:
     """A :data:`~skillcore.catalog.second_stage.Reranker`: each candidate scores
     ``weight / (k + its rank by cosine) + (1 - weight) / (k + its first-stage place)``
-    (ranks from 0, ``k`` = :data:`RERANK_RANK_CONSTANT`): a reciprocal-rank blend, so the
-    encoder moves a candidate by rank, whatever the spread of its cosines.
+    (ranks from 0, ``k`` = ``rank_constant``): a reciprocal-rank blend, so the encoder moves
+    a candidate by rank, whatever the spread of its cosines.
 
     ``cache`` is :class:`~skillcore.catalog.embedders.Encoding`'s: ``True`` the vector cache,
     a path that directory, ``False`` neither read nor written. Safe to share between
     threads."""
 
     def __init__(
-        self, embedder: Embedder, weight: float = RERANK_WEIGHT, cache: bool | str = True
+        self,
+        embedder: Embedder,
+        weight: float = RERANK_WEIGHT,
+        cache: bool | str = True,
+        rank_constant: float = RERANK_RANK_CONSTANT,
     ) -> None:
         if not isinstance(embedder, Embedder):
             raise TypeError("embedder must have an id and an embed(texts) method")
         if not 0.0 <= weight <= 1.0:
             raise ValueError(f"weight must be between 0 and 1, not {weight!r}")
+        if not rank_constant > 0:
+            raise ValueError(f"rank_constant must be above 0, not {rank_constant!r}")
         self.embedder = embedder
         self.weight = weight
         self.cache = cache
+        self.rank_constant = rank_constant
         self._known: dict[bytes, Any] | None = None
         self._lock = threading.Lock()
 
@@ -94,7 +101,7 @@ class EncoderReranker:
         cos = self.vectors(candidates) @ q
         by_cosine = np.empty(n, dtype=np.float64)
         by_cosine[np.argsort(-cos, kind="stable")] = np.arange(n)  # ties keep the first order
-        k = RERANK_RANK_CONSTANT
+        k = self.rank_constant
         place = np.arange(n, dtype=np.float64)
         blend = self.weight / (k + by_cosine) + (1.0 - self.weight) / (k + place)
         return [float(s) for s in blend]

@@ -136,6 +136,8 @@ def test_bad_settings_are_refused() -> None:
 
     with pytest.raises(ValueError, match="weight must be between 0 and 1"):
         EncoderReranker(Hashed(), weight=1.5)
+    with pytest.raises(ValueError, match="rank_constant must be above 0"):
+        EncoderReranker(Hashed(), rank_constant=0)
     with pytest.raises(TypeError, match="embed"):
         EncoderReranker(object())  # type: ignore[arg-type]
 
