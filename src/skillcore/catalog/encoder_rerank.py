@@ -18,7 +18,6 @@ from skillcore.catalog.embedders import Embedder
 from skillcore.catalog.semantic import skill_text
 from skillcore.catalog.terms import MAX_QUERY_CHARS
 from skillcore.catalog.vector_cache import (
-    MAX_VECTOR_ENTRIES,
     VectorCache,
     cached_vectors,
     text_hash,
@@ -31,6 +30,9 @@ from skillcore.parse.cache import cache_disabled
 #: (``bench/bench_rerank.py --tune``, see docs/selection.md).
 RERANK_WEIGHT = 0.6
 RERANK_RANK_CONSTANT = 5
+#: Skill vectors a reranker keeps in memory (the most recently written of the cache first):
+#: about 75 MB of MiniLM's 384 floats, a catalog of 50,000 skills.
+RERANK_MAX_VECTORS = 50_000
 
 
 class EncoderReranker:
@@ -76,11 +78,11 @@ class EncoderReranker:
             missing = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in known))
             if missing:
                 rows = cached_vectors(self.embedder, missing, self.cache)
-                if len(known) + len(missing) > MAX_VECTOR_ENTRIES:
+                if len(known) + len(missing) > RERANK_MAX_VECTORS:
                     known.clear()  # bounded: start over rather than grow without end
                 known.update((text_hash(t), r) for t, r in zip(missing, rows))
             rows = [known.get(k) for k in keys]
-        if any(r is None for r in rows):  # cleared meanwhile: embed these few directly
+        if any(r is None for r in rows):  # just cleared: embed these few directly
             return np.asarray(self.embedder.embed(texts), dtype=np.float32)
         return np.stack(rows).astype(np.float32, copy=False)
 
@@ -88,7 +90,7 @@ class EncoderReranker:
         if self.cache is False or cache_disabled():
             return {}
         store = VectorCache(self.embedder.id, None if self.cache is True else Path(self.cache))
-        return dict(store.load())
+        return dict(list(store.load().items())[-RERANK_MAX_VECTORS:])
 
     def __call__(self, query: str, candidates: Sequence[SkillMetadata]) -> list[float]:
         """One score per candidate, higher is better."""
@@ -107,4 +109,4 @@ class EncoderReranker:
         return [float(s) for s in blend]
 
 
-__all__ = ["RERANK_RANK_CONSTANT", "RERANK_WEIGHT", "EncoderReranker"]
+__all__ = ["RERANK_MAX_VECTORS", "RERANK_RANK_CONSTANT", "RERANK_WEIGHT", "EncoderReranker"]

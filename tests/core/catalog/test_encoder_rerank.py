@@ -170,3 +170,18 @@ def test_the_packaged_minilm_reranks_a_paraphrase_first() -> None:
     reranker = EncoderReranker(packaged_minilm(), weight=1.0, cache=False)
     scores = reranker("pull the tables out of this annual report", skills)
     assert max(range(3), key=lambda i: scores[i]) == 2
+
+
+@needs("numpy")
+def test_the_vectors_kept_in_memory_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillcore.catalog import encoder_rerank
+    from skillcore.catalog.encoder_rerank import EncoderReranker
+
+    monkeypatch.setattr(encoder_rerank, "RERANK_MAX_VECTORS", 4)
+    skills = [meta(f"s{i}", f"Skill number {i}.") for i in range(3)]
+    unbounded = EncoderReranker(Hashed(), cache=False)
+    reranker = EncoderReranker(Hashed(), cache=False)
+    for i in range(5):  # each call brings new candidates: the memory starts over
+        batch = [*skills, meta(f"new{i}", f"Another skill {i}.")]
+        assert reranker("q", batch) == unbounded("q", batch)
+        assert reranker._known is not None and len(reranker._known) <= 4
