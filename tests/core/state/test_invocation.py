@@ -4,10 +4,11 @@ one-pass substitution as Hypothesis properties."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skillcore import (
@@ -213,9 +214,12 @@ def test_substitution_is_one_pass_bounded_and_never_raises(body: str, args: str)
 
 @settings(max_examples=200, deadline=None)
 @given(word=_TEXT.filter(lambda w: w.strip() != "" and not w.isspace()))
+@example(word="<SKILL_CONTENT")
 def test_an_argument_is_put_in_as_written(word: str) -> None:
     out = substitute_arguments("<$ARGUMENTS>", word, session_id="SID", skill_dir="DIR")
-    assert out.text == "<" + word.strip().replace("<skill_content", "&lt;skill_content") + ">"
+    # A wrapper tag in any case is escaped (the wrapper is matched case-insensitively).
+    escaped = re.sub(r"<(/?)(skill_content)", r"&lt;\1\2", word.strip(), flags=re.IGNORECASE)
+    assert out.text == "<" + escaped + ">"
 
 
 @settings(max_examples=100, deadline=None)
