@@ -3,6 +3,7 @@ I/O errors; and messages written for people, each printed once."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -247,6 +248,8 @@ def _missing_args(command: str, missing: Path, lock: Path) -> list[str]:
 
 @pytest.mark.parametrize("command", [*SUPPLY_CHAIN, "lint-library"])
 def test_a_missing_source_exits_2_with_one_message(command: str, capsys, tmp_path: Path) -> None:
+    if command == "keygen" and importlib.util.find_spec("cryptography") is None:
+        pytest.skip("keygen needs the sign extra before it writes anything")
     good = tmp_path / "good"
     write_skill(good, "fine", "name: fine\ndescription: Audits CSV files for data problems.\n")
     lock = tmp_path / "skills.lock"
