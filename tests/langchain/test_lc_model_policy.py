@@ -79,6 +79,18 @@ def test_disallowed_tools_are_not_offered_and_refused_in_every_mode(
     assert wrote.status == "success" and "Write" in model.tool_names(-2)
 
 
+def _interrupts_take_when() -> bool:
+    """Whether HumanInTheLoopMiddleware's ``interrupt_on`` entries take a ``when`` predicate
+    (newer LangChain 1.x; older releases interrupt every listed call)."""
+    from langchain.agents.middleware import human_in_the_loop
+
+    config = getattr(human_in_the_loop, "InterruptOnConfig", None)
+    return config is not None and "when" in getattr(config, "__annotations__", {})
+
+
+@pytest.mark.skipif(
+    not _interrupts_take_when(), reason="this LangChain has no `when` in interrupt_on"
+)
 def test_approve_mode_asks_only_for_calls_the_skill_does_not_pre_approve(skills: Path) -> None:
     from langchain.agents.middleware import HumanInTheLoopMiddleware
 
