@@ -144,12 +144,9 @@ class SkillSession:
         allowed-tools entry of that skill, and the usual rule decides.
         """
         name = normalize_tool_name(tool_name)
-        if name in self.policy.gated_tools and name not in self.unlocked_tools:
-            reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
-            return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
-        removed = self._disallowed(name)
-        if removed is not None:
-            return removed
+        barred = self._barred(name)
+        if barred is not None:
+            return barred
         # With no loaded skill declaring allowed-tools nothing restricts (invariant 5): the
         # gated tools a skill without the field unlocks are not a restriction of their own.
         declares = any(self._declared_tools(s.name) is not None for s in self.loaded)
@@ -172,12 +169,9 @@ class SkillSession:
         refused (``TOOL_LOCKED``) in every mode."""
         tool = tool_name or self.names.script
         name = normalize_tool_name(tool)
-        if name in self.policy.gated_tools and name not in self.unlocked_tools:
-            reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
-            return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
-        removed = self._disallowed(name)
-        if removed is not None:
-            return removed
+        barred = self._barred(name)
+        if barred is not None:
+            return barred
         declares = any(self._declared_tools(s.name) is not None for s in self.loaded)
         canonical = ToolNames().script
         return decide_script(
@@ -188,6 +182,15 @@ class SkillSession:
             ((s.name, self._allowed_tools(s.name) if declares else None) for s in self.loaded),
             frozenset({canonical, name}),
         )
+
+    def _barred(self, name: str) -> ToolDecision | None:
+        """The refusal every mode gives ``name`` before the allowed-tools rule: a gated tool
+        no loaded skill unlocks (``TOOL_LOCKED``), or one a loaded skill's
+        ``disallowed-tools`` removes; None when neither applies."""
+        if name in self.policy.gated_tools and name not in self.unlocked_tools:
+            reason = tool_locked_reason(name, self.unlockers(name), self.names.load)
+            return ToolDecision(False, DecisionCode.TOOL_LOCKED, reason, name)
+        return self._disallowed(name)
 
     def _disallowed(self, name: str) -> ToolDecision | None:
         # Skill tools are never removed: the model can always unload the skill that removes.
