@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from functools import partial
 
 import attrs
 
+from skillcore.memo import per_catalog
 from skillcore.model import Catalog
 from skillcore.policy import ToolAliases
 from skillcore.policy.skill_options import (
@@ -77,19 +79,30 @@ def disallowed_by(
     return None
 
 
-@functools.lru_cache(maxsize=64)
 def removes_tools(catalog: Catalog) -> bool:
     """Whether a model-loadable skill of ``catalog`` declares ``disallowed-tools``: then
     every plain tool call is decided in call order, in every policy mode (memoised)."""
+    # Memoised by identity: hashing a catalog walks every skill's fields (tens of ms at
+    # 10,000 skills), the whole of a cold start's render.
+    found: bool = per_catalog(catalog, "removes_tools", partial(_removes_tools, catalog))
+    return found
+
+
+def _removes_tools(catalog: Catalog) -> bool:
     return any(
         meta.extra and any(k in meta.extra for k in DISALLOWED_KEYS)
         for meta in catalog.model_visible
     )
 
 
-@functools.lru_cache(maxsize=64)
 def _path_skills(catalog: Catalog) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    # Memoised per catalog: the skills declaring ``paths`` (few), found once.
+    # Memoised per catalog (by identity, as removes_tools): the skills declaring ``paths``.
+    found: tuple[tuple[str, tuple[str, ...]], ...]
+    found = per_catalog(catalog, "path_skills", partial(_find_path_skills, catalog))
+    return found
+
+
+def _find_path_skills(catalog: Catalog) -> tuple[tuple[str, tuple[str, ...]], ...]:
     out = []
     for meta in catalog.model_visible:
         if meta.extra and any(k in meta.extra for k in PATHS_KEYS):
@@ -98,14 +111,20 @@ def _path_skills(catalog: Catalog) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=256)
 def paths_hidden(catalog: Catalog, touched: frozenset[str]) -> frozenset[str]:
     """The model-visible skills with ``paths:`` none of whose globs matches a ``touched``
     path: left out of the catalog the model sees and refused to its load tool. A skill
     whose ``paths`` cannot be read matches nothing."""
-    return frozenset(
-        name for name, globs in _path_skills(catalog) if not paths_match(globs, touched)
-    )
+    skills = _path_skills(catalog)
+    return _paths_hidden(skills, touched) if skills else frozenset()
+
+
+@functools.lru_cache(maxsize=256)
+def _paths_hidden(
+    skills: tuple[tuple[str, tuple[str, ...]], ...], touched: frozenset[str]
+) -> frozenset[str]:
+    # Keyed by the (few) path skills, not the catalog: the same answer, without its hash.
+    return frozenset(name for name, globs in skills if not paths_match(globs, touched))
 
 
 __all__ = ["ModelChoice", "disallowed_by", "model_choice", "paths_hidden", "removes_tools"]

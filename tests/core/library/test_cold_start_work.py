@@ -1,0 +1,62 @@
+"""What a cold start from the parse cache does not do: it never hashes the catalog (hashing
+an equal catalog walks every skill's fields, tens of milliseconds at 10,000 skills), and the
+answers that avoid the hash are the ones the hashed memo gave."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from skillcore import SkillLibrary, render_catalog
+from skillcore.model import Catalog, SkillLocation, SkillMetadata
+from skillcore.state.overrides import paths_hidden, removes_tools
+
+
+def _hashed(catalog: Catalog) -> bool:
+    # attrs keeps a computed hash in this slot (cache_hash=True): None until then.
+    return object.__getattribute__(catalog, "_attrs_cached_hash") is not None
+
+
+def _library(root: Path, extra: str = "") -> None:
+    for i in range(3):
+        skill = root / f"s{i}"
+        skill.mkdir(parents=True)
+        (skill / "SKILL.md").write_text(
+            f"---\nname: s{i}\ndescription: Does {i}.\n{extra if i == 1 else ''}---\nBody\n"
+        )
+
+
+def test_render_and_tool_checks_do_not_hash_the_catalog(tmp_path: Path) -> None:
+    _library(tmp_path / "skills")
+    for cache in (False, str(tmp_path / "cache"), str(tmp_path / "cache")):  # fill, then read
+        lib = SkillLibrary(tmp_path / "skills", cache=cache)
+        session = lib.session()
+        assert "s1" in render_catalog(session)
+        assert removes_tools(lib.catalog) is False
+        session.check_tool("Read")  # a plain tool call consults removes_tools too
+        assert not _hashed(lib.catalog)
+
+
+def test_paths_skills_hidden_as_before(tmp_path: Path) -> None:
+    _library(tmp_path / "skills", "paths: ['src/**/*.py']\ndisallowed-tools: [Write]\n")
+    lib = SkillLibrary(tmp_path / "skills", cache=False)
+    catalog = lib.catalog
+    assert paths_hidden(catalog, frozenset()) == frozenset({"s1"})
+    assert paths_hidden(catalog, frozenset({"src/a/b.py"})) == frozenset()
+    assert removes_tools(catalog) is True
+    # An equal catalog (another object) gives the same answers.
+    again = Catalog(list(catalog.skills), catalog.diagnostics)
+    assert again is not catalog
+    assert paths_hidden(again, frozenset()) == frozenset({"s1"})
+    assert removes_tools(again) is True
+
+
+def test_answers_follow_the_catalog_not_a_reused_identity() -> None:
+    def cat(extra: dict[str, object]) -> Catalog:
+        loc = SkillLocation("s", "a", "/s/a")
+        return Catalog([SkillMetadata("a", "Does a.", loc, extra=extra)])
+
+    for _ in range(3):  # a collected catalog's id may be reused by the next one
+        assert paths_hidden(cat({"paths": ["x/*"]}), frozenset()) == frozenset({"a"})
+        assert paths_hidden(cat({}), frozenset()) == frozenset()
+        assert removes_tools(cat({"disallowed-tools": ["Write"]})) is True
+        assert removes_tools(cat({})) is False
