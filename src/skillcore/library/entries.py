@@ -17,7 +17,6 @@ from skillcore.parse import (
     MAX_FRONTMATTER_BYTES,
     ParseResult,
     ValidationMode,
-    parse_skill_file,
     read_codex_interface,
     with_codex_interface,
 )
@@ -107,6 +106,9 @@ def _parse(
     mode: ValidationMode,
     headings: tuple[str, ...] | None = None,
 ) -> ParseResult:
+    # Imported on the first parse: a start from the parse cache parses nothing.
+    from skillcore.parse import parse_skill_file
+
     return parse_skill_file(
         data,
         directory_name=entry.dir_name,

@@ -9,7 +9,6 @@ hold the same paths with the same bytes.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping
 
@@ -21,11 +20,16 @@ DIGEST_PATTERN = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 def file_digest(data: bytes) -> str:
     """``sha256:<hex>`` of ``data``."""
+    # Imported here: hashlib loads OpenSSL, milliseconds of every cold start without a lock.
+    import hashlib
+
     return DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
 
 
 def tree_digest(files: Mapping[str, str]) -> str:
     """The digest of a tree given as ``{relative path: file digest}`` (see the module)."""
+    import hashlib
+
     h = hashlib.sha256()
     for path in sorted(files):
         h.update(path.encode("utf-8", "surrogatepass"))
