@@ -404,6 +404,8 @@ def main(argv: list[str] | None = None) -> None:
             "import skillcore": "import skillcore",
             "from skillcore import SkillLibrary": "from skillcore import SkillLibrary",
             "import yaml": "import yaml",
+            # skillcore's values are attrs classes: the least any start of skillcore imports.
+            "import attrs": "import attrs",
         },
         args.rounds,
     )
