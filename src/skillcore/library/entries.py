@@ -4,6 +4,7 @@ frontmatter outgrows the head), and the scan's findings in the library's mode.""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -28,6 +29,24 @@ from skillcore.sources import (
     ScanEntry,
     SourceReader,
 )
+
+if TYPE_CHECKING:
+    from skillcore.parse import parse_skill_file
+else:
+
+    def parse_skill_file(*args: Any, **kwargs: Any) -> ParseResult:
+        """The parser, imported on the first parse (a start from the parse cache parses
+        nothing): this stand-in then gives its name to the parser itself, so later parses
+        pay no extra call, unless something else took the name meanwhile (a test counting
+        parses)."""
+        global parse_skill_file
+        from skillcore.parse import parse_skill_file as parse
+
+        if parse_skill_file is _FIRST_PARSE:
+            parse_skill_file = parse
+        return parse(*args, **kwargs)
+
+    _FIRST_PARSE = parse_skill_file
 
 
 def parse_entry(
@@ -106,9 +125,6 @@ def _parse(
     mode: ValidationMode,
     headings: tuple[str, ...] | None = None,
 ) -> ParseResult:
-    # Imported on the first parse: a start from the parse cache parses nothing.
-    from skillcore.parse import parse_skill_file
-
     return parse_skill_file(
         data,
         directory_name=entry.dir_name,

@@ -60,3 +60,34 @@ def test_answers_follow_the_catalog_not_a_reused_identity() -> None:
         assert paths_hidden(cat({}), frozenset()) == frozenset()
         assert removes_tools(cat({"disallowed-tools": ["Write"]})) is True
         assert removes_tools(cat({})) is False
+
+
+#: What a start from a filled parse cache never imports: the frontmatter parser and YAML
+#: (nothing is parsed), hashlib and OpenSSL (no lock to check), the trust layer's verifier.
+_NOT_IMPORTED = ("yaml", "hashlib", "skillcore.parse.frontmatter", "skillcore.trust.verify")
+
+_COLD = """
+import json, sys
+from skillcore import SkillLibrary, render_catalog
+lib = SkillLibrary(sys.argv[1], cache=sys.argv[2])
+text = render_catalog(lib.session())
+print(json.dumps([len(lib.catalog), [m for m in {names!r} if m in sys.modules]]))
+"""
+
+
+def test_a_start_from_the_cache_imports_no_parser(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    _library(tmp_path / "skills")
+    src = str(Path(__file__).resolve().parents[3] / "src")
+    env = {**os.environ, "PYTHONPATH": src}
+    env.pop("SKILLCORE_LOCK", None)
+    args = [sys.executable, "-c", _COLD.format(names=_NOT_IMPORTED)]
+    args += [str(tmp_path / "skills"), str(tmp_path / "cache")]
+    first = subprocess.run(args, capture_output=True, text=True, env=env, check=True)
+    assert json.loads(first.stdout)[0] == 3  # parsed: fills the cache
+    again = subprocess.run(args, capture_output=True, text=True, env=env, check=True)
+    assert json.loads(again.stdout) == [3, []]
