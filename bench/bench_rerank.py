@@ -110,7 +110,7 @@ def fit(sizes: list[int], l2: float = 1e-3, steps: int = 1500, rate: float = 0.5
             sel = index.select(case.query, None, RERANK_DEPTH, "hybrid")
             skills = [h.skill for h in sel.hits + sel.withheld]
             y = np.array([s.name == case.skill for s in skills], dtype=np.float64)
-            if 1 < len(skills) and y.sum():
+            if len(skills) > 1 and y.sum():
                 groups.append((features.features(case.query, skills), y))
     stacked = np.concatenate([x for x, _ in groups])
     mu, sd = stacked.mean(0), stacked.std(0) + 1e-9

@@ -68,7 +68,8 @@ def test_the_feature_reranker_reorders_through_the_toolkit(tmp_path: Path) -> No
     from skillcore.catalog.feature_rerank import FeatureReranker
 
     write_skill(tmp_path, "pdf", "Extract tables from pdf files.", "B.")
-    write_skill(tmp_path, "pdf-legacy", "Extract tables from pdf files for the legacy reader.", "B.")
+    legacy = "Extract tables from pdf files for the legacy reader."
+    write_skill(tmp_path, "pdf-legacy", legacy, "B.")
     for i, w in enumerate(("bread", "banana", "duplicate")):
         write_skill(tmp_path, f"other-{i}", f"Sort {w} rows.", "B.")
     encoder = tiny_encoder(tmp_path)
