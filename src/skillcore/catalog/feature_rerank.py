@@ -10,7 +10,11 @@ The features (:data:`FEATURES`, one row per candidate, in :meth:`FeatureReranker
 - the query's word weight its name, description and headings hold, each word weighted by
   how few of the candidates have it (words every candidate has tell nothing apart);
 - its cosine with the query under a sentence encoder, the gap to the best cosine among the
-  candidates, and ``1 / (5 + its rank by cosine)``.
+  candidates, and ``1 / (5 + its rank by cosine)``;
+- how crowded its place is: the mean of its :data:`CROWD` highest cosines with the other
+  candidates. A skill close to many of its competitors (a templated one among look-alikes)
+  matches any request about their topic, so its own cosine says less (a local form of the
+  hubness correction of cross-domain similarity local scaling).
 
 The weights (:data:`FEATURE_WEIGHTS`) are data: a listwise logistic regression (softmax over
 each request's candidates, L2 0.001, features standardised while fitting) on the routed
@@ -41,11 +45,14 @@ FEATURES = (
     "cosine",
     "cosine_gap",
     "cosine_rank_5",
+    "crowding",
 )
+#: Other candidates whose cosines make a candidate's crowding.
+CROWD = 3
 #: Fitted on the development requests only (see the module docstring); held-out requests
 #: were not used. ``cosine`` and ``cosine_gap`` differ by a constant within one request, so
 #: only their sum orders candidates.
-FEATURE_WEIGHTS = (-0.294, 23.281, -0.779, -1.812, 7.45, 8.105, 6.228, -0.986)
+FEATURE_WEIGHTS = (-0.275, 22.641, -0.693, -1.817, 7.192, 8.422, 6.471, -0.648, -3.141)
 
 
 class FeatureReranker:
@@ -95,8 +102,14 @@ class FeatureReranker:
         weight = {t: math.log(1.0 + n / (have[t] or 0.5)) for t in asked}
         total = sum(weight.values()) or 1.0
         vq = np.asarray(self.embedder.embed([text])[0], dtype=np.float32)
-        cos = (self._encoder.vectors(candidates) @ vq).astype(np.float64)
+        vectors = self._encoder.vectors(candidates)
+        cos = (vectors @ vq).astype(np.float64)
         above = (cos[None, :] > cos[:, None]).sum(axis=1)
+        if n > 1:
+            among = (vectors @ vectors.T).astype(np.float64)
+            np.fill_diagonal(among, -np.inf)
+            near = min(CROWD, n - 1)
+            out[:, 8] = np.sort(among, axis=1)[:, -near:].mean(axis=1)
         for i, name in enumerate(names):
             own = set(tokens(name.replace("-", " ")))
             out[i, 0] = 1.0 / (1 + i)
@@ -131,4 +144,4 @@ def _scoped(name: str, names: set[str], asked: set[str]) -> float:
     return 0.0
 
 
-__all__ = ["FEATURES", "FEATURE_WEIGHTS", "FeatureReranker"]
+__all__ = ["CROWD", "FEATURES", "FEATURE_WEIGHTS", "FeatureReranker"]

@@ -148,3 +148,28 @@ def test_bad_weights_are_refused() -> None:
     with pytest.raises(TypeError, match="embed"):
         FeatureReranker(object())  # type: ignore[arg-type]
     assert FeatureReranker(Hashed())("q", []) == []
+
+
+class ByWord(Hashed):
+    """An Embedder whose vector of a text is its count of each of three words."""
+
+    def embed(self, texts: Sequence[str]) -> object:
+        import numpy as np
+
+        rows = np.array(
+            [[t.count(w) + 0.01 for w in ("alpha", "beta", "gamma")] for t in texts],
+            dtype=np.float32,
+        )
+        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@needs("numpy")
+def test_a_candidate_among_look_alikes_is_crowded() -> None:
+    from skillcore.catalog.feature_rerank import FEATURES, FeatureReranker
+
+    skills = [meta(f"alike-{i}", "Alpha alpha beta.") for i in range(3)]
+    skills.append(meta("apart", "Gamma gamma."))
+    rows = FeatureReranker(ByWord(), cache=False).features("alpha gamma", skills)
+    crowding = rows[:, FEATURES.index("crowding")]
+    assert crowding[0] > 0.6 and crowding[3] < 0.2  # two of its three nearest are alike
+    assert FeatureReranker(ByWord(), cache=False).features("alpha", skills[:1])[0, -1] == 0.0
