@@ -1,14 +1,19 @@
-"""The packaged reranker (``EncoderReranker`` with MiniLM) over the first stage, on the real
-skills grown to 1,000 and 10,000 (``bench_selection.real_library``) and both request files.
+"""The shipped rerankers over the first stage, on the real skills grown to 1,000 and 10,000
+(``bench_selection.real_library``) and both request files, in one run.
 
 For each size, split and first stage (WordLlama, the offline default; WordLlama + MiniLM
-added), with and without the reranker: recall@1/5/10 of the routed requests over the
-first 30 candidates, recall@5 over the reply's lines (near-duplicate variants folded into
-their best member's line, as the search tool shows them) and the median CPU ms per query
-(search + rerank). ``--tune`` measures the reranker's weight and rank constant on the
-development requests only; the held-out ones are never used to choose anything.
+added), with no second stage, ``EncoderReranker`` (MiniLM's cosine blended by reciprocal
+rank) and ``FeatureReranker`` (fitted features): recall@1/5/10 of the routed requests over
+the first 30 candidates, recall@5 as the search shows it (after abstention keeps 3, which
+the second stage chooses), recall@5 over the reply's lines (near-duplicate variants folded
+into their best member's line), the unserved requests that abstain, and the median CPU ms
+per query (search + rerank).
 
-    python bench/bench_rerank.py --tune
+``--tune`` measures ``EncoderReranker``'s weight and rank constant, and ``--fit`` fits
+``FeatureReranker``'s weights, on the development requests only (the held-out ones are never
+used to choose anything) and prints them.
+
+    python bench/bench_rerank.py --fit
     python bench/bench_rerank.py --json /tmp/rerank.json --markdown bench/results/rerank.md
 """
 
@@ -31,20 +36,22 @@ from bench_selection import EVALS, real_library  # noqa: E402
 from skillcore.apps.evaluate import load_routing  # noqa: E402
 from skillcore.catalog import RERANK_DEPTH, index_for, rerank, with_variants  # noqa: E402
 from skillcore.catalog.encoder_rerank import RERANK_WEIGHT, EncoderReranker  # noqa: E402
+from skillcore.catalog.feature_rerank import FEATURES, FeatureReranker  # noqa: E402
 from skillcore.catalog.onnx_encoder import packaged_minilm  # noqa: E402
 
 KS = (1, 5, 10)
 SHOWN = 10
 
 
-def _cases(split: str) -> list[Any]:
-    return [c for c in load_routing(EVALS / f"routing-{split}.json") if c.skill]
+def _cases(split: str, routed: bool = True) -> list[Any]:
+    return [c for c in load_routing(EVALS / f"routing-{split}.json") if bool(c.skill) == routed]
 
 
-def _run(cat: Any, enc: Any, cases: list[Any], reranker: EncoderReranker | None) -> dict[str, Any]:
+def _run(cat: Any, enc: Any, split: str, reranker: Any) -> dict[str, Any]:
     index = index_for(cat, enc)
+    cases = _cases(split)
     found_at: dict[int, int] = dict.fromkeys(KS, 0)
-    lines5 = 0
+    shown5 = lines5 = 0
     cpu = []
     for case in cases:
         t = time.process_time()
@@ -52,15 +59,20 @@ def _run(cat: Any, enc: Any, cases: list[Any], reranker: EncoderReranker | None)
         if reranker is not None:
             sel = rerank(sel, case.query, reranker)
         cpu.append(time.process_time() - t)
-        names = [h.skill.name for h in sel.hits]
+        names = [h.skill.name for h in sel.hits + sel.withheld]  # before abstention's cut
         for k in KS:
             found_at[k] += case.skill in names[:k]
+        shown5 += case.skill in [h.skill.name for h in sel.hits[:5]]
         lines = with_variants(index, sel.hits)[:SHOWN]
         lines5 += any(case.skill in (c.hit.skill.name, *c.variants) for c in lines[:5])
+    unserved = _cases(split, routed=False)
+    abstained = sum(index.select(c.query, None, RERANK_DEPTH, "hybrid").abstained for c in unserved)
     n = len(cases)
     return {
         **{f"recall@{k}": found_at[k] / n for k in KS},
+        "shown@5": shown5 / n,
         "lines@5": lines5 / n,
+        "unserved_abstained": abstained / len(unserved),
         "cpu_ms": statistics.median(cpu) * 1000,
     }
 
@@ -68,7 +80,6 @@ def _run(cat: Any, enc: Any, cases: list[Any], reranker: EncoderReranker | None)
 def tune(sizes: list[int]) -> list[dict[str, Any]]:
     """recall@k on the development requests for each weight and rank constant (over the
     offline default first stage)."""
-    cases = _cases("dev")
     reranker = EncoderReranker(packaged_minilm(), cache=str(VECTORS))
     rows = []
     for n in sizes:
@@ -77,24 +88,64 @@ def tune(sizes: list[int]) -> list[dict[str, Any]]:
         for k in (2, 5, 10, 20, 60):
             for w in (0.3, 0.4, 0.5, 0.6, 0.7):
                 reranker.weight, reranker.rank_constant = w, k
-                row = {"n": n, "rank_constant": k, "weight": w, **_run(cat, None, cases, reranker)}
+                row = {"n": n, "rank_constant": k, "weight": w, **_run(cat, None, "dev", reranker)}
                 rows.append(row)
                 print(json.dumps(row), file=sys.stderr)
     return rows
 
 
+def fit(sizes: list[int], l2: float = 1e-3, steps: int = 1500, rate: float = 0.5) -> list[float]:
+    """``FeatureReranker``'s weights: a listwise logistic regression (softmax over each routed
+    development request's first ``RERANK_DEPTH`` candidates, first stage WordLlama + MiniLM,
+    the features standardised while fitting) by gradient descent."""
+    import numpy as np
+
+    features = FeatureReranker(packaged_minilm(), cache=str(VECTORS))
+    groups = []
+    enc = _minilm("add")
+    for n in sizes:
+        index = index_for(real_library(n), enc)
+        index.warm("hybrid")
+        for case in _cases("dev"):
+            sel = index.select(case.query, None, RERANK_DEPTH, "hybrid")
+            skills = [h.skill for h in sel.hits + sel.withheld]
+            y = np.array([s.name == case.skill for s in skills], dtype=np.float64)
+            if len(skills) > 1 and y.sum():
+                groups.append((features.features(case.query, skills), y))
+    stacked = np.concatenate([x for x, _ in groups])
+    mu, sd = stacked.mean(0), stacked.std(0) + 1e-9
+    scaled = [((x - mu) / sd, y) for x, y in groups]
+    w = np.zeros(len(FEATURES))
+    for _ in range(steps):
+        grad = l2 * w
+        for x, y in scaled:
+            z = x @ w
+            p = np.exp(z - z.max())
+            grad += x.T @ (p / p.sum() - y) / len(scaled)
+        w -= rate * grad
+    weights = [round(float(v), 3) for v in w / sd]
+    print(json.dumps(dict(zip(FEATURES, weights))), file=sys.stderr)
+    return weights
+
+
+SECOND = ("none", "minilm reranker", "feature reranker")
+
+
 def measure(sizes: list[int], weight: float) -> list[dict[str, Any]]:
-    """First stage alone and with the reranker, per size, split and first stage."""
-    reranker = EncoderReranker(packaged_minilm(), weight=weight, cache=str(VECTORS))
-    splits = {s: _cases(s) for s in ("dev", "heldout")}
+    """Each first stage alone and with each reranker, per size and split."""
+    rerankers = {
+        "none": None,
+        "minilm reranker": EncoderReranker(packaged_minilm(), weight=weight, cache=str(VECTORS)),
+        "feature reranker": FeatureReranker(packaged_minilm(), cache=str(VECTORS)),
+    }
     rows = []
     for n in sizes:
         cat = real_library(n)
         for label, enc in (("wordllama", None), ("wordllama + minilm", _minilm("add"))):
             index_for(cat, enc).warm("hybrid")
-            for split, cases in splits.items():
-                for second in ("none", "minilm reranker"):
-                    got = _run(cat, enc, cases, reranker if second != "none" else None)
+            for split in ("dev", "heldout"):
+                for second, reranker in rerankers.items():
+                    got = _run(cat, enc, split, reranker)
                     row = {"n": n, "split": split, "first": label, "second": second, **got}
                     rows.append(row)
                     print(json.dumps(row), file=sys.stderr)
@@ -104,14 +155,14 @@ def measure(sizes: list[int], weight: float) -> list[dict[str, Any]]:
 def markdown(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| skills | requests | first stage | second stage | recall@1 | recall@5 | recall@10 "
-        "| in first 5 lines | CPU ms/query |",
-        "| ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |",
+        "| recall@5 shown | in first 5 lines | unserved: abstained | CPU ms/query |",
+        "| ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         lines.append(
             f"| {r['n']:,} | {r['split']} | {r['first']} | {r['second']} | {r['recall@1']:.2f} "
-            f"| {r['recall@5']:.2f} | {r['recall@10']:.2f} | {r['lines@5']:.2f} "
-            f"| {r['cpu_ms']:.1f} |"
+            f"| {r['recall@5']:.2f} | {r['recall@10']:.2f} | {r['shown@5']:.2f} "
+            f"| {r['lines@5']:.2f} | {r['unserved_abstained']:.2f} | {r['cpu_ms']:.1f} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -119,11 +170,15 @@ def markdown(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tune", action="store_true")
+    parser.add_argument("--fit", action="store_true")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000])
     parser.add_argument("--weight", type=float, default=RERANK_WEIGHT)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)
+    if args.fit:
+        print(json.dumps(fit(args.sizes)))
+        return
     rows = tune(args.sizes) if args.tune else measure(args.sizes, args.weight)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))

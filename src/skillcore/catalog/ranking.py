@@ -131,6 +131,11 @@ class Selection:
     #: encoder added beside WordLlama, confidence is the mean over the encoders of their best
     #: similarity divided by their own threshold, compared with 1.
     threshold: float | None = None
+    #: The candidates after :data:`ABSTAIN_KEEP` that abstention left out (best first, each
+    #: with its confidence), so that a second stage ranks the whole list before the cut
+    #: (:func:`skillcore.catalog.rerank`); empty when the search did not abstain.
+    withheld: tuple[SearchHit, ...] = ()
+    withheld_confidences: tuple[float, ...] = ()
 
     @property
     def close(self) -> tuple[SearchHit, ...]:
@@ -188,7 +193,8 @@ class SearchIndex(LexicalIndex):
     ) -> Selection:
         """:meth:`search` with abstention: when the best skill is not a close match (see
         :data:`ABSTAIN_SIMILARITY` and :data:`ABSTAIN_COVERAGE`), at most
-        :data:`ABSTAIN_KEEP` results and ``abstained=True``."""
+        :data:`ABSTAIN_KEEP` results and ``abstained=True`` (the others up to ``limit`` in
+        ``withheld``, for a second stage)."""
         use_semantic = _uses_semantic(ranker)
         q = (query or "").strip()
         used: Literal["bm25", "hybrid"] = "hybrid" if use_semantic else "bm25"
@@ -211,10 +217,20 @@ class SearchIndex(LexicalIndex):
         if ranked and ranked[0][0] == exact:
             confidence = 1.0
         abstained = confidence < threshold
-        if abstained:
-            ranked, each = ranked[:ABSTAIN_KEEP], each[:ABSTAIN_KEEP]
-        hits = tuple(SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked)
-        return Selection(hits, abstained, confidence, used, tuple(each), threshold_shown)
+        found = tuple(SearchHit(self.skills[d], s, self.reasons(d, query, path)) for d, s in ranked)
+        if not abstained:
+            return Selection(found, False, confidence, used, tuple(each), threshold_shown)
+        cut = ABSTAIN_KEEP
+        return Selection(
+            found[:cut],
+            True,
+            confidence,
+            used,
+            tuple(each[:cut]),
+            threshold_shown,
+            found[cut:],
+            tuple(each[cut:]),
+        )
 
     def _hybrid(self, query: str, path: str | None, limit: int) -> list[tuple[int, float]]:
         """BM25 and embedding similarity, each scaled to 0..1 over its own best

@@ -8,7 +8,9 @@ docs/selection.md). A second stage looks at those few candidates more closely:
 - a *reranker* — any callable ``(query, candidates) -> scores`` (a cross-encoder, an
   embedding model, a rule of the host's) — reorders the first :data:`RERANK_DEPTH`
   candidates. It never adds or drops one, an exact name match stays first, and the first
-  stage's verdict on whether anything fits (abstention) stands. A reranker that raises or
+  stage's verdict on whether anything fits (abstention) stands; when the search abstains
+  the reranker still sees every candidate and the :data:`ABSTAIN_KEEP` kept are its best
+  (abstention cuts after reranking, not before). A reranker that raises or
   answers with the wrong number of finite scores is ignored for that query (logged): it
   orders results, it decides nothing about policy;
 - *variants*: skills of one near-duplicate family (:mod:`skillcore.catalog.families`) take
@@ -28,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from skillcore.catalog.ranking import SearchHit, SearchIndex, Selection
+from skillcore.catalog.ranking import ABSTAIN_KEEP, SearchHit, SearchIndex, Selection
 from skillcore.model import SkillMetadata
 
 #: Candidates of the first stage a reranker sees.
@@ -57,8 +59,10 @@ _log = logging.getLogger("skillcore.search")
 
 
 def rerank(selection: Selection, query: str | None, reranker: Reranker) -> Selection:
-    """``selection`` with its hits reordered by ``reranker`` (see the module docstring)."""
-    hits = selection.hits
+    """``selection`` with its hits reordered by ``reranker`` (see the module docstring). An
+    abstained selection is reranked with the candidates abstention withheld, then cut back
+    to :data:`ABSTAIN_KEEP`."""
+    hits = selection.hits + selection.withheld
     if not query or not query.strip() or len(hits) < 2:
         return selection
     try:
@@ -75,15 +79,21 @@ def rerank(selection: Selection, query: str | None, reranker: Reranker) -> Selec
             len(hits),
         )
         return selection
-    confidences = selection.confidences or (0.0,) * len(hits)
+    confidences = selection.confidences + selection.withheld_confidences
+    has_confidences = len(confidences) == len(hits)
     asked = query.strip().lower()
     first = hits[0].skill.name.lower()
     pinned = 1 if first in (asked, asked.replace(" ", "-")) else 0
     order = list(range(pinned)) + sorted(range(pinned, len(hits)), key=lambda i: -scores[i])
+    ranked = tuple(hits[i] for i in order)
+    each = tuple(confidences[i] for i in order) if has_confidences else ()
+    cut = ABSTAIN_KEEP if selection.abstained else len(ranked)
     return attrs.evolve(
         selection,
-        hits=tuple(hits[i] for i in order),
-        confidences=tuple(confidences[i] for i in order) if selection.confidences else (),
+        hits=ranked[:cut],
+        confidences=each[:cut],
+        withheld=ranked[cut:],
+        withheld_confidences=each[cut:],
     )
 
 
