@@ -154,7 +154,9 @@ def parse_skill_file(
         if _needs_cleaning(yaml_text, fast is not None):
             ctx.cleaner = ctx.clean = Cleaner()
         ctx.body_offset = body_offset
-        ctx.headings = body_headings(text[body_offset:], complete) if headings is None else headings
+        ctx.headings = (
+            body_headings(text, complete, body_offset) if headings is None else headings
+        )
         _warn_if_long(ctx, data, text, complete, size)
         return build(raw, dropped, ctx)
     except Exception as exc:  # a safety net: one file never breaks discovery

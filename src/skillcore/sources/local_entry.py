@@ -41,8 +41,18 @@ NO_SKILL_FILE = object()
 
 _IS_EIGHT = (8).__eq__
 
-#: The line closing a frontmatter, as ``parsing.split_frontmatter`` finds it (LF endings).
-_CLOSING_LINE = re.compile(rb"^(?:---|\.\.\.)[ \t\r]*\n", re.M)
+#: The line closing a frontmatter, as ``parsing.split_frontmatter`` finds it (LF endings),
+#: with the line break before it: a pattern that starts with a fixed character lets the
+#: regex engine skip to each one in C instead of trying every position.
+_CLOSING_LINE = re.compile(rb"\n(?:---|\.\.\.)[ \t\r]*\n")
+
+
+def closing_end(head: bytes) -> int:
+    """Where the frontmatter of ``head`` (opened by its first line) ends: just after its
+    closing line and that line's newline; -1 when no such line is found."""
+    first = head.find(b"\n")
+    m = None if first == -1 else _CLOSING_LINE.search(head, first)
+    return -1 if m is None else m.end()
 
 
 def file_stamp(st: os.stat_result) -> str:
@@ -72,20 +82,16 @@ def frontmatter_prefix(head: bytes, complete: bool = False) -> tuple[bytes, tupl
     discovery. ``(head, None)`` when no closing line is found (the parser then asks for
     more, as before) or the parser must judge the bytes. ``complete``: ``head`` is the whole
     file."""
-    if not head.startswith(b"---") or b"\x00" in head[:8192]:
+    if not head.startswith(b"---") or head.find(b"\x00", 0, 8192) != -1:
         return head, None  # the parser reports NUL bytes anywhere in the first 8 KiB
     if not head.isascii():
         try:
             head.decode("utf-8")
         except UnicodeDecodeError:
             return head, None  # the parser judges the whole head's UTF-8
-    first = head.find(b"\n")
-    if first == -1:
+    end = closing_end(head)
+    if end == -1:
         return head, None
-    m = _CLOSING_LINE.search(head, first + 1)
-    if m is None:
-        return head, None
-    end = m.end()
     if head.find(b"\r", 0, end) != -1 and head.count(b"\r", 0, end) != head.count(b"\r\n", 0, end):
         return head, None  # a lone CR breaks lines for the parser: its frontmatter may differ
     return head[:end], scanned_headings(head, end, complete)
