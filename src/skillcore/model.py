@@ -205,7 +205,7 @@ def _visibility(
     return skills, frozenset(index)  # the usual case: every skill is visible
 
 
-@attrs.frozen(cache_hash=True)
+@attrs.frozen(eq=False)
 class Catalog:
     """The merged, ordered set of skills of all sources, with diagnostics and a fingerprint.
 
@@ -239,6 +239,23 @@ class Catalog:
         visible, visible_names = _visibility(skills, index)
         object.__setattr__(self, "_visible", visible)
         object.__setattr__(self, "_visible_names", visible_names)
+
+    def __eq__(self, other: object) -> bool:
+        # The fields attrs would compare, the fingerprint first: it tells most different
+        # catalogs apart at once, where comparing the skills walks every one of them.
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Catalog)
+        return self is other or (
+            self.fingerprint == other.fingerprint
+            and self.diagnostics == other.diagnostics
+            and self.skills == other.skills
+        )
+
+    def __hash__(self) -> int:
+        # Equal catalogs have equal fingerprints (a field compared by ``__eq__``): hashing it
+        # spares hashing every skill (memoised rules look catalogs up on each render).
+        return hash(self.fingerprint)
 
     def get(self, name: str) -> SkillMetadata | None:
         """The skill called ``name``, or None."""
