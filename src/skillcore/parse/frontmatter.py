@@ -42,6 +42,7 @@ from skillcore.parse.frontmatter_caps import (
     MAX_VERSION,
 )
 from skillcore.parse.headings import body_headings
+from skillcore.limits import GUIDANCE_BYTES
 from skillcore.parse.length import length_problem
 from skillcore.parse.metadata import TYPED_METADATA
 from skillcore.parse.name_field import check_name
@@ -95,10 +96,9 @@ def _warn_if_long(
     body_offset = ctx.body_offset
     whole = complete and (size is None or size == len(data))
     total = len(data) if size is None and complete else size
-    too_long = length_problem(
-        None if total is None else total - len(text[:body_offset].encode()),
-        text.count("\n", body_offset) + 1 if whole else None,
-    )
+    if total is not None and total > GUIDANCE_BYTES:  # else no body is past it: no encoding
+        total -= len(text[:body_offset].encode())
+    too_long = length_problem(total, text.count("\n", body_offset) + 1 if whole else None)
     if too_long is not None:
         ctx.diags.append(ctx.diag(Severity.WARNING, Code.SKILL_TOO_LONG, too_long))
 
