@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillcore.diagnostics import Code, Severity
+from skillcore.limits import GUIDANCE_BYTES
 from skillcore.model import SkillLocation
 from skillcore.parse.allowed_tools import parse_allowed_tools
 from skillcore.parse.build import build
@@ -42,7 +43,6 @@ from skillcore.parse.frontmatter_caps import (
     MAX_VERSION,
 )
 from skillcore.parse.headings import body_headings
-from skillcore.limits import GUIDANCE_BYTES
 from skillcore.parse.length import length_problem
 from skillcore.parse.metadata import TYPED_METADATA
 from skillcore.parse.name_field import check_name
@@ -147,16 +147,14 @@ def parse_skill_file(
         if isinstance(loaded, ParseResult):
             return loaded
         raw, dropped = loaded
-    if not isinstance(raw, Mapping):
+    if type(raw) is not dict and not isinstance(raw, Mapping):  # ABC checks cost
         kind = "empty" if raw is None else type(raw).__name__
         return skip(ctx, Code.NOT_A_MAPPING, f"frontmatter must be a YAML mapping, got {kind}")
     try:
         if _needs_cleaning(yaml_text, fast is not None):
             ctx.cleaner = ctx.clean = Cleaner()
         ctx.body_offset = body_offset
-        ctx.headings = (
-            body_headings(text, complete, body_offset) if headings is None else headings
-        )
+        ctx.headings = body_headings(text, complete, body_offset) if headings is None else headings
         _warn_if_long(ctx, data, text, complete, size)
         return build(raw, dropped, ctx)
     except Exception as exc:  # a safety net: one file never breaks discovery

@@ -96,13 +96,13 @@ def scanned_headings(data: bytes, start: int, complete: bool = True) -> tuple[st
     return _cleaned(found(b"\0".join(outside)))
 
 
-def _cleaned(found: list[bytes]) -> tuple[str, ...]:
-    """The headings of ``found`` (their texts in order, UTF-8): cleaned, cut, non-empty,
+def _cleaned(texts: list[bytes]) -> tuple[str, ...]:
+    """The headings of ``texts`` (their texts in order, UTF-8): cleaned, cut, non-empty,
     each once, at most ``MAX_HEADINGS``."""
-    if not found:
+    if not texts:
         return ()
     # One decode for all of them: no text holds a newline.
-    raw = b"\n".join(found).decode("utf-8", "surrogatepass").split("\n")
+    raw = b"\n".join(texts).decode("utf-8", "surrogatepass").split("\n")
     joined = " ".join(raw)
     # The common case, every text printable, without blanks around it, a closing ``#`` run,
     # runs of spaces or excess length, is already clean: checked on the texts joined, in C
