@@ -154,7 +154,7 @@ def _defaults_constructor(cls: type) -> Callable[..., Any]:
     For the parser, which gives a few fields of twenty: ``__init__`` also converts every
     default and builds a new empty mapping for each mapping field. Generated from
     ``attrs.fields``; classes with validators or a post-init are refused (it would skip
-    them). ``tests/core/parse/test_parsing_shortcuts.py`` holds it equal to ``__init__``.
+    them). ``tests/core/parse/test_discovery_shortcuts.py`` holds it equal to ``__init__``.
     """
     if hasattr(cls, "__attrs_post_init__"):
         raise TypeError(f"{cls.__name__} has a post-init")

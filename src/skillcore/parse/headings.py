@@ -68,22 +68,30 @@ def scanned_headings(data: bytes, start: int, complete: bool = True) -> tuple[st
     stop = start + MAX_HEADINGS_SCANNED
     if len(data) > stop or not complete:  # cut at a line end (all of it is read otherwise)
         stop = data.rfind(b"\n", start - 1, stop) + 1
-    if data.find(b"#", start, stop) == -1:
-        return ()
     # From the newline before the body: each pattern looks back for the line break.
     text = data[start - 1 : stop]
-    found = _HEADING_TEXT.findall
-    # A one-byte ``find`` first: it runs in ``memchr``, and most bodies have no tilde.
-    tildes = data.find(b"~", start, stop) != -1 and _TILDE_FENCE.search(text) is not None
-    pieces = (_BOTH_SPLIT if tildes else _BACKTICKS_SPLIT).split(text)
+    if b"#" not in text:
+        return ()
+    # A one-byte search first: it runs in ``memchr``, and most bodies have no tilde.
+    if b"~" in text and _TILDE_FENCE.search(text) is not None:
+        pieces = _BOTH_SPLIT.split(text)
+    else:
+        pieces = _BACKTICKS_SPLIT.split(text)
     if len(pieces) == 1:  # no code fence
-        return _cleaned(found(text))
-    # ``pieces``: text, fence run, text, ... The pieces outside the fences are read at once,
-    # joined by a NUL: no line starts there, and no heading line runs into it (a piece ends
-    # at a fence's line start).
-    markers = pieces[1::2]
-    if len(set(markers)) == 1:  # the usual body: each run opens or closes (every 4th piece)
-        return _cleaned(found(b"\0".join(pieces[::4])))
+        found = _HEADING_TEXT.findall(text)
+    elif len(set(pieces[1::2])) == 1:
+        # ``pieces``: text, fence run, text, ... The pieces outside the fences are read at
+        # once, joined by a NUL: no line starts there, and no heading line runs into it (a
+        # piece ends at a fence's line start). In the usual body every run is the same: each
+        # opens or closes, and every 4th piece is outside.
+        found = _HEADING_TEXT.findall(b"\0".join(pieces[::4]))
+    else:
+        found = _HEADING_TEXT.findall(b"\0".join(_outside(pieces)))
+    return _cleaned(found) if found else ()
+
+
+def _outside(pieces: list[bytes]) -> list[bytes]:
+    """The pieces of a split at fence runs (text, run, text, ...) outside the fences."""
     outside = [pieces[0]]
     fence = b""
     for i in range(1, len(pieces), 2):
@@ -93,14 +101,12 @@ def scanned_headings(data: bytes, start: int, complete: bool = True) -> tuple[st
         elif marker.startswith(fence):  # the same character, at least as long
             fence = b""
             outside.append(pieces[i + 1])
-    return _cleaned(found(b"\0".join(outside)))
+    return outside
 
 
 def _cleaned(texts: list[bytes]) -> tuple[str, ...]:
-    """The headings of ``texts`` (their texts in order, UTF-8): cleaned, cut, non-empty,
-    each once, at most ``MAX_HEADINGS``."""
-    if not texts:
-        return ()
+    """The headings of ``texts`` (their texts in order, UTF-8; not empty): cleaned, cut,
+    non-empty, each once, at most ``MAX_HEADINGS``."""
     # One decode for all of them: no text holds a newline.
     raw = b"\n".join(texts).decode("utf-8", "surrogatepass").split("\n")
     joined = " ".join(raw)
