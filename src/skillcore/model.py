@@ -173,7 +173,7 @@ def _defaults_constructor(cls: type) -> Callable[..., Any]:
             if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
                 default = default.factory()
             if a.converter is not None:
-                converted = a.converter(default)  # type: ignore[operator]
+                converted = a.converter(default)
                 if converted is not default:
                     raise TypeError(f"{cls.__name__}.{a.name}: the default is not converted")
             env[f"_d_{a.name}"] = default
