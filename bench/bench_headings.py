@@ -40,18 +40,17 @@ _WITH = local_entry.frontmatter_prefix
 
 def _without(head: bytes, complete: bool = False) -> tuple[bytes, tuple[str, ...] | None]:
     """The frontmatter only and no headings (what the scan kept before headings)."""
-    if not head.startswith(b"---") or b"\x00" in head[:8192]:
+    if not head.startswith(b"---") or head.find(b"\x00", 0, 8192) != -1:
         return head, None
     if not head.isascii():
         try:
             head.decode("utf-8")
         except UnicodeDecodeError:
             return head, None
-    first = head.find(b"\n")
-    m = None if first == -1 else local_entry._CLOSING_LINE.search(head, first + 1)
-    if m is None:
+    end = local_entry.closing_end(head)
+    if end == -1:
         return head, None
-    return head[: m.end()], ()
+    return head[:end], ()
 
 
 def discover(root: str, with_headings: bool) -> int:

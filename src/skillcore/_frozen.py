@@ -46,6 +46,13 @@ class FrozenDict(Mapping[K, V], Generic[K, V]):
     def __len__(self) -> int:
         return len(self._data)
 
+    def __eq__(self, other: object) -> bool:
+        # Mapping's equality copies both sides into new dicts; two FrozenDicts compare
+        # their dicts directly (the same result).
+        if type(other) is FrozenDict:
+            return self._data == other._data
+        return Mapping.__eq__(self, other)
+
     def __hash__(self) -> int:
         if self._hash is None:
             self._hash = hash(frozenset((k, _hashable(v)) for k, v in self._data.items()))

@@ -146,6 +146,57 @@ def _trusted_constructor(cls: type) -> Callable[..., Any]:
     return env["trusted"]  # type: ignore[no-any-return]
 
 
+def _defaults_constructor(cls: type) -> Callable[..., Any]:
+    """A constructor of ``cls`` equal to ``__init__`` (same parameters, same values) that
+    runs a field's converter only on a value given: a default is stored as it is, already
+    converted and shared (these values are immutable).
+
+    For the parser, which gives a few fields of twenty: ``__init__`` also converts every
+    default and builds a new empty mapping for each mapping field. Generated from
+    ``attrs.fields``; classes with validators or a post-init are refused (it would skip
+    them). ``tests/core/parse/test_discovery_shortcuts.py`` holds it equal to ``__init__``.
+    """
+    if hasattr(cls, "__attrs_post_init__"):
+        raise TypeError(f"{cls.__name__} has a post-init")
+    env: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    params: list[str] = []
+    body = ["    self = _new(_cls)"]
+    for a in attrs.fields(cls):
+        if a.validator is not None or not a.init:
+            raise TypeError(f"{cls.__name__}.{a.name} has a validator or is not in __init__")
+        env[f"_set_{a.name}"] = cls.__dict__[a.name].__set__
+        value = a.name
+        if a.default is attrs.NOTHING:
+            params.append(a.name)
+        else:
+            default = a.default
+            if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+                default = default.factory()
+            if a.converter is not None:
+                converted = a.converter(default)
+                if converted is not default:
+                    raise TypeError(f"{cls.__name__}.{a.name}: the default is not converted")
+            env[f"_d_{a.name}"] = default
+            params.append(f"{a.name}=_d_{a.name}")
+            if a.converter is not None:
+                env[f"_c_{a.name}"] = a.converter
+                value = f"{a.name} if {a.name} is _d_{a.name} else _c_{a.name}({a.name})"
+        if a.default is attrs.NOTHING and a.converter is not None:
+            env[f"_c_{a.name}"] = a.converter
+            value = f"_c_{a.name}({a.name})"
+        body.append(f"    _set_{a.name}(self, {value})")
+    if "_attrs_cached_hash" in cls.__dict__:
+        env["_set_hash"] = cls.__dict__["_attrs_cached_hash"].__set__
+        body.append("    _set_hash(self, None)")
+    body.append("    return self")
+    exec("\n".join([f"def made({', '.join(params)}):", *body]), env)  # from field names only
+    return env["made"]  # type: ignore[no-any-return]
+
+
+#: ``SkillMetadata(...)`` for the parser: the same value, without converting the defaults.
+parsed_metadata: Callable[..., SkillMetadata] = _defaults_constructor(SkillMetadata)
+
+
 @attrs.frozen
 class SkillDocument:
     """A loaded skill: metadata, the Markdown body and the (capped) resource listing."""
@@ -205,7 +256,7 @@ def _visibility(
     return skills, frozenset(index)  # the usual case: every skill is visible
 
 
-@attrs.frozen(cache_hash=True)
+@attrs.frozen(eq=False)
 class Catalog:
     """The merged, ordered set of skills of all sources, with diagnostics and a fingerprint.
 
@@ -239,6 +290,23 @@ class Catalog:
         visible, visible_names = _visibility(skills, index)
         object.__setattr__(self, "_visible", visible)
         object.__setattr__(self, "_visible_names", visible_names)
+
+    def __eq__(self, other: object) -> bool:
+        # The fields attrs would compare, the fingerprint first: it tells most different
+        # catalogs apart at once, where comparing the skills walks every one of them.
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Catalog)
+        return self is other or (
+            self.fingerprint == other.fingerprint
+            and self.diagnostics == other.diagnostics
+            and self.skills == other.skills
+        )
+
+    def __hash__(self) -> int:
+        # Equal catalogs have equal fingerprints (a field compared by ``__eq__``): hashing it
+        # spares hashing every skill (memoised rules look catalogs up on each render).
+        return hash(self.fingerprint)
 
     def get(self, name: str) -> SkillMetadata | None:
         """The skill called ``name``, or None."""

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.model import SkillMetadata
+from skillcore.model import parsed_metadata
 from skillcore.parse.allowed_tools import read_allowed_tools_field
 from skillcore.parse.context import ParseContext, ParseResult
 from skillcore.parse.fields import (
@@ -94,7 +94,7 @@ def build(
         diags.extend(_cleaning_diagnostics(ctx.cleaner, ctx))
     if ctx.strict and any(d.severity is Severity.ERROR for d in diags):
         return ParseResult(None, tuple(diags), body_offset=ctx.body_offset)
-    metadata = SkillMetadata(
+    metadata = parsed_metadata(
         name=name,
         description=description,
         location=ctx.location,

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from skillcore.diagnostics import Code, Severity
+from skillcore.limits import GUIDANCE_BYTES
 from skillcore.model import SkillLocation
 from skillcore.parse.allowed_tools import parse_allowed_tools
 from skillcore.parse.build import build
@@ -95,10 +96,9 @@ def _warn_if_long(
     body_offset = ctx.body_offset
     whole = complete and (size is None or size == len(data))
     total = len(data) if size is None and complete else size
-    too_long = length_problem(
-        None if total is None else total - len(text[:body_offset].encode()),
-        text.count("\n", body_offset) + 1 if whole else None,
-    )
+    if total is not None and total > GUIDANCE_BYTES:  # else no body is past it: no encoding
+        total -= len(text[:body_offset].encode())
+    too_long = length_problem(total, text.count("\n", body_offset) + 1 if whole else None)
     if too_long is not None:
         ctx.diags.append(ctx.diag(Severity.WARNING, Code.SKILL_TOO_LONG, too_long))
 
@@ -147,14 +147,14 @@ def parse_skill_file(
         if isinstance(loaded, ParseResult):
             return loaded
         raw, dropped = loaded
-    if not isinstance(raw, Mapping):
+    if type(raw) is not dict and not isinstance(raw, Mapping):  # ABC checks cost
         kind = "empty" if raw is None else type(raw).__name__
         return skip(ctx, Code.NOT_A_MAPPING, f"frontmatter must be a YAML mapping, got {kind}")
     try:
         if _needs_cleaning(yaml_text, fast is not None):
             ctx.cleaner = ctx.clean = Cleaner()
         ctx.body_offset = body_offset
-        ctx.headings = body_headings(text[body_offset:], complete) if headings is None else headings
+        ctx.headings = body_headings(text, complete, body_offset) if headings is None else headings
         _warn_if_long(ctx, data, text, complete, size)
         return build(raw, dropped, ctx)
     except Exception as exc:  # a safety net: one file never breaks discovery

@@ -32,33 +32,33 @@ def _at_line_start(run: str) -> str:
 
 
 _HEADING = _at_line_start("#") + r"#{0,5}[ \t]"
+# The patterns read UTF-8 bytes: each of their characters is ASCII, and no byte of a
+# multi-byte character is, so they match in the bytes where they match in the text, and
+# only the heading texts found are decoded (not the whole body).
 #: A heading line's text (after its ``#`` run).
-_HEADING_TEXT = re.compile(_HEADING + r"([^\n]*)")
+_HEADING_TEXT = re.compile((_HEADING + r"([^\n]*)").encode())
 #: Splits text at its fence runs of backticks (kept); of both kinds when it has tilde fences.
 _BACKTICKS = _at_line_start("```") + "`*"
 _TILDES = _at_line_start("~~~") + "~*"
-_BACKTICKS_SPLIT = re.compile(f"({_BACKTICKS})")
-_BOTH_SPLIT = re.compile(f"({_BACKTICKS}|{_TILDES})")
-_TILDE_FENCE = re.compile(_TILDES)
+_BACKTICKS_SPLIT = re.compile(f"({_BACKTICKS})".encode())
+_BOTH_SPLIT = re.compile(f"({_BACKTICKS}|{_TILDES})".encode())
+_TILDE_FENCE = re.compile(_TILDES.encode())
 _SPACES = re.compile(r"\s+")
 
 
-def body_headings(body: str, complete: bool = True) -> tuple[str, ...]:
-    """The ATX headings of ``body`` outside code fences, in order, each once.
+def body_headings(body: str, complete: bool = True, start: int = 0) -> tuple[str, ...]:
+    """The ATX headings of ``body[start:]`` outside code fences, in order, each once.
 
     ``complete`` is False when ``body`` is only the start of the body (a head): then its last
     line may be cut, so it is not read.
     """
-    text = body
-    if len(body) > MAX_HEADINGS_SCANNED // 4:  # maybe more bytes than read (UTF-8: 1-4 each)
-        data = body.encode()
-        if len(data) > MAX_HEADINGS_SCANNED:
-            # Cut at a line end: what :func:`scanned_headings` reads.
-            data = data[:MAX_HEADINGS_SCANNED]
-            text = data[: data.rfind(b"\n") + 1].decode()
-    if not complete:
-        text = text[: text.rfind("\n") + 1]
-    return _headings(text)
+    # The first MAX_HEADINGS_SCANNED characters hold at least that many bytes (UTF-8: 1-4
+    # each): enough to cut the bytes read where :func:`scanned_headings` cuts them. The
+    # leading newline stands for the line break before the body.
+    window = body[start : start + MAX_HEADINGS_SCANNED]
+    data = b"\n" + window.encode("utf-8", "surrogatepass")
+    whole = len(body) - start <= MAX_HEADINGS_SCANNED
+    return scanned_headings(data, 1, complete and whole)
 
 
 def scanned_headings(data: bytes, start: int, complete: bool = True) -> tuple[str, ...]:
@@ -68,42 +68,47 @@ def scanned_headings(data: bytes, start: int, complete: bool = True) -> tuple[st
     stop = start + MAX_HEADINGS_SCANNED
     if len(data) > stop or not complete:  # cut at a line end (all of it is read otherwise)
         stop = data.rfind(b"\n", start - 1, stop) + 1
-    return _headings(data[start:stop].decode())
-
-
-def _headings(text: str) -> tuple[str, ...]:
-    """The headings of the lines of ``text`` (all of them are read)."""
-    if "#" not in text:
+    # From the newline before the body: each pattern looks back for the line break.
+    text = data[start - 1 : stop]
+    if b"#" not in text:
         return ()
-    text = "\n" + text
-    found = _HEADING_TEXT.findall
-    tildes = "~" in text and _TILDE_FENCE.search(text) is not None  # rare: one more pass
-    pieces = (_BOTH_SPLIT if tildes else _BACKTICKS_SPLIT).split(text)
+    # A one-byte search first: it runs in ``memchr``, and most bodies have no tilde.
+    if b"~" in text and _TILDE_FENCE.search(text) is not None:
+        pieces = _BOTH_SPLIT.split(text)
+    else:
+        pieces = _BACKTICKS_SPLIT.split(text)
     if len(pieces) == 1:  # no code fence
-        return _cleaned(found(text))
-    # ``pieces``: text, fence run, text, ... The pieces outside the fences are read at once,
-    # joined by a NUL: no line starts there, and no heading line runs into it (a piece ends
-    # at a fence's line start).
-    markers = pieces[1::2]
-    if len(set(markers)) == 1:  # the usual body: each run opens or closes (every 4th piece)
-        return _cleaned(found("\0".join(pieces[::4])))
+        found = _HEADING_TEXT.findall(text)
+    elif len(set(pieces[1::2])) == 1:
+        # ``pieces``: text, fence run, text, ... The pieces outside the fences are read at
+        # once, joined by a NUL: no line starts there, and no heading line runs into it (a
+        # piece ends at a fence's line start). In the usual body every run is the same: each
+        # opens or closes, and every 4th piece is outside.
+        found = _HEADING_TEXT.findall(b"\0".join(pieces[::4]))
+    else:
+        found = _HEADING_TEXT.findall(b"\0".join(_outside(pieces)))
+    return _cleaned(found) if found else ()
+
+
+def _outside(pieces: list[bytes]) -> list[bytes]:
+    """The pieces of a split at fence runs (text, run, text, ...) outside the fences."""
     outside = [pieces[0]]
-    fence = ""
+    fence = b""
     for i in range(1, len(pieces), 2):
         marker = pieces[i]
         if not fence:
             fence = marker
         elif marker.startswith(fence):  # the same character, at least as long
-            fence = ""
+            fence = b""
             outside.append(pieces[i + 1])
-    return _cleaned(found("\0".join(outside)))
+    return outside
 
 
-def _cleaned(raw: list[str]) -> tuple[str, ...]:
-    """The headings of ``raw`` (their texts in order): cleaned, cut, non-empty, each once,
-    at most ``MAX_HEADINGS``."""
-    if not raw:
-        return ()
+def _cleaned(texts: list[bytes]) -> tuple[str, ...]:
+    """The headings of ``texts`` (their texts in order, UTF-8; not empty): cleaned, cut,
+    non-empty, each once, at most ``MAX_HEADINGS``."""
+    # One decode for all of them: no text holds a newline.
+    raw = b"\n".join(texts).decode("utf-8", "surrogatepass").split("\n")
     joined = " ".join(raw)
     # The common case, every text printable, without blanks around it, a closing ``#`` run,
     # runs of spaces or excess length, is already clean: checked on the texts joined, in C

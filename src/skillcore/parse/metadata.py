@@ -107,6 +107,18 @@ METADATA_EXTENSIONS = frozenset(
     }
 )
 _INTEGER = re.compile(r"[+-]?[0-9]{1,9}")
+#: ``metadata`` keys already normalised (most libraries repeat a few: ``author``,
+#: ``version``): bounded in entries and key length, as keys come from files.
+_FIELD_OF: dict[str, str] = {}
+_MAX_FIELDS = 1024
+
+
+def _field_of(key: str) -> str:
+    """The field a ``metadata`` key names: stripped, lower-case, ``_`` read as ``-``."""
+    field = key.strip().lower().replace("_", "-")
+    if len(_FIELD_OF) < _MAX_FIELDS and len(key) <= 64:
+        _FIELD_OF[key] = field
+    return field
 
 
 def metadata_extensions(meta: Mapping[str, str], fm: Mapping[str, Any]) -> dict[str, Any]:
@@ -116,7 +128,9 @@ def metadata_extensions(meta: Mapping[str, str], fm: Mapping[str, Any]) -> dict[
     ``disable-model-invocation`` reads as disabled: it fails closed)."""
     found: dict[str, Any] = {}
     for key, text in meta.items():
-        field = key.strip().lower().replace("_", "-")
+        field = _FIELD_OF.get(key)
+        if field is None:
+            field = _field_of(key)
         if field not in METADATA_EXTENSIONS or field in fm or field in found:
             continue
         value: Any = text

@@ -18,6 +18,7 @@ from skillcore.parse.headings import scanned_headings
 from skillcore.paths import undecodable
 from skillcore.sources.cursor import (
     O_DIR,
+    O_FILE,
     Cursor,
     NotRegularFile,
     PathEscape,
@@ -41,8 +42,18 @@ NO_SKILL_FILE = object()
 
 _IS_EIGHT = (8).__eq__
 
-#: The line closing a frontmatter, as ``parsing.split_frontmatter`` finds it (LF endings).
-_CLOSING_LINE = re.compile(rb"^(?:---|\.\.\.)[ \t\r]*\n", re.M)
+#: The line closing a frontmatter, as ``parsing.split_frontmatter`` finds it (LF endings),
+#: with the line break before it: a pattern that starts with a fixed character lets the
+#: regex engine skip to each one in C instead of trying every position.
+_CLOSING_LINE = re.compile(rb"\n(?:---|\.\.\.)[ \t\r]*\n")
+
+
+def closing_end(head: bytes) -> int:
+    """Where the frontmatter of ``head`` (opened by its first line) ends: just after its
+    closing line and that line's newline; -1 when no such line is found."""
+    first = head.find(b"\n")
+    m = None if first == -1 else _CLOSING_LINE.search(head, first)
+    return -1 if m is None else m.end()
 
 
 def file_stamp(st: os.stat_result) -> str:
@@ -72,23 +83,37 @@ def frontmatter_prefix(head: bytes, complete: bool = False) -> tuple[bytes, tupl
     discovery. ``(head, None)`` when no closing line is found (the parser then asks for
     more, as before) or the parser must judge the bytes. ``complete``: ``head`` is the whole
     file."""
-    if not head.startswith(b"---") or b"\x00" in head[:8192]:
+    if not head.startswith(b"---") or head.find(b"\x00", 0, 8192) != -1:
         return head, None  # the parser reports NUL bytes anywhere in the first 8 KiB
     if not head.isascii():
         try:
             head.decode("utf-8")
         except UnicodeDecodeError:
             return head, None  # the parser judges the whole head's UTF-8
-    first = head.find(b"\n")
-    if first == -1:
+    end = closing_end(head)
+    if end == -1:
         return head, None
-    m = _CLOSING_LINE.search(head, first + 1)
-    if m is None:
-        return head, None
-    end = m.end()
     if head.find(b"\r", 0, end) != -1 and head.count(b"\r", 0, end) != head.count(b"\r\n", 0, end):
         return head, None  # a lone CR breaks lines for the parser: its frontmatter may differ
     return head[:end], scanned_headings(head, end, complete)
+
+
+def _read_head(fd: int, limit: int, size: int) -> bytes:
+    """At most ``limit`` bytes of the open regular file ``fd`` of ``size`` bytes (its
+    ``lstat``): one read when it returns them all (a file read to its known size needs no
+    second read to see its end), else reads to the end or the limit as ``read_fd`` does."""
+    chunk = os.read(fd, min(limit, 1 << 20))
+    if len(chunk) >= size or len(chunk) >= limit or not chunk:
+        return chunk
+    chunks = [chunk]
+    left = limit - len(chunk)
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 class SkillDirectories:
@@ -153,6 +178,49 @@ class SkillDirectories:
             return ScanEntry(rel, dir_name, "", None, error=error)
         finally:
             cur.close()
+
+    def top_entry(self, root_fd: int, name: str) -> ScanEntry | None:
+        """:meth:`entry` of ``name``, a real directory right under the root (the listing
+        says so) whose ``SKILL.md`` is a regular file: the common skill, read with the same
+        confined calls (the directory opened with ``O_NOFOLLOW``, ``SKILL.md`` ``lstat``-ed,
+        opened with ``O_NOFOLLOW`` and checked with ``fstat``) without the general walk's
+        steps. None for anything else, or on any error: :meth:`entry` then decides (and
+        reports), as it would have."""
+        try:
+            dir_fd = os.open(name, O_DIR, dir_fd=root_fd)
+        except OSError:
+            return None
+        try:
+            st = os.stat(SKILL_FILE, dir_fd=dir_fd, follow_symlinks=False)
+            hardlinks = self.hardlinks
+            if not stat_mod.S_ISREG(st.st_mode) or (st.st_nlink > 1 and not hardlinks):
+                return None  # a link, a directory, no file: the walk reads (or reports) it
+            stamp = file_stamp(st)
+            known = self.known.get(name)
+            if known is not None and same_file(st, known, hardlinks):
+                return ScanEntry(name, name, known, None)
+            fd = os.open(SKILL_FILE, O_FILE, dir_fd=dir_fd)
+            try:
+                fst = os.fstat(fd)
+                if (
+                    not stat_mod.S_ISREG(fst.st_mode)
+                    or fst.st_ino != st.st_ino
+                    or fst.st_dev != st.st_dev
+                    or (fst.st_nlink > 1 and not hardlinks)
+                ):
+                    return None  # changed since the lstat: the walk reports it
+                head = _read_head(fd, self.head_bytes, st.st_size)
+            finally:
+                os.close(fd)
+        except OSError:
+            return None
+        finally:
+            os.close(dir_fd)
+        complete = st.st_size <= len(head)
+        kept, headings = frontmatter_prefix(head, complete)
+        return ScanEntry(
+            name, name, stamp, kept, complete=complete, size=st.st_size, headings=headings
+        )
 
     def _known_unchanged(self, dir_fd: int, rel: str, file_rel: str, listed_dir: bool) -> bool:
         """Refresh hot path: two lstats (one when the listing already told the entry is a

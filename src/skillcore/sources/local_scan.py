@@ -193,6 +193,13 @@ class LocalScan:
         if top_dir and found is not None and name in self.known and self._top_unchanged(name):
             found[name] = self.known[name]
             return
+        if top_dir:
+            # The common skill (a real directory, a regular SKILL.md) without the general
+            # walk; anything else, or any error, is left to it.
+            top = self.dirs.top_entry(self.root_fd, name)
+            if top is not None:
+                self.entries.append(top)
+                return
         entry = self.dirs.entry(
             Cursor(self.root, self.root_fd), child_rel, name, listed_dir=is_dir and not is_link
         )
