@@ -6,14 +6,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from skillcore import SkillLibrary, render_catalog
 from skillcore.model import Catalog, SkillLocation, SkillMetadata
 from skillcore.state.overrides import paths_hidden, removes_tools
 
 
-def _hashed(catalog: Catalog) -> bool:
-    # attrs keeps a computed hash in this slot (cache_hash=True): None until then.
-    return object.__getattribute__(catalog, "_attrs_cached_hash") is not None
+class _HashCount:
+    """Counts ``Catalog.__hash__`` calls: a memo keyed by the catalog's value hashes it."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        real = Catalog.__hash__
+
+        def counting(catalog: Catalog) -> int:
+            self.calls += 1
+            return real(catalog)
+
+        monkeypatch.setattr(Catalog, "__hash__", counting)
 
 
 def _library(root: Path, extra: str = "") -> None:
@@ -25,15 +36,18 @@ def _library(root: Path, extra: str = "") -> None:
         )
 
 
-def test_render_and_tool_checks_do_not_hash_the_catalog(tmp_path: Path) -> None:
+def test_render_and_tool_checks_do_not_hash_the_catalog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _library(tmp_path / "skills")
+    hashes = _HashCount(monkeypatch)
     for cache in (False, str(tmp_path / "cache"), str(tmp_path / "cache")):  # fill, then read
         lib = SkillLibrary(tmp_path / "skills", cache=cache)
         session = lib.session()
         assert "s1" in render_catalog(session)
         assert removes_tools(lib.catalog) is False
         session.check_tool("Read")  # a plain tool call consults removes_tools too
-        assert not _hashed(lib.catalog)
+        assert hashes.calls == 0
 
 
 def test_paths_skills_hidden_as_before(tmp_path: Path) -> None:
