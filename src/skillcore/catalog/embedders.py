@@ -1,7 +1,9 @@
 """Which text encoders the semantic ranker uses: the :class:`Embedder` protocol, what
 identifies an encoder's vectors (:class:`EmbedderId`), the abstention thresholds calibrated
 for each encoder (:data:`CALIBRATIONS`, keyed by that id) and the user's choice
-(:class:`Encoding`: add an encoder beside WordLlama, or replace it).
+(:class:`Encoding`: add an encoder beside WordLlama, or replace it), and
+:func:`query_vector`, which embeds a query once per search for every stage that uses the
+same encoder (:func:`sharing_query_vectors`).
 
 WordLlama (:class:`WordLlamaEmbedder`) stays the offline default: its weights ship in its
 package. Other encoders (an ONNX export, the packaged MiniLM: :mod:`skillcore.catalog.onnx`)
@@ -10,13 +12,16 @@ are opt-in and never a silent fallback.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
 from skillcore._frozen import to_frozen
+from skillcore.catalog.terms import MAX_QUERY_CHARS
 
 Mode = Literal["add", "replace"]
 #: The ways an encoder joins the ranker: beside WordLlama (their similarities averaged) or
@@ -170,6 +175,41 @@ class WordLlamaEmbedder:
         return model.pool(model.token_ids([t[: MAX_EMBED_TOKENS * 8] for t in texts]), weights)
 
 
+#: The query vectors of the search under way (:func:`sharing_query_vectors`), by encoder id
+#: and query; None outside one. Per context, so threads and tasks never see each other's.
+_QUERY_VECTORS: contextvars.ContextVar[dict[tuple[str, str], Any] | None] = contextvars.ContextVar(
+    "skillcore_query_vectors", default=None
+)
+
+
+@contextlib.contextmanager
+def sharing_query_vectors() -> Iterator[None]:
+    """Within: :func:`query_vector` embeds each query once per encoder id, so a second stage
+    with the first stage's encoder reuses its vector. Scoped to one search, so a vector is
+    never reused beyond it (an encoder's id stands for its vectors only that long)."""
+    token = _QUERY_VECTORS.set({})
+    try:
+        yield
+    finally:
+        _QUERY_VECTORS.reset(token)
+
+
+def query_vector(embedder: Embedder, query: str) -> Any:
+    """``embedder``'s vector of ``query`` cut at the query length cap (a float32 row); inside
+    :func:`sharing_query_vectors`, from the first stage that embedded it there."""
+    import numpy as np
+
+    text = query[:MAX_QUERY_CHARS]
+    memo = _QUERY_VECTORS.get()
+    key = (embedder.id.key, text)
+    if memo is not None and key in memo:
+        return memo[key]
+    vector = np.asarray(embedder.embed([text])[0], dtype=np.float32)
+    if memo is not None and len(memo) < 8:  # a search embeds its query a few times at most
+        memo[key] = vector
+    return vector
+
+
 @functools.lru_cache(maxsize=1)
 def _uniform(size: int) -> Any:
     import numpy as np
@@ -190,4 +230,6 @@ __all__ = [
     "Mode",
     "WordLlamaEmbedder",
     "calibration_for",
+    "query_vector",
+    "sharing_query_vectors",
 ]

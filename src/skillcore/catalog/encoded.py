@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from skillcore.catalog.embedders import Calibration, Encoding
+from skillcore.catalog.embedders import Calibration, Encoding, query_vector
 from skillcore.catalog.semantic import skill_text
 from skillcore.catalog.terms import MAX_QUERY_CHARS
 from skillcore.catalog.vector_cache import cached_vectors
@@ -61,7 +61,7 @@ class EncodedIndex:
         n = len(self._vectors)
         if not n:
             return np.zeros(0, dtype=np.float32)
-        q = np.asarray(self.embed([query])[0], dtype=np.float32)
+        q = query_vector(self.encoding.embedder, query)  # shared with a reranker's
         out = np.zeros(n, dtype=np.float32)
         step = max(1, _SCAN_FLOATS // max(1, self._vectors.shape[1]))
         for start in range(0, n, step):

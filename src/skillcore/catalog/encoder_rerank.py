@@ -3,8 +3,10 @@ by a blend of their first-stage place and their cosine with the query under a se
 encoder (the packaged MiniLM, or any :class:`~skillcore.catalog.embedders.Embedder`).
 
 A skill's vector is the one the semantic ranker uses (:func:`skill_text`), read from the
-vector cache, so reranking costs one query embedding once the catalog's vectors are cached;
-a candidate not yet cached is embedded once and written back.
+vector cache, so reranking costs one query embedding once the catalog's vectors are cached
+(none when the first stage used the same encoder:
+:func:`~skillcore.catalog.embedders.query_vector`); a candidate not yet cached is embedded
+once and written back.
 """
 
 from __future__ import annotations
@@ -14,9 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from skillcore.catalog.embedders import Embedder
+from skillcore.catalog.embedders import Embedder, query_vector
 from skillcore.catalog.semantic import skill_text
-from skillcore.catalog.terms import MAX_QUERY_CHARS
 from skillcore.catalog.vector_cache import (
     VectorCache,
     cached_vectors,
@@ -99,7 +100,7 @@ class EncoderReranker:
         n = len(candidates)
         if n == 0:
             return []
-        q = np.asarray(self.embedder.embed([query[:MAX_QUERY_CHARS]])[0], dtype=np.float32)
+        q = query_vector(self.embedder, query)  # the first stage's, when it used this encoder
         cos = self.vectors(candidates) @ q
         by_cosine = np.empty(n, dtype=np.float64)
         by_cosine[np.argsort(-cos, kind="stable")] = np.arange(n)  # ties keep the first order

@@ -30,7 +30,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from skillcore.catalog.embedders import Embedder
+from skillcore.catalog.embedders import Embedder, query_vector
 from skillcore.catalog.encoder_rerank import EncoderReranker
 from skillcore.catalog.terms import MAX_QUERY_CHARS, query_terms, tokens
 from skillcore.model import SkillMetadata
@@ -101,7 +101,7 @@ class FeatureReranker:
         have = {t: sum(t in w for w in words) for t in asked}
         weight = {t: math.log(1.0 + n / (have[t] or 0.5)) for t in asked}
         total = sum(weight.values()) or 1.0
-        vq = np.asarray(self.embedder.embed([text])[0], dtype=np.float32)
+        vq = query_vector(self.embedder, text)  # the first stage's, when it used this encoder
         vectors = self._encoder.vectors(candidates)
         cos = (vectors @ vq).astype(np.float64)
         above = (cos[None, :] > cos[:, None]).sum(axis=1)

@@ -66,7 +66,8 @@ def rerank(selection: Selection, query: str | None, reranker: Reranker) -> Selec
     if not query or not query.strip() or len(hits) < 2:
         return selection
     try:
-        scores = [float(s) for s in reranker(query, [h.skill for h in hits])]
+        # Stripped as the first stage read it, so an encoder's query vector is shared.
+        scores = [float(s) for s in reranker(query.strip(), [h.skill for h in hits])]
     except Exception as exc:  # user code: a failure costs the order, not the search
         _log.warning("the search reranker failed (%s); using the first stage's order", exc)
         return selection

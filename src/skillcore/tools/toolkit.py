@@ -46,6 +46,7 @@ from skillcore.catalog import (
     render_load_reply,
     rerank,
     resolve_prompt_mode,
+    sharing_query_vectors,
     to_template,
     warm_up,
     with_variants,
@@ -377,9 +378,10 @@ class SkillToolkit:
         # Deeper than shown: a reranker sees its candidates, and folding near-duplicate
         # variants into one line leaves room for more distinct skills.
         depth = max(2 * shown, RERANK_DEPTH) if self.reranker is not None else 2 * shown
-        found = index.select(query, path, depth, self.ranker)
-        if self.reranker is not None:
-            found = rerank(found, query, self.reranker)
+        with sharing_query_vectors():  # a reranker on the first stage's encoder reuses its vector
+            found = index.select(query, path, depth, self.ranker)
+            if self.reranker is not None:
+                found = rerank(found, query, self.reranker)
         return found
 
     @property

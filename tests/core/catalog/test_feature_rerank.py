@@ -173,3 +173,39 @@ def test_a_candidate_among_look_alikes_is_crowded() -> None:
     crowding = rows[:, FEATURES.index("crowding")]
     assert crowding[0] > 0.6 and crowding[3] < 0.2  # two of its three nearest are alike
     assert FeatureReranker(ByWord(), cache=False).features("alpha", skills[:1])[0, -1] == 0.0
+
+
+@needs("numpy")
+def test_a_reranker_on_the_first_stages_encoder_reuses_its_query_vector(tmp_path: Path) -> None:
+    from skillcore.catalog import Calibration, Encoding
+    from skillcore.catalog.encoder_rerank import EncoderReranker
+    from skillcore.catalog.feature_rerank import FeatureReranker
+
+    for i, word in enumerate(("pdf", "csv", "notes", "slides", "mail")):
+        write_skill(tmp_path, f"{word}-kit", f"Work with {word} files, case {i}.", "B.")
+    library = SkillLibrary([tmp_path])
+    query = "pdf files"
+    # Two instances of one encoder (one id), as users build them: the search's and the
+    # reranker's; the query is embedded once per search between them.
+    for make in (FeatureReranker, EncoderReranker):
+        first, second = Hashed(), Hashed()
+        encoding = Encoding(first, mode="replace", calibration=Calibration(0.0, 0.0), cache=False)
+        toolkit = SkillToolkit(
+            library, ranker="hybrid", encoding=encoding, reranker=make(second, cache=False)
+        )
+        session = SkillSession(toolkit.library.catalog)
+        hits = toolkit.select(session, query).hits
+        assert len(hits) == 5
+        asked = [t for t in first.embedded + second.embedded if t == query]
+        assert asked == [query]
+        toolkit.select(session, query)  # the next search embeds it again: never a stale vector
+        assert [t for t in first.embedded + second.embedded if t == query] == [query, query]
+    # A plain callable still works beside the shared vectors.
+    plain = SkillToolkit(
+        library,
+        ranker="hybrid",
+        encoding=Encoding(Hashed(), mode="replace", calibration=Calibration(0.0, 0.0), cache=False),
+        reranker=lambda q, c: [float(len(x.name)) for x in c],
+    )
+    names = [h.skill.name for h in plain.select(SkillSession(plain.library.catalog), query).hits]
+    assert names[0] == "slides-kit" and len(names) == 5  # the longest name: its order
