@@ -85,9 +85,12 @@ def parse_entry(
                     ),
                 ),
             )
-    if result.metadata is not None and isinstance(reader, LocalReader):
-        if entry.agents is not False:
-            result = _with_codex(reader, entry.directory, result, entry.agents)
+    if (
+        result.metadata is not None
+        and entry.agents is not False  # the scan found no ``agents`` entry
+        and isinstance(reader, LocalReader)
+    ):
+        result = _with_codex(reader, entry.directory, result, entry.agents)
     return result
 
 

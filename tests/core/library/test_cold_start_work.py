@@ -1,6 +1,7 @@
 """What a cold start from the parse cache does not do: it never hashes the catalog (hashing
-an equal catalog walks every skill's fields, tens of milliseconds at 10,000 skills), and the
-answers that avoid the hash are the ones the hashed memo gave."""
+an equal catalog walks every skill's fields, tens of milliseconds at 10,000 skills) nor
+computes its fingerprint, and the answers that avoid the hash are the ones the hashed memo
+gave."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from skillcore.state.overrides import paths_hidden, removes_tools
 
 
 def _hashed(catalog: Catalog) -> bool:
-    # attrs keeps a computed hash in this slot (cache_hash=True): None until then.
-    return object.__getattribute__(catalog, "_attrs_cached_hash") is not None
+    # A catalog hashes its fingerprint, and a library's catalog computes that on its first
+    # read: the raw slot holds None until then.
+    return Catalog.fingerprint.__get__(catalog) is not None
 
 
 def _library(root: Path, extra: str = "") -> None:
@@ -63,8 +65,18 @@ def test_answers_follow_the_catalog_not_a_reused_identity() -> None:
 
 
 #: What a start from a filled parse cache never imports: the frontmatter parser and YAML
-#: (nothing is parsed), hashlib and OpenSSL (no lock to check), the trust layer's verifier.
-_NOT_IMPORTED = ("yaml", "hashlib", "skillcore.parse.frontmatter", "skillcore.trust.verify")
+#: (nothing is parsed), hashlib and OpenSSL (no lock to check), the trust layer's verifier
+#: and lock file (only the names of its environment variables are read), and what only a
+#: session's transitions and saved state use.
+_NOT_IMPORTED = (
+    "yaml",
+    "hashlib",
+    "skillcore.parse.frontmatter",
+    "skillcore.trust.verify",
+    "skillcore.trust.lockfile",
+    "skillcore.state.outcomes",
+    "skillcore.state.schema",
+)
 
 _COLD = """
 import json, sys
