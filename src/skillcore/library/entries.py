@@ -85,20 +85,32 @@ def parse_entry(
                     ),
                 ),
             )
-    if result.metadata is not None and isinstance(reader, LocalReader):
-        result = _with_codex(reader, entry.directory, result)
+    if (
+        result.metadata is not None
+        and entry.agents is not False  # the scan found no ``agents`` entry
+        and isinstance(reader, LocalReader)
+    ):
+        result = _with_codex(reader, entry.directory, result, entry.agents)
     return result
 
 
-def _with_codex(reader: SourceReader, directory: str, result: ParseResult) -> ParseResult:
+def _with_codex(
+    reader: SourceReader, directory: str, result: ParseResult, agents: bool | None = None
+) -> ParseResult:
     """``result`` with Codex's ``agents/openai.yaml`` read into it, when the skill has one
     (see :mod:`skillcore.parse.codex`). Local sources only: elsewhere it would cost a
-    request per skill; a missing file costs one failed open."""
+    request per skill; a missing file costs one failed open. ``agents``: whether the scan
+    found an ``agents`` entry in the skill directory (None: it did not look)."""
     assert result.metadata is not None
     # A plain existence check first (nothing is read through it): most skills have no
     # ``agents/`` folder, and a confined read of a missing file costs as much as the parse.
+    # The local scan answers it from the directory it read SKILL.md in (no path to resolve).
     root = getattr(reader, "root", None)
-    if isinstance(root, str) and not os.path.lexists(os.path.join(root, directory, "agents")):
+    if (
+        agents is None
+        and isinstance(root, str)
+        and not os.path.lexists(os.path.join(root, directory, "agents"))
+    ):
         return result
     try:
         data = reader.read_file(directory, CODEX_FILE, MAX_CODEX_BYTES)

@@ -52,7 +52,7 @@ from skillcore.sources import (
     open_reader,
 )
 from skillcore.state import SkillSession
-from skillcore.trust.lockfile import LOCK_ENV, LOCK_KEYS_ENV
+from skillcore.trust.lock_env import LOCK_ENV, LOCK_KEYS_ENV
 
 if TYPE_CHECKING:
     from skillcore.trust import LockFile, LockPolicy, TrustTier, Verdict

@@ -98,6 +98,18 @@ def frontmatter_prefix(head: bytes, complete: bool = False) -> tuple[bytes, tupl
     return head[:end], scanned_headings(head, end, complete)
 
 
+def has_agents(dir_fd: int) -> bool:
+    """True when the directory open at ``dir_fd`` holds an entry named ``agents`` (Codex's
+    folder), as ``os.path.lexists`` of its path would say (a link is not followed; any error
+    is False), without a path to resolve: one syscall that raises nothing. Nothing is read
+    through it; a read of the folder's file is confined as any other."""
+    return os.access(_AGENTS, os.F_OK, dir_fd=dir_fd, effective_ids=True, follow_symlinks=False)
+
+
+#: Codex's folder beside ``SKILL.md`` (``skillcore.parse.codex.CODEX_FILE``'s first part).
+_AGENTS = "agents"
+
+
 def _read_head(fd: int, limit: int, size: int) -> bytes:
     """At most ``limit`` bytes of the open regular file ``fd`` of ``size`` bytes (its
     ``lstat``): one read when it returns them all (a file read to its known size needs no
@@ -212,6 +224,7 @@ class SkillDirectories:
                 head = _read_head(fd, self.head_bytes, st.st_size)
             finally:
                 os.close(fd)
+            agents = has_agents(dir_fd)
         except OSError:
             return None
         finally:
@@ -219,7 +232,14 @@ class SkillDirectories:
         complete = st.st_size <= len(head)
         kept, headings = frontmatter_prefix(head, complete)
         return ScanEntry(
-            name, name, stamp, kept, complete=complete, size=st.st_size, headings=headings
+            name,
+            name,
+            stamp,
+            kept,
+            complete=complete,
+            size=st.st_size,
+            headings=headings,
+            agents=agents,
         )
 
     def _known_unchanged(self, dir_fd: int, rel: str, file_rel: str, listed_dir: bool) -> bool:
@@ -241,7 +261,7 @@ class SkillDirectories:
     ) -> ScanEntry | object | None:
         """Enter ``rel``, find its SKILL.md and read its head if its stamp changed."""
         try:
-            self._enter(cur, rel)
+            fast = self._enter(cur, rel)
         except (FileNotFoundError, NotADirectoryError):
             return NOT_A_SKILL  # a file, a link to one, or a dangling link
         except OSError as exc:
@@ -261,6 +281,7 @@ class SkillDirectories:
         located = self._skill_file(cur, rel, file_rel, misnamed)
         if not isinstance(located, tuple):
             return located
+        dir_fd = cur.fd  # the skill directory (a link to SKILL.md stays in it)
         name, st = located
         stamp = file_stamp(st)
         if rel in self.known and same_file(st, self.known[rel], self.hardlinks):
@@ -269,13 +290,22 @@ class SkillDirectories:
         complete = st.st_size <= len(head)
         kept, headings = frontmatter_prefix(head, complete)
         return ScanEntry(
-            rel, dir_name, stamp, kept, complete=complete, size=st.st_size, headings=headings
+            rel,
+            dir_name,
+            stamp,
+            kept,
+            complete=complete,
+            size=st.st_size,
+            headings=headings,
+            # Only for a real directory right under the root, where the library's own
+            # check of the path would reach this same directory.
+            agents=has_agents(dir_fd) if fast else None,
         )
 
     @staticmethod
-    def _enter(cur: Cursor, rel: str) -> None:
+    def _enter(cur: Cursor, rel: str) -> bool:
         """Move ``cur`` to the directory ``rel`` (one open for a plain directory under the
-        root, the hot path; a confined walk otherwise)."""
+        root, the hot path; a confined walk otherwise). True when it took the hot path."""
         fast = None
         if rel and "/" not in rel:
             with contextlib.suppress(OSError):
@@ -283,8 +313,9 @@ class SkillDirectories:
         if fast is not None:
             cur.fds.append(fast)
             cur.canon.append(rel)
-        else:
-            cur.walk(path_parts(rel), last_is_file=False)
+            return True
+        cur.walk(path_parts(rel), last_is_file=False)
+        return False
 
     def _skill_file(
         self, cur: Cursor, rel: str, file_rel: str, misnamed: bool

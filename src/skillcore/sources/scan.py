@@ -32,6 +32,10 @@ class ScanEntry:
     #: The body's section headings when the scan read them (``head`` is then only the
     #: frontmatter); None: the parser reads them from ``head``.
     headings: tuple[str, ...] | None = None
+    #: Whether the skill directory holds an entry named ``agents`` (Codex's folder, see
+    #: :mod:`skillcore.parse.codex`), when the scan looked from the directory it read
+    #: ``SKILL.md`` in; None: not looked (the library checks the path itself).
+    agents: bool | None = None
 
 
 @attrs.frozen

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -50,17 +50,15 @@ from skillcore.policy import (
     normalize_tool_name,
 )
 from skillcore.policy.skill_options import touched_paths
-from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest, ScriptRequestPlan
 from skillcore.state.overrides import ModelChoice, disallowed_by, model_choice, paths_hidden
-from skillcore.state.schema import (
-    MAX_STATE_STRING,
-    STATE_SCHEMA,
-    LoadedSkill,
-    delivery_id,
-    fitting,
-    loadable,
-    loaded_entries,
-)
+
+if TYPE_CHECKING:
+    from skillcore.state.outcomes import LoadRequest, Outcome, ResourceRequest, ScriptRequestPlan
+    from skillcore.state.schema import LoadedSkill
+
+# The outcomes and the saved state's schema are imported where a transition or the state
+# needs them: a fresh session renders its catalog without either (a start from the parse
+# cache imports neither).
 
 
 def _check_loaded(instance: SkillSession, attribute: attrs.Attribute[Any], value: Any) -> None:
@@ -71,6 +69,10 @@ def _check_loaded(instance: SkillSession, attribute: attrs.Attribute[Any], value
         raise ValueError(
             f"{len(names)} loaded skills exceed max_loaded={instance.limits.max_loaded}"
         )
+    if not names:
+        return  # nothing to find in the catalog (a fresh session imports no schema)
+    from skillcore.state.schema import loadable
+
     missing = [s.name for s in value if not loadable(instance.catalog, s.name, s.by_user)]
     if missing:
         raise ValueError(f"loaded skills not loadable from the catalog: {missing}")
@@ -418,6 +420,8 @@ class SkillSession:
         ``by_user``: the user's own invocation (``/name``) asks, under the user's rules
         (:meth:`user_refusal`); a skill already loaded is delivered again. A skill with
         ``paths:`` loads for the user (or the configuration) whatever the work touches."""
+        from skillcore.state.outcomes import LoadRequest, Outcome
+
         refused = self.user_refusal(name) if by_user else self._unusable(name)
         if refused is not None:
             return refused
@@ -457,6 +461,9 @@ class SkillSession:
         for :meth:`begin_load`. ``call_id``: the id of the tool call being answered, recorded
         as the skill's delivery (:attr:`LoadedSkill.delivery`). ``by_user``: as for
         :meth:`begin_load`; the entry records it (:attr:`LoadedSkill.by_user`)."""
+        from skillcore.state.outcomes import Outcome
+        from skillcore.state.schema import LoadedSkill, delivery_id
+
         first = self.begin_load(
             document.name,
             hidden=(document.name,) if redeliver else (),
@@ -485,6 +492,8 @@ class SkillSession:
         """Remove a loaded skill (frees a slot and lifts its tool restriction). ``pinned``:
         the skills configured to stay loaded (``SkillConfig.pinned_skills``); unloading one
         is refused as ``PINNED``."""
+        from skillcore.state.outcomes import Outcome
+
         if name in pinned and self.is_loaded(name):
             return self, Outcome(OutcomeCode.PINNED, name)
         if not self.is_loaded(name):
@@ -498,6 +507,8 @@ class SkillSession:
     def to_ensure(self, names: Iterable[str]) -> tuple[str, ...]:
         """Of ``names``, the skills :meth:`ensure_loaded` would add (in the catalog, loadable,
         not loaded yet; once each, in order): the documents the shell should read."""
+        from skillcore.state.schema import loadable
+
         out: list[str] = []
         for name in names:
             if name not in out and loadable(self.catalog, name) and not self.is_loaded(name):
@@ -521,6 +532,8 @@ class SkillSession:
         pinned is unloaded to make room (an ``UNLOADED`` outcome), so afterwards every
         loadable, readable pinned skill is loaded (at most ``max_loaded`` may be pinned).
         """
+        from skillcore.state.outcomes import Outcome
+
         session, outcomes, seen = self, list[Outcome](), set[str]()
         for name in names:
             if name in seen:
@@ -550,6 +563,9 @@ class SkillSession:
 
         Only files of a *loaded* skill are readable, by a path relative to its directory.
         """
+        from skillcore.state.outcomes import Outcome, ResourceRequest
+        from skillcore.state.schema import MAX_STATE_STRING
+
         refused = self._unusable(name)
         if refused is not None:
             return refused
@@ -584,6 +600,9 @@ class SkillSession:
         Under APPROVE a run its skill does not pre-approve runs only when ``approved`` (the
         user approved it through the framework); else it is refused (``SCRIPT_DECLINED``).
         """
+        from skillcore.state.outcomes import Outcome, ScriptRequestPlan
+        from skillcore.state.schema import MAX_STATE_STRING
+
         refused = self._unusable(name)
         if refused is not None:
             return refused
@@ -608,6 +627,8 @@ class SkillSession:
     def fail_load(self, name: str, code: OutcomeCode, detail: str | None) -> Outcome:
         """The outcome for a load whose document could not be read (session unchanged):
         ``detail`` says why (None: it was not read)."""
+        from skillcore.state.outcomes import Outcome
+
         return Outcome(code, name, {"detail": detail}, LOAD_FAILED)
 
     def with_catalog(self, catalog: Catalog) -> tuple[SkillSession, tuple[str, ...]]:
@@ -618,6 +639,8 @@ class SkillSession:
         only policy input: sources that fail keep their last good skills, so a skill vanishes
         only when it was removed, and its rules go with it.
         """
+        from skillcore.state.schema import loadable
+
         if catalog is self.catalog:
             return self, ()
         kept = tuple(s for s in self.loaded if loadable(catalog, s.name, s.by_user))
@@ -627,6 +650,8 @@ class SkillSession:
     def _unusable(self, name: str) -> Outcome | None:
         """The refusal of any request about ``name`` that the model cannot use: not in the
         catalog (with close names), or invocable by the user only."""
+        from skillcore.state.outcomes import Outcome
+
         meta = self.catalog.get(name)
         if meta is None:
             # Lazy: the hint (difflib, its index) is not needed to discover and render a catalog.
@@ -654,6 +679,8 @@ class SkillSession:
         says it exists); one with ``user-invocable: false`` is the model's alone
         (``NOT_USER_INVOCABLE``). ``disable-model-invocation`` skills are the user's to load.
         """
+        from skillcore.state.outcomes import Outcome
+
         meta = self.catalog.get(name)
         if meta is None or (meta.disable_model_invocation and not meta.user_invocable):
             return Outcome(OutcomeCode.SKILL_NOT_FOUND, name, None, USER_SKILL_NOT_FOUND)
@@ -669,6 +696,8 @@ class SkillSession:
         ``turn``/``seq`` mark a write made by a call of one model turn, for
         :func:`merge_states`.
         """
+        from skillcore.state.schema import STATE_SCHEMA
+
         state: dict[str, Any] = {
             "schema": STATE_SCHEMA,
             "loaded": [s.to_json() for s in self.loaded],
@@ -696,6 +725,8 @@ class SkillSession:
         limit, or repeated) are dropped instead. ``touched``: the host's
         :attr:`touched_paths` (not part of the saved state).
         """
+        from skillcore.state.schema import fitting, loaded_entries
+
         limits = limits or Limits()
         base = cls(catalog, limits, policy or ToolPolicy(), (), names or ToolNames(), touched)
         try:

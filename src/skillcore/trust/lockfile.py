@@ -21,13 +21,10 @@ from skillcore._frozen import FrozenDict, thaw, to_frozen
 from skillcore.errors import SkillcoreError
 from skillcore.paths import path_problem
 from skillcore.trust.digests import DIGEST_PATTERN, tree_digest
+from skillcore.trust.lock_env import LOCK_ENV, LOCK_KEYS_ENV
 
 #: The file ``skillcore lock`` writes by default.
 LOCK_FILE = "skills.lock"
-#: The variable naming the lock file a library verifies against (see ``SkillLibrary``).
-LOCK_ENV = "SKILLCORE_LOCK"
-#: The variable listing the public key files the lock must be signed by (comma separated).
-LOCK_KEYS_ENV = "SKILLCORE_LOCK_KEYS"
 #: The format version this release writes and reads.
 LOCK_VERSION = 1
 #: The largest lock file read (bytes): about 20,000 skills of a few files each.

@@ -8,6 +8,7 @@ import os
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -260,3 +261,32 @@ def test_an_indexed_catalog_is_the_catalog_init_builds(hidden: tuple[int, ...]) 
 def test_a_catalog_refuses_a_name_twice() -> None:
     with pytest.raises(ValueError, match="catalog skill names must be unique"):
         Catalog((_meta("a"), _meta("a", "Other.")))
+
+
+@_SETTINGS
+@given(st.integers(0, 40), st.booleans())
+def test_an_indexed_catalogs_fingerprint_is_hashed_on_first_read_as_init_hashes_it(
+    count: int, hidden: bool
+) -> None:
+    import copy
+    import pickle
+
+    skills = tuple(_meta(f"s{i}", f"D {i}", hidden and i % 3 == 0, f"{i}:9") for i in range(count))
+    made = Catalog(skills, ())
+    for read in (
+        lambda c: c.fingerprint,
+        hash,
+        repr,
+        lambda c: attrs.evolve(c),
+        lambda c: pickle.loads(pickle.dumps(c)),
+        copy.copy,
+        lambda c: c == made,
+    ):
+        built = indexed_catalog(skills, (), {s.name: s for s in skills})
+        assert Catalog.fingerprint.__get__(built) is None  # not hashed until read
+        read(built)
+        assert built.fingerprint == made.fingerprint == _fingerprint(skills)
+        assert Catalog.fingerprint.__get__(built) == made.fingerprint  # kept, hashed once
+        assert built == made and repr(built) == repr(made) and hash(built) == hash(made)
+        for other in (attrs.evolve(built), pickle.loads(pickle.dumps(built)), copy.copy(built)):
+            assert other == made and other.fingerprint == made.fingerprint

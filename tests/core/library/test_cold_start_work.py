@@ -1,6 +1,7 @@
 """What a cold start from the parse cache does not do: it never hashes the catalog (hashing
-an equal catalog walks every skill's fields, tens of milliseconds at 10,000 skills), and the
-answers that avoid the hash are the ones the hashed memo gave."""
+an equal catalog walks every skill's fields, tens of milliseconds at 10,000 skills) nor
+computes its fingerprint, and the answers that avoid the hash are the ones the hashed memo
+gave."""
 
 from __future__ import annotations
 
@@ -48,6 +49,8 @@ def test_render_and_tool_checks_do_not_hash_the_catalog(
         assert removes_tools(lib.catalog) is False
         session.check_tool("Read")  # a plain tool call consults removes_tools too
         assert hashes.calls == 0
+        # A library's catalog computes its fingerprint on first read: the raw slot is None.
+        assert Catalog.fingerprint.__get__(lib.catalog) is None
 
 
 def test_paths_skills_hidden_as_before(tmp_path: Path) -> None:
@@ -77,8 +80,18 @@ def test_answers_follow_the_catalog_not_a_reused_identity() -> None:
 
 
 #: What a start from a filled parse cache never imports: the frontmatter parser and YAML
-#: (nothing is parsed), hashlib and OpenSSL (no lock to check), the trust layer's verifier.
-_NOT_IMPORTED = ("yaml", "hashlib", "skillcore.parse.frontmatter", "skillcore.trust.verify")
+#: (nothing is parsed), hashlib and OpenSSL (no lock to check), the trust layer's verifier
+#: and lock file (only the names of its environment variables are read), and what only a
+#: session's transitions and saved state use.
+_NOT_IMPORTED = (
+    "yaml",
+    "hashlib",
+    "skillcore.parse.frontmatter",
+    "skillcore.trust.verify",
+    "skillcore.trust.lockfile",
+    "skillcore.state.outcomes",
+    "skillcore.state.schema",
+)
 
 _COLD = """
 import json, sys
