@@ -10,8 +10,8 @@ from typing import Any, Generic, TypeVar
 import attrs
 
 from skillcore import events
-from skillcore._recent import Recent
 from skillcore._escaping import single_line
+from skillcore._recent import Recent
 from skillcore.errors import StateError
 from skillcore.limits import Limits
 from skillcore.model import Catalog
