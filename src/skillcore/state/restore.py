@@ -3,6 +3,7 @@ adapter), and over the current catalog (:func:`restore_session` and its helpers)
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any, Generic, TypeVar
 
@@ -10,6 +11,7 @@ import attrs
 
 from skillcore import events
 from skillcore._escaping import single_line
+from skillcore._recent import Recent
 from skillcore.errors import StateError
 from skillcore.limits import Limits
 from skillcore.model import Catalog
@@ -70,9 +72,14 @@ def restore_session(
     return Restored(session)
 
 
+#: State objects whose restored session a :class:`Restorer` remembers: one per conversation
+#: running at once in a process (threads of a worker), so they do not evict each other.
+RESTORED_KEPT = 256
+
+
 class Restorer:
     """How adapters read saved state: :func:`~skillcore.runtime.restore_session` over the current
-    catalog, remembering the last result. Frameworks hand every hook of a run the same state
+    catalog, remembering recent results. Frameworks hand every hook of a run the same state
     object until it changes (LangGraph state, ADK session state values are replaced, never
     mutated), so an identity check saves re-validating it, and a repair is reported once."""
 
@@ -83,8 +90,12 @@ class Restorer:
         #: The paths the work touches, given to every session restored (see
         #: :attr:`SkillSession.touched_paths`); set through :meth:`touch`.
         self.touched: frozenset[str] = frozenset()
-        # Holds a reference to the state object, so its id cannot be reused meanwhile.
-        self._last: tuple[Any, Catalog, frozenset[str], Restored] | None = None
+        # Keyed by the state object's id; each entry holds a reference to that object, so its
+        # id cannot be reused while the entry lives (a hit is also checked by identity).
+        self._memo: Recent[int, tuple[Any, Catalog, frozenset[str], Restored]] = Recent(
+            RESTORED_KEPT
+        )
+        self._lock = threading.Lock()
 
     def touch(self, paths: Iterable[str]) -> None:
         """Report the paths the work touches now (replacing the earlier ones; bounded, see
@@ -93,11 +104,14 @@ class Restorer:
 
     def __call__(self, state: Any) -> Restored:
         """The session saved in ``state`` (None: an empty one); never raises."""
-        catalog, last, touched = self.catalog(), self._last, self.touched
+        catalog, touched = self.catalog(), self.touched
+        with self._lock:
+            last = self._memo.get(id(state))
         if last is not None and last[0] is state and last[1] is catalog and last[2] is touched:
             return last[3]
         restored = restore_session(state, catalog, self.limits, self.policy, self.names, touched)
-        self._last = (state, catalog, touched, restored)
+        with self._lock:
+            self._memo.set(id(state), (state, catalog, touched, restored))
         return restored
 
 
