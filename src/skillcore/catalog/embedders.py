@@ -205,6 +205,7 @@ def query_vector(embedder: Embedder, query: str) -> Any:
     if memo is not None and key in memo:
         return memo[key]
     vector = np.asarray(embedder.embed([text])[0], dtype=np.float32)
+    vector.setflags(write=False)  # shared by the stages of one search: none may change it
     if memo is not None and len(memo) < 8:  # a search embeds its query a few times at most
         memo[key] = vector
     return vector

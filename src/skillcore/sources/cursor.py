@@ -150,29 +150,38 @@ class Cursor:
         return None
 
     def open_file(self, name: str, st: os.stat_result, allow_hardlinks: bool) -> int:
-        """Open the (non-link) file ``name`` located by :meth:`walk`: regular files only,
-        non-blocking, and checked to be the very file ``st`` describes."""
-        if not stat_mod.S_ISREG(st.st_mode):
-            raise NotRegularFile(file_kind(st.st_mode))
-        if st.st_nlink > 1 and not allow_hardlinks:
-            raise NotRegularFile(f"a file with {st.st_nlink} hard links", hardlink=True)
-        fd = os.open(name, O_FILE, dir_fd=self.fd)
-        try:
-            fst = os.fstat(fd)
-            if not stat_mod.S_ISREG(fst.st_mode):
-                raise NotRegularFile(file_kind(fst.st_mode))
-            if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino) or (
-                fst.st_nlink > 1 and not allow_hardlinks
-            ):
-                raise OSError(errno.EAGAIN, "the file changed while it was being opened", name)
-        except BaseException:
-            os.close(fd)
-            raise
-        return fd
+        """Open the (non-link) file ``name`` located by :meth:`walk`: see :func:`open_checked`."""
+        return open_checked(self.fd, name, st, allow_hardlinks)
 
 
-def read_fd(fd: int, limit: int) -> bytes:
-    """At most ``limit`` bytes from ``fd`` (closes it)."""
+def open_checked(dir_fd: int, name: str, st: os.stat_result, allow_hardlinks: bool) -> int:
+    """Open the file ``name`` in the directory open at ``dir_fd``, whose ``lstat`` is ``st``:
+    regular files only, no link followed, non-blocking, and checked to be the very file
+    ``st`` describes (a file swapped in between raises)."""
+    if not stat_mod.S_ISREG(st.st_mode):
+        raise NotRegularFile(file_kind(st.st_mode))
+    if st.st_nlink > 1 and not allow_hardlinks:
+        raise NotRegularFile(f"a file with {st.st_nlink} hard links", hardlink=True)
+    fd = os.open(name, O_FILE, dir_fd=dir_fd)
+    try:
+        fst = os.fstat(fd)
+        if not stat_mod.S_ISREG(fst.st_mode):
+            raise NotRegularFile(file_kind(fst.st_mode))
+        if (fst.st_dev, fst.st_ino) != (st.st_dev, st.st_ino) or (
+            fst.st_nlink > 1 and not allow_hardlinks
+        ):
+            raise OSError(errno.EAGAIN, "the file changed while it was being opened", name)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_fd(fd: int, limit: int, size: int | None = None) -> bytes:
+    """At most ``limit`` bytes from ``fd`` (closes it). ``size``: the file's size as its
+    stat told; reading stops once that many bytes are in (a file read to its known size
+    needs no further read to see its end; a file grown since is cut there, as if read
+    before it grew)."""
     try:
         chunks: list[bytes] = []
         left = limit
@@ -182,6 +191,8 @@ def read_fd(fd: int, limit: int) -> bytes:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            if size is not None and limit - left >= size:
+                break
         return b"".join(chunks)
     finally:
         os.close(fd)

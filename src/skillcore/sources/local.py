@@ -15,7 +15,6 @@ read (see ``SkillSource.allow_hardlinks``). Names that are not UTF-8 are never r
 from __future__ import annotations
 
 import errno
-import gc
 import os
 import time
 from collections.abc import Iterable, Mapping
@@ -117,15 +116,7 @@ class LocalReader(SourceReader):
             depth = self.source.max_depth if self.source.recursive else 1
             plain: dict[str, int] | None = {} if depth == 1 else None
             root_st = os.fstat(root_fd)
-            # The walk allocates an entry (and its headings) per skill and no cycles: pausing
-            # the cyclic GC spares it traversing them again and again in a large library.
-            gc_was_enabled = gc.isenabled()
-            gc.disable()
-            try:
-                walk.walk("", depth, plain, unchanged=unchanged, misnamed=misnamed)
-            finally:
-                if gc_was_enabled:
-                    gc.enable()
+            walk.walk("", depth, plain, unchanged=unchanged, misnamed=misnamed)
         finally:
             os.close(root_fd)
         entries = sorted(walk.entries, key=lambda e: e.directory)

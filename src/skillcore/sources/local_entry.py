@@ -18,10 +18,10 @@ from skillcore.parse.headings import scanned_headings
 from skillcore.paths import undecodable
 from skillcore.sources.cursor import (
     O_DIR,
-    O_FILE,
     Cursor,
     NotRegularFile,
     PathEscape,
+    open_checked,
     path_parts,
     read_fd,
     refusal,
@@ -103,29 +103,11 @@ def has_agents(dir_fd: int) -> bool:
     folder), as ``os.path.lexists`` of its path would say (a link is not followed; any error
     is False), without a path to resolve: one syscall that raises nothing. Nothing is read
     through it; a read of the folder's file is confined as any other."""
-    return os.access(_AGENTS, os.F_OK, dir_fd=dir_fd, effective_ids=True, follow_symlinks=False)
+    return os.access(_AGENTS, os.F_OK, dir_fd=dir_fd, follow_symlinks=False)
 
 
 #: Codex's folder beside ``SKILL.md`` (``skillcore.parse.codex.CODEX_FILE``'s first part).
 _AGENTS = "agents"
-
-
-def _read_head(fd: int, limit: int, size: int) -> bytes:
-    """At most ``limit`` bytes of the open regular file ``fd`` of ``size`` bytes (its
-    ``lstat``): one read when it returns them all (a file read to its known size needs no
-    second read to see its end), else reads to the end or the limit as ``read_fd`` does."""
-    chunk = os.read(fd, min(limit, 1 << 20))
-    if len(chunk) >= size or len(chunk) >= limit or not chunk:
-        return chunk
-    chunks = [chunk]
-    left = limit - len(chunk)
-    while left > 0:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 class SkillDirectories:
@@ -211,22 +193,11 @@ class SkillDirectories:
             known = self.known.get(name)
             if known is not None and same_file(st, known, hardlinks):
                 return ScanEntry(name, name, known, None)
-            fd = os.open(SKILL_FILE, O_FILE, dir_fd=dir_fd)
-            try:
-                fst = os.fstat(fd)
-                if (
-                    not stat_mod.S_ISREG(fst.st_mode)
-                    or fst.st_ino != st.st_ino
-                    or fst.st_dev != st.st_dev
-                    or (fst.st_nlink > 1 and not hardlinks)
-                ):
-                    return None  # changed since the lstat: the walk reports it
-                head = _read_head(fd, self.head_bytes, st.st_size)
-            finally:
-                os.close(fd)
+            fd = open_checked(dir_fd, SKILL_FILE, st, hardlinks)
+            head = read_fd(fd, self.head_bytes, st.st_size)
             agents = has_agents(dir_fd)
-        except OSError:
-            return None
+        except (OSError, NotRegularFile):
+            return None  # changed since the lstat, or unreadable: the walk reports it
         finally:
             os.close(dir_fd)
         complete = st.st_size <= len(head)

@@ -95,6 +95,7 @@ class Restorer:
         self._memo: Recent[int, tuple[Any, Catalog, frozenset[str], Restored]] = Recent(
             RESTORED_KEPT
         )
+        self._memo_key: tuple[Catalog | None, frozenset[str] | None] = (None, None)
         self._lock = threading.Lock()
 
     def touch(self, paths: Iterable[str]) -> None:
@@ -106,12 +107,18 @@ class Restorer:
         """The session saved in ``state`` (None: an empty one); never raises."""
         catalog, touched = self.catalog(), self.touched
         with self._lock:
+            if self._memo_key[0] is not catalog or self._memo_key[1] is not touched:
+                # Entries made over another catalog or paths can never hit again: dropping
+                # them frees the old catalogs they hold.
+                self._memo = Recent(RESTORED_KEPT)
+                self._memo_key = (catalog, touched)
             last = self._memo.get(id(state))
         if last is not None and last[0] is state and last[1] is catalog and last[2] is touched:
             return last[3]
         restored = restore_session(state, catalog, self.limits, self.policy, self.names, touched)
         with self._lock:
-            self._memo.set(id(state), (state, catalog, touched, restored))
+            if self._memo_key[0] is catalog and self._memo_key[1] is touched:
+                self._memo.set(id(state), (state, catalog, touched, restored))
         return restored
 
 

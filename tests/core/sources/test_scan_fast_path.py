@@ -19,8 +19,9 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skillcore.sources import LocalReader, SkillSource
-from skillcore.sources.local_entry import SkillDirectories, _read_head
+from skillcore.sources import LocalReader, SkillSource, local_entry
+from skillcore.sources.cursor import read_fd
+from skillcore.sources.local_entry import SkillDirectories
 from skillcore.sources.scan import Scan
 
 HEAD = 64  # a small head: sizes around it are cheap to generate
@@ -72,10 +73,21 @@ def _make(root: Path, outside: Path, i: int, kind: str, body: bytes) -> None:
         (d / "skill.md").write_bytes(data)
 
 
-def _scan(root: Path, known: dict[str, str], fast: bool, hardlinks: bool) -> Scan:
+def _scan(
+    root: Path, known: dict[str, str], fast: bool, hardlinks: bool, used: list[int] | None = None
+) -> Scan:
     reader = LocalReader(SkillSource(str(root), allow_hardlinks=hardlinks), str(root))
     if fast:
-        return reader.scan(HEAD, known)
+        real = SkillDirectories.top_entry
+
+        def counting(self: SkillDirectories, fd: int, name: str) -> object:
+            entry = real(self, fd, name)
+            if used is not None and entry is not None:
+                used.append(1)
+            return entry
+
+        with mock.patch.object(SkillDirectories, "top_entry", counting):
+            return reader.scan(HEAD, known)
     with mock.patch.object(SkillDirectories, "top_entry", lambda self, fd, name: None):
         return reader.scan(HEAD, known)
 
@@ -103,7 +115,10 @@ def test_the_fast_path_scans_what_the_general_walk_scans(
         if with_known:  # some stamps known (refresh): unchanged skills are not read
             first = _scan(root, {}, False, hardlinks)
             known = {e.directory: e.stamp for e in first.entries[::2]}
-        assert _scan(root, known, True, hardlinks) == _scan(root, known, False, hardlinks)
+        used: list[int] = []
+        assert _scan(root, known, True, hardlinks, used) == _scan(root, known, False, hardlinks)
+        if not with_known and any(kind == "file" for kind, _, _ in skills):
+            assert used  # the fast path answered for the common skill: it was compared
 
 
 @given(st.binary(max_size=300), st.integers(1, 400))
@@ -112,5 +127,27 @@ def test_one_read_of_a_whole_file_is_what_reading_to_the_end_gives(data: bytes, 
         fh.write(data)
         fh.flush()
         fh.seek(0)
-        got = _read_head(fh.fileno(), limit, len(data))
+        got = read_fd(os.dup(fh.fileno()), limit, len(data))
     assert got == data[:limit]
+
+
+def test_a_file_swapped_for_a_link_after_its_lstat_is_left_to_the_walk(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    root.mkdir()
+    outside.mkdir()
+    (outside / "secret.md").write_bytes(b"---\nname: s0\ndescription: secret\n---\n")
+    (root / "s0").mkdir()
+    skill_file = root / "s0" / "SKILL.md"
+    skill_file.write_bytes(b"---\nname: s0\ndescription: d\n---\n")
+    real = local_entry.open_checked
+
+    def swapping(dir_fd: int, name: str, st: os.stat_result, hardlinks: bool) -> int:
+        if skill_file.is_file() and not skill_file.is_symlink():
+            skill_file.unlink()
+            skill_file.symlink_to(outside / "secret.md")
+        return real(dir_fd, name, st, hardlinks)
+
+    with mock.patch.object(local_entry, "open_checked", swapping):
+        swapped = _scan(root, {}, True, False)
+    assert swapped == _scan(root, {}, False, False)  # the walk's verdict on the link
+    assert not any(e.head and b"secret" in e.head for e in swapped.entries)
