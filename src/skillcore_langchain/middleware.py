@@ -66,7 +66,7 @@ from skillcore_langchain._messages import (
     thread_id,
     with_notes,
 )
-from skillcore_langchain._requests import offer
+from skillcore_langchain._requests import OfferedTools, offer
 from skillcore_langchain._run_start import Started, run_opener, skills_argument, start, started
 from skillcore_langchain._state import (
     LOAD_KEY,
@@ -93,6 +93,8 @@ __all__ = [
 
 #: Threads whose tool lists are remembered (least recently used are dropped first).
 _THREADS_KEPT = 1024
+#: Sessions whose offered tools are remembered (of the current catalog).
+_SESSIONS_KEPT = 256
 
 
 class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes):
@@ -201,6 +203,8 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         # Per thread: the agent's tool names at its latest model call, for the load-time
         # check that a skill's allowed-tools exist (TOOL_NOT_AVAILABLE).
         self._agent_tools: Recent[str, frozenset[str]] = Recent(_THREADS_KEPT)
+        # What each recent session lets the model see of the agent's tools.
+        self._offered_tools = OfferedTools(_SESSIONS_KEPT)
         # Per thread: the id of the user message whose run start this process did, so a
         # retried model call does not scan or run SessionStart hooks again.
         self._opened: Recent[str, str] = Recent(_THREADS_KEPT)
@@ -232,13 +236,13 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
     # from the same state). Only the per-run side work (a scan, SessionStart hooks) waits for
     # a new user message; the rest is read from the state, so repeating it changes nothing.
 
-    def _start(self, state: Mapping[str, Any]) -> Started:
+    def _start(self, state: Mapping[str, Any], thread: str | None) -> Started:
         """Refresh the catalog (on a new user message); seed a new thread, load the
         configured skills (``default_skills`` on a new thread, ``pinned_skills`` on every
         run) and the run's requested ones (``skillcore_load``), or persist a repaired
         session. With ``user_invocation``, a new user message ``/name args`` loads that skill
         (a refusal is the run's answer, without a model call)."""
-        opening = self._opens(state)
+        opening = self._opens(state, thread)
         if opening and self.refresh.due():
             self.library.refresh()
         session, seed, fresh, changed = start(state, self.restore)
@@ -248,33 +252,32 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         ensured = self.toolkit.ensure(session, fresh=fresh, load=request)[0]
         changed = changed or ensured is not session
         if opening and self.toolkit.hooks.has_hooks(ensured):
-            self.toolkit.hooks.session_start(ensured, conversation=thread_id() or "")
+            self.toolkit.hooks.session_start(ensured, conversation=thread or "")
         update = started(self._state_update, ensured, changed, request is not None, state)
         text = invocation_text(state) if self.user_invocation else None
         if text is None:
             return Started(ensured, update)
-        thread = thread_id()
         result = self.toolkit.invoke(
             ensured, text, session_id=thread, available=self._agent_tools.get(thread or "")
         )
         return Started.invoked(ensured, update, result, self._state_update, state)
 
-    def _opens(self, state: Mapping[str, Any]) -> bool:
+    def _opens(self, state: Mapping[str, Any], conversation: str | None) -> bool:
         """Whether this model call starts a run: it answers a new user message that this
         process has not started a run for yet (a retried call does not)."""
         user = run_opener(state)
         if user is None:
             return False
-        thread = thread_id() or ""
+        thread = conversation or ""
         if user.id is not None and self._opened.get(thread) == user.id:
             return False
         if user.id is not None:
             self._opened.set(thread, user.id)
         return True
 
-    async def _astart(self, state: Mapping[str, Any]) -> Started:
+    async def _astart(self, state: Mapping[str, Any], thread: str | None) -> Started:
         """Async :meth:`_start` (sources are scanned without blocking the loop)."""
-        opening = self._opens(state)
+        opening = self._opens(state, thread)
         if opening and self.refresh.due():
             await self.library.arefresh()
         session, seed, fresh, changed = start(state, self.restore)
@@ -284,12 +287,11 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         ensured = (await self.toolkit.aensure(session, fresh=fresh, load=request))[0]
         changed = changed or ensured is not session
         if opening and self.toolkit.hooks.has_hooks(ensured):
-            await self.toolkit.hooks.asession_start(ensured, conversation=thread_id() or "")
+            await self.toolkit.hooks.asession_start(ensured, conversation=thread or "")
         update = started(self._state_update, ensured, changed, request is not None, state)
         text = invocation_text(state) if self.user_invocation else None
         if text is None:
             return Started(ensured, update)
-        thread = thread_id()
         result = await self.toolkit.ainvoke(
             ensured, text, session_id=thread, available=self._agent_tools.get(thread or "")
         )
@@ -305,18 +307,21 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         """Do the run-start work (see :meth:`_start`); show the budgeted catalog and the
         skill tools; restore compacted instructions; use the loaded skills' model
         (``model_resolver``)."""
-        begun = self._start(request.state)
+        thread = thread_id()  # read once: every step below is of this call's thread
+        begun = self._start(request.state, thread)
         if begun.answer is not None:  # a refused /name: answered without the model
             return begun.respond(ModelResponse(result=[begun.answer]))
         request, session = begun.request(request), begun.session
         request = self._switch(request, session)
-        tools, shown = self._offer(request, session)
+        tools, shown = self._offer(request, session, thread)
         if not shown:  # no skills: no catalog and no skill tools
             return begun.respond(handler(request.override(tools=tools)))
         text = self.model_calls.instructions(
-            session, self._seen(session, request.messages), query=latest_user_text(request.messages)
+            session,
+            self._seen(session, request.messages, thread),
+            query=latest_user_text(request.messages),
         )
-        return begun.respond(handler(self._prepare(request, session, tools, text)))
+        return begun.respond(handler(self._prepare(request, session, tools, text, thread)))
 
     async def awrap_model_call(
         self,
@@ -324,41 +329,54 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> ModelCallResult[Any]:
         """Async :meth:`wrap_model_call`."""
-        begun = await self._astart(request.state)
+        thread = thread_id()
+        begun = await self._astart(request.state, thread)
         if begun.answer is not None:
             return begun.respond(ModelResponse(result=[begun.answer]))
         request, session = begun.request(request), begun.session
         request = self._switch(request, session)
-        tools, shown = self._offer(request, session)
+        tools, shown = self._offer(request, session, thread)
         if not shown:
             return begun.respond(await handler(request.override(tools=tools)))
         text = await self.model_calls.ainstructions(
-            session, self._seen(session, request.messages), query=latest_user_text(request.messages)
+            session,
+            self._seen(session, request.messages, thread),
+            query=latest_user_text(request.messages),
         )
-        return begun.respond(await handler(self._prepare(request, session, tools, text)))
+        return begun.respond(await handler(self._prepare(request, session, tools, text, thread)))
 
     def _switch(self, request: ModelRequest[Any], session: SkillSession) -> ModelRequest[Any]:
         """The request with the loaded skills' model (the last loaded naming one the
         resolver knows); the agent's own once none does (effort is not applied here)."""
+        if self.models.resolver is None:  # skills never switch the model: nothing to choose
+            return request
         model = self.models.choose(session).model
         return request if model is None else request.override(model=model)
 
-    def _seen(self, session: SkillSession, messages: Sequence[Any]) -> frozenset[str]:
+    def _seen(
+        self, session: SkillSession, messages: Sequence[Any], thread: str | None
+    ) -> frozenset[str]:
         """Loaded skills whose delivery (the reply to the recorded ``load_skill`` call id) is
         among ``messages``: read once per thread, then only what was added."""
-        thread = thread_id() or ""
         return self.deliveries.visible(
-            session, messages, reply_of, conversation=thread, key=message_key, calls=calls_of
+            session, messages, reply_of, conversation=thread or "", key=message_key, calls=calls_of
         )
 
     def _offer(
-        self, request: ModelRequest[Any], session: SkillSession
+        self, request: ModelRequest[Any], session: SkillSession, thread: str | None
     ) -> tuple[list[BaseTool | dict[str, Any]], bool]:
         """The request's tools as the model may see them now, and whether there are skills;
         the names are remembered for the load-time tool check (TOOL_NOT_AVAILABLE)."""
         shown = self._tools_for(session.catalog)
-        tools, names = offer(request.tools, session, shown, self.toolkit.tool_names, self.config)
-        self._agent_tools.set(thread_id() or "", names)
+        tools, names = offer(
+            request.tools,
+            session,
+            shown,
+            self.toolkit.tool_names,
+            self.config,
+            self._offered_tools,
+        )
+        self._agent_tools.set(thread or "", names)
         return tools, bool(shown)
 
     def _prepare(
@@ -367,8 +385,9 @@ class SkillsMiddleware(AgentMiddleware[SkillsState, Any, Any], AdapterAttributes
         session: SkillSession,
         tools: list[BaseTool | dict[str, Any]],
         text: str,
+        thread: str | None,
     ) -> ModelRequest[Any]:
-        hooks = self.toolkit.hooks.context(thread_id() or "")  # hook text, said once
+        hooks = self.toolkit.hooks.context(thread or "")  # hook text, said once
         system = append_block(request.system_message, f"{text}\n\n{hooks}" if hooks else text)
         # Per-request suggestions go with the user messages, after the stable prefix (a walk
         # over the history, so only when the note is on).
