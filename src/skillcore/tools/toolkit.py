@@ -234,6 +234,9 @@ class SkillToolkit:
         self.system_prompt = template
         self._specs_cache: tuple[Catalog, tuple[ToolSpec, ...]] | None = None
         self._generic: tuple[tuple[ToolNames, bool, int], tuple[ToolSpec, ...]] | None = None
+        self._names: tuple[tuple[ToolSpec, ...], tuple[str, ...]] | None = None
+        # The catalog, ranker and encoding last warmed up: warm_up is asked once per them.
+        self._warmed: tuple[Catalog, object, object] | None = None
         self._templated: tuple[Catalog, tuple[str, int, ToolNames], str] | None = None
         self._budget_report = events.BudgetReport()
         if library.discovered:  # load the encoders now, not on the first search
@@ -253,8 +256,13 @@ class SkillToolkit:
 
     @property
     def tool_names(self) -> tuple[str, ...]:
-        """Names of the tools this toolkit exposes."""
-        return tuple(s.name for s in self.generic_specs())
+        """Names of the tools this toolkit exposes (memoised with the specs: adapters ask on
+        every model call)."""
+        specs = self.generic_specs()
+        cached = self._names
+        if cached is None or cached[0] is not specs:
+            cached = self._names = (specs, tuple(s.name for s in specs))
+        return cached[1]
 
     def instructions(
         self, session: SkillSession, budget: int | None = None, query: str | None = None
@@ -270,7 +278,7 @@ class SkillToolkit:
         """
         budget = session.limits.catalog_budget if budget is None else budget
         fmt, counter = self.catalog_format, self.budget_counter
-        warm_up(session.catalog, self.ranker, self.encoding)  # once per catalog
+        self._warm_up(session.catalog)
         if self.catalog_order is CatalogOrder.RELEVANCE and query and query.strip():
             rel = relevant_catalog(session, query, fmt, budget, counter)
             text, shown, omitted = rel.text, len(rel.shown) + len(rel.named), rel.omitted
@@ -289,6 +297,20 @@ class SkillToolkit:
         out = self.system_prompt.render(self._template_values(session, text))
         self._templated = (session.catalog, key, out)
         return out
+
+    def _warm_up(self, catalog: Catalog) -> None:
+        """Start loading the search ranker for ``catalog`` (once per catalog: asked on every
+        model call, so the last one asked is remembered here, by identity)."""
+        warmed, ranker, encoding = self._warmed, self.ranker, self.encoding
+        if (
+            warmed is not None
+            and warmed[0] is catalog
+            and warmed[1] is ranker
+            and warmed[2] is encoding
+        ):
+            return
+        warm_up(catalog, ranker, encoding)
+        self._warmed = (catalog, ranker, encoding)
 
     def _template_values(self, session: SkillSession, catalog: str) -> dict[str, str]:
         """What each :data:`~skillcore.catalog.prompt.PLACEHOLDERS` entry becomes for
