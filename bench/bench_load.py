@@ -19,6 +19,11 @@ latency counted from each turn's scheduled start, so the added p50 is the cost o
     python bench/bench_load.py                           # 4 workers x 10 threads, 20 s per phase
     python bench/bench_load.py --workers 8 --threads 50 --seconds 30 --same-steps --rounds 2
     python bench/bench_load.py --workers 8 --threads 50 --seconds 30 --same-steps --rate 20
+    python bench/bench_load.py --one-process 10             # one thread, no PostgreSQL
+
+``--one-process R`` measures the skills layer alone: one process, one thread, no database
+(``InMemorySaver``, a SQLite ledger), R rounds of 200 turns without and 200 with skills
+(same steps, 10 turns a conversation, interleaved), CPU per turn and the median ratio.
 """
 
 from __future__ import annotations
@@ -298,6 +303,48 @@ def _row(name: str, r: dict[str, float]) -> str:
     )
 
 
+def one_process(rounds: int, turns: int = 200) -> None:
+    """CPU per turn (``time.process_time``) in this process, without and with skills,
+    interleaved rounds after two warm turns each; medians and their ratio."""
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from skillcore.state.ledger import SQLLedger
+    from skillcore.testing import write_skill
+    from skillcore_langchain import SkillsMiddleware
+    from skillcore_langchain.testing import plain_tools
+
+    tmp = Path(tempfile.mkdtemp())
+    write_skill(tmp / "skills", "notes", "Notes.", "Read the notes.", "allowed-tools: Read\n")
+    ledger = SQLLedger.sqlite(tmp / "ledger.db")
+    mw = SkillsMiddleware(tmp / "skills", allowed_tools_policy="restrict", ledger=ledger)
+    agents = {
+        False: create_agent(_model(False, True), plain_tools(), checkpointer=InMemorySaver()),
+        True: create_agent(
+            _model(True), plain_tools(), middleware=[mw], checkpointer=InMemorySaver()
+        ),
+    }
+
+    def run(skills: bool, tag: str, n: int) -> float:
+        start = time.process_time()
+        for i in range(n):  # 10 turns a conversation: each a load on its first
+            config: Any = {"configurable": {"thread_id": f"{tag}-{i // 10}"}}
+            agents[skills].invoke({"messages": [{"role": "user", "content": "hi"}]}, config)
+        return (time.process_time() - start) / n * 1000
+
+    for skills in (False, True):
+        run(skills, "warm", 2)
+    per: dict[bool, list[float]] = {False: [], True: []}
+    for r in range(rounds):
+        for skills in (False, True):
+            per[skills].append(run(skills, f"r{r}", turns))
+    without, with_ = statistics.median(per[False]), statistics.median(per[True])
+    print(
+        f"one process, {rounds} rounds of {turns} turns: CPU ms a turn without "
+        f"{without:.2f}, with {with_:.2f} (+{with_ - without:.2f}); ratio {without / with_:.2f}x"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--workers", type=int, default=4)
@@ -321,7 +368,17 @@ def main() -> None:
         default=0.0,
         help="open loop: turns/s offered in total (below saturation); 0: closed loop",
     )
+    ap.add_argument(
+        "--one-process",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="measure in this process only (one thread, no PostgreSQL)",
+    )
     a = ap.parse_args()
+    if a.one_process:
+        one_process(a.one_process)
+        return
     from pgserver import PgServer
 
     from skillcore.testing import write_skill
