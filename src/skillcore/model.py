@@ -178,7 +178,15 @@ def _defaults_constructor(cls: type) -> Callable[..., Any]:
                     raise TypeError(f"{cls.__name__}.{a.name}: the default is not converted")
             env[f"_d_{a.name}"] = default
             params.append(f"{a.name}=_d_{a.name}")
-            if a.converter is not None:
+            if a.converter is to_frozen:
+                # What ``to_frozen`` returns for a FrozenDict (the parser's mappings are
+                # made as ones), without the call.
+                env[f"_c_{a.name}"], env["_FrozenDict"] = a.converter, FrozenDict
+                value = (
+                    f"{a.name} if {a.name} is _d_{a.name} or type({a.name}) is _FrozenDict "
+                    f"else _c_{a.name}({a.name})"
+                )
+            elif a.converter is not None:
                 env[f"_c_{a.name}"] = a.converter
                 value = f"{a.name} if {a.name} is _d_{a.name} else _c_{a.name}({a.name})"
         if a.default is attrs.NOTHING and a.converter is not None:
