@@ -105,9 +105,7 @@ def build(
     return parse_result(metadata, tuple(diags), body_offset=ctx.body_offset)
 
 
-def _report_duplicates(
-    dropped: list[tuple[str, int, bool]], ctx: ParseContext
-) -> AbstractSet[str]:
+def _report_duplicates(dropped: list[tuple[str, int, bool]], ctx: ParseContext) -> AbstractSet[str]:
     """Report each repeated key; the known fields among them."""
     diags = ctx.diags
     duplicated: set[str] = set()

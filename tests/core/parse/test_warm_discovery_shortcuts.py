@@ -17,15 +17,15 @@ from typing import Any
 import attrs
 from hypothesis import example, given
 from hypothesis import strategies as st
+from tests.core.parse.test_fast_frontmatter import frontmatters
 
 from skillcore._frozen import FrozenDict, adopt, dicts_of
 from skillcore.model import Catalog, SkillLocation, SkillMetadata
-from skillcore.parse.context import ParseResult, parse_result
+from skillcore.parse.context import ParseResult, ValidationMode, parse_result
 from skillcore.parse.frontmatter import parse_skill_file
 from skillcore.policy.skill_options import PATHS_KEYS, skill_options
 from skillcore.sources.scan import ScanEntry, scan_entry
 from skillcore.state.overrides import _find_path_skills
-from tests.core.parse.test_fast_frontmatter import frontmatters
 
 LOC = SkillLocation("s", "a", "/a")
 
@@ -106,8 +106,6 @@ def _same_shape(a: Any, b: Any) -> None:
 @example(b"---\nname: a\ndescription: d\n---\n", "lenient")
 @example(b"---\nname: a\ndescription: d\nmetadata:\n  k: v\nx: [1, {y: 2}]\n---\n", "lenient")
 def test_parsed_metadata_is_what_the_constructor_makes_of_it(data: bytes, mode: str) -> None:
-    from skillcore.parse.context import ValidationMode
-
     result = parse_skill_file(
         data, directory_name="a", location=LOC, path="a/SKILL.md", mode=ValidationMode(mode)
     )
@@ -151,10 +149,6 @@ def test_adopt_is_frozendict(data: dict[str, Any]) -> None:
             pass
         else:
             raise
-
-
-_diag = st.none()
-_maybe = st.one_of(st.none(), st.booleans())
 
 
 @given(
