@@ -1,9 +1,10 @@
 """A warm discovery's cheaper steps give exactly what the general steps give.
 
 - the parser's metadata (its mappings handed over without a copy, no empty ``extra``
-  given, the ``FrozenDict`` check made without calling ``to_frozen``) equals what
-  ``SkillMetadata(...)`` makes of the same fields, types included, on generated and hostile
-  frontmatter;
+  given, the ``FrozenDict`` check made without calling ``to_frozen``, the list fields
+  stored as given) equals what ``SkillMetadata(...)`` makes of the same fields, types
+  included, on generated and hostile frontmatter;
+- ``read_fd``'s single read equals the read loop on any chunking of the file;
 - ``adopt`` equals ``FrozenDict``; ``scan_entry`` and ``parse_result`` equal the classes'
   own constructors;
 - the skills with ``paths``, found from the dicts behind ``extra``, are the ones the
@@ -12,7 +13,9 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
+from unittest import mock
 
 import attrs
 from hypothesis import example, given
@@ -24,6 +27,7 @@ from skillcore.model import Catalog, SkillLocation, SkillMetadata
 from skillcore.parse.context import ParseResult, ValidationMode, parse_result
 from skillcore.parse.frontmatter import parse_skill_file
 from skillcore.policy.skill_options import PATHS_KEYS, skill_options
+from skillcore.sources.cursor import read_fd
 from skillcore.sources.scan import ScanEntry, scan_entry
 from skillcore.state.overrides import _find_path_skills
 
@@ -206,3 +210,53 @@ def test_path_skills_from_the_dicts_are_the_mappings_answer(
         if m.extra and any(k in m.extra for k in PATHS_KEYS)
     )
     assert _find_path_skills(catalog) == general
+
+
+def _loop_read(read: Any, limit: int, size: int | None) -> bytes:
+    """``read_fd`` as it was: the read loop alone."""
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0:
+        chunk = read(min(left, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+        if size is not None and limit - left >= size:
+            break
+    return b"".join(chunks)
+
+
+def _reader(data: bytes, cuts: list[int]) -> Any:
+    """``os.read`` of a file holding ``data`` whose reads return at most ``cuts[i]`` bytes."""
+    state = {"at": 0, "i": 0}
+
+    def read(n: int) -> bytes:
+        cut = cuts[state["i"] % len(cuts)] if cuts else n
+        state["i"] += 1
+        part = data[state["at"] : state["at"] + min(n, cut)]
+        state["at"] += len(part)
+        return part
+
+    return read
+
+
+@given(
+    st.binary(max_size=40),
+    st.lists(st.integers(1, 12), max_size=4),
+    st.integers(0, 50),
+    st.one_of(st.none(), st.integers(0, 50)),
+)
+@example(b"abc", [], 3, 3)
+@example(b"abc", [1], 0, None)
+@example(b"abcdef", [2], 5, 3)
+def test_read_fd_is_the_read_loop(
+    data: bytes, cuts: list[int], limit: int, size: int | None
+) -> None:
+    reference = _loop_read(_reader(data, cuts), limit, size)
+    read = _reader(data, cuts)
+    with (
+        mock.patch.object(os, "read", lambda fd, n: read(n)),
+        mock.patch.object(os, "close", lambda fd: None),
+    ):
+        assert read_fd(7, limit, size) == reference
