@@ -130,8 +130,7 @@ def parse_skill_file(
     yaml_text, body_offset, text = found
     # The frontmatter is what the catalog and search show; the body reaches a model only
     # when loaded, escaped there (scanning all of it would cost every non-ASCII skill).
-    # ASCII text (the common case) has neither invisible nor, once scanned, unsafe
-    # characters: one check here instead of a call to each rule.
+    # ASCII has no invisible (nor, once scanned, unsafe) characters: one check, no calls.
     ascii_text = yaml_text.isascii()
     invisible = None if ascii_text else invisible_warning(yaml_text)
     if invisible is not None:
