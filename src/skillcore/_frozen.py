@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any, Generic, TypeVar
 
 K = TypeVar("K")
@@ -60,6 +61,25 @@ class FrozenDict(Mapping[K, V], Generic[K, V]):
 
     def __repr__(self) -> str:
         return f"FrozenDict({self._data!r})"
+
+
+_DATA = attrgetter("_data")
+_new_frozen = object.__new__
+
+
+def dicts_of(mappings: Iterable[FrozenDict[K, V]]) -> Iterator[dict[K, V]]:
+    """The dicts behind ``mappings`` (read-only to the caller), taken in C: no Python call
+    per mapping, as its ``len`` or ``in`` would be, for loops over every skill."""
+    return map(_DATA, mappings)
+
+
+def adopt(data: dict[K, V]) -> FrozenDict[K, V]:
+    """``FrozenDict(data)`` keeping ``data`` itself instead of a copy: for a dict its maker
+    built and hands over (no other reference changes it afterwards)."""
+    frozen: FrozenDict[K, V] = _new_frozen(FrozenDict)
+    frozen._data = data
+    frozen._hash = None
+    return frozen
 
 
 def _hashable(value: Any) -> Any:

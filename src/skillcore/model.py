@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from operator import attrgetter
 from typing import Any
 
@@ -146,7 +146,7 @@ def _trusted_constructor(cls: type) -> Callable[..., Any]:
     return env["trusted"]  # type: ignore[no-any-return]
 
 
-def _defaults_constructor(cls: type) -> Callable[..., Any]:
+def _defaults_constructor(cls: type, as_given: Collection[str] = ()) -> Callable[..., Any]:
     """A constructor of ``cls`` equal to ``__init__`` (same parameters, same values) that
     runs a field's converter only on a value given: a default is stored as it is, already
     converted and shared (these values are immutable).
@@ -155,6 +155,8 @@ def _defaults_constructor(cls: type) -> Callable[..., Any]:
     default and builds a new empty mapping for each mapping field. Generated from
     ``attrs.fields``; classes with validators or a post-init are refused (it would skip
     them). ``tests/core/parse/test_discovery_shortcuts.py`` holds it equal to ``__init__``.
+    ``as_given``: fields whose given value is stored as it is, the caller giving it in the
+    converted form already.
     """
     if hasattr(cls, "__attrs_post_init__"):
         raise TypeError(f"{cls.__name__} has a post-init")
@@ -178,7 +180,17 @@ def _defaults_constructor(cls: type) -> Callable[..., Any]:
                     raise TypeError(f"{cls.__name__}.{a.name}: the default is not converted")
             env[f"_d_{a.name}"] = default
             params.append(f"{a.name}=_d_{a.name}")
-            if a.converter is not None:
+            if a.name in as_given:
+                pass  # stored as given
+            elif a.converter is to_frozen:
+                # What ``to_frozen`` returns for a FrozenDict (the parser's mappings are
+                # made as ones), without the call.
+                env[f"_c_{a.name}"], env["_FrozenDict"] = a.converter, FrozenDict
+                value = (
+                    f"{a.name} if {a.name} is _d_{a.name} or type({a.name}) is _FrozenDict "
+                    f"else _c_{a.name}({a.name})"
+                )
+            elif a.converter is not None:
                 env[f"_c_{a.name}"] = a.converter
                 value = f"{a.name} if {a.name} is _d_{a.name} else _c_{a.name}({a.name})"
         if a.default is attrs.NOTHING and a.converter is not None:
@@ -193,8 +205,13 @@ def _defaults_constructor(cls: type) -> Callable[..., Any]:
     return env["made"]  # type: ignore[no-any-return]
 
 
-#: ``SkillMetadata(...)`` for the parser: the same value, without converting the defaults.
-parsed_metadata: Callable[..., SkillMetadata] = _defaults_constructor(SkillMetadata)
+#: ``SkillMetadata(...)`` for the parser: the same value, without converting the defaults, nor
+#: the list fields, which the parser gives as tuples of text (``cap_list``,
+#: ``parse_allowed_tools``): a second check of each item would find nothing to change.
+#: ``tests/core/parse/test_warm_discovery_shortcuts.py`` holds the parser to it.
+parsed_metadata: Callable[..., SkillMetadata] = _defaults_constructor(
+    SkillMetadata, as_given=("allowed_tools", "triggers", "file_patterns", "dependencies")
+)
 
 
 @attrs.frozen

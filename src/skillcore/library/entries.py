@@ -62,7 +62,18 @@ def parse_entry(
             head = reader.read_file(entry.directory, SKILL_FILE, head_bytes)
         except ReadError as exc:
             return ParseResult(None, (read_diag(reader, path, exc),))
-    result = _parse(head, entry.complete, entry, location, path, mode, entry.headings)
+    # Called directly, not through ``_parse``: one call layer less for every skill.
+    result = parse_skill_file(
+        head,
+        directory_name=entry.dir_name,
+        location=location,
+        path=path,
+        mode=mode,
+        complete=entry.complete,
+        stamp=entry.stamp,
+        size=entry.size,
+        headings=entry.headings,
+    )
     if result.need_more:
         # Frontmatter longer than the head: read a prefix that holds any frontmatter under
         # the cap, whatever the size of the body after it.

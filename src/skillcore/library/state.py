@@ -129,6 +129,7 @@ def _fold_entries(
     """Each entry's result and stamp into ``parsed`` and ``stamps``; whether any was read."""
     changed = False
     now: float | None = None
+    progress, failing_since = how.progress, state.failing_since
     for i, entry in enumerate(entries):
         directory = entry.directory
         old = state.parsed.get(directory)
@@ -149,12 +150,12 @@ def _fold_entries(
             last_good = keep_stale(how.label, state, directory, old, result, now)
             if last_good is not None:
                 result, stamp = last_good, ""  # '' never matches: re-read next time
-        else:
-            state.failing_since.pop(directory, None)
+        elif failing_since:  # usually empty: no call to pop from it
+            failing_since.pop(directory, None)
         parsed[directory] = result
         stamps[directory] = stamp
-        if how.progress is not None and (i % 200 == 0 or i == total - 1):
-            how.progress(i + 1, total)
+        if progress is not None and (i % 200 == 0 or i == total - 1):
+            progress(i + 1, total)
     return changed
 
 

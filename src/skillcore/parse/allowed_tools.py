@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from skillcore.diagnostics import Code
@@ -91,7 +92,7 @@ def read_allowed_tools(value: Any) -> tuple[tuple[str, ...] | None, str | None]:
 
 
 def read_allowed_tools_field(
-    fm: dict[str, Any], ctx: ParseContext, duplicated: set[str], kwargs: dict[str, Any]
+    fm: dict[str, Any], ctx: ParseContext, duplicated: AbstractSet[str], kwargs: dict[str, Any]
 ) -> None:
     """``allowed_tools`` of the metadata from the ``allowed-tools`` field, failing closed."""
     if "allowed-tools" not in fm:

@@ -5,12 +5,13 @@ the extra ones (duplicates reported), then each field read by its reader, in a f
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
 from skillcore.model import parsed_metadata
 from skillcore.parse.allowed_tools import read_allowed_tools_field
-from skillcore.parse.context import ParseContext, ParseResult
+from skillcore.parse.context import ParseContext, ParseResult, parse_result
 from skillcore.parse.fields import (
     FLAG_FIELDS,
     LIST_FIELDS,
@@ -36,6 +37,8 @@ _FAIL_CLOSED_ON_DUPLICATE = {"allowed-tools"}
 #: from files.
 _KNOWN_SPELLINGS: dict[str, str] = {}
 _MAX_SPELLINGS = 1024
+#: No duplicated field (the usual case), shared instead of a new set per skill.
+_NONE: frozenset[str] = frozenset()
 #: The list and flag fields, by their normal spelling.
 _LIST_KEYS = frozenset(field for field, _ in LIST_FIELDS)
 _FLAG_KEYS = frozenset(field for field, _ in FLAG_FIELDS)
@@ -51,7 +54,7 @@ def build(
     """The parse result of a frontmatter as the YAML loader gave it: ``raw``, its top-level
     mapping, and ``dropped``, the keys it dropped as repeats (``(key, line, top_level)``).
     ``ctx`` holds the findings so far, the body's offset and the cleaner, if any."""
-    duplicated = _report_duplicates(dropped, ctx) if dropped else set()
+    duplicated = _report_duplicates(dropped, ctx) if dropped else _NONE
     fm, extra = _sort_keys(raw, ctx)
     name = read_name_field(fm, ctx)
     if isinstance(name, ParseResult):
@@ -94,18 +97,15 @@ def build(
         diags.extend(_cleaning_diagnostics(ctx.cleaner, ctx))
     if ctx.strict and any(d.severity is Severity.ERROR for d in diags):
         return ParseResult(None, tuple(diags), body_offset=ctx.body_offset)
+    if extra:  # else the default: an empty mapping, as ``to_frozen({})`` gives
+        kwargs["extra"] = extra
     metadata = parsed_metadata(
-        name=name,
-        description=description,
-        location=ctx.location,
-        extra=extra,
-        stamp=ctx.stamp,
-        **kwargs,
+        name=name, description=description, location=ctx.location, stamp=ctx.stamp, **kwargs
     )
-    return ParseResult(metadata, tuple(diags), body_offset=ctx.body_offset)
+    return parse_result(metadata, tuple(diags), body_offset=ctx.body_offset)
 
 
-def _report_duplicates(dropped: list[tuple[str, int, bool]], ctx: ParseContext) -> set[str]:
+def _report_duplicates(dropped: list[tuple[str, int, bool]], ctx: ParseContext) -> AbstractSet[str]:
     """Report each repeated key; the known fields among them."""
     diags = ctx.diags
     duplicated: set[str] = set()

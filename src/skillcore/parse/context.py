@@ -4,11 +4,12 @@ context whose diagnostics the field readers add to."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 
 import attrs
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
-from skillcore.model import SkillLocation, SkillMetadata
+from skillcore.model import SkillLocation, SkillMetadata, _defaults_constructor
 from skillcore.parse.values import Clean, Cleaner, unchanged
 
 
@@ -28,6 +29,10 @@ class ParseResult:
     #: True when the head ended before the frontmatter did; the caller should read more.
     need_more: bool = False
     body_offset: int = 0
+
+
+#: ``ParseResult(...)`` (the same value) without attrs' call per field: one per skill parsed.
+parse_result: Callable[..., ParseResult] = _defaults_constructor(ParseResult)
 
 
 class ParseContext:

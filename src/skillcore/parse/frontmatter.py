@@ -130,7 +130,9 @@ def parse_skill_file(
     yaml_text, body_offset, text = found
     # The frontmatter is what the catalog and search show; the body reaches a model only
     # when loaded, escaped there (scanning all of it would cost every non-ASCII skill).
-    invisible = invisible_warning(yaml_text)
+    # ASCII has no invisible (nor, once scanned, unsafe) characters: one check, no calls.
+    ascii_text = yaml_text.isascii()
+    invisible = None if ascii_text else invisible_warning(yaml_text)
     if invisible is not None:
         ctx.diags.append(ctx.diag(Severity.WARNING, Code.INVISIBLE_CHARACTERS, invisible))
     # What the fast scanner accepts nests two levels at most, so only text it declines needs
@@ -151,7 +153,7 @@ def parse_skill_file(
         kind = "empty" if raw is None else type(raw).__name__
         return skip(ctx, Code.NOT_A_MAPPING, f"frontmatter must be a YAML mapping, got {kind}")
     try:
-        if _needs_cleaning(yaml_text, fast is not None):
+        if not (ascii_text and fast is not None) and _needs_cleaning(yaml_text, fast is not None):
             ctx.cleaner = ctx.clean = Cleaner()
         ctx.body_offset = body_offset
         ctx.headings = body_headings(text, complete, body_offset) if headings is None else headings

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from skillcore._frozen import FrozenDict
+from skillcore._frozen import adopt
 from skillcore.diagnostics import Code
 from skillcore.parse.context import ParseContext
 from skillcore.parse.frontmatter_caps import MAX_METADATA_ENTRIES, MAX_METADATA_KEY, MAX_TEXT
@@ -28,12 +28,13 @@ def read_metadata_field(
         and len(meta) <= MAX_METADATA_ENTRIES
         and plain_metadata(meta)
     ):
-        # Text keys and values within the caps and nothing to clean: kept as they are.
-        kwargs["metadata"] = FrozenDict(meta)
+        # Text keys and values within the caps and nothing to clean: kept as they are, the
+        # loader's own dict (nothing else holds it once the frontmatter is read).
+        kwargs["metadata"] = adopt(meta)
         return meta
     if type(meta) is dict or isinstance(meta, Mapping):
         meta_dict = _metadata(meta, ctx)
-        kwargs["metadata"] = FrozenDict(meta_dict)  # str -> str: no deep freeze needed
+        kwargs["metadata"] = adopt(meta_dict)  # str -> str: no deep freeze needed
         return meta_dict
     ctx.diags.append(
         ctx.problem(

@@ -183,8 +183,14 @@ def read_fd(fd: int, limit: int, size: int | None = None) -> bytes:
     needs no further read to see its end; a file grown since is cut there, as if read
     before it grew)."""
     try:
-        chunks: list[bytes] = []
-        left = limit
+        if limit <= 0:
+            return b""
+        # The usual file comes whole (or to ``limit``) in one read: no list to join.
+        first = os.read(fd, min(limit, 1 << 20))
+        if not first or len(first) >= limit or (size is not None and len(first) >= size):
+            return first
+        chunks: list[bytes] = [first]
+        left = limit - len(first)
         while left > 0:
             chunk = os.read(fd, min(left, 1 << 20))
             if not chunk:

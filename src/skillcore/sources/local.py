@@ -18,6 +18,7 @@ import errno
 import os
 import time
 from collections.abc import Iterable, Mapping
+from operator import attrgetter
 from typing import NamedTuple
 
 from skillcore.codes import OutcomeCode
@@ -42,6 +43,8 @@ from skillcore.sources.source import SKILL_FILE, SkillSource
 
 #: File times within this many seconds of a scan are not trusted by LocalReader.unchanged.
 _RACY_SECONDS = 1.0
+#: A scan entry's directory, its sort key (read in C).
+_DIRECTORY = attrgetter("directory")
 
 
 class _Seen(NamedTuple):
@@ -119,7 +122,7 @@ class LocalReader(SourceReader):
             walk.walk("", depth, plain, unchanged=unchanged, misnamed=misnamed)
         finally:
             os.close(root_fd)
-        entries = sorted(walk.entries, key=lambda e: e.directory)
+        entries = sorted(walk.entries, key=_DIRECTORY)
         if (
             plain is not None
             and UNTRUSTED not in plain

@@ -32,6 +32,7 @@ from skillcore.sources.scan import (
     misnamed_diagnostic,
     misnamed_skill_file,
     not_a_file_diagnostic,
+    scan_entry,
 )
 from skillcore.sources.source import SKILL_FILE, join_rel
 
@@ -202,7 +203,7 @@ class SkillDirectories:
             os.close(dir_fd)
         complete = st.st_size <= len(head)
         kept, headings = frontmatter_prefix(head, complete)
-        return ScanEntry(
+        return scan_entry(
             name,
             name,
             stamp,

@@ -176,7 +176,7 @@ class LocalScan:
         """One directory entry of ``rel``: a skill, a directory to walk, or nothing."""
         name, is_dir, is_link = child
         child_rel = f"{rel}/{name}" if rel else name
-        if undecodable(name):
+        if not name.isascii() and undecodable(name):  # an ASCII name is UTF-8: no call
             self.diags.append(
                 self.reader.diag(
                     Code.UNDECODABLE_NAME,

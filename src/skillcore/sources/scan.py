@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import attrs
 
 from skillcore.diagnostics import Code, Diagnostic, Severity
+from skillcore.model import _defaults_constructor
 from skillcore.sources.source import SKILL_FILE, SkillSource
 
 
@@ -36,6 +37,11 @@ class ScanEntry:
     #: :mod:`skillcore.parse.codex`), when the scan looked from the directory it read
     #: ``SKILL.md`` in; None: not looked (the library checks the path itself).
     agents: bool | None = None
+
+
+#: ``ScanEntry(...)`` (the same value) without attrs' call per field: a local scan makes one
+#: per skill it reads.
+scan_entry: Callable[..., ScanEntry] = _defaults_constructor(ScanEntry)
 
 
 @attrs.frozen

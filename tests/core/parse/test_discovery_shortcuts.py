@@ -1,7 +1,8 @@
 """Discovery's cheaper steps give exactly what the steps they replace give.
 
 - ``parsed_metadata`` (the parser's constructor, which converts only the values given)
-  equals ``SkillMetadata(...)`` on any subset of fields, values of any shape;
+  equals ``SkillMetadata(...)`` on any subset of fields, values of any shape (the list
+  fields, stored as given, in the shape the parser gives them: tuples of text);
 - UTF-8 without a BOM decodes as ``utf-8-sig`` decodes it (text and error offsets);
 - the closing line found from its line break equals the multi-line regular expression;
 - the length warning, which encodes the frontmatter only for a long file, equals the
@@ -50,16 +51,18 @@ _mapping = st.one_of(
     st.dictionaries(st.text(max_size=3), _json, max_size=3).map(FrozenDict),
     st.just({}),
 )
+#: What the parser gives for the list fields ``parsed_metadata`` stores as given.
+_text_tuple = st.lists(st.text(max_size=4), max_size=3).map(tuple)
 _FIELDS: dict[str, Any] = {
     "license": st.one_of(st.none(), st.text(max_size=5)),
     "compatibility": st.one_of(st.none(), st.text(max_size=5)),
     "metadata": _mapping,
-    "allowed_tools": st.one_of(st.none(), _str_seq),
+    "allowed_tools": st.one_of(st.none(), _text_tuple),
     "version": st.one_of(st.none(), st.text(max_size=5)),
-    "triggers": _str_seq,
-    "file_patterns": _str_seq,
+    "triggers": _text_tuple,
+    "file_patterns": _text_tuple,
     "priority": st.integers(-5, 5),
-    "dependencies": _str_seq,
+    "dependencies": _text_tuple,
     "disable_model_invocation": st.booleans(),
     "user_invocable": st.booleans(),
     "argument_hint": st.one_of(st.none(), st.text(max_size=5)),
